@@ -1,0 +1,39 @@
+# Tourney: `make run` (the whole system on the embedded PostgreSQL) and `make test`.
+# Both set themselves up from the project's own files on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TOURNEY := $(BIN)/tourney
+
+.PHONY: run test bench stop setup db clean
+
+$(VENV)/.installed: pyproject.toml
+	bash infra/setup-system.sh
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+db: setup
+	$(TOURNEY) db up
+	$(TOURNEY) db upgrade
+
+run: db
+	$(TOURNEY) server up
+	$(TOURNEY) serve --limit $${TOURNEY_SERVE_LIMIT:-4}
+
+test: setup
+	$(TOURNEY) db up
+	$(BIN)/pytest tests
+
+bench: db
+	$(BIN)/python -m bench
+
+stop: setup
+	-$(TOURNEY) server stop
+	$(TOURNEY) db stop
+
+clean: stop
+	rm -rf .tourney

@@ -1,0 +1,1 @@
+"""Tourney's rules and the data they live on. Imports no Prefect, Typer or Jinja."""

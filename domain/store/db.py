@@ -1,0 +1,86 @@
+"""Engine, sessions and the unit of work. Nothing here touches the database at import time."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from domain.config import Settings, load_settings
+from domain.errors import ConfigurationError
+from domain.store.cluster import Cluster
+
+
+def database_url(settings: Settings | None = None) -> str:
+    """DATABASE_URL normalised to the psycopg 3 driver, else the embedded cluster's URL."""
+    settings = settings or load_settings()
+    if settings.database_url:
+        url = make_url(settings.database_url)
+        if url.drivername in ("postgresql", "postgres"):
+            url = url.set(drivername="postgresql+psycopg")
+        return url.render_as_string(hide_password=False)
+    return Cluster(settings.home).url()
+
+
+def make_engine(url: str, **kwargs) -> Engine:
+    return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+@functools.cache
+def _engine_for(url: str) -> Engine:
+    return make_engine(url)
+
+
+def get_engine() -> Engine:
+    """The process-wide engine for the configured database (created on first use)."""
+    return _engine_for(database_url())
+
+
+def check_reachable(engine: Engine) -> None:
+    """One clear line when the database cannot be reached, naming the host and what to do."""
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except OperationalError as exc:
+        url = engine.url
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        hint = (
+            "run `tourney db up` (or `make run`) to start the embedded cluster"
+            if load_settings().embedded
+            else "check DATABASE_URL, or unset it to use the embedded cluster"
+        )
+        raise ConfigurationError(
+            "database-unreachable",
+            f"cannot reach PostgreSQL at {url.host}:{url.port}/{url.database}: {reason} — {hint}",
+        ) from None
+
+
+@contextmanager
+def unit_of_work(engine: Engine | None = None) -> Iterator[Session]:
+    """`with unit_of_work() as session:` — commits when the block ends normally, rolls back on error."""
+    factory = sessionmaker(bind=engine or get_engine(), expire_on_commit=False)
+    with factory.begin() as session:
+        yield session
+
+
+class StatementCounter:
+    """Counts SQL statements sent through an engine (benchmarks report statements per call)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.count = 0
+
+    def _on_execute(self, *args) -> None:
+        self.count += 1
+
+    def __enter__(self) -> StatementCounter:
+        event.listen(self.engine, "before_cursor_execute", self._on_execute)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._on_execute)

@@ -1,0 +1,1 @@
+"""Prefect flows and deployments: thin orchestration over the domain services."""

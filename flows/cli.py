@@ -1,0 +1,207 @@
+"""`tourney`: the operator's and the floor's commands. Calls the same services the flows call."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from importlib.metadata import version as package_version
+from typing import Annotated
+
+import typer
+
+from domain.config import load_settings
+from domain.errors import DomainError
+from flows.output import STATE, emit, say
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+db_app = typer.Typer(no_args_is_help=True, help="The database: embedded cluster and migrations.")
+server_app = typer.Typer(no_args_is_help=True, help="The Prefect server (API and UI) on 127.0.0.1:4200.")
+jobs_app = typer.Typer(no_args_is_help=True, help="The jobs (Prefect flows) and their schedules.")
+app.add_typer(db_app, name="db")
+app.add_typer(server_app, name="server")
+app.add_typer(jobs_app, name="jobs")
+
+
+@app.callback()
+def _global(
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    STATE["json"] = as_json
+
+
+# -- db ------------------------------------------------------------------------------------------
+
+
+@db_app.command("up")
+def db_up() -> None:
+    """Start the embedded PostgreSQL cluster (reused when running) and create its databases."""
+    settings = load_settings()
+    if not settings.embedded:
+        say("DATABASE_URL is set: using that server, nothing started")
+        return
+    from domain.store.cluster import Cluster
+
+    say(Cluster(settings.home).up())
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every pending migration."""
+    from domain.store.db import check_reachable, get_engine
+    from domain.store.migrate import database_heads, upgrade
+
+    engine = get_engine()
+    check_reachable(engine)
+    upgrade(engine)
+    emit({"database": engine.url.database, "heads": sorted(database_heads(engine))}, "schema upgraded")
+
+
+@db_app.command("stop")
+def db_stop() -> None:
+    """Stop the embedded cluster cleanly."""
+    settings = load_settings()
+    if not settings.embedded:
+        say("DATABASE_URL is set: nothing to stop")
+        return
+    from domain.store.cluster import Cluster
+
+    say(Cluster(settings.home).stop())
+
+
+@db_app.command("url")
+def db_url() -> None:
+    """Print the database URL in use (embedded or DATABASE_URL)."""
+    from sqlalchemy.engine import make_url
+
+    from domain.store.db import database_url
+
+    settings = load_settings()
+    url = make_url(database_url(settings))
+    emit(
+        {
+            "url": url.render_as_string(hide_password=True),
+            "embedded": settings.embedded,
+            "prefect_api_url": settings.prefect_api_url,
+        }
+    )
+
+
+# -- Prefect server --------------------------------------------------------------------------------
+
+
+@server_app.command("up")
+def server_up() -> None:
+    """Start the Prefect server in the background (reused when it already answers)."""
+    from flows import server
+
+    say(server.up(load_settings()))
+
+
+@server_app.command("stop")
+def server_stop() -> None:
+    """Stop the Prefect server started by `tourney server up`."""
+    from flows import server
+
+    say(server.stop(load_settings()))
+
+
+# -- jobs ------------------------------------------------------------------------------------------
+
+
+@jobs_app.command("list")
+def jobs_list() -> None:
+    """Every job, with its schedule."""
+    from flows.deployments import JOBS
+
+    emit(
+        [{"name": j.name, "schedule": j.schedule, "description": j.description} for j in JOBS],
+        "jobs",
+    )
+
+
+def _parse_params(pairs: list[str]) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise DomainError("bad-param", f"--param takes key=value, got '{pair}'")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+@jobs_app.command("run")
+def jobs_run(
+    name: str,
+    param: Annotated[list[str], typer.Option("--param", help="key=value (value as JSON if it parses)")] = [],  # noqa: B006
+) -> None:
+    """Run a job now, in this process, reporting to the configured Prefect API."""
+    from flows.deployments import job
+
+    chosen = job(name)
+    params = _parse_params(param)
+    _require_prefect_api()
+    result = chosen.flow(**params)
+    emit({"job": name, "result": result})
+
+
+@app.command("serve")
+def serve(
+    limit: Annotated[int, typer.Option(help="Most flow runs executing at once.")] = 4,
+) -> None:
+    """Serve every deployment with its schedule, in the foreground (Ctrl-C stops)."""
+    from prefect import serve as prefect_serve
+
+    from flows.deployments import deployments
+
+    _require_prefect_api()
+    prefect_serve(*deployments(), limit=limit)
+
+
+@app.command("version")
+def version() -> None:
+    """The installed version."""
+    emit({"tourney": package_version("tourney"), "python": sys.version.split()[0]})
+
+
+def _require_prefect_api() -> None:
+    from flows.server import healthy
+
+    url = os.environ["PREFECT_API_URL"]
+    if not healthy(url):
+        raise DomainError(
+            "prefect-unreachable",
+            f"the Prefect API at {url} does not answer: start it with `make run` "
+            "(or `tourney server up`), or set PREFECT_API_URL",
+        )
+
+
+def main() -> None:
+    """Entry point: Prefect's environment set up, domain errors as one line and exit code 2."""
+    from flows.server import prefect_env
+
+    for key, value in prefect_env(load_settings()).items():
+        os.environ.setdefault(key, value)
+    try:
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except DomainError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        sys.exit(2)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as exc:  # click's usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(2)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# System packages the project needs and pip cannot bring: the PostgreSQL 15 server (only when the
+# embedded cluster is used) and the Pango libraries WeasyPrint renders with. Installs only what is
+# missing, and only as root; otherwise says what to install.
+set -euo pipefail
+
+missing=()
+if [ -z "${DATABASE_URL:-}" ] && ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 && ! command -v pg_ctl >/dev/null; then
+  missing+=(postgresql-15 postgresql-contrib-15)
+fi
+if ! ldconfig -p 2>/dev/null | grep -q libpango-1.0; then
+  missing+=(libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing system packages: ${missing[*]} (install them, e.g. sudo apt-get install ${missing[*]})" >&2
+  exit 2
+fi
+echo "installing system packages: ${missing[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

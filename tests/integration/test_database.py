@@ -1,0 +1,42 @@
+"""The store against the real PostgreSQL: migrations, the unit of work, clear errors."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from domain.errors import ConfigurationError
+from domain.store.db import check_reachable, make_engine, unit_of_work
+from domain.store.migrate import database_heads, script_heads, upgrade
+
+
+def test_migrations_bring_a_fresh_database_to_every_head(engine):
+    assert database_heads(engine) == script_heads()
+
+
+def test_upgrading_twice_changes_nothing(engine):
+    upgrade(engine)
+    assert database_heads(engine) == script_heads()
+
+
+def test_a_unit_of_work_rolls_back_when_the_block_fails(engine):
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE IF NOT EXISTS uow_probe (n int)"))
+    with pytest.raises(RuntimeError):
+        with unit_of_work(engine) as session:
+            session.execute(text("INSERT INTO uow_probe VALUES (1)"))
+            raise RuntimeError("boom")
+    with unit_of_work(engine) as session:
+        session.execute(text("INSERT INTO uow_probe VALUES (2)"))
+    with engine.begin() as conn:
+        assert [r[0] for r in conn.execute(text("SELECT n FROM uow_probe"))] == [2]
+        conn.execute(text("DROP TABLE uow_probe"))
+
+
+def test_an_unreachable_database_gives_one_line_naming_the_host():
+    engine = make_engine("postgresql+psycopg://nobody@127.0.0.1:1/nowhere", connect_args={"connect_timeout": 2})
+    with pytest.raises(ConfigurationError) as caught:
+        check_reachable(engine)
+    assert caught.value.code == "database-unreachable"
+    assert "127.0.0.1:1/nowhere" in caught.value.message
+    assert "\n" not in caught.value.message

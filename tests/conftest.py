@@ -9,14 +9,11 @@ the application's own database and two runs at once never meet.
 from __future__ import annotations
 
 import os
-import secrets
 import tempfile
 from collections.abc import Iterator
 
-import psycopg
 import pytest
 from sqlalchemy import Engine, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -24,41 +21,22 @@ os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="tourney-prefect-"
 os.environ.setdefault("TOURNEY_SECRET_KEY", "test-secret-key")
 
 
-def _server_url() -> str:
-    from domain.config import load_settings
-    from domain.store.cluster import Cluster
-    from domain.store.db import database_url
-
-    settings = load_settings()
-    if settings.embedded:
-        Cluster(settings.home).up()
-    return database_url(settings)
-
-
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
-    base = make_url(_server_url())
-    name = f"{base.database}_test_{secrets.token_hex(4)}"
-    admin = dict(
-        host=base.host, port=base.port, user=base.username, password=base.password, dbname="postgres"
-    )
-    with psycopg.connect(**admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = base.set(database=name).render_as_string(hide_password=False)
-    previous = os.environ.get("DATABASE_URL")
-    os.environ["DATABASE_URL"] = url
-    try:
-        yield url
-    finally:
-        from domain.store.db import _engine_for
+    from domain.store.db import dispose_engines
+    from domain.store.scratch import scratch_database, server_url
 
-        _engine_for.cache_clear()
-        if previous is None:
-            os.environ.pop("DATABASE_URL", None)
-        else:
-            os.environ["DATABASE_URL"] = previous
-        with psycopg.connect(**admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    previous = os.environ.get("DATABASE_URL")
+    with scratch_database(server_url(), "test") as url:
+        os.environ["DATABASE_URL"] = url
+        try:
+            yield url
+        finally:
+            dispose_engines()
+            if previous is None:
+                os.environ.pop("DATABASE_URL", None)
+            else:
+                os.environ["DATABASE_URL"] = previous
 
 
 @pytest.fixture(scope="session")

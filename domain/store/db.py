@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -31,9 +30,20 @@ def make_engine(url: str, **kwargs) -> Engine:
     return create_engine(url, pool_pre_ping=True, **kwargs)
 
 
-@functools.cache
+_ENGINES: dict[str, Engine] = {}
+
+
 def _engine_for(url: str) -> Engine:
-    return make_engine(url)
+    if url not in _ENGINES:
+        _ENGINES[url] = make_engine(url)
+    return _ENGINES[url]
+
+
+def dispose_engines() -> None:
+    """Close every pooled connection and forget the engines (the configured URL may change)."""
+    for engine in list(_ENGINES.values()):
+        engine.dispose()
+    _ENGINES.clear()
 
 
 def get_engine() -> Engine:

@@ -1,0 +1,25 @@
+"""Foundation: reading the status (schema heads, pending work) with a fresh engine per call beside
+the process-wide pooled engine every service uses."""
+
+from __future__ import annotations
+
+from bench.harness import Report
+from domain.store.db import database_url, get_engine, make_engine
+from domain.store.status import read_status
+
+
+def run(report: Report) -> None:
+    url = database_url()
+    pooled = get_engine()
+
+    def fresh() -> None:
+        engine = make_engine(url)
+        read_status(engine)
+        engine.dispose()
+
+    report.compare(
+        "status read",
+        ("fresh engine per call", fresh),
+        ("pooled engine", lambda: read_status(pooled)),
+        repeat=15,
+    )

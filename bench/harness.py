@@ -1,0 +1,79 @@
+"""The benchmark harness. A benchmark module has `def run(report: Report) -> None` and calls
+`report.compare(...)` with a baseline and a candidate, plus `report.note(...)` for other measures
+(SQL statements, peak memory, rates). Runs of the two ways alternate, so machine noise hits both."""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Report:
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def compare(
+        self,
+        name: str,
+        baseline: tuple[str, Callable[[], Any]],
+        candidate: tuple[str, Callable[[], Any]],
+        repeat: int = 5,
+        before_each: Callable[[], Any] | None = None,
+        unit: str = "s",
+    ) -> dict[str, Any]:
+        """Median seconds of each way over `repeat` alternating runs, and baseline/candidate."""
+        times: dict[str, list[float]] = {baseline[0]: [], candidate[0]: []}
+        for _ in range(repeat):
+            for label, fn in (baseline, candidate):
+                if before_each:
+                    before_each()
+                gc.collect()
+                start = time.perf_counter()
+                fn()
+                times[label].append(time.perf_counter() - start)
+        base = statistics.median(times[baseline[0]])
+        cand = statistics.median(times[candidate[0]])
+        row = {
+            "benchmark": name,
+            "baseline": baseline[0],
+            "baseline_median_s": base,
+            "candidate": candidate[0],
+            "candidate_median_s": cand,
+            "ratio": base / cand if cand else float("inf"),
+            "repeat": repeat,
+        }
+        self.results.append(row)
+        print(
+            f"{name}: {baseline[0]} {_fmt(base)} | {candidate[0]} {_fmt(cand)} | "
+            f"ratio {row['ratio']:.2f}x (median of {repeat})",
+            flush=True,
+        )
+        return row
+
+    def note(self, name: str, measure: str, value: Any) -> None:
+        self.results.append({"benchmark": name, "measure": measure, "value": value})
+        print(f"{name}: {measure} = {value}", flush=True)
+
+
+def peak_memory(fn: Callable[[], Any]) -> int:
+    """Peak bytes Python allocated while `fn` ran (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"

@@ -21,6 +21,18 @@ jobs_app = typer.Typer(no_args_is_help=True, help="The jobs (Prefect flows) and 
 app.add_typer(db_app, name="db")
 app.add_typer(server_app, name="server")
 app.add_typer(jobs_app, name="jobs")
+# Each area registers its command group on its own line below.
+
+# area: clubs
+
+# area: pusoy
+
+# area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
+
+# area: documents
+
+# area: series and operations
+
 
 
 @app.callback()

@@ -10,6 +10,18 @@ from prefect import Flow
 from domain.errors import DomainError
 from flows.status_report import status_report
 
+# area imports, one block each:
+
+# area: clubs
+
+# area: pusoy
+
+# area: poker
+
+# area: documents
+
+# area: series
+
 
 @dataclass(frozen=True)
 class Job:
@@ -37,6 +49,16 @@ JOBS: tuple[Job, ...] = (
         interval=timedelta(minutes=5),
         tags=("ops",),
     ),
+    # area: clubs
+
+    # area: pusoy
+
+    # area: poker
+
+    # area: documents
+
+    # area: series
+
 )
 
 

@@ -10,7 +10,18 @@ from domain.store.migrate import database_heads, script_heads
 
 # job name -> SQL counting the rows that job will pick up on its next run.
 # Each area adds its job's line here when the job lands.
-PENDING_WORK: dict[str, str] = {}
+PENDING_WORK: dict[str, str] = {
+    # area: clubs
+
+    # area: pusoy
+
+    # area: poker
+
+    # area: documents
+
+    # area: series
+
+}
 
 
 @dataclass(frozen=True)

@@ -35,3 +35,16 @@ def party(
 
 def answer(*suggestions: dict) -> str:
     return json.dumps({"suggestions": list(suggestions)}, ensure_ascii=False)
+
+
+def inn10(n: int) -> str:
+    """The n-th legal entity INN with a correct check digit (region 77, made up)."""
+    body = f"77{n:07d}"
+    weights = (2, 4, 10, 3, 5, 9, 4, 6, 8)
+    return body + str(sum(int(d) * w for d, w in zip(body, weights, strict=True)) % 11 % 10)
+
+
+def ogrn13(n: int) -> str:
+    """The n-th OGRN with a correct check digit (made up)."""
+    body = f"1027{n:08d}"
+    return body + str(int(body) % 11 % 10)

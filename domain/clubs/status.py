@@ -100,6 +100,4 @@ def transition(state: State, action: Action) -> State:
     raise_problems(transition_problems(state, action))
     if action in _LISTING_MOVES:
         return replace(state, listing=_LISTING_MOVES[action][1])
-    target = _VERIFICATION_MOVES[action][1]
-    queued = action is Action.QUEUE
-    return replace(state, verification=target, queued=queued)
+    return replace(state, verification=_VERIFICATION_MOVES[action][1], queued=action is Action.QUEUE)

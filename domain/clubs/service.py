@@ -99,7 +99,7 @@ def _act(
     """One decision on one club, under its row lock: the pure transition, the new state, the audit."""
     reason = (reason or "").strip() or None
     if action in _REASON_NEEDED and reason is None:
-        raise DomainError("reason-missing", f"say why: {action.value} needs a reason")
+        raise DomainError("reason-missing", f"a reason is required to {action.value} a club")
     club = get_club(session, club_id, lock=True)
     before = _state(club)
     after = transition(before, action)
@@ -138,22 +138,22 @@ def approve(session: Session, club_id: int, moderator: str, reason: str | None, 
     return _act(session, club_id, Action.VERIFY, "moderator", moderator, reason or "checked by hand", now)
 
 
-def refuse(session: Session, club_id: int, moderator: str, reason: str, now: datetime) -> Club:
+def refuse(session: Session, club_id: int, moderator: str, reason: str | None, now: datetime) -> Club:
     """CL-3, CL-4: a pending application refused, with the reason."""
     return _act(session, club_id, Action.REFUSE, "moderator", moderator, reason, now)
 
 
-def revoke(session: Session, club_id: int, operator: str, reason: str, now: datetime) -> Club:
+def revoke(session: Session, club_id: int, operator: str, reason: str | None, now: datetime) -> Club:
     """CL-4: a verified club loses the status, with the reason."""
     return _act(session, club_id, Action.REVOKE, "operator", operator, reason, now)
 
 
-def suspend(session: Session, club_id: int, operator: str, reason: str, now: datetime) -> Club:
+def suspend(session: Session, club_id: int, operator: str, reason: str | None, now: datetime) -> Club:
     """CL-4: the listing suspended, with the reason."""
     return _act(session, club_id, Action.SUSPEND, "operator", operator, reason, now)
 
 
-def terminate(session: Session, club_id: int, operator: str, reason: str, now: datetime) -> Club:
+def terminate(session: Session, club_id: int, operator: str, reason: str | None, now: datetime) -> Club:
     """CL-4: the listing ended for good, with the reason."""
     return _act(session, club_id, Action.TERMINATE, "operator", operator, reason, now)
 
@@ -170,11 +170,18 @@ def moderation_queue(session: Session) -> list[Club]:
 
 
 def list_clubs(session: Session, listing: str | None = None, verification: str | None = None) -> list[Club]:
+    """Every club by id, or those with the given listing and/or verification status."""
     query = select(Club).order_by(Club.id)
-    if listing:
-        query = query.where(Club.listing_status == Listing(listing).value)
-    if verification:
-        query = query.where(Club.verification_status == Verification(verification).value)
+    for column, value, kind in (
+        (Club.listing_status, listing, Listing),
+        (Club.verification_status, verification, Verification),
+    ):
+        if value is None:
+            continue
+        if value not in kind.__members__.values():
+            known = ", ".join(k.value for k in kind)
+            raise DomainError("unknown-status", f"unknown status '{value}'; use one of: {known}")
+        query = query.where(column == value)
     return list(session.scalars(query))
 
 

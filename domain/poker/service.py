@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, text
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, NotFound, Problem, raise_problems
@@ -172,7 +173,7 @@ def structure_view(session: Session, structure_id: int) -> dict[str, Any]:
     levels = structure_levels(session, structure_id)
     return {
         "id": s.id, "club_id": s.club_id, "name": s.name, "ante_type": s.ante_type,
-        "total_minutes": total_duration(levels).total_seconds() // 60,
+        "total_minutes": int(total_duration(levels).total_seconds()) // 60,
         "levels": [
             {"level": n, "small_blind": lv.small_blind, "big_blind": lv.big_blind, "ante": lv.ante,
              "minutes": lv.duration_seconds // 60, "break": lv.is_break}
@@ -553,13 +554,13 @@ def debts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     t = get_tournament(session, tournament_id)
     rows = session.execute(
         select(Player.id, func.coalesce(Player.name, Player.pseudonym), func.sum(Fee.amount), func.count(),
-               func.string_agg(Fee.kind, text("', '")))
+               func.array_agg(aggregate_order_by(Fee.kind, Fee.id)))
         .join(Fee, Fee.player_id == Player.id)
         .where(Fee.tournament_id == t.id, Fee.settlement_id.is_(None))
         .group_by(Player.id).order_by(Player.id)
     )
     return [
-        {"player_id": pid, "player": name, "owed": int(owed), "currency": t.currency, "fees": n, "kinds": kinds}
+        {"player_id": pid, "player": name, "owed": int(owed), "currency": t.currency, "fees": n, "kinds": list(kinds)}
         for pid, name, owed, n, kinds in rows
     ]
 

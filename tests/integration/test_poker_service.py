@@ -55,7 +55,7 @@ def test_1_6_1_forgetting_erases_the_profile_and_keeps_fees_under_the_pseudonym(
     p = service.forget_player(session, "ghost", NOW)
     assert (p.name, p.handle, p.birth_date) == (None, None, None)
     assert service.debts(session, tid) == [
-        {"player_id": pid, "player": p.pseudonym, "owed": 150000, "currency": "RUB", "fees": 1, "kinds": "buy_in"}
+        {"player_id": pid, "player": p.pseudonym, "owed": 150000, "currency": "RUB", "fees": 1, "kinds": ["buy_in"]}
     ]
     assert service.forget_player(session, pid, NOW).forgotten_at == NOW
     refused(session, "player-forgotten", service.register, session, tournament(session, start=START + timedelta(days=9)), pid, NOW)

@@ -323,3 +323,14 @@ def test_the_audit_trail_records_every_fee_topup_and_settlement(session):
         select(AuditEvent.kind).where(AuditEvent.tournament_id == tid, AuditEvent.player_id == pid).order_by(AuditEvent.id)
     ).all()
     assert kinds == ["registered", "entry-opened", "fee-charged", "topup", "fee-charged", "settled", "settlement-voided"]
+
+
+def test_sp_2_moving_a_tournament_onto_a_registrants_other_tournament_is_refused(session):
+    c = club(session)
+    a, b = tournament(session, c.id), tournament(session, c.id, start=START + timedelta(hours=3))
+    pid = player(session)
+    service.register(session, a, pid, NOW)
+    service.register(session, b, pid, NOW)
+    refused(session, "edit-creates-overlap", service.edit_tournament, session, b,
+            {"scheduled_start": START + timedelta(hours=2, minutes=15) - S, "late_reg_deadline": START + timedelta(hours=4)}, NOW)
+    service.edit_tournament(session, b, {"scheduled_start": START + timedelta(hours=2, minutes=15)}, NOW)

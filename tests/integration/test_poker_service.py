@@ -334,3 +334,13 @@ def test_sp_2_moving_a_tournament_onto_a_registrants_other_tournament_is_refused
     refused(session, "edit-creates-overlap", service.edit_tournament, session, b,
             {"scheduled_start": START + timedelta(hours=2, minutes=15) - S, "late_reg_deadline": START + timedelta(hours=4)}, NOW)
     service.edit_tournament(session, b, {"scheduled_start": START + timedelta(hours=2, minutes=15)}, NOW)
+
+
+def test_3_5_a_tournament_uses_a_structure_of_its_own_club_and_a_listed_club(session):
+    a, b = club(session), club(session)
+    theirs = service.import_structure(session, b.id, "Theirs", "none", LEVELS, NOW)
+    s = TournamentSettings(name="X", scheduled_start=START, starting_stack=20000, currency="RUB", buy_in=0)
+    refused(session, "structure-other-club", service.create_tournament, session, a.id, theirs.id, s, NOW)
+    b.listing_status = "suspended"
+    session.flush()
+    refused(session, "club-not-listed", service.create_tournament, session, b.id, theirs.id, s, NOW)

@@ -6,6 +6,7 @@ from domain.store.base import Base
 # area: clubs
 
 # area: pusoy
+import domain.store.pusoy  # noqa: F401
 
 # area: poker entries
 

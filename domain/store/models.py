@@ -7,6 +7,7 @@ from domain.store.base import Base
 import domain.store.clubs  # noqa: F401
 
 # area: pusoy
+import domain.store.pusoy  # noqa: F401
 
 # area: poker entries
 import domain.store.poker  # noqa: F401,E402

@@ -26,6 +26,8 @@ app.add_typer(jobs_app, name="jobs")
 # area: clubs
 
 # area: pusoy
+from flows.cli_pusoy import app as pusoy_app  # noqa: E402
+app.add_typer(pusoy_app, name="pusoy")
 
 # area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
 

@@ -15,6 +15,7 @@ from flows.status_report import status_report
 # area: clubs
 
 # area: pusoy
+from flows.pusoy import complete_rounds
 
 # area: poker
 
@@ -52,6 +53,13 @@ JOBS: tuple[Job, ...] = (
     # area: clubs
 
     # area: pusoy
+    Job(
+        "complete-rounds",
+        complete_rounds,
+        "Pusoy Dos: completes every round whose games are all reported (advance, playoff, champion)",
+        interval=timedelta(minutes=1),
+        tags=("pusoy",),
+    ),
 
     # area: poker
 

@@ -14,6 +14,11 @@ PENDING_WORK: dict[str, str] = {
     # area: clubs
 
     # area: pusoy
+    "complete-rounds": (
+        "SELECT count(*) FROM pusoy_rounds r WHERE r.status <> 'locked' AND r.expected_games = "
+        "(SELECT count(*) FROM pusoy_games g WHERE g.tournament_id = r.tournament_id"
+        " AND g.round_no = r.number AND g.stage = r.stage)"
+    ),
 
     # area: poker
 

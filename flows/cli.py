@@ -24,6 +24,9 @@ app.add_typer(jobs_app, name="jobs")
 # Each area registers its command group on its own line below.
 
 # area: clubs
+from flows.cli_clubs import app as clubs_app  # noqa: E402
+
+app.add_typer(clubs_app, name="club")
 
 # area: pusoy
 from flows.cli_pusoy import app as pusoy_app  # noqa: E402

@@ -33,6 +33,10 @@ from flows.cli_pusoy import app as pusoy_app  # noqa: E402
 app.add_typer(pusoy_app, name="pusoy")
 
 # area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
+from flows.cli_poker import player_app, poker_app  # noqa: E402
+
+app.add_typer(poker_app, name="poker")
+app.add_typer(player_app, name="player")
 
 # area: documents
 

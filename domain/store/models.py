@@ -10,6 +10,7 @@ import domain.store.clubs  # noqa: F401
 import domain.store.pusoy  # noqa: F401
 
 # area: poker entries
+import domain.store.poker  # noqa: F401,E402
 
 # area: poker clock and seating
 

@@ -177,11 +177,18 @@ def amend(
 
 
 @app.command("standings")
-def standings(code: Code, round_no: Annotated[int | None, typer.Option("--round")] = None) -> None:
-    """A round's standings (the current round by default): locked, or live."""
+def standings(
+    code: Code,
+    round_no: Annotated[int | None, typer.Option("--round")] = None,
+    final: Annotated[bool, typer.Option("--final", help="Every entrant's final position instead.")] = False,
+) -> None:
+    """A round's standings (the current round by default): locked, or live; or the final positions."""
     service, unit_of_work = _service()
     with unit_of_work() as session:
-        emit(service.standings_view(session, code, round_no), "standings")
+        if final:
+            emit(service.final_standings_view(session, code), "final standings")
+        else:
+            emit(service.standings_view(session, code, round_no), "standings")
 
 
 @app.command("show")

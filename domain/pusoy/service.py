@@ -33,6 +33,7 @@ from domain.pusoy.codes import handle_problems, new_code, normalise
 from domain.pusoy.scoring import Finish, points, report_problems
 from domain.pusoy.standings import Standing, standings
 from domain.pusoy.status import Status, report_problems as status_report_problems, transition_problems
+from domain.store.clubs import Club
 from domain.store.pusoy import (
     PusoyDraw,
     PusoyEntry,
@@ -73,6 +74,8 @@ def create(
         problems.append(Problem("bad-email", f"{organizer_email!r} is not an e-mail address"))
     if advancing is not None and not capacity_problems(capacity):
         problems += bracket_problems(capacity, advancing)
+    if club_id is not None and session.get(Club, club_id) is None:
+        problems.append(Problem("unknown-club", f"no club has the id {club_id}"))
     raise_problems(problems)
     rng = rng or secrets.SystemRandom()
     for _ in range(8):
@@ -635,6 +638,17 @@ def standings_view(session: Session, code: str, round_no: int | None = None) -> 
             for r in rows
         ]
     return standing_rows(_live_standings(session, tournament, rnd))
+
+
+def final_standings_view(session: Session, code: str) -> list[dict]:
+    """PD-13: every entrant's final position (set as each round locks; complete once the final does)."""
+    tournament = find(session, code)
+    rows = session.execute(
+        select(PusoyEntry.final_position, PusoyEntry.player, PusoyEntry.left_round)
+        .where(PusoyEntry.tournament_id == tournament.id)
+        .order_by(PusoyEntry.final_position.nulls_first(), PusoyEntry.player)
+    )
+    return [{"position": pos, "player": player, "left_round": left} for pos, player, left in rows]
 
 
 def show(session: Session, code: str) -> dict:

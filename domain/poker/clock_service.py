@@ -281,8 +281,27 @@ def advance_clocks(session: Session, now: datetime, tournament_id: int | None = 
     ]
 
 
-def pending_sql() -> str:
-    return (
-        "SELECT count(*) FROM poker_clock c JOIN poker_tournaments t ON t.id = c.tournament_id "
-        "WHERE t.status = 'running' AND c.next_change_at <= now()"
-    )
+def unscheduled_changes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
+    """Running clocks whose next level change (after `now`) has no exact run scheduled yet."""
+    rows = session.execute(
+        text(
+            "SELECT c.tournament_id, c.next_change_at FROM poker_clock c "
+            "JOIN poker_tournaments t ON t.id = c.tournament_id "
+            "WHERE t.status = 'running' AND c.next_change_at > :now "
+            "AND c.run_scheduled_for IS DISTINCT FROM c.next_change_at ORDER BY c.tournament_id"
+        ),
+        {"now": now},
+    ).all()
+    return [(r.tournament_id, r.next_change_at) for r in rows]
+
+
+def mark_scheduled(session: Session, scheduled: Sequence[tuple[int, datetime]]) -> None:
+    if scheduled:
+        session.execute(
+            text(
+                "UPDATE poker_clock c SET run_scheduled_for = v.at "
+                "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tid bigint, at timestamptz) "
+                "WHERE c.tournament_id = v.tid"
+            ),
+            {"rows": json.dumps([{"tid": tid, "at": at.isoformat()} for tid, at in scheduled])},
+        )

@@ -31,13 +31,6 @@ ORDER BY t.id
 FOR UPDATE OF t SKIP LOCKED
 """
 
-PENDING_SQL = (
-    "SELECT count(*) FROM poker_tournaments t WHERE t.status = 'running' "
-    "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= now() "
-    "AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)"
-)
-
-
 def process_no_shows(session: Session, now: datetime, tournament_id: int | None = None) -> list[dict]:
     """Apply each due tournament's policy to every registered player not checked in: drop cancels
     the registration; absent_mode seats a dead stack (a new entry with the starting stack)."""
@@ -220,3 +213,18 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
     if reg.checked_in_at is None:
         reg.checked_in_at = now
     return {"tournament_id": tournament_id, "player_id": player_id, "entry_id": stack.entry_id, "chips": stack.chips, "arrived_at": now}
+
+
+def upcoming_closes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
+    """Tournaments open for registration or running whose no-shows are still to process, with the
+    instant late registration closes (for the exact scheduled runs)."""
+    rows = session.execute(
+        text(
+            "SELECT t.id, coalesce(t.late_reg_deadline, t.scheduled_start) AS close FROM poker_tournaments t "
+            "WHERE t.status IN ('registration_open', 'running') "
+            "AND coalesce(t.late_reg_deadline, t.scheduled_start) > :now "
+            "AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id) ORDER BY t.id"
+        ),
+        {"now": now},
+    ).all()
+    return [(r.id, r.close) for r in rows]

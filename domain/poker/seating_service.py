@@ -234,3 +234,17 @@ def show(session: Session, tournament_id: int) -> dict:
 
 def _move_dict(m: Move) -> dict:
     return {"entry_id": m.entry, "from_table": m.from_table, "from_seat": m.from_seat, "to_table": m.to_table, "to_seat": m.to_seat}
+
+
+def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None:
+    """The seating hook of check-in and re-entry (poker I returns the new entry inside the caller's
+    transaction): once the tournament's seats are drawn, the entry is seated in that transaction;
+    before the draw, the draw seats it."""
+    entry = session.get(Entry, entry_id)
+    if entry is None:
+        raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
+    lock(session, entry.tournament_id)
+    drawn = session.execute(
+        select(func.count()).select_from(TableRow).where(TableRow.tournament_id == entry.tournament_id)
+    ).scalar_one()
+    return seat_new_entry(session, entry_id, now) if drawn else None

@@ -20,6 +20,7 @@ BOUNTY_TYPES = ("none", "classic", "pko", "mystery")
 NO_SHOW_POLICIES = ("drop", "absent_mode")
 SEAT_CAP_MIN, SEAT_CAP_MAX = 2, 10
 AMOUNT_FIELDS = ("buy_in", "rebuy_amount", "reentry_amount", "addon_amount")
+MAX_AMOUNT = 2**63 - 1  # the database's BIGINT
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ def amount_problems(field: str, value: object) -> list[Problem]:
         return [Problem("amount-negative", f"{label} {value} is negative: fees are never below zero (SP-1)")]
     if not isinstance(value, int):
         return [Problem("amount-fractional", f"{label} {value} must be an integer of minor units (SP-1)")]
+    if value > MAX_AMOUNT:
+        return [Problem("amount-too-large", f"{label} {value} is beyond the largest amount {MAX_AMOUNT} (SP-1)")]
     return []
 
 

@@ -52,16 +52,20 @@ def as_credit(halves: int) -> Fraction:
     return Fraction(halves, 2)
 
 
-def knockout_problems(busts: Sequence[Bust], entries: Mapping[int, EntryState]) -> list[Problem]:
+def knockout_problems(
+    busts: Sequence[Bust], entries: Mapping[int, EntryState], level: int | None = None
+) -> list[Problem]:
     """Every reason to refuse recording `busts` as one block (3.2).
 
     `entries` are the tournament's non-voided entries. Refused: no bust; an unknown entry; a busted
     entry already out (or named twice); a self-knockout; the same killer twice; a killer who is out
-    or busted in this very block; a block that would leave nobody in.
+    or busted in this very block; a block that would leave nobody in; a level below 1.
     """
     problems: list[Problem] = []
+    if level is not None and level < 1:
+        problems.append(Problem("knockout-bad-level", f"level {level}: levels are numbered from 1"))
     if not busts:
-        return [Problem("knockout-empty", "name at least one busted entry")]
+        return problems + [Problem("knockout-empty", "name at least one busted entry")]
     busted_ids = [b.busted_entry_id for b in busts]
     for bust in busts:
         busted = entries.get(bust.busted_entry_id)

@@ -169,18 +169,17 @@ def void_problems(knockout: KnockoutState, now: datetime, window: timedelta) -> 
 # -- bounty credits (3.2) --------------------------------------------------------------------------
 
 
-def credits_by_player(
+def credit_halves_by_player(
     records: Iterable[tuple[int | None, int]], player_of: Mapping[int, int]
-) -> dict[int, Fraction]:
-    """Knockout credit per player: (killer entry, credit halves) of live records, summed over all of
-    the player's entries (3.2, 3.7). Exact: 0.5 + 1 + 1 = 5/2."""
+) -> dict[int, int]:
+    """Knockout credit per player in halves: (killer entry, credit halves) of live records, summed
+    over all of the player's entries (3.2, 3.7). Exact: 0.5 + 1 + 1 = 5 halves = 5/2."""
     halves: dict[int, int] = {}
     for killer_entry_id, credit in records:
-        if killer_entry_id is None or killer_entry_id not in player_of:
-            continue
-        player = player_of[killer_entry_id]
-        halves[player] = halves.get(player, 0) + credit
-    return {player: as_credit(h) for player, h in halves.items()}
+        player = player_of.get(killer_entry_id) if killer_entry_id is not None else None
+        if player is not None:
+            halves[player] = halves.get(player, 0) + credit
+    return halves
 
 
 # -- mystery bounty (3.3) --------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from domain.errors import Problem, raise_problems
-from domain.poker.knockouts import credits_by_player
+from domain.poker.knockouts import as_credit, credit_halves_by_player
 
 
 @dataclass(frozen=True)
@@ -40,18 +40,22 @@ class LiveKnockout:
     credit_halves: int = 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Place:
     place: int
     player_id: int
     entry_id: int  # the player's last entry
     bust_number: int | None  # None for the champion
     knockouts: int  # live records with this player's entries as the primary killer
-    credit: Fraction
+    credit_halves: int  # knockout credit in halves (exact)
     prize: str | None
 
+    @property
+    def credit(self) -> Fraction:
+        return as_credit(self.credit_halves)
 
-# the order of the result, as an ordered list of keys
+
+# the order of the result, as an ordered list of keys: better place first, then player id
 PLACE_ORDER = ("place", "player_id")
 
 
@@ -77,44 +81,33 @@ def final_places(
             continue
         bust_of[ko.busted_entry_id] = ko.bust_number
         counted.append((ko.killer_entry_id, ko.credit_halves))
-        if ko.killer_entry_id in player_of:
-            killer = player_of[ko.killer_entry_id]
+        killer = player_of.get(ko.killer_entry_id) if ko.killer_entry_id is not None else None
+        if killer is not None:
             knocks[killer] = knocks.get(killer, 0) + 1
 
     still_in = [p for p, e in last.items() if e.entry_id not in bust_of]
     if len(still_in) != 1:
         raise_problems([_not_finished(len(still_in))])
-    credits = credits_by_player(counted, player_of)
+    halves = credit_halves_by_player(counted, player_of)
 
-    # place = 2 + players busted later; sorting by bust number descending gives it in one pass
+    # in PLACE_ORDER: the champion, then by bust number descending, ties by player id;
+    # a block's place is 2 + the players busted later
     busted = sorted(
-        ((bust_of[e.entry_id], p) for p, e in last.items() if e.entry_id in bust_of), key=lambda t: -t[0]
+        (-bust_of[e.entry_id], p, e.entry_id) for p, e in last.items() if e.entry_id in bust_of
     )
-    place_of: dict[int, int] = {still_in[0]: 1}
+    champion = still_in[0]
+    rows = [Place(1, champion, last[champion].entry_id, None, knocks.get(champion, 0), halves.get(champion, 0),
+                  prizes[0] if prizes else None)]
     later = 0
-    i = 0
-    while i < len(busted):
-        number = busted[i][0]
-        j = i
-        while j < len(busted) and busted[j][0] == number:
-            place_of[busted[j][1]] = 2 + later
-            j += 1
-        later += j - i
-        i = j
-
-    rows = [
-        Place(
-            place=place,
-            player_id=player,
-            entry_id=last[player].entry_id,
-            bust_number=bust_of.get(last[player].entry_id),
-            knockouts=knocks.get(player, 0),
-            credit=credits.get(player, Fraction(0)),
-            prize=prizes[place - 1] if place <= len(prizes) else None,
+    block_number, block_place = None, 0
+    for negative, player, entry_id in busted:
+        if negative != block_number:
+            block_number, block_place = negative, 2 + later
+        later += 1
+        rows.append(
+            Place(block_place, player, entry_id, -negative, knocks.get(player, 0), halves.get(player, 0),
+                  prizes[block_place - 1] if block_place <= len(prizes) else None)
         )
-        for player, place in place_of.items()
-    ]
-    rows.sort(key=lambda r: tuple(getattr(r, key) for key in PLACE_ORDER))
     return tuple(rows)
 
 

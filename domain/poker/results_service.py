@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from fractions import Fraction
 
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.orm import Session
@@ -141,7 +140,7 @@ def places(session: Session, tournament_id: int) -> list[NamedPlace]:
     ).scalars().all()
     if stored:
         found = tuple(
-            Place(p.place, p.player_id, p.entry_id, p.bust_number, p.knockouts, Fraction(p.credit_halves, 2), p.prize)
+            Place(p.place, p.player_id, p.entry_id, p.bust_number, p.knockouts, p.credit_halves, p.prize)
             for p in stored
         )
     else:
@@ -223,7 +222,7 @@ def finalize_tournaments(session: Session, now: datetime) -> list[Finalized]:
             {
                 "tournament_id": t, "player_id": p.player_id, "entry_id": p.entry_id, "place": p.place,
                 "bust_number": p.bust_number, "knockouts": p.knockouts,
-                "credit_halves": int(p.credit * 2), "prize": p.prize, "placed_at": now,
+                "credit_halves": p.credit_halves, "prize": p.prize, "placed_at": now,
             }
             for t in ids
             for p in computed[t]

@@ -14,7 +14,8 @@ from domain.poker.knockouts import (
     KnockoutState,
     bust_number,
     credit_halves,
-    credits_by_player,
+    as_credit,
+    credit_halves_by_player,
     draw_problems,
     group_problems,
     knockout_problems,
@@ -85,7 +86,8 @@ def test_3_2_credits_are_summed_over_a_players_entries_exactly():
     """3.2/3.7: 1 + 1 + 0.5 over two entries of one player is exactly 5/2."""
     player_of = {1: 7, 2: 7, 3: 8}
     records = [(1, 2), (2, 2), (2, 1), (3, 1), (None, 2)]
-    assert credits_by_player(records, player_of) == {7: Fraction(5, 2), 8: Fraction(1, 2)}
+    halves = credit_halves_by_player(records, player_of)
+    assert {p: as_credit(h) for p, h in halves.items()} == {7: Fraction(5, 2), 8: Fraction(1, 2)}
 
 
 def test_3_2_bust_numbers_are_sequential_and_a_group_shares_its_number():

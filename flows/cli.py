@@ -28,6 +28,10 @@ app.add_typer(jobs_app, name="jobs")
 # area: pusoy
 
 # area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
+from flows.cli_poker import player_app, poker_app  # noqa: E402
+
+app.add_typer(poker_app, name="poker")
+app.add_typer(player_app, name="player")
 
 # area: documents
 

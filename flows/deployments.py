@@ -17,6 +17,7 @@ from flows.status_report import status_report
 # area: pusoy
 
 # area: poker
+from flows.poker_floor import advance_clocks, process_no_shows  # noqa: E402
 from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
@@ -55,6 +56,20 @@ JOBS: tuple[Job, ...] = (
     # area: pusoy
 
     # area: poker
+    Job(
+        "process-no-shows",
+        process_no_shows,
+        "applies the no-show policy at each late-registration close; schedules the exact runs",
+        interval=timedelta(minutes=5),
+        tags=("poker",),
+    ),
+    Job(
+        "advance-clocks",
+        advance_clocks,
+        "records level changes and break events, charges dead stacks; schedules the next change",
+        interval=timedelta(minutes=1),
+        tags=("poker",),
+    ),
     Job(
         "finalize-tournaments",
         finalize_tournaments_flow,

@@ -27,6 +27,7 @@ from domain.poker.knockouts import (
     knockout_problems,
     void_problems,
 )
+from domain.poker.seating_service import seat_if_drawn
 from domain.poker.service import get_tournament
 from domain.store.poker import Entry, Tournament
 from domain.store.poker_results import Knockout, KnockoutAudit, KnockoutSettings, MysteryDraw
@@ -171,10 +172,12 @@ def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: s
     knockout.voided_by = actor
     busted.state = "active"
     busted.busted_at = None
+    session.flush()
+    seat = seat_if_drawn(session, busted.id, now)  # the bust freed the seat (3.6); back in, seated again
     session.add(
         KnockoutAudit(
             tournament_id=tournament.id, knockout_id=knockout.id, kind="voided", actor=actor, at=now,
-            data={"busted_entry_id": busted.id},
+            data={"busted_entry_id": busted.id, "seat": seat},
         )
     )
     session.flush()

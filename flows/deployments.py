@@ -18,6 +18,7 @@ from flows.status_report import status_report
 
 # area: poker
 from flows.poker_floor import advance_clocks, process_no_shows  # noqa: E402
+from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
 
@@ -66,6 +67,13 @@ JOBS: tuple[Job, ...] = (
         "advance-clocks",
         advance_clocks,
         "records level changes and break events, charges dead stacks; schedules the next change",
+        interval=timedelta(minutes=1),
+        tags=("poker",),
+    ),
+    Job(
+        "finalize-tournaments",
+        finalize_tournaments_flow,
+        "places, prizes and finished for every live tournament down to one player",
         interval=timedelta(minutes=1),
         tags=("poker",),
     ),

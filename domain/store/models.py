@@ -15,6 +15,7 @@ import domain.store.poker  # noqa: F401,E402
 import domain.store.poker_floor  # noqa: F401,E402
 
 # area: poker knockouts and places
+import domain.store.poker_results  # noqa: F401,E402
 
 # area: documents
 

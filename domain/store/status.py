@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, text
 
+from domain.poker.results_service import pending_finalize_sql
 from domain.store.migrate import database_heads, script_heads
 
 # job name -> SQL counting the rows that job will pick up on its next run.
@@ -25,6 +26,7 @@ PENDING_WORK: dict[str, str] = {
         "SELECT count(*) FROM poker_clock c JOIN poker_tournaments t ON t.id = c.tournament_id "
         "WHERE t.status = 'running' AND c.next_change_at <= now()"
     ),
+    "finalize-tournaments": pending_finalize_sql(),
 
     # area: documents
 

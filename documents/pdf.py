@@ -14,7 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pypdf import PdfReader, PdfWriter
+from pypdf import PageObject, PdfReader, PdfWriter
+from pypdf.generic import DictionaryObject, NameObject
 
 from domain.documents import signing
 from domain.errors import Problem
@@ -23,6 +24,7 @@ ATTACHMENT = "tourney.json"
 SEAL_NAME = "/TourneySeal"
 _BLANK = b"0" * signing.SEAL_LENGTH
 _PLACEHOLDER = SEAL_NAME.encode() + b" (" + _BLANK + b")"
+_DRAWN = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s+Do\b")
 _SEAL = re.compile(re.escape(SEAL_NAME.encode()) + rb" \(([0-9a-f]{%d})\)" % signing.SEAL_LENGTH)
 
 
@@ -36,7 +38,7 @@ def seal_pages(key: bytes, reader: PdfReader, pages: Sequence[int], embedded: di
     """A new PDF of the given pages of `reader`, with `embedded` attached and the file sealed."""
     writer = PdfWriter()
     for index in pages:
-        writer.add_page(reader.pages[index])
+        writer.add_page(_own_resources(reader.pages[index]))
     writer.add_attachment(ATTACHMENT, json.dumps(embedded, ensure_ascii=False, sort_keys=True).encode())
     writer.add_metadata({"/Title": title, "/Producer": "Tourney", SEAL_NAME: _BLANK.decode()})
     out = io.BytesIO()
@@ -45,6 +47,23 @@ def seal_pages(key: bytes, reader: PdfReader, pages: Sequence[int], embedded: di
     if data.count(_PLACEHOLDER) != 1:
         raise RuntimeError("the seal placeholder is not in the written PDF exactly once")
     return data.replace(_PLACEHOLDER, SEAL_NAME.encode() + b" (" + signing.seal(key, data).encode() + b")")
+
+
+def _own_resources(page: PageObject) -> PageObject:
+    """WeasyPrint gives every page of a document one shared /XObject resource dictionary (every
+    certificate's QR code); a page cut out alone keeps only the XObjects its content draws, so a
+    one-page certificate does not carry the images of the whole batch."""
+    resources = page["/Resources"].get_object()
+    xobjects = resources.get("/XObject")
+    if xobjects is None:
+        return page
+    used = {b"/" + name for name in _DRAWN.findall(page.get_contents().get_data())}
+    own = DictionaryObject(resources)
+    own[NameObject("/XObject")] = DictionaryObject(
+        {k: v for k, v in xobjects.get_object().items() if k.encode() in used}
+    )
+    page[NameObject("/Resources")] = own
+    return page
 
 
 def read(data: bytes) -> tuple[dict[str, Any] | None, str, str | None, bytes, list[Problem]]:

@@ -30,6 +30,9 @@ app.add_typer(jobs_app, name="jobs")
 # area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
 
 # area: documents
+from flows.cli_documents import app as documents_app  # noqa: E402
+
+app.add_typer(documents_app, name="documents")
 
 # area: series and operations
 

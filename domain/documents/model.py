@@ -137,3 +137,34 @@ def pusoy_certificates(sheet: PusoySheet) -> tuple[Certificate, ...]:
             title="Champion",
         ),
     )
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Everything one tournament publishes: its sheet (the certificates follow from it), where its
+    files go and who receives them (None: stored only)."""
+
+    sheet: PokerSheet | PusoySheet
+    club_id: int | None
+    recipient: str | None
+
+    @property
+    def source(self) -> Source:
+        return "poker" if isinstance(self.sheet, PokerSheet) else "pusoy"
+
+    @property
+    def certificates(self) -> tuple[Certificate, ...]:
+        if isinstance(self.sheet, PokerSheet):
+            return poker_certificates(self.sheet)
+        return pusoy_certificates(self.sheet)
+
+    @property
+    def folder(self) -> str:
+        """`<club>/<tournament>` under the outbox: ids first (unique), names for people."""
+        club = f"{self.club_id}-{_safe(self.sheet.club)}" if self.club_id is not None else "no-club"
+        return f"{club}/{self.source}-{self.sheet.tournament_id}-{_safe(self.sheet.tournament)}"
+
+
+def _safe(name: str | None) -> str:
+    """A name as a folder name: letters (any alphabet) and digits, runs of anything else as '-'."""
+    return "-".join("".join(ch if ch.isalnum() else " " for ch in name or "").split())[:60] or "unnamed"

@@ -14,6 +14,7 @@ from domain.store.base import Base
 # area: poker knockouts and places
 
 # area: documents
+import domain.store.documents  # noqa: E402,F401
 
 # area: series
 

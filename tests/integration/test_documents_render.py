@@ -31,7 +31,7 @@ def poker_pdf(renderer) -> bytes:
 
 @pytest.fixture(scope="module")
 def certificate_pdfs(renderer) -> list[bytes]:
-    return renderer.certificates(poker_certificates(poker_sheet(players=12, paid=4)))
+    return list(renderer.certificates(poker_certificates(poker_sheet(players=12, paid=4))))
 
 
 def _squeeze(text: str) -> str:
@@ -156,9 +156,17 @@ def test_the_naive_single_render_gives_the_same_page_text(certificate_pdfs):
 
 def test_a_pusoy_champion_certificate_without_a_club_verifies(renderer):
     (data,) = renderer.certificates(pusoy_certificates(pusoy_sheet()))
+    assert pdf.page_text(data)[0].startswith("Champion\nБорис")
     embedded, problems = pdf.verify(KEY, data)
     assert problems == [] and embedded["data"]["club"] is None
     assert json.loads(json.dumps(embedded))["data"]["player"] == "Борис"
+
+
+def test_certificates_rendered_in_chunks_are_the_same_pages(renderer):
+    certs = poker_certificates(poker_sheet(players=12, paid=4))
+    assert [pdf.page_text(d) for d in renderer.certificates(certs, chunk=3)] == [
+        pdf.page_text(d) for d in renderer.certificates(certs)
+    ]
 
 
 def test_a_missing_font_file_is_a_clear_error(tmp_path):

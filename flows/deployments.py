@@ -13,6 +13,7 @@ from flows.status_report import status_report
 # area imports, one block each:
 
 # area: clubs
+from flows.clubs import reverify_clubs, verify_clubs
 
 # area: pusoy
 
@@ -50,6 +51,20 @@ JOBS: tuple[Job, ...] = (
         tags=("ops",),
     ),
     # area: clubs
+    Job(
+        "verify-clubs",
+        verify_clubs,
+        "checks every pending club application against the state registry (or queues it for moderators)",
+        interval=timedelta(minutes=10),
+        tags=("clubs",),
+    ),
+    Job(
+        "reverify-clubs",
+        reverify_clubs,
+        "re-checks verified clubs whose last check is 30 days old; revokes those no longer active",
+        cron="30 2 * * *",
+        tags=("clubs",),
+    ),
 
     # area: pusoy
 

@@ -4,10 +4,13 @@ Each area adds one import on its own line below."""
 from domain.store.base import Base
 
 # area: clubs
+import domain.store.clubs  # noqa: F401
 
 # area: pusoy
+import domain.store.pusoy  # noqa: F401
 
 # area: poker entries
+import domain.store.poker  # noqa: F401,E402
 
 # area: poker clock and seating
 

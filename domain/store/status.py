@@ -12,6 +12,9 @@ from domain.store.migrate import database_heads, script_heads
 # Each area adds its job's line here when the job lands.
 PENDING_WORK: dict[str, str] = {
     # area: clubs
+    "verify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'pending' AND queued_at IS NULL",
+    "reverify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'verified'"
+    " AND listing_status <> 'terminated' AND (last_checked_at IS NULL OR last_checked_at <= now() - interval '30 days')",
 
     # area: pusoy
 

@@ -18,6 +18,7 @@ from flows.clubs import reverify_clubs, verify_clubs
 # area: pusoy
 
 # area: poker
+from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
 
@@ -69,6 +70,13 @@ JOBS: tuple[Job, ...] = (
     # area: pusoy
 
     # area: poker
+    Job(
+        "finalize-tournaments",
+        finalize_tournaments_flow,
+        "places, prizes and finished for every live tournament down to one player",
+        interval=timedelta(minutes=1),
+        tags=("poker",),
+    ),
 
     # area: documents
 

@@ -15,6 +15,7 @@ import domain.store.poker  # noqa: F401,E402
 # area: poker clock and seating
 
 # area: poker knockouts and places
+import domain.store.poker_results  # noqa: F401,E402
 
 # area: documents
 import domain.store.documents  # noqa: E402,F401

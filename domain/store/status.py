@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, text
 
+from domain.poker.results_service import pending_finalize_sql
 from domain.store.migrate import database_heads, script_heads
 
 # job name -> SQL counting the rows that job will pick up on its next run.
@@ -19,6 +20,7 @@ PENDING_WORK: dict[str, str] = {
     # area: pusoy
 
     # area: poker
+    "finalize-tournaments": pending_finalize_sql(),
 
     # area: documents
 

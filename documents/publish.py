@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import Engine
+from sqlalchemy.orm import Session
 
 from documents import mail, pdf
 from documents.render import Renderer
 from domain.documents import service
 from domain.documents.model import Bundle, PokerSheet
 from domain.store.db import unit_of_work
-from sqlalchemy.orm import Session
 
 
 def outbox_root(home: Path) -> Path:
@@ -32,6 +33,27 @@ def _write(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    kind: str  # results | certificate
+    filename: str
+    serial: str | None
+    player: str | None
+    data: bytes
+    signature: str
+
+
+def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
+    """A tournament's documents: the results sheet, then one certificate per winner (DOC-1)."""
+    sheet = bundle.sheet
+    results = renderer.poker_sheet(sheet) if isinstance(sheet, PokerSheet) else renderer.pusoy_sheet(sheet)
+    files = [Rendered("results", "results.pdf", None, None, results, pdf.signed(renderer.key, sheet)["signature"])]
+    for cert, data in zip(bundle.certificates, renderer.certificates(bundle.certificates), strict=True):
+        signature = pdf.signed(renderer.key, cert)["signature"]
+        files.append(Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
+    return files
 
 
 def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, now: datetime) -> dict | None:
@@ -51,19 +73,17 @@ def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, 
         return None
     folder = outbox / bundle.folder
     folder.mkdir(parents=True, exist_ok=True)
-    results = renderer.poker_sheet(sheet) if isinstance(sheet, PokerSheet) else renderer.pusoy_sheet(sheet)
-    files = [("results", "results.pdf", None, None, results, pdf.signed(renderer.key, sheet)["signature"])]
-    for cert, data in zip(bundle.certificates, renderer.certificates(bundle.certificates), strict=True):
-        signature = pdf.signed(renderer.key, cert)["signature"]
-        files.append(("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
-    for _, filename, _, _, data, _ in files:
-        _write(folder / filename, data)
+    files = rendered(renderer, bundle)
+    for f in files:
+        _write(folder / f.filename, f.data)
     service.record(
         session,
         claimed,
         [
-            service.NewDocument(kind, filename, serial, player, hashlib.sha256(data).hexdigest(), signature, len(data))
-            for kind, filename, serial, player, data, signature in files
+            service.NewDocument(
+                f.kind, f.filename, f.serial, f.player, hashlib.sha256(f.data).hexdigest(), f.signature, len(f.data)
+            )
+            for f in files
         ],
         now,
     )
@@ -74,7 +94,7 @@ def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, 
         "club": sheet.club,
         "recipient": bundle.recipient,
         "state": claimed.state,
-        "files": [f[1] for f in files],
+        "files": [f.filename for f in files],
         "folder": str(folder),
     }
 

@@ -19,6 +19,29 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+@app.command("render")
+def render(
+    source: Annotated[str, typer.Argument(help="poker or pusoy")],
+    tournament: Annotated[int, typer.Argument(help="the tournament's id")],
+    out: Annotated[Path | None, typer.Option(help="folder for the PDFs (default ./documents-SOURCE-ID)")] = None,
+) -> None:
+    """Render a finished tournament's results sheet and certificates into a folder, signed, without
+    storing or sending anything (the job `publish-results` does that)."""
+    from documents.publish import rendered
+    from documents.render import Renderer
+    from domain.documents.sources import bundle
+    from domain.store.db import unit_of_work
+
+    with unit_of_work() as session:
+        found = bundle(session, source, tournament)
+    folder = out or Path(f"documents-{source}-{tournament}")
+    folder.mkdir(parents=True, exist_ok=True)
+    files = rendered(Renderer(load_settings().secret_key()), found)
+    for f in files:
+        (folder / f.filename).write_bytes(f.data)
+    emit([{"file": str(folder / f.filename), "kind": f.kind, "serial": f.serial, "bytes": len(f.data)} for f in files], "rendered")
+
+
 @app.command("verify")
 def verify(files: Annotated[list[Path], typer.Argument(help="PDF files to check", exists=True, dir_okay=False)]) -> None:
     """Check each file's signature and seal offline with the platform secret: valid, or what differs.

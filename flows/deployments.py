@@ -21,6 +21,7 @@ from flows.clubs import reverify_clubs, verify_clubs
 from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
+from flows.documents import publish_results  # noqa: E402
 
 # area: series
 
@@ -79,6 +80,13 @@ JOBS: tuple[Job, ...] = (
     ),
 
     # area: documents
+    Job(
+        "publish-results",
+        publish_results,
+        "renders, stores and e-mails results sheets and certificates of finished tournaments",
+        interval=timedelta(minutes=5),
+        tags=("documents",),
+    ),
 
     # area: series
 

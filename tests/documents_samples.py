@@ -1,9 +1,17 @@
-"""Sample documents shared by the documents tests: user text with Cyrillic and markup characters."""
+"""Shared by the documents tests: sample documents (user text with Cyrillic and markup characters)
+and a real SMTP server on 127.0.0.1 (aiosmtpd) that keeps what it receives."""
 
 from __future__ import annotations
 
+import email
+import email.policy
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
+
+from aiosmtpd.controller import Controller
 
 from domain.documents.model import (
     PokerPlace,
@@ -71,3 +79,41 @@ def pusoy_sheet() -> PusoySheet:
         playoffs=(PusoyPlayoff(2, 1, ("Борис", "E")),),
         champion="Борис",
     )
+
+
+class Inbox:
+    """An aiosmtpd handler keeping every message; `refuse` answers 550 to every recipient."""
+
+    def __init__(self) -> None:
+        self.messages: list[email.message.EmailMessage] = []
+        self.envelopes: list = []
+        self.refuse = False
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if self.refuse:
+            return "550 5.1.1 mailbox unavailable"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.envelopes.append(envelope)
+        self.messages.append(email.message_from_bytes(envelope.content, policy=email.policy.default))
+        return "250 Message accepted"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def smtp_inbox() -> Iterator[tuple[str, Inbox]]:
+    """A real SMTP server on 127.0.0.1: (its SMTP_URL, the inbox)."""
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        yield f"smtp://127.0.0.1:{controller.port}?from=docs@tourney.example", inbox
+    finally:
+        controller.stop()

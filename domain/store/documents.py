@@ -66,3 +66,14 @@ class Document(Base):
     signature: Mapped[str] = mapped_column(Text)
     size_bytes: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# The status report's count for publish-results: tournaments to publish plus deliveries due.
+PENDING_SQL = (
+    "SELECT (SELECT count(*) FROM poker_tournaments t WHERE t.status = 'finished' AND NOT EXISTS "
+    "(SELECT 1 FROM document_publications p WHERE p.source = 'poker' AND p.tournament_id = t.id))"
+    " + (SELECT count(*) FROM pusoy_tournaments t WHERE t.status = 'complete' AND NOT EXISTS "
+    "(SELECT 1 FROM document_publications p WHERE p.source = 'pusoy' AND p.tournament_id = t.id))"
+    " + (SELECT count(*) FROM document_publications WHERE state IN ('pending', 'failed') "
+    "AND (next_attempt_at IS NULL OR next_attempt_at <= now()))"
+)

@@ -4,15 +4,11 @@ nothing is sent twice (DOC-1, DOC-2, DOC-3)."""
 
 from __future__ import annotations
 
-import email
-import email.policy
 import io
-import socket
 import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from aiosmtpd.controller import Controller
 from pypdf import PdfReader
 from sqlalchemy import func, select
 
@@ -24,47 +20,18 @@ from domain.documents.model import Bundle
 from domain.errors import NotFound
 from domain.store.db import unit_of_work
 from domain.store.documents import Document, DocumentPublication
-from tests.documents_samples import poker_sheet, pusoy_sheet
+from tests.documents_samples import free_port, poker_sheet, pusoy_sheet, smtp_inbox
 
 KEY = b"test-secret-key"
 NOW = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
 CLUB_MAIL = "results@tuz.example"
 
 
-class Inbox:
-    def __init__(self, refuse: bool = False):
-        self.messages: list[email.message.EmailMessage] = []
-        self.envelopes = []
-        self.refuse = refuse
-
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        if self.refuse:
-            return "550 5.1.1 mailbox unavailable"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):
-        self.envelopes.append(envelope)
-        self.messages.append(email.message_from_bytes(envelope.content, policy=email.policy.default))
-        return "250 Message accepted"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def smtp():
-    """A real SMTP server on 127.0.0.1; yields (target, inbox, controller)."""
-    inbox = Inbox()
-    controller = Controller(inbox, hostname="127.0.0.1", port=_free_port())
-    controller.start()
-    try:
-        yield mail.parse_url(f"smtp://127.0.0.1:{controller.port}?from=docs@tourney.example"), inbox
-    finally:
-        controller.stop()
+    """A real SMTP server on 127.0.0.1: (target, inbox)."""
+    with smtp_inbox() as (url, inbox):
+        yield mail.parse_url(url), inbox
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +140,7 @@ def test_sending_again_sends_nothing_twice(committed, renderer, tmp_path, smtp):
 
 def test_a_down_server_is_recorded_retryable_and_sent_once_it_is_back(committed, renderer, tmp_path, smtp):
     target, inbox = smtp
-    down = mail.parse_url(f"smtp://127.0.0.1:{_free_port()}")
+    down = mail.parse_url(f"smtp://127.0.0.1:{free_port()}")
     _publish(committed, renderer, tmp_path, _poker_bundle())
     (outcome,) = send_due(committed, tmp_path, down, NOW)
     assert outcome["state"] == "failed" and outcome["attempts"] == 1

@@ -29,6 +29,8 @@ from flows.cli_clubs import app as clubs_app  # noqa: E402
 app.add_typer(clubs_app, name="club")
 
 # area: pusoy
+from flows.cli_pusoy import app as pusoy_app  # noqa: E402
+app.add_typer(pusoy_app, name="pusoy")
 
 # area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
 from flows.cli_poker import player_app, poker_app  # noqa: E402

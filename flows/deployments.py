@@ -16,6 +16,7 @@ from flows.status_report import status_report
 from flows.clubs import reverify_clubs, verify_clubs
 
 # area: pusoy
+from flows.pusoy import complete_rounds
 
 # area: poker
 from flows.poker_results import finalize_tournaments_flow  # noqa: E402
@@ -69,6 +70,13 @@ JOBS: tuple[Job, ...] = (
     ),
 
     # area: pusoy
+    Job(
+        "complete-rounds",
+        complete_rounds,
+        "Pusoy Dos: completes every round whose games are all reported (advance, playoff, champion)",
+        interval=timedelta(minutes=1),
+        tags=("pusoy",),
+    ),
 
     # area: poker
     Job(

@@ -9,6 +9,7 @@ one round twice and a report never lands in a round being locked.
 
 from __future__ import annotations
 
+import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from domain.pusoy.codes import handle_problems, new_code, normalise
 from domain.pusoy.scoring import Finish, points, report_problems
 from domain.pusoy.standings import Standing, standings
 from domain.pusoy.status import Status, report_problems as status_report_problems, transition_problems
+from domain.store.clubs import Club
 from domain.store.pusoy import (
     PusoyDraw,
     PusoyEntry,
@@ -59,10 +61,11 @@ def create(
     advancing: Sequence[int] | None = None,
     organizer_email: str | None = None,
     club_id: int | None = None,
-    rng: secrets.SystemRandom | None = None,
+    rng: random.Random | None = None,
     seed: str | None = None,
 ) -> PusoyTournament:
-    """A tournament in Setup with its bracket stored and the seed of its first draw committed."""
+    """A tournament in Setup with its bracket stored and the seed of its first draw committed.
+    Join codes come from `rng` (default: the operating system's cryptographic RNG)."""
     problems = capacity_problems(capacity) + games_problems(games_per_round)
     problems += handle_problems(organizer, "organizer")
     if not name.strip() or len(name) > 120:
@@ -71,6 +74,8 @@ def create(
         problems.append(Problem("bad-email", f"{organizer_email!r} is not an e-mail address"))
     if advancing is not None and not capacity_problems(capacity):
         problems += bracket_problems(capacity, advancing)
+    if club_id is not None and session.get(Club, club_id) is None:
+        problems.append(Problem("unknown-club", f"no club has the id {club_id}"))
     raise_problems(problems)
     rng = rng or secrets.SystemRandom()
     for _ in range(8):
@@ -581,3 +586,94 @@ def complete_ready_rounds(session_factory, now: datetime, tournament_id: int | N
         if completion is not None:
             done.append(completion)
     return done
+
+
+# -- views (CLI, artifacts) ------------------------------------------------------------------------
+
+
+def summary(t: PusoyTournament) -> dict:
+    return {
+        "code": t.code,
+        "name": t.name,
+        "status": t.status,
+        "capacity": t.capacity,
+        "entrants": t.entrants,
+        "seats_left": t.capacity - t.entrants,
+        "private": t.private,
+        "games_per_round": t.games_per_round,
+        "bracket": list(t.bracket),
+        "custom_bracket": t.custom_bracket,
+        "organizer": t.organizer,
+        "organizer_email": t.organizer_email,
+        "club_id": t.club_id,
+        "current_round": t.current_round,
+        "champion": t.champion,
+        "created_at": t.created_at,
+    }
+
+
+def standing_rows(ranked: Sequence[Standing], advanced: Sequence[str] | None = None) -> list[dict]:
+    return [
+        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by,
+         "advanced": None if advanced is None else s.player in advanced}
+        for s in ranked
+    ]
+
+
+def standings_view(session: Session, code: str, round_no: int | None = None) -> list[dict]:
+    """A round's standings: as locked, or live from the finishes reported so far."""
+    tournament = find(session, code)
+    number = round_no or tournament.current_round
+    rnd = session.get(PusoyRound, (tournament.id, number)) if number else None
+    if rnd is None:
+        raise DomainError("unknown-round", f"{tournament.code} has no round {number or 1} yet")
+    if rnd.status == "locked":
+        rows = session.scalars(
+            select(PusoyStanding)
+            .where(PusoyStanding.tournament_id == tournament.id, PusoyStanding.round_no == number)
+            .order_by(PusoyStanding.listed)
+        )
+        return [
+            {"rank": r.rank, "player": r.player, "points": r.points, "decided_by": r.decided_by, "advanced": r.advanced}
+            for r in rows
+        ]
+    return standing_rows(_live_standings(session, tournament, rnd))
+
+
+def final_standings_view(session: Session, code: str) -> list[dict]:
+    """PD-13: every entrant's final position (set as each round locks; complete once the final does)."""
+    tournament = find(session, code)
+    rows = session.execute(
+        select(PusoyEntry.final_position, PusoyEntry.player, PusoyEntry.left_round)
+        .where(PusoyEntry.tournament_id == tournament.id)
+        .order_by(PusoyEntry.final_position.nulls_first(), PusoyEntry.player)
+    )
+    return [{"position": pos, "player": player, "left_round": left} for pos, player, left in rows]
+
+
+def show(session: Session, code: str) -> dict:
+    """The tournament, its rounds, the current tables (and playoff tables), the next draw's commitment."""
+    tournament = find(session, code)
+    rounds = session.scalars(
+        select(PusoyRound).where(PusoyRound.tournament_id == tournament.id).order_by(PusoyRound.number)
+    ).all()
+    seats_now = session.execute(
+        select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.player)
+        .where(PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == tournament.current_round)
+        .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
+    ).all()
+    tables: dict[str, list[str]] = {}
+    for stage, table, player in seats_now:
+        tables.setdefault(f"table {table}" if stage == 0 else f"playoff {stage} table {table}", []).append(player)
+    pending = session.scalar(
+        select(PusoyDraw.commitment).where(PusoyDraw.tournament_id == tournament.id, PusoyDraw.revealed_at.is_(None))
+    )
+    return {
+        **summary(tournament),
+        "rounds": [
+            {"round": r.number, "field": r.field, "advancing": r.advancing, "status": r.status, "playoffs": r.stage}
+            for r in rounds
+        ],
+        "tables": tables,
+        "next_draw_commitment": pending,
+    }

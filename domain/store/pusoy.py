@@ -15,6 +15,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
+    ForeignKey,
     ForeignKeyConstraint,
     Identity,
     Index,
@@ -53,7 +54,7 @@ class PusoyTournament(Base):
     name: Mapped[str] = mapped_column(String(120))
     organizer: Mapped[str] = mapped_column(String(40))
     organizer_email: Mapped[str | None] = mapped_column(String(254))
-    club_id: Mapped[int | None] = mapped_column(BigInteger)
+    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("clubs.id"), index=True)
     capacity: Mapped[int] = mapped_column(SmallInteger)
     private: Mapped[bool] = mapped_column(Boolean)
     games_per_round: Mapped[int] = mapped_column(SmallInteger)

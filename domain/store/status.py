@@ -19,6 +19,11 @@ PENDING_WORK: dict[str, str] = {
     " AND listing_status <> 'terminated' AND (last_checked_at IS NULL OR last_checked_at <= now() - interval '30 days')",
 
     # area: pusoy
+    "complete-rounds": (
+        "SELECT count(*) FROM pusoy_rounds r WHERE r.status <> 'locked' AND r.expected_games = "
+        "(SELECT count(*) FROM pusoy_games g WHERE g.tournament_id = r.tournament_id"
+        " AND g.round_no = r.number AND g.stage = r.stage)"
+    ),
 
     # area: poker
     "finalize-tournaments": pending_finalize_sql(),

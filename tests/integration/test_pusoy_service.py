@@ -62,6 +62,7 @@ def test_pd_1_pd_2_a_tournament_stores_its_bracket_default_or_custom(session):
         ({"advancing": [10, 4]}, "bad-bracket"),
         ({"organizer": "two words"}, "bad-organizer"),
         ({"organizer_email": "nope"}, "bad-email"),
+        ({"club_id": 987654321}, "unknown-club"),
     ],
 )
 def test_bad_creation_is_refused_with_its_code_and_nothing_is_written(session, kwargs, code):

@@ -78,6 +78,9 @@ def test_pd_1_to_pd_13_a_32_player_tournament_of_3_games_a_round_from_creation_t
     by_round = {r: {s.player for s in locked_standings(session, t.id, r) if not s.advanced} for r in (1, 2, 3)}
     assert all(places[p] > 16 for p in by_round[1]) and all(8 < places[p] <= 16 for p in by_round[2])
     assert all(4 < places[p] <= 8 for p in by_round[3])
+    final_view = service.final_standings_view(session, t.code)
+    assert [(r["player"], r["position"]) for r in final_view] == sorted(places.items(), key=lambda x: (x[1], x[0]))
+    assert final_view[0] == {"position": 1, "player": t.champion, "left_round": 4}
     for result in service.draw_proof(session, t.code):
         assert result["verified"] in (True, None)
     service_error = None
@@ -147,3 +150,22 @@ def test_two_completion_runs_at_once_advance_a_round_once(committed):
         rounds = s.scalar(select(func.count()).select_from(PusoyRound).where(PusoyRound.tournament_id == tid))
     assert [(c.round_no, c.outcome) for c in completions] == [(1, "advanced")]
     assert locked == 8 and rounds == 2
+
+
+def test_a_completion_skips_a_round_while_an_amendment_of_it_is_open(committed):
+    """PD-5: an amendment holds its round; the completion run at that moment leaves the round to the
+    next run, which completes it with the amended result."""
+    with unit_of_work(committed) as s:
+        t = filled(s, 8)
+        play_random_round(s, t, 1, random.Random(3))
+        code, tid = t.code, t.id
+        table_1 = seating(s, tid, 1)[1]
+    with unit_of_work(committed) as amending:
+        service.amend(amending, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(table_1, 1)],
+                      two_of_diamonds=table_1[0], now=NOW, reason="2♦ missed")
+        with unit_of_work(committed) as other:
+            assert service.complete_round(other, tid, 1, NOW) is None
+    with unit_of_work(committed) as s:
+        done = service.complete_round(s, tid, 1, NOW)
+    assert done.outcome in ("advanced", "playoff")
+    assert {s.player: s.points for s in done.standings}[table_1[0]] == 4

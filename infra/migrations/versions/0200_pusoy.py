@@ -1,7 +1,7 @@
 """Pusoy Dos bracket tournaments: tournaments, entries, committed draws, rounds, seats, games,
 finishes, the game audit trail and locked standings (PD-1..PD-13).
 
-`club_id` is a plain nullable column: the clubs table lives on another branch (see the README).
+`club_id` gets its foreign key to clubs.id in 0201 (which depends on the clubs migration 0100).
 
 Revision ID: 0200
 Revises: 0001

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from domain.poker import knockout_service, results_service
-from domain.poker.knockouts import Bust, as_credit
+from domain.poker.knockouts import Bust, credit_text
 from domain.poker.prizes import PRESETS
 from domain.store.db import unit_of_work
 from domain.store.poker_results import Knockout, MysteryDraw
@@ -40,7 +40,7 @@ def knockout_view(k: Knockout) -> dict:
         "bust_number": k.bust_number,
         "group": k.bust_group,
         "level": k.level,
-        "credit": str(as_credit(k.credit_halves)),
+        "credit": credit_text(k.credit_halves),
         "recorded_at": k.recorded_at,
         "voided_at": k.voided_at,
     }
@@ -172,7 +172,7 @@ def places(tournament: TournamentId) -> None:
                     "entry_id": p.place.entry_id,
                     "bust_number": p.place.bust_number,
                     "knockouts": p.place.knockouts,
-                    "credit": str(p.place.credit),
+                    "credit": credit_text(p.place.credit_halves),
                     "prize": p.place.prize,
                 }
                 for p in results_service.places(session, tournament)

@@ -19,6 +19,7 @@ from flows.clubs import reverify_clubs, verify_clubs
 from flows.pusoy import complete_rounds
 
 # area: poker
+from flows.poker_floor import advance_clocks, process_no_shows  # noqa: E402
 from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
@@ -79,6 +80,20 @@ JOBS: tuple[Job, ...] = (
     ),
 
     # area: poker
+    Job(
+        "process-no-shows",
+        process_no_shows,
+        "applies the no-show policy at each late-registration close; schedules the exact runs",
+        interval=timedelta(minutes=5),
+        tags=("poker",),
+    ),
+    Job(
+        "advance-clocks",
+        advance_clocks,
+        "records level changes and break events, charges dead stacks; schedules the next change",
+        interval=timedelta(minutes=1),
+        tags=("poker",),
+    ),
     Job(
         "finalize-tournaments",
         finalize_tournaments_flow,

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
+from domain.poker.knockouts import credit_text
 from domain.poker.results_service import Finalized, finalize_tournaments
 from domain.store.db import unit_of_work
 
@@ -28,7 +29,7 @@ def final_table_rows(done: Finalized) -> list[dict]:
             "player": p.name,
             "bust": p.place.bust_number,
             "knockouts": p.place.knockouts,
-            "credit": str(p.place.credit),
+            "credit": credit_text(p.place.credit_halves),
             "prize": p.place.prize,
         }
         for p in done.places

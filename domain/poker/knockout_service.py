@@ -27,17 +27,16 @@ from domain.poker.knockouts import (
     knockout_problems,
     void_problems,
 )
+from domain.poker.seating_service import seat_if_drawn
+from domain.poker.service import get_tournament
 from domain.store.poker import Entry, Tournament
 from domain.store.poker_results import Knockout, KnockoutAudit, KnockoutSettings, MysteryDraw
 
 
 def locked_tournament(session: Session, tournament_id: int) -> Tournament:
-    tournament = session.execute(
-        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
-    ).scalar_one_or_none()
-    if tournament is None:
-        raise NotFound("tournament-unknown", f"no tournament {tournament_id}")
-    return tournament
+    """The tournament row, locked FOR UPDATE: this area's writes to one tournament run one at a time
+    (registration and top-ups hold it FOR SHARE, so a void and a re-entry never interleave)."""
+    return get_tournament(session, tournament_id, lock="update")
 
 
 def void_window(session: Session, tournament_id: int) -> timedelta:
@@ -139,7 +138,7 @@ def record_knockouts(
 def _locked_knockout(session: Session, knockout_id: int) -> tuple[Knockout, Tournament]:
     tournament_id = session.scalar(select(Knockout.tournament_id).where(Knockout.id == knockout_id))
     if tournament_id is None:
-        raise NotFound("knockout-unknown", f"no knockout {knockout_id}")
+        raise NotFound("knockout-not-found", f"no knockout {knockout_id}")
     tournament = locked_tournament(session, tournament_id)
     knockout = session.get(Knockout, knockout_id, populate_existing=True)
     assert knockout is not None
@@ -173,10 +172,12 @@ def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: s
     knockout.voided_by = actor
     busted.state = "active"
     busted.busted_at = None
+    session.flush()
+    seat = seat_if_drawn(session, busted.id, now)  # the bust freed the seat (3.6); back in, seated again
     session.add(
         KnockoutAudit(
             tournament_id=tournament.id, knockout_id=knockout.id, kind="voided", actor=actor, at=now,
-            data={"busted_entry_id": busted.id},
+            data={"busted_entry_id": busted.id, "seat": seat},
         )
     )
     session.flush()

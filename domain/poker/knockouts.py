@@ -52,6 +52,11 @@ def as_credit(halves: int) -> Fraction:
     return Fraction(halves, 2)
 
 
+def credit_text(halves: int) -> str:
+    """A credit as the floor writes it: 2, 0.5, 2.5 (exact: halves never need more digits)."""
+    return f"{halves // 2}.5" if halves % 2 else str(halves // 2)
+
+
 def knockout_problems(
     busts: Sequence[Bust], entries: Mapping[int, EntryState], level: int | None = None
 ) -> list[Problem]:

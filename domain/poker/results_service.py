@@ -14,6 +14,7 @@ from domain.errors import DomainError
 from domain.poker.knockout_service import locked_tournament
 from domain.poker.places import LiveKnockout, Place, PlacedEntry, final_places
 from domain.poker.prizes import Itm, itm, preset_lines, validated_prize_lines
+from domain.poker.service import get_tournament
 from domain.store.poker import Entry, Player, Registration, Tournament
 from domain.store.poker_results import FinalPlace, Knockout, KnockoutSettings, Prize
 
@@ -72,9 +73,7 @@ def prizes(session: Session, tournament_id: int) -> tuple[str, ...]:
 
 
 def itm_status(session: Session, tournament_id: int) -> Itm:
-    tournament = session.get(Tournament, tournament_id)
-    if tournament is None:
-        raise DomainError("tournament-unknown", f"no tournament {tournament_id}")
+    tournament = get_tournament(session, tournament_id)
     entries, players = field_size(session, tournament_id)
     remaining = session.scalar(
         select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active")
@@ -125,8 +124,7 @@ def _prize_lists(session: Session, tournament_ids: Sequence[int]) -> dict[int, l
 
 def compute_places(session: Session, tournament_id: int) -> tuple[Place, ...]:
     """The places from the elimination graph as it stands (refused while two players are in)."""
-    if session.get(Tournament, tournament_id) is None:
-        raise DomainError("tournament-unknown", f"no tournament {tournament_id}")
+    get_tournament(session, tournament_id)
     entries, knockouts = _graphs(session, [tournament_id])[tournament_id]
     return final_places(entries, knockouts, _prize_lists(session, [tournament_id])[tournament_id])
 

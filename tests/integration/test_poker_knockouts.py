@@ -252,3 +252,27 @@ def test_3_3_two_mystery_draws_at_once_by_one_killer_entry_write_one(committed):
     assert outcomes == ["mystery-already-drawn", "ok"]
     with unit_of_work(committed) as s:
         assert count(s, MysteryDraw, MysteryDraw.tournament_id == t) == 1
+
+
+def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed):
+    """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated
+    (live poker II's late-seating rule), and the transaction commits."""
+    from domain.poker.seating_service import draw_initial
+    from domain.store.poker_floor import Seat
+
+    with unit_of_work(committed) as s:
+        t = h.tournament(s)
+        e = {n: x.id for n, x in h.field(s, t, "ABCD").items()}
+        tid = t.id
+        draw_initial(s, tid, NOW, seed="fixed")
+    with unit_of_work(committed) as s:
+        [k] = record_knockouts(s, tid, [Bust(e["A"], e["B"])], now=NOW, actor="floor")
+        k_id = k.id
+    with unit_of_work(committed) as s:
+        assert s.get(Seat, e["A"]) is None
+        assert count(s, Seat, Seat.tournament_id == tid) == 3
+    with unit_of_work(committed) as s:
+        void_knockout(s, k_id, now=NOW, actor="floor")
+    with unit_of_work(committed) as s:
+        assert s.get(Seat, e["A"]) is not None
+        assert s.get(Entry, e["A"]).state == "active"

@@ -175,3 +175,15 @@ def test_prizes_of_a_finished_tournament_are_frozen(session):
     with pytest.raises(DomainError) as refused:
         set_prizes(session, t.id, ["Cup"])
     assert refused.value.code == "prizes-frozen"
+
+
+def test_3_2_without_bounty_knockouts_are_still_recorded_for_places_and_statistics(session):
+    """3.2: bounty type none — the records carry their credit; places and counts still come from them."""
+    t = h.tournament(session, bounty="none")
+    e = h.field(session, t, "ABCD")
+    record_knockouts(session, t.id, [Bust(e["A"].id, e["D"].id)], now=NOW, actor="f")
+    record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id, e["D"].id)], now=NOW, actor="f")
+    record_knockouts(session, t.id, [Bust(e["C"].id, e["D"].id)], now=NOW, actor="f")
+    assert [(p.name, p.place.place, p.place.knockouts, p.place.credit) for p in places(session, t.id)] == [
+        ("D", 1, 2, Fraction(2)), ("C", 2, 1, Fraction(1, 2)), ("B", 3, 0, Fraction(0)), ("A", 4, 0, Fraction(0))
+    ]

@@ -4,6 +4,8 @@ a bad write could break (3.2, 3.3, SP-4)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
@@ -99,3 +101,11 @@ def test_3_3_the_database_keeps_one_draw_per_killer_entry_and_the_killer_of_the_
     session.execute(text(draw), {"t": t.id, "ko": ko1, "k": e["C"].id, "n": 1, "d": "Dinner for 2"})
     _fails(session, draw, t=t.id, ko=ko2, k=e["C"].id, n=2, d=None)  # second draw of the killer entry
     _fails(session, "UPDATE poker_mystery_draws SET description = 'Cup' WHERE knockout_id = :ko", ko=ko1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet="abcdeursoyshmnt $€р₽уббльдензгйеёкпЕРУБCASHUSD0123456789 .,\u00a0", max_size=24))
+def test_sp_4_the_database_and_python_agree_on_random_text(session, sample):
+    """SP-4: the same answer from PostgreSQL and Python on generated text, not only on the samples."""
+    in_db = session.execute(text("SELECT :s ~ :p"), {"s": sample, "p": MONEY_PATTERN}).scalar_one()
+    assert in_db == (names_money(sample) is not None)

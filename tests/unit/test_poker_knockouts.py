@@ -171,3 +171,11 @@ def test_sp_4_a_mystery_description_naming_money_is_refused(description):
 def test_sp_4_a_mystery_description_of_501_characters_is_refused():
     assert draw(description="x" * 500) == []
     assert draw(description="x" * 501) == ["mystery-description-too-long"]
+
+
+@pytest.mark.parametrize("halves, shown", [(0, "0"), (1, "0.5"), (2, "1"), (5, "2.5"), (6, "3")])
+def test_3_7_credits_are_shown_as_the_floor_writes_them(halves, shown):
+    """3.7: a fractional knockout figure such as 2.5."""
+    from domain.poker.knockouts import credit_text
+
+    assert credit_text(halves) == shown

@@ -23,6 +23,7 @@ from flows.poker_floor import advance_clocks, process_no_shows  # noqa: E402
 from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
+from flows.documents import publish_results  # noqa: E402
 
 # area: series
 
@@ -102,6 +103,13 @@ JOBS: tuple[Job, ...] = (
     ),
 
     # area: documents
+    Job(
+        "publish-results",
+        publish_results,
+        "renders, stores and e-mails results sheets and certificates of finished tournaments",
+        interval=timedelta(minutes=5),
+        tags=("documents",),
+    ),
 
     # area: series
 

@@ -19,6 +19,7 @@ import domain.store.poker_floor  # noqa: F401,E402
 import domain.store.poker_results  # noqa: F401,E402
 
 # area: documents
+import domain.store.documents  # noqa: E402,F401
 
 # area: series
 

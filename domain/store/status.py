@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, text
 
 from domain.poker.results_service import pending_finalize_sql
+from domain.store.documents import PENDING_SQL as documents_pending_sql
 from domain.store.migrate import database_heads, script_heads
 
 # job name -> SQL counting the rows that job will pick up on its next run.
@@ -37,6 +38,7 @@ PENDING_WORK: dict[str, str] = {
     "finalize-tournaments": pending_finalize_sql(),
 
     # area: documents
+    "publish-results": documents_pending_sql,
 
     # area: series
 

@@ -29,10 +29,19 @@ from flows.cli_clubs import app as clubs_app  # noqa: E402
 app.add_typer(clubs_app, name="club")
 
 # area: pusoy
+from flows.cli_pusoy import app as pusoy_app  # noqa: E402
+app.add_typer(pusoy_app, name="pusoy")
 
 # area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
+from flows.cli_poker import player_app, poker_app  # noqa: E402
+
+app.add_typer(poker_app, name="poker")
+app.add_typer(player_app, name="player")
 
 # area: documents
+from flows.cli_documents import app as documents_app  # noqa: E402
+
+app.add_typer(documents_app, name="documents")
 
 # area: series and operations
 

@@ -619,14 +619,6 @@ def summary(t: PusoyTournament) -> dict:
     }
 
 
-def standing_rows(ranked: Sequence[Standing], advanced: Sequence[str] | None = None) -> list[dict]:
-    return [
-        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by,
-         "advanced": None if advanced is None else s.player in advanced}
-        for s in ranked
-    ]
-
-
 def standings_view(session: Session, code: str, round_no: int | None = None) -> list[dict]:
     """A round's standings: as locked, or live from the finishes reported so far."""
     tournament = find(session, code)
@@ -644,7 +636,10 @@ def standings_view(session: Session, code: str, round_no: int | None = None) -> 
             {"rank": r.rank, "player": r.player, "points": r.points, "decided_by": r.decided_by, "advanced": r.advanced}
             for r in rows
         ]
-    return standing_rows(_live_standings(session, tournament, rnd))
+    return [
+        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by, "advanced": None}
+        for s in _live_standings(session, tournament, rnd)
+    ]
 
 
 def final_standings_view(session: Session, code: str) -> list[dict]:

@@ -39,6 +39,9 @@ app.add_typer(poker_app, name="poker")
 app.add_typer(player_app, name="player")
 
 # area: documents
+from flows.cli_documents import app as documents_app  # noqa: E402
+
+app.add_typer(documents_app, name="documents")
 
 # area: series and operations
 

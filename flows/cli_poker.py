@@ -18,7 +18,7 @@ import typer
 
 import flows
 from domain.errors import DomainError, Problem, raise_problems
-from domain.poker import service
+from domain.poker import clock_service, seating_service, service
 from domain.poker.settings import TournamentSettings, setting_from_text
 from domain.poker.structures import parse_levels
 from domain.store.db import unit_of_work
@@ -222,8 +222,10 @@ def poker_unregister(tournament: TournamentId, player: PlayerRef) -> None:
 @poker_app.command("checkin")
 def poker_checkin(tournament: TournamentId, player: PlayerRef) -> None:
     """Mark in at the counter: the first entry opens, the buy-in is owed (3.4, 3.10)."""
+    now = _now()
     with unit_of_work() as session:
-        emit(service.entry_view(service.check_in(session, tournament, player, _now())))
+        entry = service.check_in(session, tournament, player, now)
+        emit(service.entry_view(entry) | _seated(session, entry.id, now))
 
 
 @poker_app.command("rebuy")
@@ -236,15 +238,25 @@ def poker_rebuy(tournament: TournamentId, player: PlayerRef) -> None:
 @poker_app.command("reentry")
 def poker_reentry(tournament: TournamentId, player: PlayerRef) -> None:
     """A new entry after a bust, within the re-entry window (3.1)."""
+    now = _now()
     with unit_of_work() as session:
-        emit(service.entry_view(service.reenter(session, tournament, player, _now())))
+        entry = service.reenter(session, tournament, player, now)
+        emit(service.entry_view(entry) | _seated(session, entry.id, now))
 
 
 @poker_app.command("addon")
 def poker_addon(tournament: TournamentId, player: PlayerRef) -> None:
     """The add-on into the current entry, within its window (3.1)."""
+    now = _now()
     with unit_of_work() as session:
-        emit(service.topup_view(service.add_on(session, tournament, player, _now())))
+        breaks = clock_service.breaks_reached(session, tournament, now)
+        emit(service.topup_view(service.add_on(session, tournament, player, now, breaks_reached=breaks)))
+
+
+def _seated(session, entry_id: int, now: datetime) -> dict[str, Any]:
+    """Seat a late entry or re-entry in its own transaction once seats are drawn (3.6; area poker2)."""
+    seat = seating_service.seat_if_drawn(session, entry_id, now)
+    return {"table": seat["table"], "seat": seat["seat"]} if seat else {}
 
 
 # -- fees ------------------------------------------------------------------------------------------

@@ -19,8 +19,11 @@ from flows.clubs import reverify_clubs, verify_clubs
 from flows.pusoy import complete_rounds
 
 # area: poker
+from flows.poker_floor import advance_clocks, process_no_shows  # noqa: E402
+from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
+from flows.documents import publish_results  # noqa: E402
 
 # area: series
 
@@ -77,8 +80,36 @@ JOBS: tuple[Job, ...] = (
     ),
 
     # area: poker
+    Job(
+        "process-no-shows",
+        process_no_shows,
+        "applies the no-show policy at each late-registration close; schedules the exact runs",
+        interval=timedelta(minutes=5),
+        tags=("poker",),
+    ),
+    Job(
+        "advance-clocks",
+        advance_clocks,
+        "records level changes and break events, charges dead stacks; schedules the next change",
+        interval=timedelta(minutes=1),
+        tags=("poker",),
+    ),
+    Job(
+        "finalize-tournaments",
+        finalize_tournaments_flow,
+        "places, prizes and finished for every live tournament down to one player",
+        interval=timedelta(minutes=1),
+        tags=("poker",),
+    ),
 
     # area: documents
+    Job(
+        "publish-results",
+        publish_results,
+        "renders, stores and e-mails results sheets and certificates of finished tournaments",
+        interval=timedelta(minutes=5),
+        tags=("documents",),
+    ),
 
     # area: series
 

@@ -13,10 +13,13 @@ import domain.store.pusoy  # noqa: F401
 import domain.store.poker  # noqa: F401,E402
 
 # area: poker clock and seating
+import domain.store.poker_floor  # noqa: F401,E402
 
 # area: poker knockouts and places
+import domain.store.poker_results  # noqa: F401,E402
 
 # area: documents
+import domain.store.documents  # noqa: E402,F401
 
 # area: series
 

@@ -2,9 +2,10 @@
 the pure rules and writes the outcome (RULES PD-1..PD-13).
 
 Races are settled by the database: a join locks the tournament row (`FOR UPDATE`), so the last
-seat is taken once and the start happens in the same transaction; a report holds its round
-`FOR SHARE` and a completion takes it `FOR UPDATE SKIP LOCKED`, so two completions never advance
-one round twice and a report never lands in a round being locked.
+seat is taken once and the start happens in the same transaction; a report or amendment locks its
+round row (`FOR UPDATE`), so reports of one round queue and exactly the last one sees the round
+ready; a completion takes the round `FOR UPDATE SKIP LOCKED`, so two completions never advance one
+round twice and a report never lands in a round being locked.
 """
 
 from __future__ import annotations
@@ -383,7 +384,7 @@ def _reportable(session, code, round_no, table, game, finishes, two_of_diamonds,
     rnd = session.scalars(
         select(PusoyRound)
         .where(PusoyRound.tournament_id == tournament.id, PusoyRound.number == round_no)
-        .with_for_update(read=True)
+        .with_for_update()
         .execution_options(populate_existing=True)
     ).one_or_none()
     if rnd is None:

@@ -181,3 +181,21 @@ def test_a_completion_skips_a_round_while_an_amendment_of_it_is_open(committed):
         done = service.complete_round(s, tid, 1, NOW)
     assert done.outcome in ("advanced", "playoff")
     assert {s.player: s.points for s in done.standings}[table_1[0]] == 4
+
+
+def test_of_two_last_reports_sent_at_once_exactly_one_finds_the_round_ready(committed):
+    """PD-5"""
+    with unit_of_work(committed) as s:
+        t = filled(s, 8)
+        code, tables = t.code, seating(s, t.id, 1)
+    gate = threading.Barrier(2)
+
+    def send(table: int) -> bool:
+        gate.wait()
+        with unit_of_work(committed) as s:
+            return service.report(s, code, round_no=1, table=table, game=1, two_of_diamonds=None, now=NOW,
+                                  finishes=[(p, i) for i, p in enumerate(tables[table], start=1)]).round_ready
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ready = sorted(pool.map(send, (1, 2)))
+    assert ready == [False, True]

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from domain import draw
 from domain.errors import DomainError
 from domain.poker import seating as pure
-from domain.poker.clock_service import tournament
+from domain.poker.service import get_tournament
 from domain.poker.seating import Move, Seat, Seating
 from domain.store.poker import Entry, Player
 from domain.store.poker_floor import Move as MoveRow
@@ -34,7 +34,9 @@ def load(session: Session, tournament_id: int, seat_cap: int) -> Seating:
         select(TableRow.table_no, TableRow.broken_at).where(TableRow.tournament_id == tournament_id)
     ).all()
     seats = session.execute(
-        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(SeatRow.tournament_id == tournament_id)
+        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(
+            SeatRow.tournament_id == tournament_id
+        )
     ).all()
     return Seating(
         seat_cap,
@@ -61,14 +63,22 @@ def save(session: Session, tournament_id: int, before: Seating, after: Seating, 
     if leaving:
         session.execute(delete(SeatRow).where(SeatRow.entry_id.in_(leaving)))
     taken = [
-        {"entry_id": s.entry, "tournament_id": tournament_id, "table_no": s.table, "seat_no": s.seat, "seated_at": now}
+        {
+            "entry_id": s.entry,
+            "tournament_id": tournament_id,
+            "table_no": s.table,
+            "seat_no": s.seat,
+            "seated_at": now,
+        }
         for s in sorted(new - old)
     ]
     if taken:
         session.execute(SeatRow.__table__.insert(), taken)
 
 
-def _record_moves(session: Session, tournament_id: int, kind: str, moves: Iterable[Move], now: datetime, actor: str | None) -> None:
+def _record_moves(
+    session: Session, tournament_id: int, kind: str, moves: Iterable[Move], now: datetime, actor: str | None
+) -> None:
     rows = [
         {
             "tournament_id": tournament_id,
@@ -90,32 +100,44 @@ def _record_moves(session: Session, tournament_id: int, kind: str, moves: Iterab
 def _draw_seed(session: Session, tournament_id: int, purpose: str, seed: str | None, now: datetime) -> str:
     seed = seed or draw.new_seed()
     session.add(
-        SeatDraw(tournament_id=tournament_id, purpose=purpose, commitment=draw.commitment(seed), seed=seed, drawn_at=now)
+        SeatDraw(
+            tournament_id=tournament_id,
+            purpose=purpose,
+            commitment=draw.commitment(seed),
+            seed=seed,
+            drawn_at=now,
+        )
     )
     return seed
 
 
-def _begin(session: Session, tournament_id: int) -> tuple[int, Seating]:
-    t = tournament(session, tournament_id)
+def _begin(session: Session, tournament_id: int) -> Seating:
+    """The tournament's seating, under its lock."""
+    t = get_tournament(session, tournament_id)
     lock(session, t.id)
-    return t.seat_cap, load(session, t.id, t.seat_cap)
+    return load(session, t.id, t.seat_cap)
 
 
 def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> dict:
     """3.6: the initial seating of every active entry, by lot."""
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     if t.status not in ("registration_open", "running"):
         raise DomainError(
-            "seating-not-open", f"tournament {t.id} is {t.status.replace('_', ' ')}: seats are drawn once registration is open"
+            "seating-not-open",
+            f"tournament {t.id} is {t.status.replace('_', ' ')}: seats are drawn once registration is open",
         )
-    cap, before = _begin(session, t.id)
+    before = _begin(session, t.id)
     if before.tables or before.broken:
         raise DomainError("seating-already-drawn", f"the seats of tournament {t.id} are already drawn")
-    entries = session.execute(
-        select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id)
-    ).scalars().all()
+    entries = (
+        session.execute(
+            select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id)
+        )
+        .scalars()
+        .all()
+    )
     seed = _draw_seed(session, t.id, "initial-seating", seed, now)
-    after = pure.initial_seating(entries, cap, seed)
+    after = pure.initial_seating(entries, before.seat_cap, seed)
     save(session, t.id, before, after, now)
     return show(session, t.id) | {"seed": seed, "commitment": draw.commitment(seed)}
 
@@ -127,15 +149,17 @@ def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
     entry = session.get(Entry, entry_id)
     if entry is None:
         raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
-    cap, before = _begin(session, entry.tournament_id)
+    before = _begin(session, entry.tournament_id)
     after, seat, opened = pure.seat_new_entry(before, entry_id)
     save(session, entry.tournament_id, before, after, now)
     return {"entry_id": entry_id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
 
 
-def seat_new_entries(session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime) -> list[Seat]:
+def seat_new_entries(
+    session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime
+) -> list[Seat]:
     """Several new entries of one tournament, one after another by the same rule."""
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     after, seats = before, []
     for entry_id in entry_ids:
         after, seat, _ = pure.seat_new_entry(after, entry_id)
@@ -144,8 +168,16 @@ def seat_new_entries(session: Session, tournament_id: int, entry_ids: Iterable[i
     return seats
 
 
-def move(session: Session, tournament_id: int, entry_id: int, table: int, seat: int, now: datetime, actor: str | None = None) -> dict:
-    cap, before = _begin(session, tournament_id)
+def move(
+    session: Session,
+    tournament_id: int,
+    entry_id: int,
+    table: int,
+    seat: int,
+    now: datetime,
+    actor: str | None = None,
+) -> dict:
+    before = _begin(session, tournament_id)
     after, done = pure.move(before, entry_id, table, seat)
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "move", [done], now, actor)
@@ -154,7 +186,7 @@ def move(session: Session, tournament_id: int, entry_id: int, table: int, seat: 
 
 def undo(session: Session, tournament_id: int, now: datetime, actor: str | None = None) -> dict:
     """Undo the last move, if nothing has changed the seating since (a break or final table)."""
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     last = session.execute(
         select(MoveRow)
         .where(MoveRow.tournament_id == tournament_id, MoveRow.kind != "undo", MoveRow.undone_at.is_(None))
@@ -171,8 +203,15 @@ def undo(session: Session, tournament_id: int, now: datetime, actor: str | None 
     return _move_dict(reverse)
 
 
-def break_table(session: Session, tournament_id: int, table: int, now: datetime, seed: str | None = None, actor: str | None = None) -> dict:
-    cap, before = _begin(session, tournament_id)
+def break_table(
+    session: Session,
+    tournament_id: int,
+    table: int,
+    now: datetime,
+    seed: str | None = None,
+    actor: str | None = None,
+) -> dict:
+    before = _begin(session, tournament_id)
     seed = seed or draw.new_seed()
     after, moves = pure.break_table(before, table, seed)
     _draw_seed(session, tournament_id, f"break-table-{table}", seed, now)
@@ -182,7 +221,7 @@ def break_table(session: Session, tournament_id: int, table: int, now: datetime,
 
 
 def suggest(session: Session, tournament_id: int) -> list[dict]:
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     out = []
     for s in pure.suggest(load(session, t.id, t.seat_cap)):
         row = {"kind": s.kind, "table": s.table}
@@ -191,9 +230,16 @@ def suggest(session: Session, tournament_id: int) -> list[dict]:
     return out
 
 
-def final_table(session: Session, tournament_id: int, now: datetime, confirm: bool, seed: str | None = None, actor: str | None = None) -> dict:
+def final_table(
+    session: Session,
+    tournament_id: int,
+    now: datetime,
+    confirm: bool,
+    seed: str | None = None,
+    actor: str | None = None,
+) -> dict:
     """Show the final-table proposal; with `confirm`, assemble it (seats by lot)."""
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     proposal = pure.final_table_proposal(before)
     if not confirm:
         return {
@@ -207,11 +253,16 @@ def final_table(session: Session, tournament_id: int, now: datetime, confirm: bo
     _draw_seed(session, tournament_id, "final-table", seed, now)
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "final-table", moves, now, actor)
-    return {"stage": pure.stage(after), "table": after.tables[0], "seed": seed, "moves": [_move_dict(m) for m in moves]}
+    return {
+        "stage": pure.stage(after),
+        "table": after.tables[0],
+        "seed": seed,
+        "moves": [_move_dict(m) for m in moves],
+    }
 
 
 def show(session: Session, tournament_id: int) -> dict:
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     seating = load(session, t.id, t.seat_cap)
     names = dict(
         session.execute(
@@ -228,12 +279,21 @@ def show(session: Session, tournament_id: int) -> dict:
         "seat_cap": seating.seat_cap,
         "tables": [{"table": n, "players": counts[n]} for n in seating.tables],
         "broken": sorted(seating.broken),
-        "seats": [{"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)} for s in seating.seats],
+        "seats": [
+            {"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)}
+            for s in seating.seats
+        ],
     }
 
 
 def _move_dict(m: Move) -> dict:
-    return {"entry_id": m.entry, "from_table": m.from_table, "from_seat": m.from_seat, "to_table": m.to_table, "to_seat": m.to_seat}
+    return {
+        "entry_id": m.entry,
+        "from_table": m.from_table,
+        "from_seat": m.from_seat,
+        "to_table": m.to_table,
+        "to_seat": m.to_seat,
+    }
 
 
 def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None:

@@ -187,3 +187,22 @@ def test_3_2_without_bounty_knockouts_are_still_recorded_for_places_and_statisti
     assert [(p.name, p.place.place, p.place.knockouts, p.place.credit) for p in places(session, t.id)] == [
         ("D", 1, 2, Fraction(2)), ("C", 2, 1, Fraction(1, 2)), ("B", 3, 0, Fraction(0)), ("A", 4, 0, Fraction(0))
     ]
+
+
+def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(session, engine):
+    """The job: a constant number of statements, not one round per tournament or player."""
+    from domain.store.db import StatementCounter
+
+    def finished_down_to_one(n: int) -> None:
+        for _ in range(n):
+            t = h.tournament(session)
+            e = h.field(session, t, "ABCD")
+            record_knockouts(session, t.id, [Bust(e[x].id, e["D"].id) for x in "ABC"], now=NOW, actor="f")
+
+    finished_down_to_one(1)
+    with StatementCounter(engine) as one:
+        assert len(finalize_tournaments(session, LATER)) == 1
+    finished_down_to_one(3)
+    with StatementCounter(engine) as three:
+        assert len(finalize_tournaments(session, LATER)) == 3
+    assert one.count == three.count == 7  # lock+pick, entries, knockouts, prizes, insert, update, names

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,10 @@ from domain.store.poker import Level as LevelRow
 from domain.store.poker import Structure, Tournament
 from domain.store.poker_floor import Clock as ClockRow
 from domain.store.poker_floor import ClockEvent as ClockEventRow
+
+# The floor's transitions of one tournament queue on this lock, then lock the clock row; the batch
+# job locks clock rows (skipping held ones) and then, for a dead stack's bust, the tournament row.
+CLOCK_LOCK = 7411401
 
 ACTIONS = {
     "pause": pure.pause,
@@ -155,7 +159,8 @@ def act(
     hands_per_hour: int | None = None,
 ) -> dict:
     """start | pause | resume | next | prev | reset | override, recorded with its events."""
-    t = tournament(session, tournament_id, lock=True)
+    session.execute(select(func.pg_advisory_xact_lock(CLOCK_LOCK, tournament_id)))
+    t = tournament(session, tournament_id)
     if t.status != "running":
         raise DomainError(
             "clock-tournament-not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}, not running"

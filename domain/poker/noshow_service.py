@@ -168,21 +168,34 @@ def charge_dead_stacks(session: Session, loaded: Mapping[int, object], starts: S
         {"rows": json.dumps(changed)},
     )
     if busted_at:
-        bust_without_killer(session, {d.entry_id: busted_at[d.id] for d in stacks if d.id in busted_at})
+        blocks: dict[tuple[int, datetime, int], list[int]] = {}
+        level_at = {(s["tournament_id"], s["at"]): s["level"] for s in starts}
+        for d in stacks:
+            if d.id in busted_at:
+                key = (d.tournament_id, busted_at[d.id], level_at[(d.tournament_id, busted_at[d.id])])
+                blocks.setdefault(key, []).append(d.entry_id)
+        for (tid, at, level), entry_ids in sorted(blocks.items()):
+            bust_without_killer(session, tid, entry_ids, at, level)
     return charges
 
 
-def bust_without_killer(session: Session, entries: Mapping[int, datetime]) -> None:
-    """SP-6: a dead stack at 0 is out, with no killer. The entry is marked busted (its seat is freed
-    by the database); the bust number belongs to the knockouts area."""
-    session.execute(
-        text(
-            "UPDATE poker_entries e SET state = 'busted', busted_at = v.at "
-            "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(id bigint, at timestamptz) "
-            "WHERE e.id = v.id AND e.state = 'active'"
-        ),
-        {"rows": json.dumps([{"id": k, "at": v.isoformat()} for k, v in entries.items()])},
-    )
+def bust_without_killer(session: Session, tournament_id: int, entry_ids: list[int], at: datetime, level: int) -> None:
+    """SP-6: dead stacks at 0 are out with no killer and a normal bust number: one knockout block
+    per level start (busts at the same instant share a number, 3.2), through live poker III. When
+    the block is refused (it would leave nobody in), the entries are only marked out."""
+    from domain.poker.knockout_service import record_knockouts
+    from domain.poker.knockouts import Bust
+
+    try:
+        with session.begin_nested():
+            record_knockouts(
+                session, tournament_id, [Bust(e) for e in sorted(entry_ids)], now=at, actor="dead stack", level=level
+            )
+    except DomainError:
+        session.execute(
+            text("UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = ANY(:ids) AND state = 'active'"),
+            {"at": at, "ids": entry_ids},
+        )
 
 
 def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) -> dict:

@@ -36,7 +36,9 @@ def test_3_8_drop_cancels_no_shows_exactly_at_the_close_and_only_once(session):
     """3.8: one second before the close nothing happens; at the close the registrations drop."""
     t, absent = floor(session, "drop")
     assert process_no_shows(session, CLOSE - SECOND) == []
-    assert process_no_shows(session, CLOSE) == [{"tournament_id": t.id, "policy": "drop", "dropped": 2, "dead_stacks": 0}]
+    assert process_no_shows(session, CLOSE) == [
+        {"tournament_id": t.id, "policy": "drop", "dropped": 2, "dead_stacks": 0}
+    ]
     session.expire_all()
     assert {session.get(Registration, r.id).status for r in absent} == {"dropped"}
     assert process_no_shows(session, CLOSE + SECOND) == []
@@ -75,7 +77,9 @@ def test_sp_6_a_dead_stack_busts_at_zero_with_no_killer_and_frees_its_seat(sessi
         .where(Knockout.tournament_id == t.id)
         .order_by(Knockout.busted_entry_id)
     ).all()
-    assert [tuple(k) for k in knockouts] == [(d.entry_id, None, 1, 5) for d in sorted(stacks, key=lambda d: d.entry_id)]
+    assert [tuple(k) for k in knockouts] == [
+        (d.entry_id, None, 1, 5) for d in sorted(stacks, key=lambda d: d.entry_id)
+    ]
 
 
 def test_an_arrived_player_stops_paying_and_bad_arrivals_are_refused(session):

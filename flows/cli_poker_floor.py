@@ -94,7 +94,7 @@ def seat_draw(tournament: TournamentId, seed: Seed = None) -> None:
     """Draw the initial seating of every checked-in entry by lot (PD-12: the seed is published)."""
     with unit_of_work() as session:
         out = seating_service.draw_initial(session, tournament, _now(), seed)
-    emit(out if _json() else out["seats"], f"seed {out['seed']} (sha256 {out['commitment']})")
+    emit(out if _json() else out["seats"], f"seated by lot, seed {out['seed']}")
 
 
 @seat_app.command("show")
@@ -105,7 +105,9 @@ def seat_show(tournament: TournamentId) -> None:
     if _json():
         emit(out)
     else:
-        emit(out["seats"], f"tournament {tournament}: {out['stage']}, tables {out['tables']}, broken {out['broken']}")
+        tables = ", ".join(f"table {t['table']}: {t['players']}" for t in out["tables"])
+        broken = ", ".join(map(str, out["broken"])) or "none"
+        emit(out["seats"], f"tournament {tournament}: {out['stage']} · {tables} · broken: {broken}")
 
 
 @seat_app.command("move")

@@ -2,7 +2,7 @@
 
 `registry.add(party(...))` puts a record in it; `registry.script(inn, *steps)` makes the next
 requests for that INN misbehave, one step per request: an HTTP status (429, 500, 401...), `"slow"`
-(answers after `slow_seconds`) or `"malformed"` (HTTP 200 with a body that is not JSON). Every request
+(answers after `slow_seconds`; every answer takes `latency`) or `"malformed"` (HTTP 200 with a body that is not JSON). Every request
 is recorded with its arrival time (time.monotonic) so callers can check the rate the server saw.
 """
 
@@ -25,9 +25,27 @@ class Seen:
     authorization: str | None
 
 
+def most_in_one_second(times: list[float]) -> int:
+    """The most of `times` (seconds) within any half-open window of one second."""
+    ordered = sorted(times)
+    most, start = 0, 0
+    for end, at in enumerate(ordered):
+        while at - ordered[start] >= 1.0:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
+
+
 class RegistryServer:
-    def __init__(self, token: str = "test-token", slow_seconds: float = 1.0, retry_after: str | None = None):
+    def __init__(
+        self,
+        token: str = "test-token",
+        slow_seconds: float = 1.0,
+        retry_after: str | None = None,
+        latency: float = 0.0,
+    ):
         self.token = token
+        self.latency = latency  # every answer takes this long, like a real remote API
         self.slow_seconds = slow_seconds
         self.retry_after = retry_after
         self.records: dict[str, list[dict]] = defaultdict(list)
@@ -55,13 +73,7 @@ class RegistryServer:
 
     def max_in_any_second(self) -> int:
         """The most requests that arrived within any half-open window of one second."""
-        times = sorted(s.at for s in self.seen)
-        most, start = 0, 0
-        for end, at in enumerate(times):
-            while at - times[start] >= 1.0:
-                start += 1
-            most = max(most, end - start + 1)
-        return most
+        return most_in_one_second([s.at for s in self.seen])
 
     def __enter__(self) -> RegistryServer:
         self._thread.start()
@@ -112,6 +124,8 @@ class RegistryServer:
                     return self._send(step, json.dumps({"message": f"scripted {step}"}), headers)
                 if step == "slow":
                     time.sleep(registry.slow_seconds)
+                elif registry.latency:
+                    time.sleep(registry.latency)
                 if step == "malformed":
                     return self._send(200, '{"suggestions": [{"data": ')
                 body = {"suggestions": registry.records.get(inn, [])}

@@ -32,8 +32,9 @@ class RegistryProvider(Protocol):
 
 
 class RateLimiter:
-    """At most `rate` request starts per second, spaced evenly (1/rate apart), across all threads:
-    in any half-open window of one second no more than `rate` requests start."""
+    """At most `rate` requests per second across all threads: a request is released only when
+    1/rate seconds have passed since the previous release, checked against the clock at the moment
+    of release (a thread that overslept cannot bunch up with the next one)."""
 
     def __init__(
         self,
@@ -49,14 +50,16 @@ class RateLimiter:
         self._lock = threading.Lock()
         self._next = float("-inf")
 
-    def acquire(self) -> None:
-        """Wait for this caller's slot (slots are handed out in arrival order)."""
-        with self._lock:
-            now = self._clock()
-            slot = max(now, self._next)
-            self._next = slot + self.interval
-        if slot > now:
-            self._sleep(slot - now)
+    def acquire(self) -> float:
+        """Wait until this caller may send; returns the moment of release."""
+        while True:
+            with self._lock:
+                now = self._clock()
+                if now >= self._next:
+                    self._next = now + self.interval
+                    return now
+                wait = self._next - now
+            self._sleep(wait)
 
 
 class HttpPartyProvider:

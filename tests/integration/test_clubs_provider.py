@@ -106,32 +106,41 @@ def test_an_unreachable_registry_is_unavailable():
         provider.lookup("7707083893")
 
 
-def test_the_rate_limiter_spaces_requests_evenly_across_threads():
+def test_the_rate_limiter_releases_threads_at_least_one_interval_apart():
     now = [0.0]
-    waits: list[float] = []
     lock = threading.Lock()
 
-    def sleep(seconds: float) -> None:
+    def clock() -> float:
         with lock:
-            waits.append(seconds)
+            return now[0]
 
-    limiter = RateLimiter(4.0, clock=lambda: now[0], sleep=sleep)
-    threads = [threading.Thread(target=limiter.acquire) for _ in range(8)]
+    def sleep(seconds: float) -> None:  # time passes only when someone waits, and a little more
+        with lock:
+            now[0] += seconds + 0.01
+
+    limiter = RateLimiter(4.0, clock=clock, sleep=sleep)
+    released: list[float] = []
+    threads = [threading.Thread(target=lambda: released.append(limiter.acquire())) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    # the clock stands still: the first goes at once, the others wait for slots 0.25 s apart
-    assert sorted(waits) == [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]
+    released.sort()
+    assert len(released) == 8 and released[0] == 0.0
+    assert min(b - a for a, b in zip(released, released[1:], strict=False)) >= 0.25
 
 
-def test_the_real_request_rate_stays_under_the_limit_with_many_threads(registry):
-    provider = HttpPartyProvider(registry.url, registry.token, rate=40.0)
+def test_many_threads_through_one_provider_are_released_no_faster_than_the_limit(registry):
+    provider = HttpPartyProvider(registry.url, registry.token, rate=20.0)
+    released: list[float] = []
+    acquire = provider.limiter.acquire
+    provider.limiter.acquire = lambda: released.append(acquire())
     with provider:
-        threads = [threading.Thread(target=provider.lookup, args=("7707083893",)) for _ in range(30)]
+        threads = [threading.Thread(target=provider.lookup, args=("7707083893",)) for _ in range(24)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-    assert registry.requests_for("7707083893") == 30
-    assert registry.max_in_any_second() <= 40
+    assert registry.requests_for("7707083893") == 24
+    released.sort()
+    assert min(b - a for a, b in zip(released, released[1:], strict=False)) >= 1 / 20

@@ -7,12 +7,13 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from domain.clubs import service
 from domain.clubs.catalog import NewClub
 from domain.clubs.provider import HttpPartyProvider
 from domain.clubs.runs import queue_without_provider, run_checks
+from domain.clubs.verification import Check
 from domain.store.clubs import Club, ClubDecision
 from domain.store.db import unit_of_work
 from tests.clubs_registry_data import inn10, ogrn13, party
@@ -154,8 +155,6 @@ def test_a_decision_lands_once_even_when_a_lease_ran_out_and_two_runs_checked_th
     later = NOW + timedelta(minutes=1)  # exactly when the lease ends: claimable again
     with unit_of_work(committed) as session:
         (second,) = service.claim(session, later)
-    from domain.clubs.verification import Check
-
     raw = provider.lookup("7707083893")
     with unit_of_work(committed) as session:
         assert service.record(session, [Check(first, raw)], NOW, provider.name, 3) == {club_id: ("verify", "matches the registry: ПАО СБЕРБАНК, ACTIVE")}

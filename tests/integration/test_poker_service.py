@@ -344,3 +344,14 @@ def test_3_5_a_tournament_uses_a_structure_of_its_own_club_and_a_listed_club(ses
     b.listing_status = "suspended"
     session.flush()
     refused(session, "club-not-listed", service.create_tournament, session, b.id, theirs.id, s, NOW)
+
+
+def test_1_2_1_registration_is_refused_to_a_profile_under_18_on_the_day(session):
+    """A profile that came in under 18 (e.g. imported) is refused at registration until the birthday."""
+    tid = tournament(session)
+    young = Player(pseudonym="Player-young", name="Young", handle="young", birth_date=date(2008, 12, 5), created_at=NOW)
+    session.add(young)
+    session.flush()
+    refused(session, "player-under-18", service.register, session, tid, young.id, NOW)
+    young.birth_date = date(2008, 12, 4)
+    assert service.register(session, tid, young.id, NOW).status == "active"

@@ -69,7 +69,13 @@ def trigger_verification(club_id: int, application_no: int) -> str:
     """Start a `verify-clubs` run of the served deployment at once (applying triggers it). When Prefect
     or the deployment is not there, the 10-minute schedule picks the application up."""
     from prefect.deployments import run_deployment
+    from prefect.settings import PREFECT_API_URL
 
+    from flows.server import healthy
+
+    api = PREFECT_API_URL.value()
+    if not api or not healthy(api):
+        return "verify-clubs not started now (the Prefect API does not answer); the next scheduled run checks it"
     try:
         run = run_deployment(
             "verify-clubs/verify-clubs",

@@ -23,6 +23,7 @@ class Seen:
     at: float
     inn: str | None
     authorization: str | None
+    client_port: int  # one port per connection: the same port again means the connection was reused
 
 
 def most_in_one_second(times: list[float]) -> int:
@@ -111,7 +112,7 @@ class RegistryServer:
                     inn = None
                 authorization = self.headers.get("Authorization")
                 with registry._lock:
-                    registry.seen.append(Seen(arrived, inn, authorization))
+                    registry.seen.append(Seen(arrived, inn, authorization, self.client_address[1]))
                     step = registry.steps[inn].popleft() if inn and registry.steps[inn] else None
                 if self.path != PATH:
                     return self._send(404, '{"message": "not found"}')

@@ -4,16 +4,17 @@ registry server; applying triggers a `verify-clubs` run of the deployment at onc
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from domain.clubs import service
 from domain.clubs.catalog import NewClub
-from domain.store.clubs import Club
+from domain.store.clubs import Club, ClubDecision
 from domain.store.db import unit_of_work
 from flows.clubs import reverify_clubs, trigger_verification, verify_clubs
 from tests.clubs_registry_data import inn10, ogrn13, party
@@ -90,3 +91,21 @@ def test_applying_starts_a_verify_clubs_run_of_the_deployment_once(prefect_api):
     assert first.startswith("verify-clubs run ") and first.endswith(" started")
     assert again == first  # the same application never starts a second run
     assert asyncio.run(run_names()) == [first.split()[2]]
+
+
+def test_two_verify_clubs_runs_at_once_decide_each_application_once(prefect_api, committed, registry):
+    ids = [_apply(committed, n) for n in range(10, 30)]
+    for n in range(10, 30):
+        registry.add(party(inn10(n), ogrn13(n)))
+    results: list[dict] = []
+    threads = [threading.Thread(target=lambda: results.append(verify_clubs(concurrency=2))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(r.get("verify", 0) for r in results) == 20
+    with unit_of_work(committed) as session:
+        decisions = session.scalars(
+            select(ClubDecision.club_id).where(ClubDecision.action == "verify")
+        ).all()
+    assert sorted(decisions) == ids

@@ -39,6 +39,14 @@ def test_cl_2_a_lookup_posts_the_inn_with_the_token_and_returns_the_raw_answer(r
     assert slept == []
 
 
+def test_one_provider_reuses_its_connection_for_every_lookup(registry):
+    provider, _ = _provider(registry)
+    with provider:
+        for _ in range(3):
+            provider.lookup("7707083893")
+    assert len({s.client_port for s in registry.seen}) == 1
+
+
 def test_a_429_and_a_500_are_retried_with_exponential_backoff(registry):
     registry.script("7707083893", 429, 500)
     provider, slept = _provider(registry, backoff=0.5)

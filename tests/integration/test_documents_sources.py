@@ -141,3 +141,16 @@ def test_an_active_pusoy_tournament_is_not_publishable(session):
     with pytest.raises(DomainError) as caught:
         sources.bundle(session, "pusoy", t.id)
     assert caught.value.message == f"tournament {t.id} is active, not complete"
+
+
+def test_the_status_report_counts_tournaments_to_publish_and_deliveries_due(session, tmp_path):
+    from sqlalchemy import text
+
+    from domain.store.status import PENDING_WORK
+
+    count = text(PENDING_WORK["publish-results"])
+    before = session.execute(count).scalar_one()
+    t = finished_poker(session)
+    assert session.execute(count).scalar_one() == before + 1
+    publish(session, Renderer(b"k"), tmp_path, sources.bundle(session, "poker", t.id), LATER)
+    assert session.execute(count).scalar_one() == before + 1  # now a delivery due to its club

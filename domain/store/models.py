@@ -16,5 +16,6 @@ from domain.store.base import Base
 # area: documents
 
 # area: series
+from domain.store import series as _series  # noqa: F401
 
 metadata = Base.metadata

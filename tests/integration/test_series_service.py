@@ -1,0 +1,252 @@
+"""Series on the real PostgreSQL: materialization exactly once, DST, skip, pause/resume, edits."""
+
+from __future__ import annotations
+
+import threading
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session
+
+from domain.errors import DomainError
+from domain.series.service import (
+    SeriesSpec,
+    add_series,
+    change_status,
+    edit_series,
+    list_series,
+    materialize,
+    show_series,
+    skip_date,
+)
+from domain.store.db import unit_of_work
+
+UTC = timezone.utc
+NOW = datetime(2026, 10, 20, 12, tzinfo=UTC)  # Tuesday; Berlin leaves summer time on Sunday 25 October
+CLUB = 1
+
+
+def spec(**changes) -> SeriesSpec:
+    base = dict(
+        club_id=CLUB,
+        name="Friday Deepstack",
+        kind="pusoy",
+        cron="30 2 * * *",
+        timezone="Europe/Berlin",
+        template={"capacity": 16},
+        horizon_days=14,
+        opens_before_minutes=60,
+    )
+    return SeriesSpec(**{**base, **changes})
+
+
+def starts(session: Session, series_id: int, status: str | None = None) -> list[datetime]:
+    return list(
+        session.execute(
+            text(
+                "SELECT starts_at FROM series_occurrence WHERE series_id = :id"
+                " AND (CAST(:status AS text) IS NULL OR status = :status) ORDER BY starts_at"
+            ),
+            {"id": series_id, "status": status},
+        ).scalars()
+    )
+
+
+def count(session: Session, table: str) -> int:
+    return session.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
+
+
+def test_adding_a_series_plans_its_horizon_across_the_autumn_dst_change_once_each(session):
+    series_id = add_series(session, spec(), NOW)
+    found = starts(session, series_id)
+    assert len(found) == 14
+    berlin_oct_25 = [s for s in found if s.astimezone(UTC).date() == date(2026, 10, 25)]
+    assert berlin_oct_25 == [datetime(2026, 10, 25, 0, 30, tzinfo=UTC)]  # 02:30 CEST, once
+    assert datetime(2026, 10, 26, 1, 30, tzinfo=UTC) in found  # 02:30 CET after the change
+
+
+def test_materializing_twice_writes_nothing_the_second_time(session):
+    series_id = add_series(session, spec(), NOW)
+    before = starts(session, series_id)
+    again = materialize(session, NOW)
+    assert again.planned == 0
+    assert starts(session, series_id) == before
+    later = materialize(session, NOW + timedelta(days=1))
+    assert later.planned == 1  # the horizon moved on by one day
+    assert len(starts(session, series_id)) == 15
+
+
+def test_registration_opens_exactly_at_its_offset_not_one_second_before(session):
+    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+    first = datetime(2026, 10, 20, 19, tzinfo=UTC)
+    opens = first - timedelta(minutes=60)
+    assert materialize(session, opens - timedelta(seconds=1)).opened == 0
+    assert materialize(session, opens).opened == 1
+    assert starts(session, series_id, "open") == [first]
+    assert materialize(session, opens + timedelta(seconds=1)).opened == 0
+
+
+def test_a_planned_occurrence_whose_start_passed_is_marked_missed_not_opened(session):
+    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC", opens_before_minutes=0), NOW)
+    first = datetime(2026, 10, 20, 19, tzinfo=UTC)
+    result = materialize(session, first)  # registration opens at the start itself: too late to open
+    assert (result.opened, result.missed) == (0, 1)
+    assert starts(session, series_id, "missed") == [first]
+    assert materialize(session, first - timedelta(seconds=1)).opened == 0  # missed stays missed
+
+
+def test_skipping_a_date_drops_that_occurrence_and_keeps_it_out(session):
+    series_id = add_series(session, spec(), NOW)
+    assert skip_date(session, series_id, date(2026, 10, 25)) == 1
+    materialize(session, NOW)
+    local_dates = session.execute(
+        text("SELECT local_date FROM series_occurrence WHERE series_id = :id"), {"id": series_id}
+    ).scalars().all()
+    assert date(2026, 10, 25) not in local_dates
+    assert len(local_dates) == 13
+    assert show_series(session, series_id)["skipped"] == [date(2026, 10, 25)]
+
+
+def test_skipping_a_date_already_open_is_refused_and_changes_nothing(session):
+    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+    materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
+    with pytest.raises(DomainError) as err:
+        skip_date(session, series_id, date(2026, 10, 20))
+    assert err.value.code == "series-date-already-open"
+    assert count(session, "series_skip") == 0
+
+
+def test_pause_drops_what_is_not_open_and_resume_plans_again_from_then(session):
+    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+    materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))  # the 20th opens
+    assert change_status(session, series_id, "pause", NOW) == "paused"
+    assert starts(session, series_id) == [datetime(2026, 10, 20, 19, tzinfo=UTC)]  # the open one stays
+    assert materialize(session, NOW + timedelta(days=2)).planned == 0  # paused: nothing planned
+    resumed_at = datetime(2026, 10, 23, 12, tzinfo=UTC)
+    assert change_status(session, series_id, "resume", resumed_at) == "active"
+    planned = starts(session, series_id, "planned")
+    assert planned[0] == datetime(2026, 10, 23, 19, tzinfo=UTC)
+    assert len(planned) == 14
+
+
+def test_ending_a_series_is_final(session):
+    series_id = add_series(session, spec(), NOW)
+    change_status(session, series_id, "end", NOW)
+    assert starts(session, series_id) == []
+    with pytest.raises(DomainError) as err:
+        change_status(session, series_id, "resume", NOW)
+    assert err.value.code == "series-ended"
+
+
+def test_editing_the_template_changes_only_occurrences_not_yet_open(session):
+    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+    materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
+    edit_series(session, series_id, NOW, template={"capacity": 32})
+    rows = session.execute(
+        text("SELECT status, settings FROM series_occurrence WHERE series_id = :id ORDER BY starts_at"),
+        {"id": series_id},
+    ).all()
+    assert rows[0] == ("open", {"capacity": 16})
+    assert {r.settings["capacity"] for r in rows[1:]} == {32}
+
+
+def test_editing_the_cron_replans_the_occurrences_not_yet_open(session):
+    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+    materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
+    edit_series(session, series_id, datetime(2026, 10, 20, 18, tzinfo=UTC), cron="0 20 * * *")
+    found = starts(session, series_id)
+    assert found[0] == datetime(2026, 10, 20, 19, tzinfo=UTC)  # open: kept as it was
+    assert {s.hour for s in found[1:]} == {20}
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [
+        ({"cron": "0 25 * * *"}, "series-cron-invalid"),
+        ({"timezone": "Mars/Olympus"}, "series-timezone-unknown"),
+        ({"horizon_days": 400}, "series-horizon-out-of-range"),
+        ({"kind": "chess"}, "series-kind-unknown"),
+        ({"name": "  "}, "series-name-empty"),
+    ],
+)
+def test_bad_input_is_refused_with_a_specific_code_and_nothing_written(session, changes, code):
+    with pytest.raises(DomainError) as err:
+        add_series(session, spec(**changes), NOW)
+    assert err.value.code == code
+    assert count(session, "series") == 0
+    assert count(session, "series_occurrence") == 0
+
+
+def test_a_bad_edit_changes_nothing(session):
+    series_id = add_series(session, spec(), NOW)
+    before = starts(session, series_id)
+    with pytest.raises(DomainError) as err:
+        edit_series(session, series_id, NOW, cron="0 19 * * *", timezone="Nowhere/Land")
+    assert err.value.code == "series-timezone-unknown"
+    assert show_series(session, series_id)["cron"] == "30 2 * * *"
+    assert starts(session, series_id) == before
+
+
+def test_a_second_series_of_the_same_name_in_the_club_is_refused(session):
+    add_series(session, spec(), NOW)
+    with pytest.raises(DomainError) as err:
+        add_series(session, spec(cron="0 19 * * *"), NOW)
+    assert err.value.code == "series-name-taken"
+
+
+def test_an_unknown_series_is_not_found(session):
+    with pytest.raises(DomainError) as err:
+        change_status(session, 999, "pause", NOW)
+    assert err.value.code == "series-not-found"
+
+
+def test_list_shows_the_next_start(session):
+    add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+    [row] = list_series(session, NOW)
+    assert row["next_start"] == datetime(2026, 10, 20, 19, tzinfo=UTC)
+    assert row["planned"] == 14
+
+
+def test_two_materializations_at_once_write_each_occurrence_exactly_once(committed: Engine):
+    with unit_of_work(committed) as session:
+        series_ids = [add_series(session, spec(name=f"S{i}", cron=f"{i} 19 * * *"), NOW) for i in range(5)]
+        session.execute(text("DELETE FROM series_occurrence"))
+    barrier = threading.Barrier(2)
+    results = []
+
+    def run() -> None:
+        with unit_of_work(committed) as session:
+            barrier.wait()
+            results.append(materialize(session, NOW))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.planned for r in results) == [0, 70]
+    with committed.connect() as conn:
+        per_series = conn.execute(
+            text("SELECT series_id, count(*) FROM series_occurrence GROUP BY series_id ORDER BY series_id")
+        ).all()
+    assert per_series == [(i, 14) for i in series_ids]
+
+
+def test_two_openings_at_once_open_each_occurrence_exactly_once(committed: Engine):
+    with unit_of_work(committed) as session:
+        add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+    barrier = threading.Barrier(2)
+    results = []
+
+    def run() -> None:
+        with unit_of_work(committed) as session:
+            barrier.wait()
+            results.append(materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC)))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.opened for r in results) == [0, 1]

@@ -4,6 +4,7 @@ Each area adds one import on its own line below."""
 from domain.store.base import Base
 
 # area: clubs
+import domain.store.clubs  # noqa: F401
 
 # area: pusoy
 

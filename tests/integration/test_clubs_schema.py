@@ -1,0 +1,72 @@
+"""The clubs schema as migrated matches the models, and the database backs the catalog's invariants."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy.exc import IntegrityError
+
+from domain.store.clubs import Club
+from domain.store.models import metadata
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def test_the_migrated_clubs_tables_match_the_models(engine):
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
+    ours = [d for d in diff if "club" in repr(d)]
+    assert ours == []
+
+
+def _club(**overrides) -> Club:
+    values = dict(
+        name="Sber Poker",
+        legal_form="legal_entity",
+        inn="7707083893",
+        ogrn="1027700132195",
+        contact_email="results@example.org",
+        timezone="Europe/Moscow",
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    values.update(overrides)
+    return Club(**values)
+
+
+def test_a_club_gets_an_identity_id_and_starts_listed_and_unverified(session):
+    club = _club()
+    session.add(club)
+    session.flush()
+    session.refresh(club)
+    assert club.id >= 1
+    assert (club.listing_status, club.verification_status, club.attempts) == ("listed", "unverified", 0)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"inn": "770708389"},
+        {"legal_form": "entrepreneur"},
+        {"ogrn": "102770013219"},
+        {"contact_email": "nobody"},
+        {"verification_status": "maybe"},
+        {"queued_at": NOW},
+    ],
+)
+def test_the_database_refuses_a_row_breaking_the_catalog_rules(session, overrides):
+    """CL-1"""
+    session.add(_club(**overrides))
+    with pytest.raises(IntegrityError):
+        session.flush()
+
+
+def test_the_database_refuses_a_second_club_with_the_same_inn(session):
+    session.add(_club())
+    session.flush()
+    session.add(_club(ogrn="1027700229193"))
+    with pytest.raises(IntegrityError):
+        session.flush()

@@ -32,6 +32,9 @@ app.add_typer(jobs_app, name="jobs")
 # area: documents
 
 # area: series and operations
+from flows.cli_series import app as series_app  # noqa: E402
+
+app.add_typer(series_app, name="series")
 
 
 

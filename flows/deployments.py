@@ -21,6 +21,7 @@ from flows.status_report import status_report
 # area: documents
 
 # area: series
+from flows.series import materialize_series
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,13 @@ JOBS: tuple[Job, ...] = (
     # area: documents
 
     # area: series
-
+    Job(
+        "materialize-series",
+        materialize_series,
+        "plans every series' tournaments within its horizon, opens registration when due",
+        interval=timedelta(hours=1),
+        tags=("series",),
+    ),
 )
 
 

@@ -28,14 +28,14 @@ class SeriesSpec:
     name: str
     kind: str
     cron: str
-    timezone: str
+    timezone: str | None  # None: the club's timezone
     template: dict[str, Any]
     horizon_days: int = DEFAULT_HORIZON_DAYS
     opens_before_minutes: int = 24 * 60
 
     @property
     def schedule(self) -> Schedule:
-        return Schedule(self.cron, self.timezone, self.horizon_days, timedelta(minutes=self.opens_before_minutes))
+        return Schedule(self.cron, self.timezone or "", self.horizon_days, timedelta(minutes=self.opens_before_minutes))
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,16 @@ def spec_problems(spec: SeriesSpec, now: datetime) -> list[Problem]:
 
 
 def add_series(session: Session, spec: SeriesSpec, now: datetime) -> int:
-    """A new active series; its occurrences within the horizon are materialized at once."""
+    """A new active series of a listed club (timezone: the club's unless given); its occurrences
+    within the horizon are materialized at once."""
+    club = session.execute(
+        text("SELECT timezone, listing_status FROM clubs WHERE id = :id"), {"id": spec.club_id}
+    ).first()
+    if club is None:
+        raise NotFound("series-club-not-found", f"no club #{spec.club_id}")
+    if club.listing_status != "listed":
+        raise DomainError("series-club-not-listed", f"club #{spec.club_id} is {club.listing_status}; it cannot add a series")
+    spec = replace(spec, timezone=spec.timezone or club.timezone)
     raise_problems(spec_problems(spec, now))
     series_id = session.execute(
         text(
@@ -144,15 +153,20 @@ def skip_date(session: Session, series_id: int, local_date: date) -> int:
 
 
 def materialize(session: Session, now: datetime, series_ids: list[int] | None = None) -> Materialized:
-    """Write every occurrence of every active series within its horizon (each exactly once), open
+    """Write every occurrence of every active series of a listed club within its horizon (each
+    exactly once), open
     registration of those due, and mark missed the planned ones whose start has passed.
     A constant number of statements, whatever the number of series."""
-    where = "status = 'active'" + (" AND id = ANY(:ids)" if series_ids is not None else "")
+    where = (
+        "status = 'active'"
+        " AND EXISTS (SELECT 1 FROM clubs c WHERE c.id = s.club_id AND c.listing_status = 'listed')"
+        + (" AND id = ANY(:ids)" if series_ids is not None else "")
+    )
     rows = session.execute(
         text(
             "SELECT id, cron, timezone, horizon_days, opens_before_minutes,"
             " ARRAY(SELECT local_date FROM series_skip k WHERE k.series_id = s.id) AS skipped"
-            f" FROM series s WHERE {where} ORDER BY id FOR SHARE"
+            f" FROM series s WHERE {where} ORDER BY id FOR SHARE OF s"
         ),
         {"ids": series_ids},
     ).all()

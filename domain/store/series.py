@@ -44,7 +44,7 @@ class Series(Base):
     )
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    club_id: Mapped[int] = mapped_column(BigInteger)
+    club_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("clubs.id"))
     name: Mapped[str] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(Text)
     cron: Mapped[str] = mapped_column(Text)

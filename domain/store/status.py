@@ -20,6 +20,7 @@ PENDING_WORK: dict[str, str] = {
     # area: documents
 
     # area: series
+    "materialize-series": "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()",
 
 }
 

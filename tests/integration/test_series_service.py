@@ -24,12 +24,27 @@ from domain.store.db import unit_of_work
 
 UTC = timezone.utc
 NOW = datetime(2026, 10, 20, 12, tzinfo=UTC)  # Tuesday; Berlin leaves summer time on Sunday 25 October
-CLUB = 1
 
 
-def spec(**changes) -> SeriesSpec:
+def insert_club(conn, timezone: str = "Europe/Berlin", listing: str = "listed") -> int:
+    return conn.execute(
+        text(
+            "INSERT INTO clubs (name, legal_form, inn, ogrn, contact_email, timezone, listing_status,"
+            " created_at, updated_at) VALUES ('Club Royal', 'legal_entity', '7707083893', '1027700132195',"
+            " 'floor@royal.example', :tz, :listing, now(), now()) RETURNING id"
+        ),
+        {"tz": timezone, "listing": listing},
+    ).scalar_one()
+
+
+@pytest.fixture
+def club(session) -> int:
+    return insert_club(session)
+
+
+def spec(club: int, **changes) -> SeriesSpec:
     base = dict(
-        club_id=CLUB,
+        club_id=club,
         name="Friday Deepstack",
         kind="pusoy",
         cron="30 2 * * *",
@@ -57,8 +72,8 @@ def count(session: Session, table: str) -> int:
     return session.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
 
 
-def test_adding_a_series_plans_its_horizon_across_the_autumn_dst_change_once_each(session):
-    series_id = add_series(session, spec(), NOW)
+def test_adding_a_series_plans_its_horizon_across_the_autumn_dst_change_once_each(session, club):
+    series_id = add_series(session, spec(club), NOW)
     found = starts(session, series_id)
     assert len(found) == 14
     berlin_oct_25 = [s for s in found if s.astimezone(UTC).date() == date(2026, 10, 25)]
@@ -66,8 +81,8 @@ def test_adding_a_series_plans_its_horizon_across_the_autumn_dst_change_once_eac
     assert datetime(2026, 10, 26, 1, 30, tzinfo=UTC) in found  # 02:30 CET after the change
 
 
-def test_materializing_twice_writes_nothing_the_second_time(session):
-    series_id = add_series(session, spec(), NOW)
+def test_materializing_twice_writes_nothing_the_second_time(session, club):
+    series_id = add_series(session, spec(club), NOW)
     before = starts(session, series_id)
     again = materialize(session, NOW)
     assert again.planned == 0
@@ -77,8 +92,8 @@ def test_materializing_twice_writes_nothing_the_second_time(session):
     assert len(starts(session, series_id)) == 15
 
 
-def test_registration_opens_exactly_at_its_offset_not_one_second_before(session):
-    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+def test_registration_opens_exactly_at_its_offset_not_one_second_before(session, club):
+    series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     first = datetime(2026, 10, 20, 19, tzinfo=UTC)
     opens = first - timedelta(minutes=60)
     assert materialize(session, opens - timedelta(seconds=1)).opened == 0
@@ -87,8 +102,8 @@ def test_registration_opens_exactly_at_its_offset_not_one_second_before(session)
     assert materialize(session, opens + timedelta(seconds=1)).opened == 0
 
 
-def test_a_planned_occurrence_whose_start_passed_is_marked_missed_not_opened(session):
-    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC", opens_before_minutes=0), NOW)
+def test_a_planned_occurrence_whose_start_passed_is_marked_missed_not_opened(session, club):
+    series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC", opens_before_minutes=0), NOW)
     first = datetime(2026, 10, 20, 19, tzinfo=UTC)
     result = materialize(session, first)  # registration opens at the start itself: too late to open
     assert (result.opened, result.missed) == (0, 1)
@@ -96,8 +111,8 @@ def test_a_planned_occurrence_whose_start_passed_is_marked_missed_not_opened(ses
     assert materialize(session, first - timedelta(seconds=1)).opened == 0  # missed stays missed
 
 
-def test_skipping_a_date_drops_that_occurrence_and_keeps_it_out(session):
-    series_id = add_series(session, spec(), NOW)
+def test_skipping_a_date_drops_that_occurrence_and_keeps_it_out(session, club):
+    series_id = add_series(session, spec(club), NOW)
     assert skip_date(session, series_id, date(2026, 10, 25)) == 1
     materialize(session, NOW)
     local_dates = session.execute(
@@ -108,8 +123,8 @@ def test_skipping_a_date_drops_that_occurrence_and_keeps_it_out(session):
     assert show_series(session, series_id)["skipped"] == [date(2026, 10, 25)]
 
 
-def test_skipping_a_date_already_open_is_refused_and_changes_nothing(session):
-    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+def test_skipping_a_date_already_open_is_refused_and_changes_nothing(session, club):
+    series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
     with pytest.raises(DomainError) as err:
         skip_date(session, series_id, date(2026, 10, 20))
@@ -117,8 +132,8 @@ def test_skipping_a_date_already_open_is_refused_and_changes_nothing(session):
     assert count(session, "series_skip") == 0
 
 
-def test_pause_drops_what_is_not_open_and_resume_plans_again_from_then(session):
-    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+def test_pause_drops_what_is_not_open_and_resume_plans_again_from_then(session, club):
+    series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))  # the 20th opens
     assert change_status(session, series_id, "pause", NOW) == "paused"
     assert starts(session, series_id) == [datetime(2026, 10, 20, 19, tzinfo=UTC)]  # the open one stays
@@ -130,8 +145,8 @@ def test_pause_drops_what_is_not_open_and_resume_plans_again_from_then(session):
     assert len(planned) == 14
 
 
-def test_ending_a_series_is_final(session):
-    series_id = add_series(session, spec(), NOW)
+def test_ending_a_series_is_final(session, club):
+    series_id = add_series(session, spec(club), NOW)
     change_status(session, series_id, "end", NOW)
     assert starts(session, series_id) == []
     with pytest.raises(DomainError) as err:
@@ -139,8 +154,8 @@ def test_ending_a_series_is_final(session):
     assert err.value.code == "series-ended"
 
 
-def test_editing_the_template_changes_only_occurrences_not_yet_open(session):
-    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+def test_editing_the_template_changes_only_occurrences_not_yet_open(session, club):
+    series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
     edit_series(session, series_id, NOW, template={"capacity": 32})
     rows = session.execute(
@@ -151,8 +166,8 @@ def test_editing_the_template_changes_only_occurrences_not_yet_open(session):
     assert {r.settings["capacity"] for r in rows[1:]} == {32}
 
 
-def test_editing_the_cron_replans_the_occurrences_not_yet_open(session):
-    series_id = add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+def test_editing_the_cron_replans_the_occurrences_not_yet_open(session, club):
+    series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
     edit_series(session, series_id, datetime(2026, 10, 20, 18, tzinfo=UTC), cron="0 20 * * *")
     found = starts(session, series_id)
@@ -170,16 +185,16 @@ def test_editing_the_cron_replans_the_occurrences_not_yet_open(session):
         ({"name": "  "}, "series-name-empty"),
     ],
 )
-def test_bad_input_is_refused_with_a_specific_code_and_nothing_written(session, changes, code):
+def test_bad_input_is_refused_with_a_specific_code_and_nothing_written(session, club, changes, code):
     with pytest.raises(DomainError) as err:
-        add_series(session, spec(**changes), NOW)
+        add_series(session, spec(club, **changes), NOW)
     assert err.value.code == code
     assert count(session, "series") == 0
     assert count(session, "series_occurrence") == 0
 
 
-def test_a_bad_edit_changes_nothing(session):
-    series_id = add_series(session, spec(), NOW)
+def test_a_bad_edit_changes_nothing(session, club):
+    series_id = add_series(session, spec(club), NOW)
     before = starts(session, series_id)
     with pytest.raises(DomainError) as err:
         edit_series(session, series_id, NOW, cron="0 19 * * *", timezone="Nowhere/Land")
@@ -188,21 +203,43 @@ def test_a_bad_edit_changes_nothing(session):
     assert starts(session, series_id) == before
 
 
-def test_a_second_series_of_the_same_name_in_the_club_is_refused(session):
-    add_series(session, spec(), NOW)
+def test_a_second_series_of_the_same_name_in_the_club_is_refused(session, club):
+    add_series(session, spec(club), NOW)
     with pytest.raises(DomainError) as err:
-        add_series(session, spec(cron="0 19 * * *"), NOW)
+        add_series(session, spec(club, cron="0 19 * * *"), NOW)
     assert err.value.code == "series-name-taken"
 
 
-def test_an_unknown_series_is_not_found(session):
+def test_an_unknown_series_is_not_found(session, club):
     with pytest.raises(DomainError) as err:
         change_status(session, 999, "pause", NOW)
     assert err.value.code == "series-not-found"
 
 
-def test_list_shows_the_next_start(session):
-    add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+def test_without_a_timezone_the_series_takes_the_club_s(session, club):
+    series_id = add_series(session, spec(club, timezone=None, cron="0 19 * * *"), NOW)
+    assert show_series(session, series_id)["timezone"] == "Europe/Berlin"
+    assert starts(session, series_id)[0] == datetime(2026, 10, 20, 17, tzinfo=UTC)  # 19:00 CEST
+
+
+def test_a_club_that_is_not_listed_cannot_add_a_series_and_its_series_stop_planning(session, club):
+    series_id = add_series(session, spec(club), NOW)
+    session.execute(text("UPDATE clubs SET listing_status = 'suspended' WHERE id = :id"), {"id": club})
+    assert materialize(session, NOW + timedelta(days=1)).planned == 0
+    with pytest.raises(DomainError) as err:
+        add_series(session, spec(club, name="Another"), NOW)
+    assert err.value.code == "series-club-not-listed"
+    assert len(starts(session, series_id)) == 14
+
+
+def test_an_unknown_club_is_refused(session):
+    with pytest.raises(DomainError) as err:
+        add_series(session, spec(424242), NOW)
+    assert err.value.code == "series-club-not-found"
+
+
+def test_list_shows_the_next_start(session, club):
+    add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     [row] = list_series(session, NOW)
     assert row["next_start"] == datetime(2026, 10, 20, 19, tzinfo=UTC)
     assert row["planned"] == 14
@@ -210,7 +247,8 @@ def test_list_shows_the_next_start(session):
 
 def test_two_materializations_at_once_write_each_occurrence_exactly_once(committed: Engine):
     with unit_of_work(committed) as session:
-        series_ids = [add_series(session, spec(name=f"S{i}", cron=f"{i} 19 * * *"), NOW) for i in range(5)]
+        club = insert_club(session)
+        series_ids = [add_series(session, spec(club, name=f"S{i}", cron=f"{i} 19 * * *"), NOW) for i in range(5)]
         session.execute(text("DELETE FROM series_occurrence"))
     barrier = threading.Barrier(2)
     results = []
@@ -235,7 +273,8 @@ def test_two_materializations_at_once_write_each_occurrence_exactly_once(committ
 
 def test_two_openings_at_once_open_each_occurrence_exactly_once(committed: Engine):
     with unit_of_work(committed) as session:
-        add_series(session, spec(cron="0 19 * * *", timezone="UTC"), NOW)
+        club = insert_club(session)
+        add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     barrier = threading.Barrier(2)
     results = []
 

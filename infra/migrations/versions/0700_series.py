@@ -2,6 +2,7 @@
 
 Revision ID: 0700
 Revises: 0001
+Depends on: 0100 (clubs)
 """
 
 import sqlalchemy as sa
@@ -11,14 +12,14 @@ from sqlalchemy.dialects.postgresql import JSONB
 revision = "0700"
 down_revision = "0001"
 branch_labels = None
-depends_on = None
+depends_on = "0100"  # clubs.id
 
 
 def upgrade() -> None:
     op.create_table(
         "series",
         sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-        sa.Column("club_id", sa.BigInteger, nullable=False),
+        sa.Column("club_id", sa.BigInteger, sa.ForeignKey("clubs.id", name="fk_series_club_id_clubs"), nullable=False),
         sa.Column("name", sa.Text, nullable=False),
         sa.Column("kind", sa.Text, nullable=False),
         sa.Column("cron", sa.Text, nullable=False),

@@ -28,7 +28,14 @@ def upgrade(engine: Engine) -> None:
 
 
 def script_heads() -> set[str]:
-    return set(ScriptDirectory.from_config(_config()).get_heads())
+    """The revisions a fully upgraded database records: the heads, less any head another head
+    depends on (`depends_on`), which Alembic does not keep in its version table."""
+    revisions = ScriptDirectory.from_config(_config()).revision_map
+    heads = set(revisions.heads)
+    covered = {
+        r.revision for head in heads for r in revisions.iterate_revisions(head, "base") if r.revision != head
+    }
+    return heads - covered
 
 
 def database_heads(engine: Engine) -> set[str]:

@@ -9,6 +9,7 @@ import domain.store.clubs  # noqa: F401
 # area: pusoy
 
 # area: poker entries
+import domain.store.poker  # noqa: F401,E402
 
 # area: poker clock and seating
 

@@ -1,0 +1,172 @@
+"""Tournament settings (Sport Poker 3.1, 3.2, 3.6, 3.8, 3.9; SP-1, SP-3) and their validation.
+
+The format is a label only: which top-ups a tournament offers follows from which amounts and
+windows are set (3.1). Amounts are integers in minor units of one ISO 4217 currency (SP-1).
+`settings_problems` returns every problem at once; nothing is clamped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+import pycountry
+
+from domain.errors import Problem
+
+FORMATS = ("freezeout", "rebuy", "reentry", "addon", "bounty")
+BOUNTY_TYPES = ("none", "classic", "pko", "mystery")
+NO_SHOW_POLICIES = ("drop", "absent_mode")
+SEAT_CAP_MIN, SEAT_CAP_MAX = 2, 10
+AMOUNT_FIELDS = ("buy_in", "rebuy_amount", "reentry_amount", "addon_amount")
+
+
+@dataclass(frozen=True)
+class TournamentSettings:
+    name: str
+    scheduled_start: datetime
+    starting_stack: int
+    currency: str
+    buy_in: int
+    format: str = "freezeout"
+    bounty_type: str = "none"
+    mystery_draw: bool = False
+    seat_cap: int = 9
+    late_reg_deadline: datetime | None = None
+    reentry_deadline: datetime | None = None
+    addon_deadline: datetime | None = None
+    addon_break: int | None = None
+    addon_once: bool = True
+    addon_chips: int | None = None
+    rebuy_amount: int | None = None
+    reentry_amount: int | None = None
+    addon_amount: int | None = None
+    no_show_policy: str = "drop"
+    itm_percent: int = 15
+    itm_min: int = 1
+
+
+SETTING_FIELDS = tuple(f.name for f in fields(TournamentSettings))
+
+
+def amount_from_text(raw: str) -> int | Decimal:
+    """A CLI amount in minor units: an int when whole, else the Decimal (the validator names it
+    fractional); text that is no number becomes NaN."""
+    try:
+        value = Decimal(raw.strip())
+    except InvalidOperation:
+        return Decimal("NaN")
+    if value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    return value
+
+
+def amount_problems(field: str, value: object) -> list[Problem]:
+    """SP-1: a whole, non-negative number of minor units (None = not set, for optional amounts)."""
+    label = field.replace("_", " ")
+    if value is None:
+        return []
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal, float)):
+        return [Problem("amount-not-a-number", f"{label} must be a whole number of minor units (SP-1)")]
+    if isinstance(value, (Decimal, float)):
+        if not Decimal(value).is_finite():
+            return [Problem("amount-not-a-number", f"{label} must be a whole number of minor units (SP-1)")]
+        if value != int(value):
+            return [Problem("amount-fractional", f"{label} {value} is fractional: amounts are whole minor units (SP-1)")]
+    if value < 0:
+        return [Problem("amount-negative", f"{label} {value} is negative: fees are never below zero (SP-1)")]
+    if not isinstance(value, int):
+        return [Problem("amount-fractional", f"{label} {value} must be an integer of minor units (SP-1)")]
+    return []
+
+
+def currency_problems(code: str) -> list[Problem]:
+    if not isinstance(code, str) or len(code) != 3 or not code.isupper() or pycountry.currencies.get(alpha_3=code) is None:
+        return [Problem("currency-unknown", f"currency '{code}' is not an ISO 4217 code such as RUB (SP-1)")]
+    return []
+
+
+def _one_of(field: str, value: object, allowed: tuple[str, ...], rule: str) -> list[Problem]:
+    if value in allowed:
+        return []
+    code = field.replace("_", "-") + "-unknown"
+    return [Problem(code, f"{field.replace('_', ' ')} '{value}' is not one of {', '.join(allowed)} ({rule})")]
+
+
+def _aware(field: str, value: datetime | None) -> list[Problem]:
+    if value is None or value.tzinfo is not None:
+        return []
+    return [Problem("time-not-aware", f"{field.replace('_', ' ')} must carry a timezone (times are UTC)")]
+
+
+def deadline_problems(s: TournamentSettings) -> list[Problem]:
+    """3.9: late registration after the start; re-entry no earlier than late registration. The
+    add-on deadline and a re-entry deadline without late registration must also fall after the
+    start."""
+    out: list[Problem] = []
+    start = s.scheduled_start
+    if s.late_reg_deadline is not None and s.late_reg_deadline <= start:
+        out.append(Problem(
+            "late-registration-before-start",
+            f"the late-registration deadline {s.late_reg_deadline.isoformat()} must be after the start "
+            f"{start.isoformat()} (rule 3.9)",
+        ))
+    if s.reentry_deadline is not None:
+        if s.late_reg_deadline is not None and s.reentry_deadline < s.late_reg_deadline:
+            out.append(Problem(
+                "reentry-before-late-registration",
+                f"the re-entry deadline {s.reentry_deadline.isoformat()} is earlier than the late-registration "
+                f"deadline {s.late_reg_deadline.isoformat()} (rule 3.9)",
+            ))
+        elif s.reentry_deadline <= start:
+            out.append(Problem(
+                "reentry-deadline-before-start",
+                f"the re-entry deadline {s.reentry_deadline.isoformat()} must be after the start (rule 3.9)",
+            ))
+    if s.addon_deadline is not None and s.addon_deadline <= start:
+        out.append(Problem(
+            "addon-deadline-before-start",
+            f"the add-on deadline {s.addon_deadline.isoformat()} must be after the start (rule 3.9)",
+        ))
+    return out
+
+
+def settings_problems(s: TournamentSettings) -> list[Problem]:
+    """Every problem with a tournament's settings, in field order."""
+    out: list[Problem] = []
+    if not isinstance(s.name, str) or not s.name.strip():
+        out.append(Problem("name-blank", "the tournament needs a name"))
+    for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline"):
+        out += _aware(field, getattr(s, field))
+    out += _one_of("format", s.format, FORMATS, "rule 3.1")
+    out += _one_of("bounty_type", s.bounty_type, BOUNTY_TYPES, "rule 3.2")
+    if s.mystery_draw and s.bounty_type != "mystery":
+        out.append(Problem(
+            "mystery-draw-without-mystery-bounty",
+            "the mystery draw can be switched on only with the mystery bounty type (rule 3.3)",
+        ))
+    if isinstance(s.seat_cap, bool) or not isinstance(s.seat_cap, int) or not SEAT_CAP_MIN <= s.seat_cap <= SEAT_CAP_MAX:
+        out.append(Problem(
+            "seat-cap-out-of-range",
+            f"seat cap {s.seat_cap} is outside {SEAT_CAP_MIN}–{SEAT_CAP_MAX} players a table (rule 3.6)",
+        ))
+    if isinstance(s.starting_stack, bool) or not isinstance(s.starting_stack, int) or s.starting_stack <= 0:
+        out.append(Problem("starting-stack-not-positive", f"starting stack {s.starting_stack} must be a positive number of chips (rule 3.1)"))
+    if s.addon_chips is not None and (not isinstance(s.addon_chips, int) or s.addon_chips <= 0):
+        out.append(Problem("addon-chips-not-positive", f"add-on chips {s.addon_chips} must be positive (rule 3.1)"))
+    if s.addon_break is not None and (not isinstance(s.addon_break, int) or s.addon_break < 1):
+        out.append(Problem("addon-break-not-positive", f"the add-on break number {s.addon_break} must be 1 or more (rule 3.1)"))
+    if s.buy_in is None:
+        out.append(Problem("amount-not-a-number", "buy in must be set, in minor units (0 for a freeroll) (SP-1)"))
+    for field in AMOUNT_FIELDS:
+        out += amount_problems(field, getattr(s, field))
+    out += currency_problems(s.currency)
+    out += _one_of("no_show_policy", s.no_show_policy, NO_SHOW_POLICIES, "rule 3.8")
+    if not isinstance(s.itm_percent, int) or not 0 <= s.itm_percent <= 100:
+        out.append(Problem("itm-percent-out-of-range", f"ITM percent {s.itm_percent} must be 0 to 100 (SP-3)"))
+    if not isinstance(s.itm_min, int) or s.itm_min < 1:
+        out.append(Problem("itm-min-below-one", f"ITM minimum {s.itm_min} must be at least 1 (SP-3)"))
+    if not any(p.code == "time-not-aware" for p in out):
+        out += deadline_problems(s)
+    return out

@@ -1,0 +1,125 @@
+"""Blind structures as data (Sport Poker 3.5): a club's reusable level grid with an ante type.
+
+A play level needs small blind > 0 and big blind >= small blind, ante >= 0; a break has no blinds
+or ante; every duration is positive. Files give durations in whole minutes:
+
+CSV  `small_blind,big_blind,ante,minutes,break` (header required; `break` is yes/no, true/false or
+     1/0; a break row may leave the blinds empty)
+JSON a list of objects with the same keys (`break` a boolean, blinds omitted on a break)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+
+from domain.errors import Problem
+
+ANTE_TYPES = ("none", "classic", "bb_ante")
+COLUMNS = ("small_blind", "big_blind", "ante", "minutes", "break")
+_TRUE = {"yes", "true", "1", "y"}
+_FALSE = {"no", "false", "0", "n", ""}
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    small_blind: int
+    big_blind: int
+    ante: int
+    duration_seconds: int
+    is_break: bool = False
+
+
+def level_problems(levels: list[LevelSpec]) -> list[Problem]:
+    """Every problem of a level grid, each naming its level number (1-based)."""
+    if not levels:
+        return [Problem("structure-empty", "a blind structure needs at least one level (rule 3.5)")]
+    out: list[Problem] = []
+    for n, lv in enumerate(levels, start=1):
+        if lv.duration_seconds <= 0:
+            out.append(Problem("level-duration-not-positive", f"level {n}: the duration must be positive (rule 3.5)"))
+        if lv.is_break:
+            if lv.small_blind or lv.big_blind or lv.ante:
+                out.append(Problem("break-with-blinds", f"level {n}: a break has no blinds or ante (rule 3.5)"))
+        elif lv.small_blind <= 0 or lv.big_blind < lv.small_blind:
+            out.append(Problem(
+                "blinds-invalid",
+                f"level {n}: blinds {lv.small_blind}/{lv.big_blind} need small > 0 and big >= small (rule 3.5)",
+            ))
+        elif lv.ante < 0:
+            out.append(Problem("ante-negative", f"level {n}: the ante {lv.ante} is negative (rule 3.5)"))
+    return out
+
+
+def ante_type_problems(ante_type: str) -> list[Problem]:
+    if ante_type in ANTE_TYPES:
+        return []
+    return [Problem("ante-type-unknown", f"ante type '{ante_type}' is not one of {', '.join(ANTE_TYPES)} (rule 3.5)")]
+
+
+def total_duration(levels: list[LevelSpec]) -> timedelta:
+    return timedelta(seconds=sum(lv.duration_seconds for lv in levels))
+
+
+def _whole(n: int, key: str, raw: object, out: list[Problem], *, blank_is_zero: bool) -> int:
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        if blank_is_zero:
+            return 0
+        out.append(Problem("level-field-missing", f"level {n}: {key} is missing"))
+        return 0
+    if isinstance(raw, bool):
+        out.append(Problem("level-field-not-whole", f"level {n}: {key} '{raw}' is not a whole number"))
+        return 0
+    if isinstance(raw, int):
+        return raw
+    try:
+        return int(str(raw).strip())
+    except ValueError:
+        out.append(Problem("level-field-not-whole", f"level {n}: {key} '{raw}' is not a whole number"))
+        return 0
+
+
+def _flag(n: int, raw: object, out: list[Problem]) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = "" if raw is None else str(raw).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    out.append(Problem("level-field-not-whole", f"level {n}: break '{raw}' is not yes or no"))
+    return False
+
+
+def _level(n: int, row: dict, out: list[Problem]) -> LevelSpec:
+    is_break = _flag(n, row.get("break"), out)
+    return LevelSpec(
+        small_blind=_whole(n, "small_blind", row.get("small_blind"), out, blank_is_zero=is_break),
+        big_blind=_whole(n, "big_blind", row.get("big_blind"), out, blank_is_zero=is_break),
+        ante=_whole(n, "ante", row.get("ante"), out, blank_is_zero=True),
+        duration_seconds=60 * _whole(n, "minutes", row.get("minutes"), out, blank_is_zero=False),
+        is_break=is_break,
+    )
+
+
+def parse_levels(text: str, kind: str) -> tuple[list[LevelSpec], list[Problem]]:
+    """Levels from a CSV or JSON document (`kind` is 'csv' or 'json'), with every problem found."""
+    out: list[Problem] = []
+    if kind == "csv":
+        reader = csv.DictReader(io.StringIO(text))
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            return [], [Problem("structure-file-invalid", f"the CSV header lacks {', '.join(missing)}; expected {','.join(COLUMNS)}")]
+        rows: list = list(reader)
+    else:
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return [], [Problem("structure-file-invalid", f"the JSON does not parse: {exc.msg} at line {exc.lineno}")]
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            return [], [Problem("structure-file-invalid", "the JSON must be a list of level objects")]
+    levels = [_level(n, row, out) for n, row in enumerate(rows, start=1)]
+    return levels, out or level_problems(levels)

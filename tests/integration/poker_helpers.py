@@ -1,0 +1,64 @@
+"""Building blocks for the live-poker integration tests: a club, a structure, a tournament, players."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, date, datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from domain.poker import service
+from domain.poker.settings import TournamentSettings
+from domain.poker.structures import LevelSpec
+from domain.store.clubs import Club
+
+NOW = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
+START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
+S = timedelta(seconds=1)
+# four 30-minute levels and a 15-minute break: the SP-2 window is 2 h 15 min
+LEVELS = [LevelSpec(100, 200, 0, 1800), LevelSpec(200, 400, 0, 1800), LevelSpec(0, 0, 0, 900, True),
+          LevelSpec(300, 600, 600, 1800), LevelSpec(400, 800, 800, 1800)]
+_n = itertools.count(1)
+
+
+def club(session: Session) -> Club:
+    n = next(_n)
+    c = Club(name=f"Club {n}", legal_form="legal_entity", inn=f"{n:010d}", ogrn=f"{n:013d}",
+             contact_email="floor@example.org", timezone="Europe/Moscow", created_at=NOW, updated_at=NOW)
+    session.add(c)
+    session.flush()
+    return c
+
+
+def tournament(session: Session, club_id: int | None = None, start: datetime = START, status: str = "registration_open",
+               **settings) -> int:
+    club_id = club_id or club(session).id
+    structure = service.import_structure(session, club_id, f"Grid {next(_n)}", "classic", LEVELS, NOW)
+    values = dict(name="Friday", scheduled_start=start, starting_stack=20000, currency="RUB", buy_in=150000,
+                  late_reg_deadline=start + timedelta(hours=1))
+    values.update(settings)
+    t = service.create_tournament(session, club_id, structure.id, TournamentSettings(**values), NOW)
+    if status in ("registration_open", "running"):
+        service.change_status(session, t.id, "open", NOW)
+    if status == "running":
+        service.change_status(session, t.id, "start", start)
+    return t.id
+
+
+def player(session: Session, handle: str | None = None, born: date = date(1990, 5, 17)) -> int:
+    handle = handle or f"p{next(_n)}"
+    return service.add_player(session, handle.title(), handle, born, NOW).id
+
+
+def checked_in(session: Session, tid: int, pid: int, now: datetime = NOW):
+    service.register(session, tid, pid, now)
+    return service.check_in(session, tid, pid, now)
+
+
+def bust(session: Session, entry_id: int, at: datetime) -> None:
+    """The knockouts area busts entries; these tests only need the state."""
+    from domain.store.poker import Entry
+
+    entry = session.get(Entry, entry_id)
+    entry.state, entry.busted_at = "busted", at
+    session.flush()

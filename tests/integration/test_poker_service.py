@@ -1,0 +1,325 @@
+"""Live poker I services on the real PostgreSQL (Sport Poker 1.2.1, 1.6.1, 3.1, 3.4, 3.5, 3.9,
+3.10; SP-1, SP-2). Bad input: a specific code and nothing written."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from domain.errors import DomainError
+from domain.poker import service
+from domain.poker.settings import TournamentSettings
+from domain.store.poker import AuditEvent, Entry, Fee, Player, Registration, Settlement, TopUp, Tournament
+from tests.integration.poker_helpers import LEVELS, NOW, START, S, bust, checked_in, club, player, tournament
+
+COUNTED = (Tournament, Registration, Entry, TopUp, Fee, Settlement, AuditEvent, Player)
+
+
+def snapshot(session) -> dict[str, int]:
+    session.flush()
+    return {m.__tablename__: session.scalar(select(func.count()).select_from(m)) for m in COUNTED}
+
+
+def refused(session, code: str, fn, *args, **kwargs) -> DomainError:
+    """Asserts the call is refused with `code` and that nothing was written."""
+    before = snapshot(session)
+    with pytest.raises(DomainError) as caught:
+        with session.begin_nested():
+            fn(*args, **kwargs)
+    assert caught.value.code == code, caught.value.message
+    assert snapshot(session) == before
+    return caught.value
+
+
+# -- players -----------------------------------------------------------------------------------------
+
+
+def test_1_2_1_a_player_under_18_is_refused(session):
+    refused(session, "player-under-18", service.add_player, session, "Kid", "kid", date(2008, 12, 5), NOW)
+    service.add_player(session, "Adult", "adult", date(2008, 12, 4), NOW)
+
+
+def test_1_5_3_a_blocked_player_cannot_register(session):
+    tid, pid = tournament(session), player(session)
+    service.block_player(session, pid, "false date of birth", NOW)
+    refused(session, "player-blocked", service.register, session, tid, pid, NOW)
+    service.unblock_player(session, pid, NOW)
+    assert service.register(session, tid, pid, NOW).status == "active"
+
+
+def test_1_6_1_forgetting_erases_the_profile_and_keeps_fees_under_the_pseudonym(session):
+    tid, pid = tournament(session), player(session, "ghost")
+    checked_in(session, tid, pid)
+    p = service.forget_player(session, "ghost", NOW)
+    assert (p.name, p.handle, p.birth_date) == (None, None, None)
+    assert service.debts(session, tid) == [
+        {"player_id": pid, "player": p.pseudonym, "owed": 150000, "currency": "RUB", "fees": 1, "kinds": "buy_in"}
+    ]
+    assert service.forget_player(session, pid, NOW).forgotten_at == NOW
+    refused(session, "player-forgotten", service.register, session, tournament(session, start=START + timedelta(days=9)), pid, NOW)
+    with pytest.raises(DomainError):
+        service.find_player(session, "ghost")
+
+
+def test_handles_are_unique_whatever_their_case(session):
+    player(session, "ace")
+    refused(session, "handle-taken", service.add_player, session, "Other", "ACE", date(1990, 1, 1), NOW)
+
+
+# -- structures and settings ---------------------------------------------------------------------------
+
+
+def test_3_5_a_structure_is_stored_in_order_and_shown_with_its_total(session):
+    c = club(session)
+    s = service.import_structure(session, c.id, "Deep", "bb_ante", LEVELS, NOW)
+    view = service.structure_view(session, s.id)
+    assert view["total_minutes"] == 135 and [lv["break"] for lv in view["levels"]] == [False, False, True, False, False]
+    refused(session, "structure-exists", service.import_structure, session, c.id, "Deep", "none", LEVELS, NOW)
+
+
+@pytest.mark.parametrize(
+    "changes, code",
+    [
+        ({"seat_cap": 1}, "seat-cap-out-of-range"),
+        ({"seat_cap": 11}, "seat-cap-out-of-range"),
+        ({"late_reg_deadline": START - S}, "late-registration-before-start"),
+        ({"reentry_deadline": START + timedelta(hours=1) - S}, "reentry-before-late-registration"),
+        ({"buy_in": -1}, "amount-negative"),
+        ({"rebuy_amount": 0.5}, "amount-fractional"),
+        ({"currency": "XXY"}, "currency-unknown"),
+    ],
+)
+def test_3_9_and_sp_1_bad_settings_are_refused_with_their_code_and_nothing_written(session, changes, code):
+    tid = tournament(session, status="draft")
+    refused(session, code, service.edit_tournament, session, tid, changes, NOW)
+    assert session.get(Tournament, tid).seat_cap == 9
+
+
+def test_3_9_bad_settings_at_creation_write_nothing(session):
+    c = club(session)
+    s = service.import_structure(session, c.id, "X", "none", LEVELS, NOW)
+    bad = TournamentSettings(name="X", scheduled_start=START, starting_stack=1, currency="RUB", buy_in=1, seat_cap=11)
+    refused(session, "seat-cap-out-of-range", service.create_tournament, session, c.id, s.id, bad, NOW)
+
+
+@pytest.mark.parametrize("status", ["running", "finished", "cancelled"])
+def test_3_9_an_edit_after_the_start_is_refused(session, status):
+    tid = tournament(session, status="running")
+    if status != "running":
+        service.change_status(session, tid, "finish" if status == "finished" else "cancel", NOW)
+    refused(session, "settings-frozen", service.edit_tournament, session, tid, {"name": "Renamed"}, NOW)
+
+
+@pytest.mark.parametrize("status", ["draft", "registration_open"])
+def test_3_9_settings_change_before_the_start(session, status):
+    tid = tournament(session, status=status)
+    service.edit_tournament(session, tid, {"seat_cap": 6, "rebuy_amount": 100000}, NOW)
+    t = session.get(Tournament, tid)
+    assert (t.seat_cap, t.rebuy_amount) == (6, 100000)
+
+
+def test_3_9_the_lifecycle_refuses_skipping_a_step(session):
+    tid = tournament(session, status="draft")
+    refused(session, "cannot-start", service.change_status, session, tid, "start", NOW)
+    assert [service.change_status(session, tid, a, NOW).status for a in ("open", "start", "finish")] == [
+        "registration_open", "running", "finished"]
+    refused(session, "cannot-cancel", service.change_status, session, tid, "cancel", NOW)
+
+
+# -- registration (3.10, SP-2) -------------------------------------------------------------------------
+
+
+def test_sp_2_a_second_registration_in_an_overlapping_tournament_is_refused(session):
+    c = club(session)
+    first = tournament(session, c.id)
+    overlapping = tournament(session, c.id, start=START + timedelta(hours=2, minutes=15) - S)
+    back_to_back = tournament(session, c.id, start=START + timedelta(hours=2, minutes=15))
+    pid = player(session)
+    service.register(session, first, pid, NOW)
+    refused(session, "registration-overlaps", service.register, session, overlapping, pid, NOW)
+    assert service.register(session, back_to_back, pid, NOW).status == "active"
+
+
+def test_sp_2_a_withdrawn_registration_no_longer_blocks(session):
+    c = club(session)
+    a, b = tournament(session, c.id), tournament(session, c.id)
+    pid = player(session)
+    service.register(session, a, pid, NOW)
+    service.unregister(session, a, pid, NOW)
+    assert service.register(session, b, pid, NOW).status == "active"
+
+
+@pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "late-registration-closed"), (S, "late-registration-closed")])
+def test_3_10_late_registration_by_the_regular_buy_in_until_its_deadline(session, offset, code):
+    tid = tournament(session, status="running")
+    pid = player(session)
+    at = START + timedelta(hours=1) + offset
+    if code:
+        refused(session, code, service.register, session, tid, pid, at)
+        return
+    reg = service.register(session, tid, pid, at)
+    entry = service.check_in(session, tid, pid, at)
+    assert reg.late and entry.sequence == 1
+    assert [(f.kind, f.amount) for f in session.scalars(select(Fee).where(Fee.player_id == pid))] == [("buy_in", 150000)]
+
+
+def test_3_10_check_in_opens_the_first_entry_and_records_the_buy_in_as_debt(session):
+    tid, pid = tournament(session), player(session)
+    entry = checked_in(session, tid, pid)
+    assert (entry.sequence, entry.state, entry.starting_chips, entry.previous_entry_id) == (1, "active", 20000, None)
+    assert session.get(Registration, entry.registration_id).checked_in_at == NOW
+    assert service.debts(session, tid)[0]["owed"] == 150000
+    refused(session, "already-checked-in", service.check_in, session, tid, pid, NOW)
+    refused(session, "unregister-after-check-in", service.unregister, session, tid, pid, NOW)
+
+
+def test_3_10_registration_is_refused_in_draft_and_twice(session):
+    tid, pid = tournament(session, status="draft"), player(session)
+    refused(session, "registration-not-open", service.register, session, tid, pid, NOW)
+    service.change_status(session, tid, "open", NOW)
+    service.register(session, tid, pid, NOW)
+    refused(session, "already-registered", service.register, session, tid, pid, NOW)
+
+
+def test_3_10_a_freeroll_check_in_owes_nothing(session):
+    tid, pid = tournament(session, buy_in=0), player(session)
+    checked_in(session, tid, pid)
+    assert service.debts(session, tid) == []
+
+
+# -- top-ups (3.1) ------------------------------------------------------------------------------------
+
+
+def test_3_1_a_rebuy_tops_up_the_current_entry_until_the_finish(session):
+    tid = tournament(session, status="running", rebuy_amount=100000)
+    pid = player(session)
+    entry = checked_in(session, tid, pid, START)
+    top = service.rebuy(session, tid, pid, START + timedelta(hours=5))
+    assert (top.entry_id, top.kind, top.chips) == (entry.id, "rebuy", 20000)
+    service.change_status(session, tid, "finish", START + timedelta(hours=6))
+    refused(session, "rebuy-tournament-over", service.rebuy, session, tid, pid, START + timedelta(hours=6))
+
+
+@pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "reentry-window-closed"), (S, "reentry-window-closed")])
+def test_3_1_reentry_after_a_bust_within_its_deadline(session, offset, code):
+    deadline = START + timedelta(hours=2)
+    tid = tournament(session, status="running", reentry_amount=120000, reentry_deadline=deadline)
+    pid = player(session)
+    first = checked_in(session, tid, pid, START)
+    refused(session, "reentry-without-bust", service.reenter, session, tid, pid, START + S)
+    bust(session, first.id, START + timedelta(minutes=30))
+    if code:
+        refused(session, code, service.reenter, session, tid, pid, deadline + offset)
+        return
+    second = service.reenter(session, tid, pid, deadline + offset)
+    assert (second.sequence, second.previous_entry_id, second.state) == (2, first.id, "active")
+    assert [(f.kind, f.amount) for f in session.scalars(select(Fee).where(Fee.player_id == pid).order_by(Fee.id))] == [
+        ("buy_in", 150000), ("reentry", 120000)]
+
+
+def test_3_1_reentry_costs_the_rebuy_amount_when_no_reentry_amount_is_set(session):
+    tid = tournament(session, status="running", rebuy_amount=90000)
+    pid = player(session)
+    bust(session, checked_in(session, tid, pid, START).id, START + S)
+    service.reenter(session, tid, pid, START + timedelta(minutes=5))
+    assert service.debts(session, tid)[0]["owed"] == 240000
+
+
+@pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "addon-window-closed"), (S, "addon-window-closed")])
+def test_3_1_an_addon_within_its_deadline_once(session, offset, code):
+    deadline = START + timedelta(hours=2)
+    tid = tournament(session, status="running", addon_amount=50000, addon_chips=30000, addon_deadline=deadline)
+    pid = player(session)
+    checked_in(session, tid, pid, START)
+    if code:
+        refused(session, code, service.add_on, session, tid, pid, deadline + offset)
+        return
+    top = service.add_on(session, tid, pid, deadline + offset)
+    assert (top.kind, top.chips) == ("addon", 30000)
+    refused(session, "addon-already-taken", service.add_on, session, tid, pid, deadline + offset)
+
+
+def test_3_1_an_addon_at_the_nth_break(session):
+    tid = tournament(session, status="running", addon_amount=50000, addon_break=1)
+    pid = player(session)
+    checked_in(session, tid, pid, START)
+    refused(session, "addon-window-closed", service.add_on, session, tid, pid, START, breaks_reached=0)
+    assert service.add_on(session, tid, pid, START, breaks_reached=1).chips == 20000
+
+
+# -- settlement (3.4) ---------------------------------------------------------------------------------
+
+
+def test_3_4_settling_closes_every_unpaid_fee_with_one_record_and_again_changes_nothing(session):
+    tid = tournament(session, status="running", rebuy_amount=100000)
+    pid = player(session)
+    checked_in(session, tid, pid, START)
+    service.rebuy(session, tid, pid, START + S)
+    s = service.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=1))
+    assert (s.amount, s.currency, s.method, s.settled_by, s.settled_at) == (250000, "RUB", "card", "Olga", START + timedelta(hours=1))
+    assert service.debts(session, tid) == []
+    before = snapshot(session)
+    assert service.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=2)) is None
+    assert snapshot(session) == before
+
+
+def test_3_4_voiding_a_settlement_returns_the_debt_and_keeps_the_record(session):
+    tid, pid = tournament(session), player(session)
+    checked_in(session, tid, pid)
+    s = service.settle(session, tid, pid, "cash", "Olga", NOW)
+    voided = service.void_settlement(session, s.id, "Igor", "wrong player", NOW + S)
+    assert (voided.voided_by, voided.void_reason) == ("Igor", "wrong player")
+    assert service.debts(session, tid)[0]["owed"] == 150000
+    refused(session, "settlement-already-voided", service.void_settlement, session, s.id, "Igor", "again", NOW)
+    again = service.settle(session, tid, pid, "cash", "Olga", NOW + 2 * S)
+    assert again.id != s.id and again.amount == 150000
+
+
+@pytest.mark.parametrize("status", ["draft", "registration_open", "running", "finished"])
+def test_3_4_settling_is_allowed_in_every_status_but_cancelled(session, status):
+    tid, pid = tournament(session), player(session)
+    checked_in(session, tid, pid)
+    if status in ("running", "finished"):
+        service.change_status(session, tid, "start", NOW)
+    if status == "finished":
+        service.change_status(session, tid, "finish", NOW)
+    if status == "draft":  # a draft has no entries: settling owes nothing and writes nothing
+        tid = tournament(session, status="draft")
+        assert service.settle(session, tid, pid, "cash", "Olga", NOW) is None
+        return
+    assert service.settle(session, tid, pid, "cash", "Olga", NOW).amount == 150000
+
+
+def test_3_4_settling_in_a_cancelled_tournament_is_refused(session):
+    tid, pid = tournament(session), player(session)
+    checked_in(session, tid, pid)
+    service.change_status(session, tid, "cancel", NOW)
+    refused(session, "settlement-tournament-cancelled", service.settle, session, tid, pid, "cash", "Olga", NOW)
+    refused(session, "settlement-tournament-cancelled", service.settle_all, session, tid, "cash", "Olga", NOW)
+
+
+def test_3_4_settle_all_closes_every_debtor_in_one_batch(session):
+    tid = tournament(session, status="running", rebuy_amount=100000)
+    pids = [player(session) for _ in range(3)]
+    for pid in pids:
+        checked_in(session, tid, pid, START)
+    service.rebuy(session, tid, pids[0], START + S)
+    made = service.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=1))
+    assert [(p, a) for _, p, a in made] == [(pids[0], 250000), (pids[1], 150000), (pids[2], 150000)]
+    assert service.debts(session, tid) == []
+    assert service.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=2)) == []
+
+
+def test_the_audit_trail_records_every_fee_topup_and_settlement(session):
+    tid = tournament(session, status="running", rebuy_amount=100000)
+    pid = player(session)
+    checked_in(session, tid, pid, START)
+    service.rebuy(session, tid, pid, START + S)
+    s = service.settle(session, tid, pid, "cash", "Olga", START + 2 * S)
+    service.void_settlement(session, s.id, "Igor", "typo", START + 3 * S)
+    kinds = session.scalars(
+        select(AuditEvent.kind).where(AuditEvent.tournament_id == tid, AuditEvent.player_id == pid).order_by(AuditEvent.id)
+    ).all()
+    assert kinds == ["registered", "entry-opened", "fee-charged", "topup", "fee-charged", "settled", "settlement-voided"]

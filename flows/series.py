@@ -1,9 +1,10 @@
 """`materialize-series` (hourly): plans every active series' occurrences within its horizon, each
-exactly once, opens registration of those due and marks missed those whose start passed."""
+exactly once, opens registration of those due (creating their tournaments) and marks missed those
+whose start passed. Fails loudly when the tournament rules refused an occurrence: retrying would not
+help, the operator must fix the series (the others were opened and committed)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime, timezone
 
 from prefect import flow, task
@@ -30,8 +31,14 @@ def materialize_series(now: datetime | None = None) -> dict:
             {"what": "occurrences planned", "count": result.planned},
             {"what": "registrations opened", "count": result.opened},
             {"what": "occurrences missed", "count": result.missed},
-        ],
+        ]
+        + [{"what": f"occurrence {occ} refused: {why}", "count": 1} for occ, why in result.failed],
         description=f"Series materialized at {now:%Y-%m-%d %H:%M:%S} UTC",
     )
-    print(f"planned {result.planned}, opened {result.opened}, missed {result.missed}")
-    return asdict(result)
+    print(f"planned {result.planned}, opened {result.opened}, missed {result.missed}, failed {len(result.failed)}")
+    if result.failed:
+        raise RuntimeError(
+            "the tournament rules refused occurrences (fix the series with `tourney series edit`): "
+            + "; ".join(f"#{occ}: {why}" for occ, why in result.failed)
+        )
+    return {"planned": result.planned, "opened": result.opened, "missed": result.missed}

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.series.lifecycle import transition
 from domain.series.schedule import DEFAULT_HORIZON_DAYS, Schedule, occurrences, schedule_problems
-from domain.series.templates import template_problems
+from domain.series.templates import poker_settings, template_problems, tournament_name
 
 SCHEDULE_FIELDS = ("cron", "timezone", "horizon_days", "opens_before_minutes")
 
@@ -43,13 +43,29 @@ class Materialized:
     planned: int  # occurrences newly written
     opened: int  # occurrences whose registration opened in this run
     missed: int  # planned occurrences whose start passed before they opened
+    failed: tuple[tuple[int, str], ...] = ()  # (occurrence id, why) the rules refused to create
 
 
-def spec_problems(spec: SeriesSpec, now: datetime) -> list[Problem]:
+def spec_problems(session: Session, spec: SeriesSpec, now: datetime) -> list[Problem]:
     problems = []
     if not spec.name.strip():
         problems.append(Problem("series-name-empty", "the series needs a name"))
-    return problems + template_problems(spec.kind, spec.template) + schedule_problems(spec.schedule, now)
+    problems += template_problems(spec.kind, spec.template)
+    if spec.kind == "poker" and not problems:
+        problems += _structure_problems(session, spec.club_id, spec.template["structure_id"])
+    return problems + schedule_problems(spec.schedule, now)
+
+
+def _structure_problems(session: Session, club_id: int, structure_id: Any) -> list[Problem]:
+    owner = session.execute(
+        text("SELECT club_id FROM poker_structures WHERE id = :id"),
+        {"id": structure_id if isinstance(structure_id, int) and not isinstance(structure_id, bool) else -1},
+    ).scalar()
+    if owner is None:
+        return [Problem("series-structure-not-found", f"no blind structure {structure_id}")]
+    if owner != club_id:
+        return [Problem("series-structure-other-club", f"blind structure {structure_id} belongs to another club")]
+    return []
 
 
 def add_series(session: Session, spec: SeriesSpec, now: datetime) -> int:
@@ -63,7 +79,7 @@ def add_series(session: Session, spec: SeriesSpec, now: datetime) -> int:
     if club.listing_status != "listed":
         raise DomainError("series-club-not-listed", f"club #{spec.club_id} is {club.listing_status}; it cannot add a series")
     spec = replace(spec, timezone=spec.timezone or club.timezone)
-    raise_problems(spec_problems(spec, now))
+    raise_problems(spec_problems(session, spec, now))
     series_id = session.execute(
         text(
             "INSERT INTO series (club_id, name, kind, cron, timezone, horizon_days, opens_before_minutes,"
@@ -87,7 +103,7 @@ def edit_series(session: Session, series_id: int, now: datetime, **changes: Any)
     if current["status"] == "ended":
         raise DomainError("series-ended", "the series has ended; it cannot be edited")
     spec = replace(_spec(current), **changes)
-    raise_problems(spec_problems(spec, now))
+    raise_problems(spec_problems(session, spec, now))
     session.execute(
         text(
             "UPDATE series SET name = :name, kind = :kind, cron = :cron, timezone = :timezone,"
@@ -198,10 +214,11 @@ def materialize(session: Session, now: datetime, series_ids: list[int] | None = 
             "UPDATE series_occurrence o SET status = 'open', opened_at = :now FROM series s"
             " WHERE s.id = o.series_id AND s.status = 'active' AND o.status = 'planned'"
             f" AND o.opens_at <= :now AND o.starts_at > :now{scope}"
-            " RETURNING o.id"
+            " RETURNING o.id, o.series_id, s.club_id, s.kind, s.name, o.starts_at, o.local_date, o.settings"
         ),
         {"now": now, "ids": series_ids},
     ).all()
+    failed = _create_tournaments(session, opened, now)
     missed = session.execute(
         text(
             "UPDATE series_occurrence o SET status = 'missed'"
@@ -209,7 +226,50 @@ def materialize(session: Session, now: datetime, series_ids: list[int] | None = 
         ),
         {"now": now, "ids": series_ids},
     ).rowcount
-    return Materialized(planned=planned, opened=len(opened), missed=missed)
+    return Materialized(planned=planned, opened=len(opened) - len(failed), missed=missed, failed=failed)
+
+
+def _create_tournaments(session: Session, opened: list, now: datetime) -> tuple[tuple[int, str], ...]:
+    """Create and open the tournament of each occurrence just opened, each in its own savepoint: an
+    occurrence the tournament rules refuse becomes `failed` with the reason, the others go on."""
+    from domain.poker import service as poker
+
+    created: dict[str, list] = {"id": [], "tournament_id": []}
+    failed: list[tuple[int, str]] = []
+    for occ in opened:
+        if occ.kind != "poker":
+            continue  # Pusoy Dos: the occurrence opens; its tournament is not created yet (see README)
+        try:
+            with session.begin_nested():
+                settings = poker_settings(occ.settings, tournament_name(occ.name, occ.local_date), occ.starts_at)
+                tournament = poker.create_tournament(
+                    session, occ.club_id, occ.settings["structure_id"], settings, now
+                )
+                poker.change_status(session, tournament.id, "open", now)
+        except DomainError as exc:
+            failed.append((occ.id, exc.message))
+            continue
+        created["id"].append(occ.id)
+        created["tournament_id"].append(tournament.id)
+    if created["id"]:
+        session.execute(
+            text(
+                "UPDATE series_occurrence o SET tournament_id = u.tournament_id"
+                " FROM unnest(CAST(:id AS bigint[]), CAST(:tournament_id AS bigint[])) AS u(id, tournament_id)"
+                " WHERE o.id = u.id"
+            ),
+            created,
+        )
+    if failed:
+        session.execute(
+            text(
+                "UPDATE series_occurrence o SET status = 'failed', opened_at = NULL, problem = u.problem"
+                " FROM unnest(CAST(:id AS bigint[]), CAST(:problem AS text[])) AS u(id, problem)"
+                " WHERE o.id = u.id"
+            ),
+            {"id": [f[0] for f in failed], "problem": [f[1] for f in failed]},
+        )
+    return tuple(failed)
 
 
 def list_series(session: Session, now: datetime) -> list[dict[str, Any]]:

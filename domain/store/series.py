@@ -24,7 +24,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from domain.store.base import Base
 
 SERIES_STATUSES = ("active", "paused", "ended")
-OCCURRENCE_STATUSES = ("planned", "open", "missed")
+OCCURRENCE_STATUSES = ("planned", "open", "missed", "failed")
 KINDS = ("poker", "pusoy")
 
 
@@ -68,7 +68,8 @@ class SeriesSkip(Base):
 
 class SeriesOccurrence(Base):
     """One start of a series. `planned` follows template edits; `open` is frozen (registration
-    opened, the tournament exists); `missed` started before anyone opened it."""
+    opened, the tournament exists); `missed` started before anyone opened it; `failed`: the
+    tournament rules refused to create it when registration was due to open (`problem` says why)."""
 
     __tablename__ = "series_occurrence"
     __table_args__ = (
@@ -76,6 +77,7 @@ class SeriesOccurrence(Base):
         CheckConstraint(_in("status", OCCURRENCE_STATUSES), name="status"),
         CheckConstraint("opens_at <= starts_at", name="opens_before_start"),
         CheckConstraint("(status = 'open') = (opened_at IS NOT NULL)", name="opened_at"),
+        CheckConstraint("(status = 'failed') = (problem IS NOT NULL)", name="problem"),
         Index("ix_series_occurrence_planned_opens_at", "opens_at", postgresql_where="status = 'planned'"),
     )
 
@@ -87,5 +89,6 @@ class SeriesOccurrence(Base):
     status: Mapped[str] = mapped_column(Text, default="planned")
     settings: Mapped[dict] = mapped_column(JSONB)
     tournament_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    problem: Mapped[str | None] = mapped_column(Text, nullable=True)  # why the tournament could not be created
     opened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

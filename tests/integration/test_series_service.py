@@ -289,3 +289,72 @@ def test_two_openings_at_once_open_each_occurrence_exactly_once(committed: Engin
     for t in threads:
         t.join()
     assert sorted(r.opened for r in results) == [0, 1]
+
+
+# -- live poker series: the tournament is created and opened when registration opens -------------
+
+POKER = {
+    "starting_stack": 20000,
+    "currency": "RUB",
+    "buy_in": 300000,
+    "format": "reentry",
+    "reentry_amount": 300000,
+    "late_reg_minutes": 120,
+    "reentry_minutes": 120,
+}
+
+
+def structure(session, club: int) -> int:
+    from domain.poker.service import import_structure
+    from domain.poker.structures import LevelSpec
+
+    levels = [LevelSpec(100, 200, 0, 1200), LevelSpec(200, 400, 0, 1200)]
+    return import_structure(session, club, "Deep", "none", levels, NOW).id
+
+
+def test_a_poker_occurrence_opens_as_a_real_tournament_with_deadlines_from_the_start(session, club):
+    template = {**POKER, "structure_id": structure(session, club)}
+    series_id = add_series(session, spec(club, kind="poker", cron="0 19 * * *", timezone="UTC", template=template), NOW)
+    result = materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
+    assert (result.opened, result.failed) == (1, ())
+    [occ] = [o for o in show_series(session, series_id)["occurrences"] if o["status"] == "open"]
+    t = session.execute(
+        text("SELECT name, status, scheduled_start, late_reg_deadline, buy_in FROM poker_tournaments WHERE id = :id"),
+        {"id": occ["tournament_id"]},
+    ).one()
+    assert t == ("Friday Deepstack 20.10.2026", "registration_open", datetime(2026, 10, 20, 19, tzinfo=UTC),
+                 datetime(2026, 10, 20, 21, tzinfo=UTC), 300000)
+    assert materialize(session, datetime(2026, 10, 20, 18, 30, tzinfo=UTC)).opened == 0
+    assert count(session, "poker_tournaments") == 1
+
+
+def test_an_occurrence_the_poker_rules_refuse_at_opening_fails_alone_with_the_reason(session, club):
+    template = {**POKER, "structure_id": structure(session, club)}
+    add_series(session, spec(club, kind="poker", cron="0 19 * * *", timezone="UTC", template=template), NOW)
+    add_series(session, spec(club, name="Other", kind="poker", cron="30 19 * * *", timezone="UTC", template=template), NOW)
+    session.execute(text("UPDATE series_occurrence SET settings = settings || '{\"seat_cap\": 12}'"
+                         " WHERE series_id = (SELECT id FROM series WHERE name = 'Other')"))
+    result = materialize(session, datetime(2026, 10, 20, 18, 30, tzinfo=UTC))
+    assert result.opened == 1
+    [(occurrence_id, why)] = result.failed
+    assert "seat cap 12" in why
+    assert session.execute(text("SELECT status, problem FROM series_occurrence WHERE id = :id"),
+                           {"id": occurrence_id}).one() == ("failed", why)
+
+
+@pytest.mark.parametrize(
+    ("template", "code"),
+    [
+        ({**POKER, "structure_id": 0}, "series-structure-not-found"),
+        ({**POKER, "seat_cap": 11}, "seat-cap-out-of-range"),
+        ({**POKER, "late_reg_minutes": -5}, "late-registration-before-start"),
+        ({k: v for k, v in POKER.items() if k != "buy_in"}, "series-template-missing-setting"),
+        ({**POKER, "scheduled_start": "2026-01-01"}, "series-template-unknown-setting"),
+    ],
+)
+def test_a_poker_template_the_rules_refuse_is_refused_at_once_and_nothing_written(session, club, template, code):
+    template = {"structure_id": structure(session, club), **template}
+    with pytest.raises(DomainError) as err:
+        add_series(session, spec(club, kind="poker", template=template), NOW)
+    assert err.value.code == code
+    assert count(session, "series") == 0

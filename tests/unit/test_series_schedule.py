@@ -167,3 +167,24 @@ def test_a_daily_cron_starts_once_per_local_day_strictly_increasing(tz, hour, mi
     assert all(a.starts_at < b.starts_at for a, b in zip(found, found[1:]))
     assert all(now < o.starts_at <= now + timedelta(days=30) for o in found)
     assert len(found) in (29, 30, 31)  # 30 days of 24 h, give or take a DST hour
+
+
+def test_a_poker_template_gives_deadlines_as_minutes_after_each_start():
+    from domain.series.templates import poker_settings
+
+    template = {"structure_id": 1, "starting_stack": 100, "currency": "RUB", "buy_in": 0, "late_reg_minutes": 90}
+    assert template_problems("poker", template) == []
+    settings = poker_settings(template, "Nightly 20.10.2026", utc(2026, 10, 20, 19))
+    assert (settings.scheduled_start, settings.late_reg_deadline, settings.reentry_deadline) == (
+        utc(2026, 10, 20, 19), utc(2026, 10, 20, 20, 30), None)
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [({"late_reg_minutes": 1.5}, "series-template-offset-invalid"), ({"currency": "XXQ"}, None),
+     ({"name": "x"}, "series-template-unknown-setting")],
+)
+def test_a_poker_template_is_checked_by_the_poker_rules(change, code):
+    template = {"structure_id": 1, "starting_stack": 100, "currency": "RUB", "buy_in": 0, **change}
+    codes = [p.code for p in template_problems("poker", template)]
+    assert codes[0] == code if code else codes  # an unknown currency: the poker rules' own code

@@ -52,10 +52,12 @@ def upgrade() -> None:
         sa.Column("status", sa.Text, nullable=False),
         sa.Column("settings", JSONB, nullable=False),
         sa.Column("tournament_id", sa.BigInteger, nullable=True),
+        sa.Column("problem", sa.Text, nullable=True),
         sa.Column("opened_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
         sa.UniqueConstraint("series_id", "starts_at", name="uq_series_occurrence_series_id_starts_at"),
-        sa.CheckConstraint("status IN ('planned', 'open', 'missed')", name="ck_series_occurrence_status"),
+        sa.CheckConstraint("status IN ('planned', 'open', 'missed', 'failed')", name="ck_series_occurrence_status"),
+        sa.CheckConstraint("(status = 'failed') = (problem IS NOT NULL)", name="ck_series_occurrence_problem"),
         sa.CheckConstraint("opens_at <= starts_at", name="ck_series_occurrence_opens_before_start"),
         sa.CheckConstraint("(status = 'open') = (opened_at IS NOT NULL)", name="ck_series_occurrence_opened_at"),
     )

@@ -1,4 +1,10 @@
-"""Every deployment the project serves, in one list: name, flow, schedule."""
+"""Every deployment the project serves, in one list: name, flow, schedule, tags, concurrency.
+
+Every deployment is tagged `tourney` plus its job's tags (the admin filters by them in the UI; the
+requeue automation of flows/ops.py matches the `tourney` tag) and carries a Prefect deployment
+concurrency limit, `concurrency` runs at once (default 1) with the ENQUEUE strategy: two runs of the
+same job never overlap, whether served by `tourney serve` or by workers on several machines, so two
+runs on the same tournament never overlap either."""
 
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ class Job:
     interval: timedelta | None = None
     cron: str | None = None
     tags: tuple[str, ...] = field(default=())
+    concurrency: int = 1  # runs of this job at once, across every runner and worker
 
     @property
     def schedule(self) -> str:
@@ -77,15 +84,25 @@ def job(name: str) -> Job:
     raise DomainError("unknown-job", f"unknown job '{name}'; known jobs: {known}")
 
 
+def deployment(j: Job, module_path: bool = False):
+    """The RunnerDeployment of one job. `module_path`: the entrypoint names the installed module
+    (`flows.series.materialize_series`), for workers that import it (`tourney deploy`)."""
+    from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
+    from prefect.deployments.runner import EntrypointType
+
+    return j.flow.to_deployment(
+        name=j.name,
+        description=j.description,
+        interval=j.interval,
+        cron=j.cron,
+        tags=["tourney", *j.tags],
+        concurrency_limit=ConcurrencyLimitConfig(
+            limit=j.concurrency, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE
+        ),
+        entrypoint_type=EntrypointType.MODULE_PATH if module_path else EntrypointType.FILE_PATH,
+    )
+
+
 def deployments() -> list:
     """The RunnerDeployments `tourney serve` serves."""
-    return [
-        j.flow.to_deployment(
-            name=j.name,
-            description=j.description,
-            interval=j.interval,
-            cron=j.cron,
-            tags=list(j.tags),
-        )
-        for j in JOBS
-    ]
+    return [deployment(j) for j in JOBS]

@@ -294,7 +294,7 @@ def show_series(session: Session, series_id: int) -> dict[str, Any]:
     ).scalars()
     occs = session.execute(
         text(
-            "SELECT starts_at, opens_at, local_date, status, tournament_id FROM series_occurrence"
+            "SELECT starts_at, opens_at, local_date, status, tournament_id, problem FROM series_occurrence"
             " WHERE series_id = :id ORDER BY starts_at"
         ),
         {"id": series_id},

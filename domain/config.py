@@ -62,3 +62,40 @@ def load_settings() -> Settings:
         registry_url=os.environ.get("REGISTRY_URL") or None,
         registry_token=os.environ.get("REGISTRY_TOKEN") or None,
     )
+
+
+@dataclass(frozen=True)
+class RegistrySettings:
+    """The club registry provider (CL-2, CL-3). Without a URL every application goes to moderators.
+
+    REGISTRY_RATE          most requests per second to the provider, across all threads (default 10)
+    REGISTRY_TIMEOUT       seconds per request (default 5)
+    REGISTRY_RETRIES       retries of one lookup on 5xx, 429 and time-outs, with backoff (default 3)
+    REGISTRY_MAX_ATTEMPTS  failed lookups before an application goes to the moderator queue (default 3)
+    REGISTRY_CONCURRENCY   lookups in flight at once in `verify-clubs` (default 8)
+    REGISTRY_RECHECK_DAYS  age of the last check after which `reverify-clubs` checks again (default 30)
+    """
+
+    url: str | None
+    token: str | None
+    rate: float = 10.0
+    timeout: float = 5.0
+    retries: int = 3
+    max_attempts: int = 3
+    concurrency: int = 8
+    recheck_days: int = 30
+
+
+def load_registry_settings() -> RegistrySettings:
+    settings = load_settings()
+    env = os.environ
+    return RegistrySettings(
+        url=settings.registry_url,
+        token=settings.registry_token,
+        rate=float(env.get("REGISTRY_RATE") or 10),
+        timeout=float(env.get("REGISTRY_TIMEOUT") or 5),
+        retries=int(env.get("REGISTRY_RETRIES") or 3),
+        max_attempts=int(env.get("REGISTRY_MAX_ATTEMPTS") or 3),
+        concurrency=int(env.get("REGISTRY_CONCURRENCY") or 8),
+        recheck_days=int(env.get("REGISTRY_RECHECK_DAYS") or 30),
+    )

@@ -24,12 +24,24 @@ app.add_typer(jobs_app, name="jobs")
 # Each area registers its command group on its own line below.
 
 # area: clubs
+from flows.cli_clubs import app as clubs_app  # noqa: E402
+
+app.add_typer(clubs_app, name="club")
 
 # area: pusoy
+from flows.cli_pusoy import app as pusoy_app  # noqa: E402
+app.add_typer(pusoy_app, name="pusoy")
 
 # area: poker (one `poker` group; its sub-commands live in flows/cli_poker*.py)
+from flows.cli_poker import player_app, poker_app  # noqa: E402
+
+app.add_typer(poker_app, name="poker")
+app.add_typer(player_app, name="player")
 
 # area: documents
+from flows.cli_documents import app as documents_app  # noqa: E402
+
+app.add_typer(documents_app, name="documents")
 
 # area: series and operations
 from flows.cli_series import app as series_app  # noqa: E402

@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, text
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, NotFound, Problem, raise_problems
@@ -172,7 +173,7 @@ def structure_view(session: Session, structure_id: int) -> dict[str, Any]:
     levels = structure_levels(session, structure_id)
     return {
         "id": s.id, "club_id": s.club_id, "name": s.name, "ante_type": s.ante_type,
-        "total_minutes": total_duration(levels).total_seconds() // 60,
+        "total_minutes": int(total_duration(levels).total_seconds()) // 60,
         "levels": [
             {"level": n, "small_blind": lv.small_blind, "big_blind": lv.big_blind, "ante": lv.ante,
              "minutes": lv.duration_seconds // 60, "break": lv.is_break}
@@ -240,6 +241,9 @@ def edit_tournament(
         problems = settings_problems(new)
         if structure_id is not None:
             problems += _structure_problems(session, t.club_id, structure_id)
+    if not problems and ("scheduled_start" in changes or structure_id is not None):
+        levels = structure_levels(session, structure_id if structure_id is not None else t.structure_id)
+        problems = _moved_window_problems(session, t, rules.Window.scheduled(new.scheduled_start, total_duration(levels)))
     raise_problems(problems)
     for field in changes:
         setattr(t, field, getattr(new, field))
@@ -315,18 +319,37 @@ def _active_registration(session: Session, tournament_id: int, player_id: int) -
     )
 
 
-def _held_windows(session: Session, player_id: int, other_than: int) -> list[tuple[int, str, rules.Window]]:
-    """The scheduled windows of the player's other active registrations in live tournaments."""
+def _held_windows(
+    session: Session, player_ids: list[int], other_than: int
+) -> list[tuple[int, int, str, rules.Window]]:
+    """(player id, tournament id, name, window) of the players' other active registrations in
+    tournaments neither finished nor cancelled."""
     d = _durations()
     rows = session.execute(
-        select(Tournament.id, Tournament.name, Tournament.scheduled_start, func.coalesce(d.c.seconds, 0))
+        select(Registration.player_id, Tournament.id, Tournament.name, Tournament.scheduled_start,
+               func.coalesce(d.c.seconds, 0))
         .join(Registration, Registration.tournament_id == Tournament.id)
         .outerjoin(d, d.c.structure_id == Tournament.structure_id)
-        .where(Registration.player_id == player_id, Registration.status == "active",
+        .where(Registration.player_id.in_(player_ids), Registration.status == "active",
                Tournament.id != other_than, Tournament.status.not_in((FINISHED, CANCELLED)))
-        .order_by(Tournament.scheduled_start)
+        .order_by(Registration.player_id, Tournament.scheduled_start)
     )
-    return [(tid, name, rules.Window.scheduled(start, timedelta(seconds=int(sec)))) for tid, name, start, sec in rows]
+    return [(pid, tid, name, rules.Window.scheduled(start, timedelta(seconds=int(sec))))
+            for pid, tid, name, start, sec in rows]
+
+
+def _moved_window_problems(session: Session, t: Tournament, window: rules.Window) -> list[Problem]:
+    """SP-2 on an edit: a new start or structure must not make a registrant's window overlap."""
+    registrants = list(session.scalars(
+        select(Registration.player_id).where(Registration.tournament_id == t.id, Registration.status == "active")
+    ))
+    return [
+        Problem("edit-creates-overlap",
+                f"player {pid} is also registered in tournament {tid} '{name}', which the new window "
+                f"{window.start.isoformat()} to {window.end.isoformat()} would overlap (SP-2)")
+        for pid, tid, name, other in _held_windows(session, registrants, t.id)
+        if window.overlaps(other)
+    ]
 
 
 def register(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
@@ -338,7 +361,8 @@ def register(session: Session, tournament_id: int, player_ref: str | int, now: d
     if not problems and _active_registration(session, t.id, player.id) is not None:
         problems.append(Problem("already-registered", f"the player is already registered in tournament {t.id}"))
     if not problems:
-        problems += rules.parallel_problems(tournament_window(session, t), _held_windows(session, player.id, t.id))
+        held = [(tid, name, window) for _, tid, name, window in _held_windows(session, [player.id], t.id)]
+        problems += rules.parallel_problems(tournament_window(session, t), held)
     raise_problems(problems)
     reg = Registration(tournament_id=t.id, player_id=player.id, status="active", late=t.status == RUNNING, registered_at=now)
     session.add(reg)
@@ -553,13 +577,13 @@ def debts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     t = get_tournament(session, tournament_id)
     rows = session.execute(
         select(Player.id, func.coalesce(Player.name, Player.pseudonym), func.sum(Fee.amount), func.count(),
-               func.string_agg(Fee.kind, text("', '")))
+               func.array_agg(aggregate_order_by(Fee.kind, Fee.id)))
         .join(Fee, Fee.player_id == Player.id)
         .where(Fee.tournament_id == t.id, Fee.settlement_id.is_(None))
         .group_by(Player.id).order_by(Player.id)
     )
     return [
-        {"player_id": pid, "player": name, "owed": int(owed), "currency": t.currency, "fees": n, "kinds": kinds}
+        {"player_id": pid, "player": name, "owed": int(owed), "currency": t.currency, "fees": n, "kinds": list(kinds)}
         for pid, name, owed, n, kinds in rows
     ]
 

@@ -8,7 +8,7 @@ windows are set (3.1). Amounts are integers in minor units of one ISO 4217 curre
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
 import pycountry
@@ -20,6 +20,7 @@ BOUNTY_TYPES = ("none", "classic", "pko", "mystery")
 NO_SHOW_POLICIES = ("drop", "absent_mode")
 SEAT_CAP_MIN, SEAT_CAP_MAX = 2, 10
 AMOUNT_FIELDS = ("buy_in", "rebuy_amount", "reentry_amount", "addon_amount")
+MAX_AMOUNT = 2**63 - 1  # the database's BIGINT
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ def amount_problems(field: str, value: object) -> list[Problem]:
         return [Problem("amount-negative", f"{label} {value} is negative: fees are never below zero (SP-1)")]
     if not isinstance(value, int):
         return [Problem("amount-fractional", f"{label} {value} must be an integer of minor units (SP-1)")]
+    if value > MAX_AMOUNT:
+        return [Problem("amount-too-large", f"{label} {value} is beyond the largest amount {MAX_AMOUNT} (SP-1)")]
     return []
 
 
@@ -170,3 +173,48 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
     if not any(p.code == "time-not-aware" for p in out):
         out += deadline_problems(s)
     return out
+
+
+_TIME_FIELDS = ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline")
+_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min")
+_BOOL_FIELDS = ("mystery_draw", "addon_once")
+_OPTIONAL = ("late_reg_deadline", "reentry_deadline", "addon_deadline", "addon_break", "addon_chips",
+             "rebuy_amount", "reentry_amount", "addon_amount")
+
+
+def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]]:
+    """An ISO 8601 time with its offset (e.g. 2026-12-04T19:00+03:00), as UTC."""
+    try:
+        value = datetime.fromisoformat(raw.strip())
+    except ValueError:
+        return None, [Problem("time-invalid", f"{field.replace('_', ' ')} '{raw}' is not an ISO 8601 time")]
+    if value.tzinfo is None:
+        return None, [Problem("time-not-aware", f"{field.replace('_', ' ')} '{raw}' needs an offset, e.g. +03:00 or Z")]
+    return value.astimezone(UTC), []
+
+
+def setting_from_text(field: str, raw: str) -> tuple[object, list[Problem]]:
+    """One setting typed in a command (`--set field=value`); 'none' unsets an optional one."""
+    if field not in SETTING_FIELDS:
+        return None, [Problem("setting-unknown", f"no such setting '{field}'; settings: {', '.join(SETTING_FIELDS)}")]
+    raw = raw.strip()
+    if field in _OPTIONAL and raw.lower() in ("none", ""):
+        return None, []
+    if field in AMOUNT_FIELDS:
+        return amount_from_text(raw), []
+    if field in _TIME_FIELDS:
+        return time_from_text(field, raw)
+    if field in _BOOL_FIELDS:
+        if raw.lower() in ("true", "yes", "1", "on"):
+            return True, []
+        if raw.lower() in ("false", "no", "0", "off"):
+            return False, []
+        return None, [Problem("setting-not-a-flag", f"{field} takes true or false, got '{raw}'")]
+    if field in _INT_FIELDS:
+        try:
+            return int(raw), []
+        except ValueError:
+            return None, [Problem("setting-not-a-number", f"{field} takes a whole number, got '{raw}'")]
+    if field == "currency":
+        return raw.upper(), []
+    return raw, []

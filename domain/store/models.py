@@ -7,15 +7,19 @@ from domain.store.base import Base
 import domain.store.clubs  # noqa: F401
 
 # area: pusoy
+import domain.store.pusoy  # noqa: F401
 
 # area: poker entries
 import domain.store.poker  # noqa: F401,E402
 
 # area: poker clock and seating
+import domain.store.poker_floor  # noqa: F401,E402
 
 # area: poker knockouts and places
+import domain.store.poker_results  # noqa: F401,E402
 
 # area: documents
+import domain.store.documents  # noqa: E402,F401
 
 # area: series
 from domain.store import series as _series  # noqa: F401

@@ -77,6 +77,26 @@ def test_db_up_repairs_a_half_initialised_data_folder():
         shutil.rmtree(home, ignore_errors=True)
 
 
+def test_two_db_up_at_once_start_one_cluster_and_reuse_it():
+    Path(".tourney").mkdir(exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="test-home-", dir=".tourney")).resolve()
+    home.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TOURNEY_PG_PORT")}
+    env["TOURNEY_HOME"] = str(home)
+    try:
+        both = [
+            subprocess.Popen([TOURNEY, "db", "up"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            for _ in range(2)
+        ]
+        outputs = [p.communicate(timeout=120) for p in both]
+        assert [p.returncode for p in both] == [0, 0], outputs
+        said = sorted(out.split(" on ")[0] for out, _ in outputs)
+        assert said == ["reused the running cluster", "started the cluster"]
+    finally:
+        subprocess.run([TOURNEY, "db", "stop"], capture_output=True, env=env, timeout=120)
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def test_series_commands_refuse_bad_input_with_one_line_and_exit_2():
     bad_json = run("series", "add", "--club", "1", "--name", "N", "--kind", "pusoy", "--cron", "0 19 * * *",
                    "--template", "{nope")

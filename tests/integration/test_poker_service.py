@@ -55,7 +55,7 @@ def test_1_6_1_forgetting_erases_the_profile_and_keeps_fees_under_the_pseudonym(
     p = service.forget_player(session, "ghost", NOW)
     assert (p.name, p.handle, p.birth_date) == (None, None, None)
     assert service.debts(session, tid) == [
-        {"player_id": pid, "player": p.pseudonym, "owed": 150000, "currency": "RUB", "fees": 1, "kinds": "buy_in"}
+        {"player_id": pid, "player": p.pseudonym, "owed": 150000, "currency": "RUB", "fees": 1, "kinds": ["buy_in"]}
     ]
     assert service.forget_player(session, pid, NOW).forgotten_at == NOW
     refused(session, "player-forgotten", service.register, session, tournament(session, start=START + timedelta(days=9)), pid, NOW)
@@ -323,3 +323,35 @@ def test_the_audit_trail_records_every_fee_topup_and_settlement(session):
         select(AuditEvent.kind).where(AuditEvent.tournament_id == tid, AuditEvent.player_id == pid).order_by(AuditEvent.id)
     ).all()
     assert kinds == ["registered", "entry-opened", "fee-charged", "topup", "fee-charged", "settled", "settlement-voided"]
+
+
+def test_sp_2_moving_a_tournament_onto_a_registrants_other_tournament_is_refused(session):
+    c = club(session)
+    a, b = tournament(session, c.id), tournament(session, c.id, start=START + timedelta(hours=3))
+    pid = player(session)
+    service.register(session, a, pid, NOW)
+    service.register(session, b, pid, NOW)
+    refused(session, "edit-creates-overlap", service.edit_tournament, session, b,
+            {"scheduled_start": START + timedelta(hours=2, minutes=15) - S, "late_reg_deadline": START + timedelta(hours=4)}, NOW)
+    service.edit_tournament(session, b, {"scheduled_start": START + timedelta(hours=2, minutes=15)}, NOW)
+
+
+def test_3_5_a_tournament_uses_a_structure_of_its_own_club_and_a_listed_club(session):
+    a, b = club(session), club(session)
+    theirs = service.import_structure(session, b.id, "Theirs", "none", LEVELS, NOW)
+    s = TournamentSettings(name="X", scheduled_start=START, starting_stack=20000, currency="RUB", buy_in=0)
+    refused(session, "structure-other-club", service.create_tournament, session, a.id, theirs.id, s, NOW)
+    b.listing_status = "suspended"
+    session.flush()
+    refused(session, "club-not-listed", service.create_tournament, session, b.id, theirs.id, s, NOW)
+
+
+def test_1_2_1_registration_is_refused_to_a_profile_under_18_on_the_day(session):
+    """A profile that came in under 18 (e.g. imported) is refused at registration until the birthday."""
+    tid = tournament(session)
+    young = Player(pseudonym="Player-young", name="Young", handle="young", birth_date=date(2008, 12, 5), created_at=NOW)
+    session.add(young)
+    session.flush()
+    refused(session, "player-under-18", service.register, session, tid, young.id, NOW)
+    young.birth_date = date(2008, 12, 4)
+    assert service.register(session, tid, young.id, NOW).status == "active"

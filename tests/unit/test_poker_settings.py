@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.poker.lifecycle import STATUSES, edit_problems, transition
-from domain.poker.settings import TournamentSettings, amount_from_text, settings_problems
+from domain.poker.settings import TournamentSettings, amount_from_text, setting_from_text, settings_problems
 
 START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
 SECOND = timedelta(seconds=1)
@@ -140,3 +140,36 @@ def test_3_9_other_moves_are_refused(status, action):
 def test_3_9_settings_change_only_in_draft_and_registration_open(status):
     expected = [] if status in ("draft", "registration_open") else ["settings-frozen"]
     assert [p.code for p in edit_problems(status)] == expected
+
+
+def test_sp_1_an_amount_beyond_bigint_is_refused():
+    assert codes(replace(BASE, buy_in=2**63)) == ["amount-too-large"]
+
+
+@pytest.mark.parametrize(
+    "field, raw, value",
+    [
+        ("seat_cap", "8", 8),
+        ("currency", "rub", "RUB"),
+        ("addon_once", "false", False),
+        ("rebuy_amount", "none", None),
+        ("late_reg_deadline", "2026-12-04T22:00+03:00", datetime(2026, 12, 4, 19, 0, tzinfo=UTC)),
+        ("late_reg_deadline", "2026-12-04T19:00Z", datetime(2026, 12, 4, 19, 0, tzinfo=UTC)),
+    ],
+)
+def test_settings_typed_in_a_command_get_their_types(field, raw, value):
+    assert setting_from_text(field, raw) == (value, [])
+
+
+@pytest.mark.parametrize(
+    "field, raw, code",
+    [
+        ("late_reg_deadline", "2026-12-04T22:00", "time-not-aware"),
+        ("late_reg_deadline", "tonight", "time-invalid"),
+        ("seat_cap", "eight", "setting-not-a-number"),
+        ("addon_once", "maybe", "setting-not-a-flag"),
+        ("colour", "red", "setting-unknown"),
+    ],
+)
+def test_settings_typed_badly_are_named(field, raw, code):
+    assert [p.code for p in setting_from_text(field, raw)[1]] == [code]

@@ -1,0 +1,88 @@
+"""E-mail through SMTP_URL with the standard library (smtplib): smtp://[user:pass@]host:port
+(smtps:// for implicit TLS; `?starttls=1` to upgrade; `?from=addr` for the sender)."""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+from dataclasses import dataclass
+from email.message import EmailMessage
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from domain.errors import ConfigurationError
+
+DEFAULT_SENDER = "tourney@localhost"
+TIMEOUT_S = 30
+
+
+class DeliveryError(Exception):
+    """The server could not be reached or refused the message: recorded, retried later."""
+
+
+@dataclass(frozen=True)
+class SmtpTarget:
+    host: str
+    port: int
+    user: str | None
+    password: str | None
+    sender: str
+    tls: bool
+    starttls: bool
+
+
+def parse_url(url: str) -> SmtpTarget:
+    parts = urlsplit(url)
+    if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise ConfigurationError("bad-smtp-url", f"SMTP_URL must look like smtp://[user:pass@]host:port, got {url!r}")
+    query = parse_qs(parts.query)
+    return SmtpTarget(
+        host=parts.hostname,
+        port=parts.port or (465 if parts.scheme == "smtps" else 25),
+        user=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+        sender=query.get("from", [DEFAULT_SENDER])[0],
+        tls=parts.scheme == "smtps",
+        starttls=query.get("starttls", ["0"])[0] in ("1", "true", "yes"),
+    )
+
+
+def message(
+    target: SmtpTarget, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]], message_id: str
+) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = target.sender
+    msg["To"] = recipient
+    msg["Subject"] = subject
+    msg["Message-ID"] = message_id  # the same on every attempt: a receiver can drop a duplicate
+    msg.set_content(body)
+    for filename, data in attachments:
+        msg.add_attachment(data, maintype="application", subtype="pdf", filename=filename)
+    return msg
+
+
+def send(target: SmtpTarget, msg: EmailMessage) -> None:
+    try:
+        if target.tls:
+            client = smtplib.SMTP_SSL(target.host, target.port, timeout=TIMEOUT_S, context=ssl.create_default_context())
+        else:
+            client = smtplib.SMTP(target.host, target.port, timeout=TIMEOUT_S)
+        with client:
+            if target.starttls:
+                client.starttls(context=ssl.create_default_context())
+            if target.user:
+                client.login(target.user, target.password or "")
+            client.send_message(msg)
+    except (OSError, smtplib.SMTPException) as exc:
+        raise DeliveryError(f"{target.host}:{target.port}: {_describe(exc)}") from exc
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return "recipient refused: " + "; ".join(
+            f"{rcpt} ({code} {msg.decode(errors='replace')})" for rcpt, (code, msg) in exc.recipients.items()
+        )
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return f"refused: {exc.smtp_code} {exc.smtp_error.decode(errors='replace') if isinstance(exc.smtp_error, bytes) else exc.smtp_error}"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is the SMTP server down?)"
+    return f"{type(exc).__name__}: {exc}"

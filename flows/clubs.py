@@ -1,0 +1,88 @@
+"""`verify-clubs` and `reverify-clubs` (CL-2, CL-3, CL-4): thin orchestration over domain.clubs.
+
+Each run handles every due row once with bounded concurrency under the provider's rate limit and
+publishes a table artifact of the outcomes. Both are idempotent and safe to run twice or at once
+(leases on the rows, compare-and-set decisions, one audit entry per decision)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+
+from domain.clubs.provider import provider_from_settings
+from domain.clubs.runs import queue_without_provider, run_checks
+from domain.config import load_registry_settings
+from domain.store.db import get_engine
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@task(name="check-clubs", retries=2, retry_delay_seconds=[5, 30])
+def check_clubs(recheck: bool, concurrency: int | None, max_age_days: int | None) -> list[dict]:
+    settings = load_registry_settings()
+    engine = get_engine()
+    provider = provider_from_settings(settings)
+    if provider is None:
+        return [] if recheck else queue_without_provider(engine, _now())
+    with provider:
+        return run_checks(
+            engine,
+            provider,
+            _now,
+            recheck=recheck,
+            concurrency=concurrency or settings.concurrency,
+            max_attempts=settings.max_attempts,
+            max_age=timedelta(days=max_age_days or settings.recheck_days),
+        )
+
+
+def _publish(key: str, rows: list[dict], what: str) -> dict:
+    create_table_artifact(key=key, table=rows, description=f"{what}: {len(rows)} outcome rows")
+    counts = Counter()
+    for row in rows:
+        counts[row["outcome"]] += row.get("count", 1)
+    return dict(sorted(counts.items()))
+
+
+@flow(name="verify-clubs", log_prints=True)
+def verify_clubs(concurrency: int | None = None) -> dict:
+    """Every pending application checked against the registry once (or queued for moderators when no
+    provider is configured)."""
+    rows = check_clubs(False, concurrency, None)
+    return _publish("verify-clubs", rows, "Club verification")
+
+
+@flow(name="reverify-clubs", log_prints=True)
+def reverify_clubs(max_age_days: int | None = None, concurrency: int | None = None) -> dict:
+    """Verified clubs whose last check is `max_age_days` old (default REGISTRY_RECHECK_DAYS, 30)
+    checked again; those no longer active lose the status (CL-4)."""
+    rows = check_clubs(True, concurrency, max_age_days)
+    return _publish("reverify-clubs", rows, "Club re-verification")
+
+
+def trigger_verification(club_id: int, application_no: int) -> str:
+    """Start a `verify-clubs` run of the served deployment at once (applying triggers it). When Prefect
+    or the deployment is not there, the 10-minute schedule picks the application up."""
+    from prefect.deployments import run_deployment
+    from prefect.settings import PREFECT_API_URL
+
+    from flows.server import healthy
+
+    api = PREFECT_API_URL.value()
+    if not api or not healthy(api):
+        return "verify-clubs not started now (the Prefect API does not answer); the next scheduled run checks it"
+    try:
+        run = run_deployment(
+            "verify-clubs/verify-clubs",
+            timeout=0,
+            as_subflow=False,
+            idempotency_key=f"club-{club_id}-application-{application_no}",
+        )
+    except Exception as exc:  # Prefect unreachable, deployment not served: the schedule covers it
+        return f"verify-clubs not started now ({exc.__class__.__name__}); the next scheduled run checks it"
+    return f"verify-clubs run {run.name} started"

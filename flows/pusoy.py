@@ -1,0 +1,49 @@
+"""`complete-rounds`: completes every Pusoy Dos round (or playoff) whose tables have reported all
+their games — locks the standings, advances or opens a playoff, reseats, crowns the champion — and
+publishes each round's standings as a table artifact. Runs at once after the last report of a round
+(the CLI starts it) and every minute as a sweep; two runs at once complete a round once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+
+from domain.pusoy import service
+from domain.store.db import unit_of_work
+
+
+@task(name="complete-ready-rounds", retries=2, retry_delay_seconds=[2, 10])
+def complete_ready_rounds(tournament_id: int | None, now: datetime) -> list[service.Completion]:
+    return service.complete_ready_rounds(unit_of_work, now, tournament_id)
+
+
+def _artifact(completion: service.Completion) -> None:
+    advanced = completion.advanced if completion.outcome == "advanced" else None
+    rows = service.standing_rows(completion.standings, advanced)
+    if completion.outcome == "champion":
+        rows[0]["advanced"] = "champion"
+    what = {
+        "advanced": f"locked; {len(completion.advanced)} advance",
+        "champion": f"final locked; champion {completion.champion}",
+        "playoff": "playoff opened: " + " | ".join(", ".join(t) for t in completion.playoff_tables),
+    }[completion.outcome]
+    create_table_artifact(
+        key=f"pusoy-{completion.code.lower()}-round-{completion.round_no}",
+        table=rows,
+        description=f"Pusoy Dos {completion.code}, round {completion.round_no}: {what}",
+    )
+
+
+@flow(name="complete-rounds", log_prints=True)
+def complete_rounds(tournament_id: int | None = None) -> dict:
+    completions = complete_ready_rounds(tournament_id, datetime.now(UTC))
+    for completion in completions:
+        _artifact(completion)
+        print(f"{completion.code} round {completion.round_no}: {completion.outcome}")
+    return {
+        "completed": [
+            {"code": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion} for c in completions
+        ]
+    }

@@ -1,0 +1,46 @@
+"""`tourney jobs run` and `tourney serve`'s deployments against a real Prefect API."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from prefect.settings import PREFECT_API_URL
+
+from flows.deployments import JOBS, deployments
+
+TOURNEY = str(Path(sys.executable).with_name("tourney"))
+
+
+def test_jobs_run_runs_the_flow_now_and_reports_to_the_configured_api(prefect_api, engine):
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    result = subprocess.run(
+        [TOURNEY, "--json", "jobs", "run", "status-report"], capture_output=True, text=True, env=env, timeout=180
+    )
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout[result.stdout.index("{") :])
+    assert payload["job"] == "status-report"
+    assert payload["result"]["at_head"] is True
+
+
+def test_jobs_run_with_no_prefect_api_says_how_to_start_one_and_exits_2():
+    env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    result = subprocess.run(
+        [TOURNEY, "jobs", "run", "status-report"], capture_output=True, text=True, env=env, timeout=180
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "error: the Prefect API at http://127.0.0.1:9/api does not answer: start it with `make run` "
+        "(or `tourney server up`), or set PREFECT_API_URL"
+    )
+
+
+def test_every_job_is_served_as_a_deployment_with_its_schedule():
+    served = {d.name: d for d in deployments()}
+    assert set(served) == {j.name for j in JOBS}
+    status = served["status-report"]
+    assert len(status.schedules) == 1
+    assert status.schedules[0].schedule.interval.total_seconds() == 300

@@ -1,0 +1,64 @@
+"""`publish-results` on a real Prefect API, the real database and a real SMTP server (DOC-1..DOC-3):
+a finished poker tournament is rendered, stored and mailed to its club; a complete Pusoy Dos
+tournament without an address is stored only; running it again produces and sends nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+
+from prefect.client.orchestration import get_client
+from pypdf import PdfReader
+
+from documents import pdf
+from domain.store.db import unit_of_work
+from flows.documents import publish_results
+from tests.documents_samples import smtp_inbox
+from tests.integration.test_documents_sources import LATER, complete_pusoy, finished_poker
+
+
+def test_doc_1_publish_results_renders_stores_sends_once_and_lists_it_in_an_artifact(
+    prefect_api, committed, tmp_path, monkeypatch
+):
+    """DOC-1, DOC-2, DOC-3"""
+    with unit_of_work(committed) as s:
+        poker_id = finished_poker(s).id
+        pusoy_id = complete_pusoy(s)[0].id
+
+    async def artifact():
+        async with get_client() as client:
+            return json.loads({a.key: a for a in await client.read_latest_artifacts()}["publish-results"].data)
+
+    with smtp_inbox() as (url, inbox):
+        monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+        monkeypatch.setenv("SMTP_URL", url)
+        first = publish_results(now=LATER)
+        rows = asyncio.run(artifact())
+        again = publish_results(now=LATER)
+        rows_again = asyncio.run(artifact())
+    assert first == {
+        "published": [f"poker-{poker_id}", f"pusoy-{pusoy_id}"],
+        "documents": 5,
+        "sent": [f"poker-{poker_id}"],
+        "failed": [],
+        "skipped": [],
+    }
+    assert again == {"published": [], "documents": 0, "sent": [], "failed": [], "skipped": []}
+    (msg,) = inbox.messages
+    assert msg["To"] == "floor@example.org" and msg["Subject"] == "Results: <b>Пятница</b>"
+    attachments = {p.get_filename(): p.get_content() for p in msg.iter_attachments()}
+    assert sorted(attachments) == [
+        f"certificate-SP-{poker_id:06d}-01.pdf", f"certificate-SP-{poker_id:06d}-02.pdf", "results.pdf"
+    ]
+    champion = PdfReader(io.BytesIO(attachments[f"certificate-SP-{poker_id:06d}-01.pdf"])).pages[0].extract_text()
+    assert "Кирилл" in champion and "Кубок чемпиона" in champion and "<b>Пятница</b>" in champion
+    assert all(pdf.verify(b"test-secret-key", data)[1] == [] for data in attachments.values())
+    stored = sorted(p.relative_to(tmp_path / "outbox").as_posix() for p in (tmp_path / "outbox").rglob("*.pdf"))
+    assert len(stored) == 5 and f"no-club/pusoy-{pusoy_id}-Кубок-Пусой/results.pdf" in stored
+    assert [(r["tournament"], r["produced"], r["delivery"], r["recipient"]) for r in rows] == [
+        (f"poker {poker_id}: <b>Пятница</b>", 3, "pending", "floor@example.org"),
+        (f"pusoy {pusoy_id}: Кубок <Пусой>", 2, "stored", "—"),
+        (f"poker {poker_id}", 0, "sent", "floor@example.org"),
+    ]
+    assert rows_again == [{"tournament": "—", "produced": 0, "delivery": "—", "recipient": "—", "note": "nothing due"}]

@@ -1,0 +1,75 @@
+"""The complete-rounds flow on a real Prefect API and the real database (PD-8, PD-9)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from prefect.client.orchestration import get_client
+from prefect.settings import PREFECT_API_URL
+
+from domain.pusoy import service
+from domain.store.db import unit_of_work
+from domain.store.pusoy import PusoyRound
+from flows.pusoy import complete_rounds
+from tests.integration.pusoy_helpers import NOW, filled, play, seating
+from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
+
+TOURNEY = str(Path(sys.executable).with_name("tourney"))
+
+
+def artifact(key: str):
+    async def read():
+        async with get_client() as client:
+            return [a for a in await client.read_latest_artifacts() if a.key == key]
+
+    return asyncio.run(read())
+
+
+def test_complete_rounds_advances_ready_rounds_once_and_publishes_each_rounds_standings(prefect_api, committed):
+    """PD-8, PD-9: one run completes both ready tournaments (one advances, one opens a playoff);
+    a second run finds nothing to do."""
+    with unit_of_work(committed) as s:
+        plain = filled(s, 8, games=2)
+        tied = filled(s, 8, games=2)
+        roles = play(s, plain, 1, WORKED_EXAMPLE)
+        play(s, tied, 1, TWO_FOR_ONE)
+        codes = plain.code, tied.code
+    result = complete_rounds()
+    outcomes = {(c["code"], c["round"], c["outcome"]) for c in result["completed"]}
+    assert outcomes == {(codes[0], 1, "advanced"), (codes[1], 1, "playoff")}
+    assert complete_rounds() == {"completed": []}
+    (published,) = artifact(f"pusoy-{codes[0].lower()}-round-1")
+    assert published.type == "table"
+    assert [row["player"] for row in json.loads(published.data)][:4] == [roles[r] for r in "BEAG"]
+    assert artifact(f"pusoy-{codes[1].lower()}-round-1")[0].description.startswith(
+        f"Pusoy Dos {codes[1]}, round 1: playoff opened"
+    )
+
+
+def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_api, committed):
+    """PD-5, PD-8: `tourney pusoy report` of the last game runs complete-rounds in that process."""
+    with unit_of_work(committed) as s:
+        t = filled(s, 8)
+        tables = seating(s, t.id, 1)
+        service.report(s, t.code, round_no=1, table=1, game=1, two_of_diamonds=None, now=NOW,
+                       finishes=[(p, i) for i, p in enumerate(tables[1], start=1)])
+        code, tid = t.code, t.id
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    result = subprocess.run(
+        [TOURNEY, "--json", "pusoy", "report", code, "--round", "1", "--table", "2",
+         *[f"{p}={i}" for i, p in enumerate(tables[2], start=1)]],
+        capture_output=True, text=True, env=env, timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout[result.stdout.index("{") :])
+    assert payload["round_ready"] is True
+    assert payload["completed"] == [{"code": code, "round": 1, "outcome": "advanced", "champion": None}]
+    with unit_of_work(committed) as s:
+        assert s.get(PusoyRound, (tid, 1)).status == "locked"
+        assert s.get(PusoyRound, (tid, 2)).status == "playing"
+    assert artifact(f"pusoy-{code.lower()}-round-1")

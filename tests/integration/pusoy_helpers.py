@@ -1,0 +1,69 @@
+"""Helpers that drive Pusoy Dos tournaments through the services, as a floor would."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from domain.pusoy import service
+from domain.store.pusoy import PusoySeat
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def created(session: Session, capacity: int = 8, games: int = 1, **kw):
+    kw.setdefault("name", f"Pusoy {capacity}")
+    kw.setdefault("organizer", "org")
+    return service.create(session, capacity=capacity, games_per_round=games, now=NOW, **kw)
+
+
+def filled(session: Session, capacity: int = 8, games: int = 1, **kw):
+    t = created(session, capacity, games, **kw)
+    for i in range(capacity):
+        service.join(session, t.code, f"u{i:02d}", NOW + timedelta(seconds=i))
+    return t
+
+
+def seating(session: Session, tournament_id: int, round_no: int, stage: int = 0) -> dict[int, list[str]]:
+    """table -> players in seat order."""
+    rows = session.execute(
+        select(PusoySeat.table_no, PusoySeat.seat_no, PusoySeat.player)
+        .where(PusoySeat.tournament_id == tournament_id, PusoySeat.round_no == round_no, PusoySeat.stage == stage)
+        .order_by(PusoySeat.table_no, PusoySeat.seat_no)
+    ).all()
+    out: dict[int, list[str]] = {}
+    for table, _, player in rows:
+        out.setdefault(table, []).append(player)
+    return out
+
+
+def play(session: Session, tournament, round_no: int, case: dict) -> dict[str, str]:
+    """Report a hand-built round (tests/unit/pusoy_cases.py): the case's players of table t, in
+    sorted order, are the players in seats 1-4 of table t. Returns case name -> real player."""
+    seated = seating(session, tournament.id, round_no)
+    roles: dict[str, str] = {}
+    for table, games in case.items():
+        names = sorted({p for order, _ in games for p in order.split()})
+        roles |= dict(zip(names, seated[table]))
+    last = None
+    for table, games in case.items():
+        for number, (order, diamond) in enumerate(games, start=1):
+            last = service.report(
+                session, tournament.code, round_no=round_no, table=table, game=number,
+                finishes=[(roles[p], i) for i, p in enumerate(order.split(), start=1)],
+                two_of_diamonds=roles[diamond] if diamond else None, now=NOW, by="floor",
+            )
+    assert last is not None and last.round_ready
+    return roles
+
+
+def play_playoff(session: Session, tournament, round_no: int, stage: int, orders: dict[int, list[str]]):
+    last = None
+    for table, order in orders.items():
+        last = service.report(
+            session, tournament.code, round_no=round_no, table=table, game=1, playoff=stage,
+            finishes=[(p, i) for i, p in enumerate(order, start=1)], two_of_diamonds=None, now=NOW,
+        )
+    return last

@@ -1,0 +1,50 @@
+"""`tourney documents` as an operator runs it: a real process, real exit codes (DOC-2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from domain.store.db import unit_of_work
+from tests.integration.test_cli import run
+from tests.integration.test_documents_sources import finished_poker
+
+
+def test_documents_render_then_verify_says_valid_and_names_what_an_altered_file_breaks(committed, tmp_path):
+    """DOC-2"""
+    with unit_of_work(committed) as s:
+        tid = finished_poker(s).id
+    env = {"TOURNEY_HOME": str(tmp_path)}
+    rendered = run("--json", "documents", "render", "poker", str(tid), "--out", str(tmp_path / "out"), env=env)
+    assert rendered.returncode == 0, rendered.stderr
+    files = json.loads(rendered.stdout)
+    assert [(Path(f["file"]).name, f["kind"]) for f in files] == [
+        ("results.pdf", "results"),
+        (f"certificate-SP-{tid:06d}-01.pdf", "certificate"),
+        (f"certificate-SP-{tid:06d}-02.pdf", "certificate"),
+    ]
+    cert = Path(files[1]["file"])
+    altered = tmp_path / "altered.pdf"
+    altered.write_bytes(cert.read_bytes().replace(b"/Producer (Tourney)", b"/Producer (Tourneu)"))
+    checked = run("--json", "documents", "verify", str(cert), str(altered), env=env)
+    assert checked.returncode == 1
+    valid, bad = json.loads(checked.stdout)
+    assert (valid["valid"], valid["serial"], valid["player"], valid["problems"]) == (
+        True, f"SP-{tid:06d}-01", "Кирилл", []
+    )
+    assert (bad["valid"], bad["problems"]) == (False, ["the file was changed after it was signed"])
+
+
+def test_documents_render_of_an_unknown_tournament_is_one_line_and_exit_2(engine, tmp_path):
+    result = run("documents", "render", "poker", "999999", env={"TOURNEY_HOME": str(tmp_path)})
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: no poker tournament 999999"
+
+
+def test_documents_list_and_send_without_smtp(committed, tmp_path):
+    env = {"TOURNEY_HOME": str(tmp_path), "SMTP_URL": ""}
+    listed = run("--json", "documents", "list", env=env)
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+    sent = run("documents", "send", env=env)
+    assert sent.returncode == 2
+    assert sent.stderr.strip() == "error: SMTP_URL is not set: documents stay in the outbox until it is"

@@ -1,0 +1,143 @@
+"""The documents' data read from the other areas' tables: a finished live poker tournament played
+through the poker services, and a complete Pusoy Dos tournament with a playoff played through the
+Pusoy Dos services (DOC-1)."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+import pytest
+
+from domain.documents import sources
+from domain.documents.model import Bundle, PokerPlace
+from domain.errors import DomainError
+from domain.poker.knockout_service import record_knockouts
+from domain.poker.knockouts import Bust
+from domain.poker.results_service import finalize_tournaments, set_prizes
+from domain.pusoy import service as pusoy
+from domain.store.pusoy import PusoyRound
+from documents.publish import publish
+from documents.render import Renderer
+from tests.integration import poker_results_helpers as h
+from tests.integration.pusoy_helpers import NOW as PUSOY_NOW
+from tests.integration.pusoy_helpers import filled, play, play_playoff
+from tests.unit.pusoy_cases import TWO_FOR_ONE
+
+LATER = h.NOW + timedelta(hours=1, minutes=10)  # 00:10 next day in Moscow; past the void window
+
+
+def finished_poker(session, name="<b>Пятница</b>"):
+    """RULES SP-7's worked example through the poker services, finished by finalize-tournaments."""
+    t = h.tournament(session, name=name)
+    e = h.field(session, t, ["Борис", "C", "D", "E", "F", "G", "H", "I", "J", "Кирилл"])
+    ids = {n: x.id for n, x in e.items()}
+
+    def bust(*busted, killer="Кирилл"):
+        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=h.NOW, actor="f")
+
+    bust("C")
+    bust("Борис")
+    session.refresh(e["Борис"])
+    ids["Борис"] = h.reenter(session, e["Борис"]).id
+    bust("D", "E", killer="Борис")
+    for name_ in ("F", "G"):
+        bust(name_)
+    bust("Борис", killer="H")
+    bust("H")
+    bust("I", killer="J")
+    bust("J")
+    set_prizes(session, t.id, ["Кубок чемпиона", "Medal"])
+    finalize_tournaments(session, LATER)
+    session.refresh(t)
+    return t
+
+
+def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_places_and_prizes(session):
+    """DOC-1, SP-3, SP-7"""
+    t = finished_poker(session)
+    (found,) = [b for b in sources.due(session) if isinstance(b, Bundle) and b.sheet.tournament_id == t.id]
+    sheet = found.sheet
+    assert (sheet.tournament, sheet.club) == ("<b>Пятница</b>", f"Pik {t.club_id and sheet.club[4:]}")
+    assert sheet.held_on == date(2026, 11, 30)  # finished 21:10 UTC: the next day at the club (Moscow)
+    assert (sheet.entries, sheet.reentries, sheet.addons, sheet.paid_places) == (11, 1, 0, 2)
+    assert [(p.place, p.player) for p in sheet.places] == [
+        (1, "Кирилл"), (2, "J"), (3, "I"), (4, "H"), (5, "Борис"), (6, "G"), (7, "F"), (8, "D"), (8, "E"), (10, "C")
+    ]
+    assert sheet.places[0] == PokerPlace(1, "Кирилл", Decimal(6), "Кубок чемпиона")
+    assert sheet.places[4].knockouts == Decimal(2)  # both D and E, one credit each, summed over entries
+    assert (found.club_id, found.recipient) == (t.club_id, "floor@example.org")
+    assert [(c.serial, c.player, c.prize) for c in found.certificates] == [
+        (f"SP-{t.id:06d}-01", "Кирилл", "Кубок чемпиона"),
+        (f"SP-{t.id:06d}-02", "J", "Medal"),
+    ]
+
+
+def test_a_published_tournament_is_no_longer_due(session, tmp_path):
+    t = finished_poker(session)
+    (found,) = [b for b in sources.due(session) if isinstance(b, Bundle) and b.sheet.tournament_id == t.id]
+    publish(session, Renderer(b"k"), tmp_path, found, LATER)
+    assert t.id not in sources.due_poker_ids(session)
+
+
+def test_a_running_tournament_is_refused_with_a_clear_reason(session):
+    t = h.tournament(session)
+    with pytest.raises(DomainError) as caught:
+        sources.bundle(session, "poker", t.id)
+    assert (caught.value.code, caught.value.message) == ("not-publishable", f"tournament {t.id} is running, not finished")
+    assert t.id not in sources.due_poker_ids(session)
+    with pytest.raises(DomainError) as unknown:
+        sources.bundle(session, "poker", 999999)
+    assert unknown.value.code == "tournament-unknown"
+
+
+def complete_pusoy(session, **kw):
+    """8 players, 2 games a round: round 1 needs a playoff between p02 and p06 (PD-9)."""
+    t = filled(session, 8, games=2, name="Кубок <Пусой>", **kw)
+    roles = play(session, t, 1, TWO_FOR_ONE)
+    done = pusoy.complete_round(session, t.id, 1, PUSOY_NOW)
+    assert done.outcome == "playoff"
+    stage = session.get(PusoyRound, (t.id, 1)).stage
+    play_playoff(session, t, 1, stage, {1: [roles["p06"], roles["p02"]]})
+    assert pusoy.complete_round(session, t.id, 1, PUSOY_NOW).outcome == "advanced"
+    final = {1: [("f1 f2 f3 f4", None), ("f2 f1 f3 f4", None)]}  # f1, f2 level on 5: PD-7 step 6
+    finalists = play(session, t, 2, final)
+    assert pusoy.complete_round(session, t.id, 2, PUSOY_NOW).outcome == "champion"
+    session.refresh(t)
+    return t, roles, finalists
+
+
+def test_doc_1_a_complete_pusoy_tournament_becomes_a_sheet_with_rounds_steps_playoff_and_champion(session):
+    """DOC-1, PD-7, PD-9"""
+    t, roles, finalists = complete_pusoy(session, organizer_email="org@example.org")
+    found = sources.bundle(session, "pusoy", t.id)
+    sheet = found.sheet
+    assert sheet.champion == finalists["f1"] == t.champion
+    assert (sheet.capacity, sheet.bracket, sheet.games_per_round, sheet.club) == (8, (8, 4), 2, None)
+    r1, r2 = sheet.rounds
+    assert [s.advanced for s in r1.standings] == [True] * 4 + [False] * 4
+    by_player = {s.player: s for s in r1.standings}
+    assert (by_player[roles["p06"]].rank, by_player[roles["p02"]].rank) == (4, 5)
+    assert by_player[roles["p02"]].decided_by == "the playoff"
+    assert r1.standings[0].decided_by is None
+    assert [s.player for s in r2.standings][0] == sheet.champion
+    assert [(s.player, s.points, s.decided_by) for s in r2.standings[:2]] == [
+        (finalists["f1"], 5, None), (finalists["f2"], 5, "a later first win (or none)")
+    ]
+    (playoff,) = sheet.playoffs
+    assert (playoff.round_number, playoff.spots, playoff.finish) == (1, 1, (roles["p06"], roles["p02"]))
+    assert (found.club_id, found.recipient) == (None, "org@example.org")
+    assert [c.player for c in found.certificates] == [sheet.champion]
+
+
+def test_a_pusoy_tournament_without_club_or_organizer_address_is_stored_only(session):
+    t, _, _ = complete_pusoy(session)
+    found = sources.bundle(session, "pusoy", t.id)
+    assert found.recipient is None and t.id in sources.due_pusoy_ids(session)
+
+
+def test_an_active_pusoy_tournament_is_not_publishable(session):
+    t = filled(session, 8)
+    with pytest.raises(DomainError) as caught:
+        sources.bundle(session, "pusoy", t.id)
+    assert caught.value.message == f"tournament {t.id} is active, not complete"

@@ -1,0 +1,67 @@
+"""Races on the real PostgreSQL, two connections at once (SP-2, Sport Poker 3.4)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from domain.errors import DomainError
+from domain.poker import service
+from domain.store.db import unit_of_work
+from domain.store.poker import Registration, Settlement
+from tests.integration.poker_helpers import NOW, START, checked_in, club, player, tournament
+
+
+def both_at_once(engine, first, second) -> list[object]:
+    """Run two callables, each in its own unit of work on its own connection, released together."""
+    barrier = threading.Barrier(2)
+    results: list[object] = [None, None]
+
+    def run(i, fn):
+        try:
+            with unit_of_work(engine) as session:
+                barrier.wait(timeout=10)
+                results[i] = fn(session)
+        except DomainError as exc:
+            results[i] = exc.code
+
+    threads = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate((first, second))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    return results
+
+
+def test_sp_2_two_overlapping_registrations_at_once_end_with_one(committed):
+    with unit_of_work(committed) as session:
+        c = club(session)
+        a = tournament(session, c.id)
+        b = tournament(session, c.id, start=START + timedelta(minutes=30))
+        pid = player(session)
+    results = both_at_once(
+        committed,
+        lambda s: service.register(s, a, pid, NOW).id,
+        lambda s: service.register(s, b, pid, NOW).id,
+    )
+    assert sorted(results, key=str).count("registration-overlaps") == 1
+    with unit_of_work(committed) as session:
+        assert session.scalar(select(func.count()).where(Registration.player_id == pid, Registration.status == "active")) == 1
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["two-counters", "counter-and-batch"])
+def test_3_4_two_settlements_at_once_for_one_player_write_one_record(committed, batch):
+    with unit_of_work(committed) as session:
+        tid, pid = tournament(session), player(session)
+        checked_in(session, tid, pid)
+    other = (lambda s: service.settle_all(s, tid, "card", "Igor", NOW)) if batch else (
+        lambda s: service.settle(s, tid, pid, "card", "Igor", NOW))
+    results = both_at_once(committed, lambda s: service.settle(s, tid, pid, "cash", "Olga", NOW), other)
+    assert results.count(None) + results.count([]) == 1
+    with unit_of_work(committed) as session:
+        rows = session.scalars(select(Settlement).where(Settlement.player_id == pid)).all()
+        assert [(s.amount, s.voided_at) for s in rows] == [(150000, None)]
+        assert service.debts(session, tid) == []

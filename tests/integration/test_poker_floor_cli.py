@@ -1,0 +1,69 @@
+"""`tourney poker clock|seat|arrive` as the floor runs them: real processes, --json, and each bad
+request from the issue exits 2 with one line and writes nothing."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import text
+
+from domain.store.db import unit_of_work
+from domain.store.poker import Player
+from tests.integration.poker_floor_world import enter, register, tournament
+from tests.integration.test_cli import run
+
+
+def j(*args: str):
+    result = run("--json", *args)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def refused(committed, *args: str) -> str:
+    tables = ("poker_clock", "poker_clock_events", "poker_seats", "poker_moves", "poker_tables", "poker_dead_stacks")
+    snapshot = "; ".join(f"SELECT count(*), md5(string_agg({t}::text, ',' ORDER BY {t}::text)) FROM {t}" for t in tables)
+
+    def state():
+        with committed.connect() as conn:
+            return [conn.execute(text(q)).one() for q in snapshot.split("; ")]
+
+    before = state()
+    result = run(*args)
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert state() == before
+    return result.stderr.strip()
+
+
+def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):
+    with unit_of_work(committed) as session:
+        t = tournament(session, seat_cap=3)
+        for _ in range(5):
+            enter(session, t)
+        late = register(session, t, checked_in=False)
+        handle = session.get(Player, late.player_id).handle
+        stranger = str(register(session, tournament(session)).player_id)
+        tid = str(t.id)
+    drawn = j("poker", "seat", "draw", tid, "--seed", "demo")
+    assert [x["players"] for x in drawn["tables"]] == [3, 2]
+    seated = j("poker", "checkin", tid, handle)  # the seating hook: seated in the check-in's transaction
+    assert (seated["table"], seated["seat"]) == (2, 3)
+    started = j("poker", "clock", "start", tid)
+    assert (started["level"], started["status"], started["time_left_s"]) == (1, "running", 1200)
+    j("poker", "clock", "pause", tid)
+    assert refused(committed, "poker", "clock", "pause", tid) == "error: the clock is already paused"
+    assert refused(committed, "poker", "clock", "override", tid, "--small", "400", "--big", "200") == (
+        "error: the big blind (200) cannot be below the small blind (400)"
+    )
+    show = j("poker", "seat", "show", tid)
+    mover = next(s for s in show["seats"] if s["table"] == 1)
+    occupied = next(s for s in show["seats"] if s["table"] == 2)
+    assert refused(committed, "poker", "seat", "move", tid, str(mover["entry_id"]), "2", str(occupied["seat"])) == (
+        f"error: table 2 seat {occupied['seat']} is taken by entry {occupied['entry_id']}"
+    )
+    assert refused(committed, "poker", "seat", "break-table", tid, "1") == (
+        "error: table 1 has 3 players but the other tables have only 0 free seats"
+    )
+    assert refused(committed, "poker", "arrive", tid, stranger) == (
+        f"error: player {stranger} is not registered in tournament {tid}"
+    )

@@ -1,0 +1,278 @@
+"""Knockouts, voids and mystery draws on the real database (Sport Poker 3.2, 3.3; SP-4, SP-5)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from domain.errors import DomainError
+from domain.poker.knockout_service import mystery_draw, record_knockouts, set_void_window, void_knockout
+from domain.poker.knockouts import Bust
+from domain.store.db import unit_of_work
+from domain.store.poker import Entry
+from domain.store.poker_results import Knockout, KnockoutAudit, MysteryDraw
+from tests.integration import poker_results_helpers as h
+from tests.integration.poker_results_helpers import NOW
+
+
+def ko(session, t, *busts, **kw):
+    return record_knockouts(session, t.id, list(busts), now=kw.pop("now", NOW), actor="floor", **kw)
+
+
+def count(session, model, *where) -> int:
+    return session.scalar(select(func.count()).select_from(model).where(*where))
+
+
+def refused(code: str, session: Session, fn, *args, **kw) -> DomainError:
+    """The call is refused with `code` and writes nothing."""
+    before = (count(session, Knockout), count(session, KnockoutAudit), count(session, MysteryDraw),
+              sorted(session.execute(select(Entry.id, Entry.state)).all()))
+    with pytest.raises(DomainError) as caught:
+        with session.begin_nested():
+            fn(session, *args, **kw)
+    assert caught.value.code == code
+    after = (count(session, Knockout), count(session, KnockoutAudit), count(session, MysteryDraw),
+             sorted(session.execute(select(Entry.id, Entry.state)).all()))
+    assert after == before
+    return caught.value
+
+
+def test_3_2_a_knockout_puts_the_entry_out_with_the_next_bust_number(session):
+    t = h.tournament(session)
+    e = h.field(session, t, "ABCD")
+    [first] = ko(session, t, Bust(e["A"].id, e["D"].id), level=3)
+    [second] = ko(session, t, Bust(e["B"].id, e["D"].id))
+    assert (first.bust_number, second.bust_number) == (1, 2)
+    assert first.level == 3 and first.credit_halves == 2
+    session.refresh(e["A"])
+    assert e["A"].state == "busted" and e["A"].busted_at == NOW
+
+
+def test_3_2_simultaneous_busts_and_a_multi_bust_group_share_one_number(session):
+    """3.2: busts recorded together share a number; a group label joins the latest block."""
+    t = h.tournament(session)
+    e = h.field(session, t, "ABCDEF")
+    together = ko(session, t, Bust(e["A"].id, e["F"].id), Bust(e["B"].id, e["F"].id))
+    assert [k.bust_number for k in together] == [1, 1]
+    [c] = ko(session, t, Bust(e["C"].id, e["E"].id), group="hand 57")
+    [d] = ko(session, t, Bust(e["D"].id, e["F"].id), group="hand 57")
+    assert (c.bust_number, d.bust_number) == (2, 2)
+
+
+def test_3_2_a_group_closed_by_a_later_bust_is_refused(session):
+    t = h.tournament(session)
+    e = h.field(session, t, "ABCD")
+    ko(session, t, Bust(e["A"].id, e["D"].id), group="h1")
+    ko(session, t, Bust(e["B"].id, e["D"].id))
+    refused("knockout-group-closed", session, record_knockouts, t.id, [Bust(e["C"].id, e["D"].id)],
+            now=NOW, actor="floor", group="h1")
+
+
+def test_3_2_two_killers_make_one_record_with_half_credit_and_the_second_in_the_audit_only(session):
+    t = h.tournament(session)
+    e = h.field(session, t, "ABC")
+    [k] = ko(session, t, Bust(e["A"].id, e["B"].id, e["C"].id))
+    assert (k.killer_entry_id, k.credit_halves) == (e["B"].id, 1)
+    audit = session.scalars(select(KnockoutAudit).where(KnockoutAudit.knockout_id == k.id)).one()
+    assert (audit.kind, audit.second_killer_entry_id) == ("recorded", e["C"].id)
+
+
+@pytest.mark.parametrize(
+    "case, code",
+    [("self", "knockout-self"), ("busted", "knockout-already-out"), ("unknown", "knockout-unknown-entry"),
+     ("last", "knockout-nobody-left")],
+)
+def test_3_2_bad_knockouts_are_refused_with_a_code_and_nothing_written(session, case, code):
+    t = h.tournament(session)
+    e = h.field(session, t, "ABC")
+    ko(session, t, Bust(e["A"].id, e["C"].id))
+    bust = {
+        "self": Bust(e["B"].id, e["B"].id),
+        "busted": Bust(e["A"].id, e["C"].id),
+        "unknown": Bust(10**9, e["C"].id),
+        "last": Bust(e["B"].id),
+    }[case]
+    busts = [bust, Bust(e["C"].id)] if case == "last" else [bust]
+    refused(code, session, record_knockouts, t.id, busts, now=NOW, actor="floor")
+
+
+def test_3_2_a_knockout_in_a_tournament_not_running_is_refused(session):
+    t = h.tournament(session, status="registration_open")
+    e = h.field(session, t, "AB")
+    refused("knockout-not-running", session, record_knockouts, t.id, [Bust(e["A"].id, e["B"].id)],
+            now=NOW, actor="floor")
+
+
+@pytest.mark.parametrize("seconds, allowed", [(299, True), (300, True), (301, False)])
+def test_sp_5_a_void_within_five_minutes_brings_the_player_back_and_after_is_refused(session, seconds, allowed):
+    """SP-5: the window is 5 minutes from recording, the deadline itself included."""
+    t = h.tournament(session)
+    e = h.field(session, t, "ABC")
+    [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
+    at = NOW + timedelta(seconds=seconds)
+    if not allowed:
+        refused("void-window-closed", session, void_knockout, k.id, now=at, actor="floor")
+        return
+    voided = void_knockout(session, k.id, now=at, actor="floor")
+    assert voided.voided_at == at
+    session.refresh(e["A"])
+    assert (e["A"].state, e["A"].busted_at) == ("active", None)
+    assert count(session, Knockout, Knockout.id == k.id) == 1  # marked, never deleted
+    [again] = ko(session, t, Bust(e["A"].id, e["C"].id), now=at)
+    assert again.bust_number == 1  # the voided bust left no number behind
+
+
+def test_sp_5_the_void_window_is_a_per_tournament_setting(session):
+    t = h.tournament(session, status="registration_open")
+    set_void_window(session, t.id, 10)
+    t.status = "running"
+    e = h.field(session, t, "AB")
+    h.player_entry(session, t, "C")
+    [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
+    void_knockout(session, k.id, now=NOW + timedelta(minutes=9), actor="floor")
+    refused("settings-frozen", session, set_void_window, t.id, 3)
+
+
+def test_3_2_a_void_after_a_reentry_is_refused(session):
+    t = h.tournament(session)
+    e = h.field(session, t, "ABC")
+    [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
+    session.refresh(e["A"])
+    h.reenter(session, e["A"])
+    refused("void-after-reentry", session, void_knockout, k.id, now=NOW, actor="floor")
+
+
+def test_3_3_a_void_after_a_mystery_draw_is_refused(session):
+    t = h.tournament(session, bounty="mystery", mystery=True)
+    e = h.field(session, t, "ABC")
+    [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
+    mystery_draw(session, k.id, now=NOW, actor="floor", description="Dinner for 2")
+    refused("void-after-draw", session, void_knockout, k.id, now=NOW, actor="floor")
+
+
+def test_3_3_draws_are_numbered_and_one_per_killer_entry(session):
+    t = h.tournament(session, bounty="mystery", mystery=True)
+    e = h.field(session, t, "ABCD")
+    [k1] = ko(session, t, Bust(e["A"].id, e["C"].id))
+    [k2] = ko(session, t, Bust(e["B"].id, e["D"].id))
+    [k3] = ko(session, t, Bust(e["C"].id, e["D"].id))
+    d1 = mystery_draw(session, k1.id, now=NOW, actor="floor")
+    d2 = mystery_draw(session, k2.id, now=NOW, actor="floor", description="Club hoodie")
+    assert (d1.draw_number, d2.draw_number) == (1, 2)
+    assert (d1.killer_entry_id, d2.description) == (e["C"].id, "Club hoodie")
+    refused("mystery-already-drawn", session, mystery_draw, k3.id, now=NOW, actor="floor")
+
+
+@pytest.mark.parametrize("description", ["1000 руб.", "$50", "5 000 р", "денежный приз", "cash"])
+def test_sp_4_a_mystery_description_with_money_is_refused_and_nothing_written(session, description):
+    t = h.tournament(session, bounty="mystery", mystery=True)
+    e = h.field(session, t, "ABC")
+    [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
+    refused("money-wording", session, mystery_draw, k.id, now=NOW, actor="floor", description=description)
+
+
+def test_3_3_a_draw_with_the_feature_off_is_refused(session):
+    t = h.tournament(session, bounty="classic", mystery=False)
+    e = h.field(session, t, "ABC")
+    [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
+    refused("mystery-off", session, mystery_draw, k.id, now=NOW, actor="floor")
+
+
+def _at_once(engine, fn) -> list:
+    """Run fn(session) in two threads with their own connections at the same moment."""
+    barrier = threading.Barrier(2)
+    outcomes: list = []
+
+    def worker():
+        try:
+            with unit_of_work(engine) as s:
+                barrier.wait()
+                fn(s)
+            outcomes.append("ok")
+        except DomainError as exc:
+            outcomes.append(exc.code)
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return sorted(outcomes)
+
+
+def _setup(engine, **kw):
+    with unit_of_work(engine) as s:
+        t = h.tournament(s, **kw)
+        e = h.field(s, t, "ABC")
+        return t.id, {n: x.id for n, x in e.items()}
+
+
+def test_3_2_two_floors_recording_the_same_bust_at_once_write_one_record(committed):
+    """3.2: duplicate protection under concurrency: one record, the other floor refused."""
+    t, e = _setup(committed)
+    outcomes = _at_once(
+        committed, lambda s: record_knockouts(s, t, [Bust(e["A"], e["B"])], now=NOW, actor="floor")
+    )
+    assert outcomes == ["knockout-already-out", "ok"]
+    with unit_of_work(committed) as s:
+        assert count(s, Knockout, Knockout.tournament_id == t) == 1
+        assert count(s, KnockoutAudit, KnockoutAudit.tournament_id == t) == 1
+
+
+def test_3_2_concurrent_busts_of_different_players_get_sequential_numbers(committed):
+    with unit_of_work(committed) as s:
+        tt = h.tournament(s)
+        e = {n: x.id for n, x in h.field(s, tt, "ABCD").items()}
+        t = tt.id
+    busts = iter([Bust(e["A"], e["D"]), Bust(e["B"], e["D"])])
+    lock = threading.Lock()
+
+    def one(s):
+        with lock:
+            bust = next(busts)
+        record_knockouts(s, t, [bust], now=NOW, actor="floor")
+
+    assert _at_once(committed, one) == ["ok", "ok"]
+    with unit_of_work(committed) as s:
+        numbers = s.scalars(select(Knockout.bust_number).where(Knockout.tournament_id == t)).all()
+    assert sorted(numbers) == [1, 2]
+
+
+def test_3_3_two_mystery_draws_at_once_by_one_killer_entry_write_one(committed):
+    """3.3: one draw per killer entry, under concurrency."""
+    t, e = _setup(committed, bounty="mystery", mystery=True)
+    with unit_of_work(committed) as s:
+        [k] = record_knockouts(s, t, [Bust(e["A"], e["B"])], now=NOW, actor="floor")
+        k_id = k.id
+    outcomes = _at_once(committed, lambda s: mystery_draw(s, k_id, now=NOW, actor="floor"))
+    assert outcomes == ["mystery-already-drawn", "ok"]
+    with unit_of_work(committed) as s:
+        assert count(s, MysteryDraw, MysteryDraw.tournament_id == t) == 1
+
+
+def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed):
+    """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated
+    (live poker II's late-seating rule), and the transaction commits."""
+    from domain.poker.seating_service import draw_initial
+    from domain.store.poker_floor import Seat
+
+    with unit_of_work(committed) as s:
+        t = h.tournament(s)
+        e = {n: x.id for n, x in h.field(s, t, "ABCD").items()}
+        tid = t.id
+        draw_initial(s, tid, NOW, seed="fixed")
+    with unit_of_work(committed) as s:
+        [k] = record_knockouts(s, tid, [Bust(e["A"], e["B"])], now=NOW, actor="floor")
+        k_id = k.id
+    with unit_of_work(committed) as s:
+        assert s.get(Seat, e["A"]) is None
+        assert count(s, Seat, Seat.tournament_id == tid) == 3
+    with unit_of_work(committed) as s:
+        void_knockout(s, k_id, now=NOW, actor="floor")
+    with unit_of_work(committed) as s:
+        assert s.get(Seat, e["A"]) is not None
+        assert s.get(Entry, e["A"]).state == "active"

@@ -1,0 +1,68 @@
+"""`tourney pusoy ...` as an operator runs it: a real process, JSON out, exit code 2 on refusal."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from domain.pusoy import service
+from domain.store.db import unit_of_work
+from tests.integration.pusoy_helpers import NOW, created
+from tests.integration.test_cli import run
+
+# No Prefect API in these tests: a report that completes a round leaves it to the sweep.
+NO_API = {"PREFECT_API_URL": "http://127.0.0.1:9/api"}
+
+
+def tourney(*args: str) -> dict | list:
+    result = run("--json", "pusoy", *args, env=NO_API)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_tournament_from_the_command_line(committed):
+    """PD-3, PD-4, PD-6, PD-12"""
+    code = tourney("create", "CLI Cup", "--organizer", "maria", "--capacity", "8", "--private")["code"]
+    with unit_of_work(committed) as s:
+        for player in ("ann", "bob", "cyd", "dee", "eve", "fay", "gus"):
+            service.join(s, code, player, NOW)
+    joined = tourney("join", code.lower(), "hal")
+    assert joined["started"] is True and joined["status"] == "active"
+    shown = tourney("show", code)
+    assert shown["private"] is True and set(shown["tables"]) == {"table 1", "table 2"}
+    one = shown["tables"]["table 1"]
+    repeated = run("pusoy", "report", code, "--round", "1", "--table", "1", f"{one[0]}=1", f"{one[1]}=1",
+                   f"{one[2]}=3", f"{one[3]}=4", env=NO_API)
+    assert repeated.returncode == 2 and repeated.stderr.strip() == "error: position 1 is given more than once"
+    with unit_of_work(committed) as s:
+        service.report(s, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(one, 1)],
+                       two_of_diamonds=None, now=NOW)
+    two = shown["tables"]["table 2"]
+    last = tourney("report", code, "--round", "1", "--table", "2", *[f"{p}={i}" for i, p in enumerate(two, 1)])
+    assert last["round_ready"] is True and "sweep" in last["completed"]
+    rows = tourney("standings", code)
+    assert [r["rank"] for r in rows] == [1, 1, 3, 3, 5, 5, 7, 7] and {r["points"] for r in rows} == {3, 2, 1, 0}
+    proof = tourney("draw-proof", code)
+    assert proof[0]["verified"] is True and proof[1]["seed"] is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("create", "X", "--organizer", "o", "--capacity", "12"), "error: capacity must be 8, 16 or 32 players, not 12"),
+        (("join", "ZZZZZZ", "ann"), "error: no tournament has the join code ZZZZZZ"),
+    ],
+)
+def test_refusals_print_one_line_and_exit_2(committed, args, message):
+    result = run("pusoy", *args, env=NO_API)
+    assert result.returncode == 2
+    assert result.stderr.strip() == message
+
+
+def test_the_browser_lists_open_tournaments_as_json(committed):
+    """PD-3"""
+    with unit_of_work(committed) as s:
+        code = created(s, 16, name="Open Cup").code
+    (row,) = tourney("browse")
+    assert row["code"] == code and row["seats_left"] == 16 and row["bracket"] == [16, 8, 4]

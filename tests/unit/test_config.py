@@ -1,0 +1,32 @@
+"""Settings are read in one place; the platform secret is generated once and then kept."""
+
+from __future__ import annotations
+
+from domain.config import DEFAULT_PREFECT_API_URL, load_settings
+
+
+def test_defaults_use_the_embedded_cluster_and_the_local_prefect_api(monkeypatch, tmp_path):
+    for name in ("DATABASE_URL", "PREFECT_API_URL", "SMTP_URL", "REGISTRY_URL", "REGISTRY_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    settings = load_settings()
+    assert settings.embedded is True
+    assert settings.home == tmp_path
+    assert settings.prefect_api_url == DEFAULT_PREFECT_API_URL
+    assert settings.smtp_url is None and settings.registry_url is None
+
+
+def test_the_secret_key_is_generated_once_into_tourney_home_and_reused(monkeypatch, tmp_path):
+    monkeypatch.delenv("TOURNEY_SECRET_KEY", raising=False)
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    first = load_settings().secret_key()
+    assert len(first) == 64
+    assert load_settings().secret_key() == first
+    assert (tmp_path / "secret.key").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_given_secret_key_wins(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    monkeypatch.setenv("TOURNEY_SECRET_KEY", "given")
+    assert load_settings().secret_key() == b"given"
+    assert not (tmp_path / "secret.key").exists()

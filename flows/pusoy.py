@@ -19,11 +19,20 @@ def complete_ready_rounds(tournament_id: int | None, now: datetime) -> list[serv
     return service.complete_ready_rounds(unit_of_work, now, tournament_id)
 
 
+def _result(completion: service.Completion, player: str) -> str:
+    if completion.outcome == "playoff":
+        return "playoff" if any(player in table for table in completion.playoff_tables) else "waiting"
+    if player == completion.champion:
+        return "champion"
+    return "advanced" if player in completion.advanced else "eliminated"
+
+
 def _artifact(completion: service.Completion) -> None:
-    advanced = completion.advanced if completion.outcome == "advanced" else None
-    rows = service.standing_rows(completion.standings, advanced)
-    if completion.outcome == "champion":
-        rows[0]["advanced"] = "champion"
+    rows = [
+        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by or "",
+         "result": _result(completion, s.player)}
+        for s in completion.standings
+    ]
     what = {
         "advanced": f"locked; {len(completion.advanced)} advance",
         "champion": f"final locked; champion {completion.champion}",

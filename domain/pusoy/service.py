@@ -2,9 +2,10 @@
 the pure rules and writes the outcome (RULES PD-1..PD-13).
 
 Races are settled by the database: a join locks the tournament row (`FOR UPDATE`), so the last
-seat is taken once and the start happens in the same transaction; a report holds its round
-`FOR SHARE` and a completion takes it `FOR UPDATE SKIP LOCKED`, so two completions never advance
-one round twice and a report never lands in a round being locked.
+seat is taken once and the start happens in the same transaction; a report or amendment locks its
+round row (`FOR UPDATE`), so reports of one round queue and exactly the last one sees the round
+ready; a completion takes the round `FOR UPDATE SKIP LOCKED`, so two completions never advance one
+round twice and a report never lands in a round being locked.
 """
 
 from __future__ import annotations
@@ -137,8 +138,10 @@ class Joined:
     started: bool
 
 
-def join(session: Session, code: str, player: str, now: datetime) -> Joined:
-    """PD-4: first come, first seated; the last seat starts the tournament in this transaction."""
+def join(session: Session, code: str, player: str, now: datetime, next_seed: str | None = None) -> Joined:
+    """PD-4: first come, first seated; the last seat starts the tournament in this transaction.
+    `next_seed` is committed for the tournament's next draw if this join starts it (default: fresh
+    from the OS RNG)."""
     raise_problems(handle_problems(player))
     tournament = find(session, code, lock=True)
     _require_filling(tournament, "join")
@@ -148,7 +151,7 @@ def join(session: Session, code: str, player: str, now: datetime) -> Joined:
     tournament.entrants += 1
     session.flush()
     if tournament.entrants == tournament.capacity:
-        _start(session, tournament, now)
+        _start(session, tournament, now, next_seed)
     return Joined(tournament, player, tournament.status == Status.ACTIVE.value)
 
 
@@ -195,14 +198,14 @@ def _change_status(tournament: PusoyTournament, target: Status) -> None:
     tournament.status = target.value
 
 
-def _start(session: Session, tournament: PusoyTournament, now: datetime) -> None:
+def _start(session: Session, tournament: PusoyTournament, now: datetime, next_seed: str | None) -> None:
     """PD-4/PD-10/PD-12: Active, round 1 seated by the committed-seed draw."""
     players = list(
         session.scalars(
             select(PusoyEntry.player).where(PusoyEntry.tournament_id == tournament.id).order_by(PusoyEntry.player)
         )
     )
-    seed = _reveal(session, tournament.id, "round-1 seating", players, now)
+    seed = _reveal(session, tournament.id, "round-1 seating", players, now, next_seed)
     _open_round(session, tournament, 1, draw.shuffled(seed, "round-1 seating", players), now)
     _change_status(tournament, Status.ACTIVE)
     tournament.started_at = now
@@ -244,7 +247,9 @@ def _commit_draw(session: Session, tournament_id: int, seq: int, now: datetime, 
     )
 
 
-def _reveal(session: Session, tournament_id: int, purpose: str, items: Sequence[str], now: datetime) -> str:
+def _reveal(
+    session: Session, tournament_id: int, purpose: str, items: Sequence[str], now: datetime, next_seed: str | None
+) -> str:
     """Use the committed seed for one draw (returned), record the draw for re-checking, commit the
     next seed."""
     pending = session.scalars(
@@ -254,7 +259,7 @@ def _reveal(session: Session, tournament_id: int, purpose: str, items: Sequence[
     ).one()
     outcome = draw.shuffled(pending.seed, purpose, sorted(items))
     pending.purpose, pending.items, pending.outcome, pending.revealed_at = purpose, sorted(items), outcome, now
-    _commit_draw(session, tournament_id, pending.seq + 1, now)
+    _commit_draw(session, tournament_id, pending.seq + 1, now, next_seed)
     return pending.seed
 
 
@@ -379,7 +384,7 @@ def _reportable(session, code, round_no, table, game, finishes, two_of_diamonds,
     rnd = session.scalars(
         select(PusoyRound)
         .where(PusoyRound.tournament_id == tournament.id, PusoyRound.number == round_no)
-        .with_for_update(read=True)
+        .with_for_update()
         .execution_options(populate_existing=True)
     ).one_or_none()
     if rnd is None:
@@ -498,10 +503,13 @@ def ready_rounds(session: Session, tournament_id: int | None = None) -> list[tup
     return [tuple(r) for r in session.execute(stmt)]
 
 
-def complete_round(session: Session, tournament_id: int, round_no: int, now: datetime) -> Completion | None:
+def complete_round(
+    session: Session, tournament_id: int, round_no: int, now: datetime, next_seed: str | None = None
+) -> Completion | None:
     """PD-5, PD-8..PD-10, PD-13: lock the round, advance the top N or open a playoff, reseat the
     next round or crown the champion. None when the round is not ready or another run holds it.
-    A constant number of statements whatever the games or players."""
+    A constant number of statements whatever the games or players. `next_seed` is committed for
+    the next draw if this completion draws (default: fresh from the OS RNG)."""
     found = session.execute(
         _ready(select(PusoyRound, PusoyTournament))
         .join(PusoyTournament, PusoyTournament.id == PusoyRound.tournament_id)
@@ -515,15 +523,15 @@ def complete_round(session: Session, tournament_id: int, round_no: int, now: dat
     ranked = _live_standings(session, tournament, rnd)
     outcome = advance(ranked, rnd.advancing)
     if isinstance(outcome, Playoff):
-        return _open_playoff(session, tournament, rnd, ranked, outcome, now)
-    return _lock(session, tournament, rnd, ranked, outcome, now)
+        return _open_playoff(session, tournament, rnd, ranked, outcome, now, next_seed)
+    return _lock(session, tournament, rnd, ranked, outcome, now, next_seed)
 
 
-def _open_playoff(session, tournament, rnd, ranked, playoff: Playoff, now) -> Completion:
+def _open_playoff(session, tournament, rnd, ranked, playoff: Playoff, now, next_seed) -> Completion:
     """PD-9: the tied players drawn into ceil(k/4) tables for one game."""
     stage = rnd.stage + 1
     purpose = f"round-{rnd.number} playoff-{stage} tables"
-    seed = _reveal(session, tournament.id, purpose, playoff.players, now)
+    seed = _reveal(session, tournament.id, purpose, playoff.players, now, next_seed)
     drawn = playoff_tables(playoff.players, seed, purpose)
     session.execute(
         PusoySeat.__table__.insert(),
@@ -539,7 +547,7 @@ def _open_playoff(session, tournament, rnd, ranked, playoff: Playoff, now) -> Co
     return Completion(tournament.id, tournament.code, rnd.number, "playoff", ranked, (), drawn)
 
 
-def _lock(session, tournament, rnd, ranked, result: Advance, now) -> Completion:
+def _lock(session, tournament, rnd, ranked, result: Advance, now, next_seed) -> Completion:
     final = rnd.number == len(tournament.bracket)
     went_on = () if final else tuple(s.player for s in result.advancers)
     session.execute(
@@ -566,7 +574,7 @@ def _lock(session, tournament, rnd, ranked, result: Advance, now) -> Completion:
         session.flush()
         return Completion(tournament.id, tournament.code, rnd.number, "champion", ranked, (), champion=champion)
     purpose = f"round-{rnd.number + 1} reseat order"
-    seed = _reveal(session, tournament.id, purpose, went_on, now)
+    seed = _reveal(session, tournament.id, purpose, went_on, now, next_seed)
     order = reseat_order(result.advancers, seed, purpose)
     _open_round(session, tournament, rnd.number + 1, order, now)
     session.flush()
@@ -612,14 +620,6 @@ def summary(t: PusoyTournament) -> dict:
     }
 
 
-def standing_rows(ranked: Sequence[Standing], advanced: Sequence[str] | None = None) -> list[dict]:
-    return [
-        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by,
-         "advanced": None if advanced is None else s.player in advanced}
-        for s in ranked
-    ]
-
-
 def standings_view(session: Session, code: str, round_no: int | None = None) -> list[dict]:
     """A round's standings: as locked, or live from the finishes reported so far."""
     tournament = find(session, code)
@@ -637,7 +637,10 @@ def standings_view(session: Session, code: str, round_no: int | None = None) -> 
             {"rank": r.rank, "player": r.player, "points": r.points, "decided_by": r.decided_by, "advanced": r.advanced}
             for r in rows
         ]
-    return standing_rows(_live_standings(session, tournament, rnd))
+    return [
+        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by, "advanced": None}
+        for s in _live_standings(session, tournament, rnd)
+    ]
 
 
 def final_standings_view(session: Session, code: str) -> list[dict]:

@@ -45,7 +45,12 @@ def test_complete_rounds_advances_ready_rounds_once_and_publishes_each_rounds_st
     assert complete_rounds() == {"completed": []}
     (published,) = artifact(f"pusoy-{codes[0].lower()}-round-1")
     assert published.type == "table"
-    assert [row["player"] for row in json.loads(published.data)][:4] == [roles[r] for r in "BEAG"]
+    table = json.loads(published.data)
+    assert [(row["player"], row["result"]) for row in table][:5] == [
+        (roles["B"], "advanced"), (roles["E"], "advanced"), (roles["A"], "advanced"), (roles["G"], "advanced"),
+        (roles["H"], "eliminated"),
+    ]
+    assert table[2]["decided_by"] == "first-places-on-2d"
     assert artifact(f"pusoy-{codes[1].lower()}-round-1")[0].description.startswith(
         f"Pusoy Dos {codes[1]}, round 1: playoff opened"
     )

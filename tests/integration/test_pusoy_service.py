@@ -170,6 +170,7 @@ def test_bad_reports_each_have_their_code_and_write_nothing(session):
         ("bad-game-number", dict(game=3)),
         ("unknown-table", dict(table=3, order=one)),
         ("unknown-round", dict(round_no=2, order=one)),
+        ("unknown-playoff", dict(playoff=1, order=one)),
     ]
     for code, kwargs in cases:
         refused(session, code, report, session, t, **kwargs)

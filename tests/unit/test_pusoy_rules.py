@@ -8,7 +8,7 @@ import secrets
 import pytest
 
 from domain.pusoy.bracket import bracket, bracket_problems, capacity_problems, default_bracket, games_problems
-from domain.pusoy.codes import ALPHABET, new_code, normalise
+from domain.pusoy.codes import ALPHABET, handle_problems, new_code, normalise
 from domain.pusoy.scoring import points, report_problems
 from domain.pusoy.status import Status, report_problems as status_report_problems, transition_problems
 
@@ -75,6 +75,12 @@ def test_pd_3_join_codes_are_six_characters_without_look_alikes_from_the_given_r
 def test_pd_3_codes_are_matched_case_insensitively():
     """PD-3"""
     assert normalise("  ab3xyz ") == "AB3XYZ"
+
+
+@pytest.mark.parametrize(("handle", "ok"), [("ann", True), ("Анна_1", True), ("", False), ("a b", False), ("a=1", False), ("x" * 41, False)])
+def test_player_handles_are_short_words_without_separators(handle, ok):
+    assert (handle_problems(handle) == []) is ok
+    assert ok or handle_problems(handle)[0].code == "bad-player"
 
 
 @pytest.mark.parametrize(

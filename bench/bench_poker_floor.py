@@ -40,7 +40,8 @@ SELECT id, tournament_id, 1, 1, :t0 FROM poker_entries;
 INSERT INTO poker_dead_stacks (tournament_id, registration_id, entry_id, chips, seated_at)
 SELECT tournament_id, registration_id, id, 10000, :t0 FROM poker_entries;
 INSERT INTO poker_clock (tournament_id, segments, pauses, overrides, hands_per_hour, next_change_at, updated_at)
-SELECT id, jsonb_build_array(jsonb_build_array(0, CAST(:t0s AS text))), '[]', '[]', 30, CAST(:t0 AS timestamptz) + interval '20 minutes', :t0
+SELECT id, jsonb_build_array(jsonb_build_array(0, CAST(:t0s AS text))), '[]', '[]', 30,
+  CAST(:t0 AS timestamptz) + interval '20 minutes', :t0
 FROM poker_tournaments;
 """
 
@@ -88,14 +89,19 @@ def run(report: Report) -> None:
         report.note(f"advance-clocks, {COUNT} due tournaments", f"SQL statements, {label}", counter.count)
     with engine.connect() as conn:
         charged = conn.execute(text("SELECT count(*) FROM poker_dead_stack_charges")).scalar_one()
-    report.note(f"advance-clocks, {COUNT} due tournaments", "dead-stack charges made (levels 1 and 2, once each)", charged)
-
-    levels = tuple(
-        pure.Level(100 * n, 200 * n, 25 * n, 1200, is_break=n % 4 == 0) for n in range(1, 41)
+    report.note(
+        f"advance-clocks, {COUNT} due tournaments",
+        "dead-stack charges made (levels 1 and 2, once each)",
+        charged,
     )
+
+    levels = tuple(pure.Level(100 * n, 200 * n, 25 * n, 1200, is_break=n % 4 == 0) for n in range(1, 41))
     clock = pure.Clock(
         segments=(pure.Segment(0, T0),),
-        pauses=tuple(pure.Pause(T0 + timedelta(minutes=30 * k + 5), T0 + timedelta(minutes=30 * k + 8)) for k in range(10)),
+        pauses=tuple(
+            pure.Pause(T0 + timedelta(minutes=30 * k + 5), T0 + timedelta(minutes=30 * k + 8))
+            for k in range(10)
+        ),
     )
     at = T0 + timedelta(hours=9, minutes=7)
     calls = 1000
@@ -114,4 +120,6 @@ def run(report: Report) -> None:
         ("read (computed directly)", direct),
         repeat=5,
     )
-    report.note("clock level at an instant", "µs per read() call", round(row["candidate_median_s"] / calls * 1e6, 1))
+    report.note(
+        "clock level at an instant", "µs per read() call", round(row["candidate_median_s"] / calls * 1e6, 1)
+    )

@@ -132,7 +132,9 @@ def seat_undo(tournament: TournamentId) -> None:
 
 @seat_app.command("break-table")
 def seat_break_table(
-    tournament: TournamentId, table: Annotated[int, typer.Argument(help="the table to break")], seed: Seed = None
+    tournament: TournamentId,
+    table: Annotated[int, typer.Argument(help="the table to break")],
+    seed: Seed = None,
 ) -> None:
     """Break a table: its players go to free seats of the other tables by lot."""
     with unit_of_work() as session:

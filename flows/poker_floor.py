@@ -29,7 +29,9 @@ ADVANCE = "advance-clocks"
 
 
 @task(name="schedule-exact-runs", retries=2, retry_delay_seconds=[2, 10])
-def schedule_exact_runs(job: str, moments: list[tuple[int, datetime]], move: bool) -> list[tuple[int, datetime]]:
+def schedule_exact_runs(
+    job: str, moments: list[tuple[int, datetime]], move: bool
+) -> list[tuple[int, datetime]]:
     """One scheduled run of the job's deployment per (tournament, instant), by idempotency key.
     With `move`, the key is the tournament's alone and an existing scheduled run is moved to the
     instant. Without a served deployment nothing is scheduled: the sweep does the work."""
@@ -51,7 +53,13 @@ def schedule_exact_runs(job: str, moments: list[tuple[int, datetime]], move: boo
                 tags=[f"tournament:{tid}"],
             )
             planned = run.state.state_details.scheduled_time if run.state else None
-            if move and run.state and run.state.is_scheduled() and planned and planned.timestamp() != at.timestamp():
+            if (
+                move
+                and run.state
+                and run.state.is_scheduled()
+                and planned
+                and planned.timestamp() != at.timestamp()
+            ):
                 client.set_flow_run_state(run.id, Scheduled(scheduled_time=at), force=True)
             done.append((tid, at))
         return done

@@ -6,8 +6,9 @@ blind overrides. Everything a floor manager sees — level, blinds, time left, n
 passed — is computed for any instant by `read`, and the history of level changes and break
 events by `events_until`. Transitions (`start`, `pause`, `resume`, `next_level`, `prev_level`,
 `reset_level`, `override`) are pure: they take the state and `now` and return the new state and the
-events they raise, at instants strictly after the clock's last change. They never rewrite the past: every event up to `now` of the old state is an
-event of the new state, so recording events is idempotent (each is recorded once, by its key).
+events they raise, at instants strictly after the clock's last change. They never rewrite the
+past: every event up to `now` of the old state is an event of the new state, so recording events
+is idempotent (each is recorded once, by its key).
 
 Choices where the rules are silent:
 - at the exact instant a level's time runs out, the next level has begun;
@@ -357,7 +358,8 @@ def next_level(clock: Clock, levels: Sequence[Level], now: datetime) -> Transiti
     level = _running(clock, levels, now).level or 0
     if level + 1 >= len(levels):
         raise DomainError(
-            "clock-last-level", f"level {level + 1} is the last level of the structure; there is no next level"
+            "clock-last-level",
+            f"level {level + 1} is the last level of the structure; there is no next level",
         )
     return _go_to(clock, levels, now, level + 1)
 
@@ -386,7 +388,9 @@ def override_problems(is_break: bool, small: int, big: int, ante: int) -> list[P
     return problems
 
 
-def override(clock: Clock, levels: Sequence[Level], now: datetime, small: int, big: int, ante: int) -> Transition:
+def override(
+    clock: Clock, levels: Sequence[Level], now: datetime, small: int, big: int, ante: int
+) -> Transition:
     """Override the current level's blinds and ante (3.5: for a play level small > 0, big >= small)."""
     level = _running(clock, levels, now).level or 0
     raise_problems(override_problems(levels[level].is_break, small, big, ante))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,10 @@ from domain.store.poker import Level as LevelRow
 from domain.store.poker import Structure, Tournament
 from domain.store.poker_floor import Clock as ClockRow
 from domain.store.poker_floor import ClockEvent as ClockEventRow
+
+# The floor's transitions of one tournament queue on this lock, then lock the clock row; the batch
+# job locks clock rows (skipping held ones) and then, for a dead stack's bust, the tournament row.
+CLOCK_LOCK = 7411401
 
 ACTIONS = {
     "pause": pure.pause,
@@ -72,9 +76,9 @@ def encode(clock: Clock) -> dict:
 
 def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[int, tuple[Level, ...]]:
     rows = session.execute(
-        select(LevelRow).where(LevelRow.structure_id.in_(set(structure_ids))).order_by(
-            LevelRow.structure_id, LevelRow.position
-        )
+        select(LevelRow)
+        .where(LevelRow.structure_id.in_(set(structure_ids)))
+        .order_by(LevelRow.structure_id, LevelRow.position)
     ).scalars()
     out: dict[int, list[Level]] = {}
     for r in rows:
@@ -95,7 +99,9 @@ def tournament(session: Session, tournament_id: int, lock: bool = False) -> Tour
 def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None, Loaded]:
     stmt = select(ClockRow).where(ClockRow.tournament_id == t.id)
     row = session.execute(stmt.with_for_update() if lock else stmt).scalar_one_or_none()
-    ante_type = session.execute(select(Structure.ante_type).where(Structure.id == t.structure_id)).scalar_one()
+    ante_type = session.execute(
+        select(Structure.ante_type).where(Structure.id == t.structure_id)
+    ).scalar_one()
     levels = levels_by_structure(session, [t.structure_id]).get(t.structure_id, ())
     clock = decode(row.segments, row.pauses, row.overrides) if row else Clock()
     hands = row.hands_per_hour if row else DEFAULT_HANDS_PER_HOUR
@@ -155,7 +161,8 @@ def act(
     hands_per_hour: int | None = None,
 ) -> dict:
     """start | pause | resume | next | prev | reset | override, recorded with its events."""
-    t = tournament(session, tournament_id, lock=True)
+    session.execute(select(func.pg_advisory_xact_lock(CLOCK_LOCK, tournament_id)))
+    t = tournament(session, tournament_id)
     if t.status != "running":
         raise DomainError(
             "clock-tournament-not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}, not running"
@@ -163,13 +170,17 @@ def act(
     row, loaded = _load(session, t, lock=True)
     if action == "start":
         if hands_per_hour is not None and hands_per_hour <= 0:
-            raise DomainError("clock-bad-hands-per-hour", f"hands per hour must be above 0, not {hands_per_hour}")
+            raise DomainError(
+                "clock-bad-hands-per-hour", f"hands per hour must be above 0, not {hands_per_hour}"
+            )
         step = pure.start(loaded.clock, loaded.levels, now)
         row = ClockRow(tournament_id=t.id, hands_per_hour=hands_per_hour or DEFAULT_HANDS_PER_HOUR)
         session.add(row)
     elif action == "override":
         if None in (small, big, ante):
-            raise DomainError("clock-bad-blinds", "an override names the small blind, the big blind and the ante")
+            raise DomainError(
+                "clock-bad-blinds", "an override names the small blind, the big blind and the ante"
+            )
         step = pure.override(loaded.clock, loaded.levels, now, small, big, ante)  # type: ignore[arg-type]
     elif action in ACTIONS:
         step = ACTIONS[action](loaded.clock, loaded.levels, now)
@@ -221,7 +232,11 @@ def record_events(
         insert(ClockEventRow)
         .on_conflict_do_nothing(constraint="uq_poker_clock_events_tournament_id_segment_kind_level_at")
         .returning(
-            ClockEventRow.id, ClockEventRow.tournament_id, ClockEventRow.kind, ClockEventRow.level, ClockEventRow.at
+            ClockEventRow.id,
+            ClockEventRow.tournament_id,
+            ClockEventRow.kind,
+            ClockEventRow.level,
+            ClockEventRow.at,
         )
     )
     inserted = [dict(r._mapping) for r in session.execute(stmt, rows)]
@@ -258,14 +273,19 @@ def advance_clocks(session: Session, now: datetime, tournament_id: int | None = 
         loaded = Loaded(r.tournament_id, clock, levels.get(r.structure_id, ()), r.ante_type, r.hands_per_hour)
         batch.append((loaded, pure.events_until(clock, loaded.levels, now)))
     inserted = record_events(session, batch, now)
-    nexts = {loaded.tournament_id: pure.next_change_at(loaded.clock, loaded.levels, now) for loaded, _ in batch}
+    nexts = {
+        loaded.tournament_id: pure.next_change_at(loaded.clock, loaded.levels, now) for loaded, _ in batch
+    }
     session.execute(
         text(
             "UPDATE poker_clock c SET next_change_at = v.next, updated_at = :now "
             "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tid bigint, next timestamptz) "
             "WHERE c.tournament_id = v.tid"
         ),
-        {"now": now, "rows": json.dumps([{"tid": k, "next": v.isoformat() if v else None} for k, v in nexts.items()])},
+        {
+            "now": now,
+            "rows": json.dumps([{"tid": k, "next": v.isoformat() if v else None} for k, v in nexts.items()]),
+        },
     )
     counts: dict[int, list[dict]] = {}
     for row in inserted:
@@ -274,7 +294,11 @@ def advance_clocks(session: Session, now: datetime, tournament_id: int | None = 
         {
             "tournament_id": loaded.tournament_id,
             "events": len(counts.get(loaded.tournament_id, [])),
-            "levels_started": sorted(r["level"] for r in counts.get(loaded.tournament_id, []) if r["kind"] == "level-started"),
+            "levels_started": [
+                r["level"]
+                for r in sorted(counts.get(loaded.tournament_id, []), key=lambda r: (r["at"], r["id"]))
+                if r["kind"] == "level-started"
+            ],
             "next_change_at": nexts[loaded.tournament_id],
         }
         for loaded, _ in batch

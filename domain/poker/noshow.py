@@ -8,7 +8,8 @@ SP-6: hands_per_level = level minutes × hands_per_hour / 60; per hand the ante 
 the small and big blind once per orbit of the table's size (a big-blind ante is paid with the big
 blind, once per orbit). Choices where the rules are silent: the charge for a level is made when the
 level starts (a level that starts after the dead stack was seated), computed exactly in fractions
-and rounded down to a whole chip; break levels cost nothing; a table of fewer than two counts as two.
+and rounded down to a whole chip; break levels cost nothing; a table of fewer than two counts as two;
+dead stacks that reach 0 at the same level start bust together (one bust number).
 """
 
 from __future__ import annotations
@@ -49,7 +50,11 @@ def no_shows(policy: str, registrations: Sequence[Registration]) -> tuple[NoShow
     if policy not in POLICIES:
         raise ValueError(f"unknown no-show policy {policy!r}")
     action = "cancel" if policy == "drop" else "dead-stack"
-    return tuple(NoShow(r.id, r.player_id, action) for r in sorted(registrations, key=lambda r: r.id) if not r.checked_in)
+    return tuple(
+        NoShow(r.id, r.player_id, action)
+        for r in sorted(registrations, key=lambda r: r.id)
+        if not r.checked_in
+    )
 
 
 def level_cost(

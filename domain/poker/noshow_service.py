@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -22,6 +23,9 @@ from domain.poker.seating_service import seat_new_entries
 from domain.store.poker import Entry, Registration
 from domain.store.poker_floor import DeadStack, NoShowRun
 
+if TYPE_CHECKING:
+    from domain.poker.clock_service import Loaded
+
 DUE_SQL = """
 SELECT t.id, t.no_show_policy, t.starting_stack
 FROM poker_tournaments t
@@ -30,6 +34,7 @@ WHERE t.status = 'running' AND coalesce(t.late_reg_deadline, t.scheduled_start) 
 ORDER BY t.id
 FOR UPDATE OF t SKIP LOCKED
 """
+
 
 def process_no_shows(session: Session, now: datetime, tournament_id: int | None = None) -> list[dict]:
     """Apply each due tournament's policy to every registered player not checked in: drop cancels
@@ -40,7 +45,9 @@ def process_no_shows(session: Session, now: datetime, tournament_id: int | None 
         return []
     policy = {t.id: t.no_show_policy for t in due}
     regs = session.execute(
-        select(Registration.id, Registration.tournament_id, Registration.player_id, Registration.checked_in_at)
+        select(
+            Registration.id, Registration.tournament_id, Registration.player_id, Registration.checked_in_at
+        )
         .where(Registration.tournament_id.in_(policy), Registration.status == "active")
         .where(~select(Entry.id).where(Entry.registration_id == Registration.id).exists())
         .order_by(Registration.id)
@@ -48,7 +55,11 @@ def process_no_shows(session: Session, now: datetime, tournament_id: int | None 
     decided: dict[int, tuple[pure.NoShow, ...]] = {
         tid: pure.no_shows(
             policy[tid],
-            [pure.Registration(r.id, r.player_id, r.checked_in_at is not None) for r in regs if r.tournament_id == tid],
+            [
+                pure.Registration(r.id, r.player_id, r.checked_in_at is not None)
+                for r in regs
+                if r.tournament_id == tid
+            ],
         )
         for tid in policy
     }
@@ -115,11 +126,15 @@ FOR UPDATE OF d
 """
 
 
-def charge_dead_stacks(session: Session, loaded: Mapping[int, object], starts: Sequence[dict], now: datetime) -> list[dict]:
+def charge_dead_stacks(
+    session: Session, loaded: Mapping[int, Loaded], starts: Sequence[dict], now: datetime
+) -> list[dict]:
     """SP-6: at each newly recorded level start, every live dead stack of that tournament seated by
     then pays the level's forced bets; at 0 it busts with no killer. `loaded` maps tournament id to
-    its `clock_service.Loaded`."""
-    stacks = session.execute(text(CHARGEABLE_SQL), {"tids": sorted({s["tournament_id"] for s in starts})}).all()
+    its loaded clock."""
+    stacks = session.execute(
+        text(CHARGEABLE_SQL), {"tids": sorted({s["tournament_id"] for s in starts})}
+    ).all()
     if not stacks:
         return []
     chips = {d.id: d.chips for d in stacks}
@@ -128,20 +143,28 @@ def charge_dead_stacks(session: Session, loaded: Mapping[int, object], starts: S
     for start in sorted(starts, key=lambda s: (s["at"], s["id"])):
         run = loaded[start["tournament_id"]]
         index = start["level"] - 1
-        level = run.levels[index]  # type: ignore[attr-defined]
+        level = run.levels[index]
         if level.is_break:
             continue
-        small, big, ante = pure_clock.blinds_at(run.clock, run.levels, index, start["at"])  # type: ignore[attr-defined]
+        small, big, ante = pure_clock.blinds_at(run.clock, run.levels, index, start["at"])
         for d in stacks:
             if d.tournament_id != start["tournament_id"] or d.seated_at > start["at"] or d.id in busted_at:
                 continue
-            cost = pure.level_cost(small, big, ante, level.seconds, run.ante_type, d.table_size, run.hands_per_hour)  # type: ignore[attr-defined]
+            cost = pure.level_cost(
+                small, big, ante, level.seconds, run.ante_type, d.table_size, run.hands_per_hour
+            )
             result = pure.charge(chips[d.id], cost)
             chips[d.id] = result.stack
             if result.busted:
                 busted_at[d.id] = start["at"]
             charges.append(
-                {"dead_stack_id": d.id, "event_id": start["id"], "paid": result.paid, "chips_after": result.stack, "busted": result.busted}
+                {
+                    "dead_stack_id": d.id,
+                    "event_id": start["id"],
+                    "paid": result.paid,
+                    "chips_after": result.stack,
+                    "busted": result.busted,
+                }
             )
     if not charges:
         return []
@@ -155,7 +178,11 @@ def charge_dead_stacks(session: Session, loaded: Mapping[int, object], starts: S
         {"rows": json.dumps(charges)},
     )
     changed = [
-        {"id": d.id, "chips": chips[d.id], "busted_at": busted_at[d.id].isoformat() if d.id in busted_at else None}
+        {
+            "id": d.id,
+            "chips": chips[d.id],
+            "busted_at": busted_at[d.id].isoformat() if d.id in busted_at else None,
+        }
         for d in stacks
         if chips[d.id] != d.chips
     ]
@@ -168,21 +195,43 @@ def charge_dead_stacks(session: Session, loaded: Mapping[int, object], starts: S
         {"rows": json.dumps(changed)},
     )
     if busted_at:
-        bust_without_killer(session, {d.entry_id: busted_at[d.id] for d in stacks if d.id in busted_at})
+        blocks: dict[tuple[int, datetime, int], list[int]] = {}
+        level_at = {(s["tournament_id"], s["at"]): s["level"] for s in starts}
+        for d in stacks:
+            if d.id in busted_at:
+                key = (d.tournament_id, busted_at[d.id], level_at[(d.tournament_id, busted_at[d.id])])
+                blocks.setdefault(key, []).append(d.entry_id)
+        for (tid, at, level), entry_ids in sorted(blocks.items()):
+            bust_without_killer(session, tid, entry_ids, at, level)
     return charges
 
 
-def bust_without_killer(session: Session, entries: Mapping[int, datetime]) -> None:
-    """SP-6: a dead stack at 0 is out, with no killer. The entry is marked busted (its seat is freed
-    by the database); the bust number belongs to the knockouts area."""
-    session.execute(
-        text(
-            "UPDATE poker_entries e SET state = 'busted', busted_at = v.at "
-            "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(id bigint, at timestamptz) "
-            "WHERE e.id = v.id AND e.state = 'active'"
-        ),
-        {"rows": json.dumps([{"id": k, "at": v.isoformat()} for k, v in entries.items()])},
-    )
+def bust_without_killer(
+    session: Session, tournament_id: int, entry_ids: list[int], at: datetime, level: int
+) -> None:
+    """SP-6: dead stacks at 0 are out with no killer and a normal bust number: one knockout block
+    per level start (busts at the same instant share a number, 3.2), through live poker III. When
+    the block is refused (it would leave nobody in), the entries are only marked out."""
+    from domain.poker.knockout_service import record_knockouts
+    from domain.poker.knockouts import Bust
+
+    try:
+        with session.begin_nested():
+            record_knockouts(
+                session,
+                tournament_id,
+                [Bust(e) for e in sorted(entry_ids)],
+                now=at,
+                actor="dead stack",
+                level=level,
+            )
+    except DomainError:
+        session.execute(
+            text(
+                "UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = ANY(:ids) AND state = 'active'"
+            ),
+            {"at": at, "ids": entry_ids},
+        )
 
 
 def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) -> dict:
@@ -206,13 +255,24 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
             f"player {player_id} has no dead stack in tournament {tournament_id}: check them in at the counter",
         )
     if stack.busted_at is not None:
-        raise DomainError("arrive-busted", f"player {player_id}'s dead stack was blinded out at {stack.busted_at.isoformat()}")
+        raise DomainError(
+            "arrive-busted",
+            f"player {player_id}'s dead stack was blinded out at {stack.busted_at.isoformat()}",
+        )
     if stack.arrived_at is not None:
-        raise DomainError("arrive-already-arrived", f"player {player_id} arrived at {stack.arrived_at.isoformat()}")
+        raise DomainError(
+            "arrive-already-arrived", f"player {player_id} arrived at {stack.arrived_at.isoformat()}"
+        )
     stack.arrived_at = now
     if reg.checked_in_at is None:
         reg.checked_in_at = now
-    return {"tournament_id": tournament_id, "player_id": player_id, "entry_id": stack.entry_id, "chips": stack.chips, "arrived_at": now}
+    return {
+        "tournament_id": tournament_id,
+        "player_id": player_id,
+        "entry_id": stack.entry_id,
+        "chips": stack.chips,
+        "arrived_at": now,
+    }
 
 
 def upcoming_closes(session: Session, now: datetime) -> list[tuple[int, datetime]]:

@@ -34,7 +34,9 @@ def load(session: Session, tournament_id: int, seat_cap: int) -> Seating:
         select(TableRow.table_no, TableRow.broken_at).where(TableRow.tournament_id == tournament_id)
     ).all()
     seats = session.execute(
-        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(SeatRow.tournament_id == tournament_id)
+        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(
+            SeatRow.tournament_id == tournament_id
+        )
     ).all()
     return Seating(
         seat_cap,
@@ -61,14 +63,22 @@ def save(session: Session, tournament_id: int, before: Seating, after: Seating, 
     if leaving:
         session.execute(delete(SeatRow).where(SeatRow.entry_id.in_(leaving)))
     taken = [
-        {"entry_id": s.entry, "tournament_id": tournament_id, "table_no": s.table, "seat_no": s.seat, "seated_at": now}
+        {
+            "entry_id": s.entry,
+            "tournament_id": tournament_id,
+            "table_no": s.table,
+            "seat_no": s.seat,
+            "seated_at": now,
+        }
         for s in sorted(new - old)
     ]
     if taken:
         session.execute(SeatRow.__table__.insert(), taken)
 
 
-def _record_moves(session: Session, tournament_id: int, kind: str, moves: Iterable[Move], now: datetime, actor: str | None) -> None:
+def _record_moves(
+    session: Session, tournament_id: int, kind: str, moves: Iterable[Move], now: datetime, actor: str | None
+) -> None:
     rows = [
         {
             "tournament_id": tournament_id,
@@ -90,7 +100,13 @@ def _record_moves(session: Session, tournament_id: int, kind: str, moves: Iterab
 def _draw_seed(session: Session, tournament_id: int, purpose: str, seed: str | None, now: datetime) -> str:
     seed = seed or draw.new_seed()
     session.add(
-        SeatDraw(tournament_id=tournament_id, purpose=purpose, commitment=draw.commitment(seed), seed=seed, drawn_at=now)
+        SeatDraw(
+            tournament_id=tournament_id,
+            purpose=purpose,
+            commitment=draw.commitment(seed),
+            seed=seed,
+            drawn_at=now,
+        )
     )
     return seed
 
@@ -106,14 +122,19 @@ def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str 
     t = tournament(session, tournament_id)
     if t.status not in ("registration_open", "running"):
         raise DomainError(
-            "seating-not-open", f"tournament {t.id} is {t.status.replace('_', ' ')}: seats are drawn once registration is open"
+            "seating-not-open",
+            f"tournament {t.id} is {t.status.replace('_', ' ')}: seats are drawn once registration is open",
         )
     cap, before = _begin(session, t.id)
     if before.tables or before.broken:
         raise DomainError("seating-already-drawn", f"the seats of tournament {t.id} are already drawn")
-    entries = session.execute(
-        select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id)
-    ).scalars().all()
+    entries = (
+        session.execute(
+            select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id)
+        )
+        .scalars()
+        .all()
+    )
     seed = _draw_seed(session, t.id, "initial-seating", seed, now)
     after = pure.initial_seating(entries, cap, seed)
     save(session, t.id, before, after, now)
@@ -133,7 +154,9 @@ def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
     return {"entry_id": entry_id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
 
 
-def seat_new_entries(session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime) -> list[Seat]:
+def seat_new_entries(
+    session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime
+) -> list[Seat]:
     """Several new entries of one tournament, one after another by the same rule."""
     cap, before = _begin(session, tournament_id)
     after, seats = before, []
@@ -144,7 +167,15 @@ def seat_new_entries(session: Session, tournament_id: int, entry_ids: Iterable[i
     return seats
 
 
-def move(session: Session, tournament_id: int, entry_id: int, table: int, seat: int, now: datetime, actor: str | None = None) -> dict:
+def move(
+    session: Session,
+    tournament_id: int,
+    entry_id: int,
+    table: int,
+    seat: int,
+    now: datetime,
+    actor: str | None = None,
+) -> dict:
     cap, before = _begin(session, tournament_id)
     after, done = pure.move(before, entry_id, table, seat)
     save(session, tournament_id, before, after, now)
@@ -171,7 +202,14 @@ def undo(session: Session, tournament_id: int, now: datetime, actor: str | None 
     return _move_dict(reverse)
 
 
-def break_table(session: Session, tournament_id: int, table: int, now: datetime, seed: str | None = None, actor: str | None = None) -> dict:
+def break_table(
+    session: Session,
+    tournament_id: int,
+    table: int,
+    now: datetime,
+    seed: str | None = None,
+    actor: str | None = None,
+) -> dict:
     cap, before = _begin(session, tournament_id)
     seed = seed or draw.new_seed()
     after, moves = pure.break_table(before, table, seed)
@@ -191,7 +229,14 @@ def suggest(session: Session, tournament_id: int) -> list[dict]:
     return out
 
 
-def final_table(session: Session, tournament_id: int, now: datetime, confirm: bool, seed: str | None = None, actor: str | None = None) -> dict:
+def final_table(
+    session: Session,
+    tournament_id: int,
+    now: datetime,
+    confirm: bool,
+    seed: str | None = None,
+    actor: str | None = None,
+) -> dict:
     """Show the final-table proposal; with `confirm`, assemble it (seats by lot)."""
     cap, before = _begin(session, tournament_id)
     proposal = pure.final_table_proposal(before)
@@ -207,7 +252,12 @@ def final_table(session: Session, tournament_id: int, now: datetime, confirm: bo
     _draw_seed(session, tournament_id, "final-table", seed, now)
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "final-table", moves, now, actor)
-    return {"stage": pure.stage(after), "table": after.tables[0], "seed": seed, "moves": [_move_dict(m) for m in moves]}
+    return {
+        "stage": pure.stage(after),
+        "table": after.tables[0],
+        "seed": seed,
+        "moves": [_move_dict(m) for m in moves],
+    }
 
 
 def show(session: Session, tournament_id: int) -> dict:
@@ -228,12 +278,21 @@ def show(session: Session, tournament_id: int) -> dict:
         "seat_cap": seating.seat_cap,
         "tables": [{"table": n, "players": counts[n]} for n in seating.tables],
         "broken": sorted(seating.broken),
-        "seats": [{"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)} for s in seating.seats],
+        "seats": [
+            {"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)}
+            for s in seating.seats
+        ],
     }
 
 
 def _move_dict(m: Move) -> dict:
-    return {"entry_id": m.entry, "from_table": m.from_table, "from_seat": m.from_seat, "to_table": m.to_table, "to_seat": m.to_seat}
+    return {
+        "entry_id": m.entry,
+        "from_table": m.from_table,
+        "from_seat": m.from_seat,
+        "to_table": m.to_table,
+        "to_seat": m.to_seat,
+    }
 
 
 def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None:

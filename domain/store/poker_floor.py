@@ -58,7 +58,11 @@ class Clock(Base):
     __table_args__ = (
         CheckConstraint("hands_per_hour > 0", name="hands_per_hour"),
         CheckConstraint("jsonb_array_length(segments) >= 1", name="started"),
-        Index("ix_poker_clock_next_change_at", "next_change_at", postgresql_where=text("next_change_at IS NOT NULL")),
+        Index(
+            "ix_poker_clock_next_change_at",
+            "next_change_at",
+            postgresql_where=text("next_change_at IS NOT NULL"),
+        ),
     )
 
 

@@ -19,7 +19,9 @@ from tests.integration.poker_floor_world import T0, enter, register, tournament
 def scheduled_runs(name: str) -> list[tuple[dict, object]]:
     with get_client(sync_client=True) as client:
         deployment = client.read_deployment_by_name(f"{name}/{name}")
-        runs = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])))
+        runs = client.read_flow_runs(
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id]))
+        )
     return sorted(
         ((r.parameters, r.state.state_details.scheduled_time) for r in runs if r.state.is_scheduled()),
         key=lambda x: x[0]["tournament_id"],
@@ -52,7 +54,10 @@ def test_advance_clocks_records_once_publishes_and_schedules_each_next_change_on
     serve("advance-clocks")
     now = T0 + timedelta(minutes=21)
     first = advance_clocks(now=now)
-    assert [(r["tournament_id"], r["levels_started"]) for r in first["advanced"]] == [(tids[0], [2]), (tids[1], [2])]
+    assert [(r["tournament_id"], r["levels_started"]) for r in first["advanced"]] == [
+        (tids[0], [2]),
+        (tids[1], [2]),
+    ]
     assert [r["at"] for r in first["scheduled"]] == [T0 + timedelta(minutes=40)] * 2
     assert [row["tournament_id"] for row in latest_artifact("advance-clocks")] == tids
     second = advance_clocks(now=now)
@@ -67,7 +72,9 @@ def test_advance_clocks_records_once_publishes_and_schedules_each_next_change_on
         assert conn.execute(text("SELECT count(*) FROM poker_clock_events")).scalar_one() == 2 * 2 + 2
 
 
-def test_process_no_shows_schedules_one_run_at_the_close_and_moves_it_with_the_deadline(prefect_api, committed):
+def test_process_no_shows_schedules_one_run_at_the_close_and_moves_it_with_the_deadline(
+    prefect_api, committed
+):
     """3.8: the exact run sits at the late-registration close; a moved deadline moves it."""
     with Session(committed) as s, s.begin():
         t = tournament(s, status="registration_open", no_show_policy="drop")
@@ -75,10 +82,14 @@ def test_process_no_shows_schedules_one_run_at_the_close_and_moves_it_with_the_d
         tid = t.id
     serve("process-no-shows")
     before = T0 - timedelta(hours=2)
-    assert process_no_shows(now=before)["scheduled"] == [{"tournament_id": tid, "at": T0 + timedelta(hours=1)}]
+    assert process_no_shows(now=before)["scheduled"] == [
+        {"tournament_id": tid, "at": T0 + timedelta(hours=1)}
+    ]
     with committed.begin() as conn:
-        conn.execute(text("UPDATE poker_tournaments SET late_reg_deadline = :d WHERE id = :id"),
-                     {"d": T0 + timedelta(hours=2), "id": tid})
+        conn.execute(
+            text("UPDATE poker_tournaments SET late_reg_deadline = :d WHERE id = :id"),
+            {"d": T0 + timedelta(hours=2), "id": tid},
+        )
     process_no_shows(now=before)
     process_no_shows(now=before)
     runs = [(p, at) for p, at in scheduled_runs("process-no-shows") if p["tournament_id"] == tid]
@@ -89,5 +100,7 @@ def test_process_no_shows_schedules_one_run_at_the_close_and_moves_it_with_the_d
     assert early["processed"] == []
     on_time = process_no_shows(tournament_id=tid, now=T0 + timedelta(hours=2))
     assert on_time["processed"] == [{"tournament_id": tid, "policy": "drop", "dropped": 1, "dead_stacks": 0}]
-    assert latest_artifact("process-no-shows") == [{"tournament_id": tid, "policy": "drop", "dropped": 1, "dead_stacks": 0}]
+    assert latest_artifact("process-no-shows") == [
+        {"tournament_id": tid, "policy": "drop", "dropped": 1, "dead_stacks": 0}
+    ]
     assert process_no_shows(tournament_id=tid, now=T0 + timedelta(hours=3))["processed"] == []

@@ -30,8 +30,14 @@ def club(session: Session) -> Club:
     if found:
         return found
     c = Club(
-        name="Pik", legal_form="legal_entity", inn="7707083893", ogrn="1027700132195",
-        contact_email="floor@example.org", timezone="Europe/Moscow", created_at=T0, updated_at=T0,
+        name="Pik",
+        legal_form="legal_entity",
+        inn="7707083893",
+        ogrn="1027700132195",
+        contact_email="floor@example.org",
+        timezone="Europe/Moscow",
+        created_at=T0,
+        updated_at=T0,
     )
     session.add(c)
     session.flush()
@@ -44,8 +50,15 @@ def structure(session: Session, ante_type: str = "classic", levels=LEVELS) -> St
     session.flush()
     for position, (small, big, ante, seconds, is_break) in enumerate(levels, 1):
         session.add(
-            Level(structure_id=s.id, position=position, small_blind=small, big_blind=big, ante=ante,
-                  duration_seconds=seconds, is_break=is_break)
+            Level(
+                structure_id=s.id,
+                position=position,
+                small_blind=small,
+                big_blind=big,
+                ante=ante,
+                duration_seconds=seconds,
+                is_break=is_break,
+            )
         )
     session.flush()
     return s
@@ -53,8 +66,13 @@ def structure(session: Session, ante_type: str = "classic", levels=LEVELS) -> St
 
 def player(session: Session, name: str | None = None) -> Player:
     n = next(_serial)
-    p = Player(pseudonym=f"P-{n}", name=name or f"Player {n}", handle=f"player{n}", birth_date=date(1990, 1, 1),
-               created_at=T0)
+    p = Player(
+        pseudonym=f"P-{n}",
+        name=name or f"Player {n}",
+        handle=f"player{n}",
+        birth_date=date(1990, 1, 1),
+        created_at=T0,
+    )
     session.add(p)
     session.flush()
     return p
@@ -71,21 +89,43 @@ def tournament(
     starting_stack: int = 10000,
 ) -> Tournament:
     t = Tournament(
-        club_id=club(session).id, name=f"Friday {next(_serial)}", status=status, scheduled_start=T0,
-        format="freezeout", bounty_type="none", mystery_draw=False, starting_stack=starting_stack,
-        structure_id=structure_id or structure(session).id, seat_cap=seat_cap, addon_once=True, currency="RUB",
-        buy_in=150000, no_show_policy=no_show_policy, itm_percent=15, itm_min=1, created_at=T0,
-        late_reg_deadline=T0 + late_reg if late_reg else None, started_at=T0 if status == "running" else None,
+        club_id=club(session).id,
+        name=f"Friday {next(_serial)}",
+        status=status,
+        scheduled_start=T0,
+        format="freezeout",
+        bounty_type="none",
+        mystery_draw=False,
+        starting_stack=starting_stack,
+        structure_id=structure_id or structure(session).id,
+        seat_cap=seat_cap,
+        addon_once=True,
+        currency="RUB",
+        buy_in=150000,
+        no_show_policy=no_show_policy,
+        itm_percent=15,
+        itm_min=1,
+        created_at=T0,
+        late_reg_deadline=T0 + late_reg if late_reg else None,
+        started_at=T0 if status == "running" else None,
     )
     session.add(t)
     session.flush()
     return t
 
 
-def register(session: Session, t: Tournament, checked_in: bool = True, name: str | None = None) -> Registration:
+def register(
+    session: Session, t: Tournament, checked_in: bool = True, name: str | None = None
+) -> Registration:
     p = player(session, name)
-    r = Registration(tournament_id=t.id, player_id=p.id, status="active", late=False, registered_at=T0,
-                     checked_in_at=T0 if checked_in else None)
+    r = Registration(
+        tournament_id=t.id,
+        player_id=p.id,
+        status="active",
+        late=False,
+        registered_at=T0,
+        checked_in_at=T0 if checked_in else None,
+    )
     session.add(r)
     session.flush()
     return r
@@ -94,8 +134,15 @@ def register(session: Session, t: Tournament, checked_in: bool = True, name: str
 def enter(session: Session, t: Tournament, name: str | None = None) -> Entry:
     """A checked-in player with an active entry (as poker I's check-in leaves it)."""
     r = register(session, t, True, name)
-    e = Entry(tournament_id=t.id, player_id=r.player_id, registration_id=r.id, sequence=1, state="active",
-              starting_chips=t.starting_stack, created_at=T0)
+    e = Entry(
+        tournament_id=t.id,
+        player_id=r.player_id,
+        registration_id=r.id,
+        sequence=1,
+        state="active",
+        starting_chips=t.starting_stack,
+        created_at=T0,
+    )
     session.add(e)
     session.flush()
     return e

@@ -20,8 +20,17 @@ def j(*args: str):
 
 
 def refused(committed, *args: str) -> str:
-    tables = ("poker_clock", "poker_clock_events", "poker_seats", "poker_moves", "poker_tables", "poker_dead_stacks")
-    snapshot = "; ".join(f"SELECT count(*), md5(string_agg({t}::text, ',' ORDER BY {t}::text)) FROM {t}" for t in tables)
+    tables = (
+        "poker_clock",
+        "poker_clock_events",
+        "poker_seats",
+        "poker_moves",
+        "poker_tables",
+        "poker_dead_stacks",
+    )
+    snapshot = "; ".join(
+        f"SELECT count(*), md5(string_agg({t}::text, ',' ORDER BY {t}::text)) FROM {t}" for t in tables
+    )
 
     def state():
         with committed.connect() as conn:
@@ -58,9 +67,9 @@ def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):
     show = j("poker", "seat", "show", tid)
     mover = next(s for s in show["seats"] if s["table"] == 1)
     occupied = next(s for s in show["seats"] if s["table"] == 2)
-    assert refused(committed, "poker", "seat", "move", tid, str(mover["entry_id"]), "2", str(occupied["seat"])) == (
-        f"error: table 2 seat {occupied['seat']} is taken by entry {occupied['entry_id']}"
-    )
+    assert refused(
+        committed, "poker", "seat", "move", tid, str(mover["entry_id"]), "2", str(occupied["seat"])
+    ) == (f"error: table 2 seat {occupied['seat']} is taken by entry {occupied['entry_id']}")
     assert refused(committed, "poker", "seat", "break-table", tid, "1") == (
         "error: table 1 has 3 players but the other tables have only 0 free seats"
     )

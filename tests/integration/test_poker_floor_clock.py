@@ -19,9 +19,9 @@ from tests.integration.poker_floor_world import T0, tournament
 
 def events(session, tid) -> list[tuple[str, int, str]]:
     rows = session.execute(
-        select(ClockEvent.kind, ClockEvent.level, ClockEvent.at).where(ClockEvent.tournament_id == tid).order_by(
-            ClockEvent.at, ClockEvent.id
-        )
+        select(ClockEvent.kind, ClockEvent.level, ClockEvent.at)
+        .where(ClockEvent.tournament_id == tid)
+        .order_by(ClockEvent.at, ClockEvent.id)
     ).all()
     return [(k, lv, at.strftime("%H:%M")) for k, lv, at in rows]
 
@@ -30,14 +30,22 @@ def test_sp_8_starting_and_pausing_records_the_events_and_the_next_change(sessio
     """SP-8"""
     t = tournament(session)
     started = svc.act(session, t.id, "start", T0)
-    assert (started["level"], started["time_left_s"], started["level_ends_at"]) == (1, 1200, T0 + timedelta(minutes=20))
+    assert (started["level"], started["time_left_s"], started["level_ends_at"]) == (
+        1,
+        1200,
+        T0 + timedelta(minutes=20),
+    )
     svc.act(session, t.id, "pause", T0 + timedelta(minutes=10))
     row = session.get(ClockRow, t.id)
     assert row.next_change_at is None
     resumed = svc.act(session, t.id, "resume", T0 + timedelta(minutes=15))
     assert resumed["level_ends_at"] == T0 + timedelta(minutes=25)
     assert session.get(ClockRow, t.id).next_change_at == T0 + timedelta(minutes=25)
-    assert events(session, t.id) == [("level-started", 1, "18:00"), ("paused", 1, "18:10"), ("resumed", 1, "18:15")]
+    assert events(session, t.id) == [
+        ("level-started", 1, "18:00"),
+        ("paused", 1, "18:10"),
+        ("resumed", 1, "18:15"),
+    ]
 
 
 def test_sp_8_advance_clocks_run_late_records_each_missed_change_once(session):
@@ -47,7 +55,12 @@ def test_sp_8_advance_clocks_run_late_records_each_missed_change_once(session):
     late = T0 + timedelta(minutes=50)
     first = svc.advance_clocks(session, late)
     assert first == [
-        {"tournament_id": t.id, "events": 3, "levels_started": [2, 3], "next_change_at": T0 + timedelta(minutes=55)}
+        {
+            "tournament_id": t.id,
+            "events": 3,
+            "levels_started": [2, 3],
+            "next_change_at": T0 + timedelta(minutes=55),
+        }
     ]
     assert svc.advance_clocks(session, late) == []  # no longer due
     assert svc.advance_clocks(session, late, tournament_id=t.id) == []

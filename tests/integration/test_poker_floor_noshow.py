@@ -15,6 +15,7 @@ from domain.poker import clock_service, seating_service
 from domain.poker.noshow_service import arrive, process_no_shows
 from domain.store.poker import Entry, Registration
 from domain.store.poker_floor import DeadStack, DeadStackCharge, Seat
+from domain.store.poker_results import Knockout
 from tests.integration.poker_floor_world import T0, enter, register, tournament
 
 CLOSE = T0 + timedelta(hours=1)  # late registration closes 19:00
@@ -35,7 +36,9 @@ def test_3_8_drop_cancels_no_shows_exactly_at_the_close_and_only_once(session):
     """3.8: one second before the close nothing happens; at the close the registrations drop."""
     t, absent = floor(session, "drop")
     assert process_no_shows(session, CLOSE - SECOND) == []
-    assert process_no_shows(session, CLOSE) == [{"tournament_id": t.id, "policy": "drop", "dropped": 2, "dead_stacks": 0}]
+    assert process_no_shows(session, CLOSE) == [
+        {"tournament_id": t.id, "policy": "drop", "dropped": 2, "dead_stacks": 0}
+    ]
     session.expire_all()
     assert {session.get(Registration, r.id).status for r in absent} == {"dropped"}
     assert process_no_shows(session, CLOSE + SECOND) == []
@@ -69,6 +72,14 @@ def test_sp_6_a_dead_stack_busts_at_zero_with_no_killer_and_frees_its_seat(sessi
         entry = session.get(Entry, d.entry_id)
         assert (entry.state, entry.busted_at) == ("busted", T0 + timedelta(minutes=75))
         assert session.get(Seat, d.entry_id) is None
+    knockouts = session.execute(
+        select(Knockout.busted_entry_id, Knockout.killer_entry_id, Knockout.bust_number, Knockout.level)
+        .where(Knockout.tournament_id == t.id)
+        .order_by(Knockout.busted_entry_id)
+    ).all()
+    assert [tuple(k) for k in knockouts] == [
+        (d.entry_id, None, 1, 5) for d in sorted(stacks, key=lambda d: d.entry_id)
+    ]
 
 
 def test_an_arrived_player_stops_paying_and_bad_arrivals_are_refused(session):

@@ -23,7 +23,9 @@ LATER = T0 + timedelta(minutes=30)
 
 
 def seats(session, tid) -> dict[int, tuple[int, int]]:
-    rows = session.execute(select(Seat.entry_id, Seat.table_no, Seat.seat_no).where(Seat.tournament_id == tid)).all()
+    rows = session.execute(
+        select(Seat.entry_id, Seat.table_no, Seat.seat_no).where(Seat.tournament_id == tid)
+    ).all()
     return {e: (t, s) for e, t, s in rows}
 
 
@@ -36,7 +38,11 @@ def test_pd_12_the_draw_seats_every_active_entry_evenly_and_publishes_the_seed(s
     assert out["commitment"] == draw.commitment("s33d")
     assert sorted(seats(session, t.id)) == sorted(entries)
     stored = session.execute(select(SeatDraw).where(SeatDraw.tournament_id == t.id)).scalar_one()
-    assert (stored.purpose, stored.seed, stored.commitment) == ("initial-seating", "s33d", draw.commitment("s33d"))
+    assert (stored.purpose, stored.seed, stored.commitment) == (
+        "initial-seating",
+        "s33d",
+        draw.commitment("s33d"),
+    )
     with pytest.raises(DomainError) as err:
         svc.draw_initial(session, t.id, T0)
     assert err.value.code == "seating-already-drawn"
@@ -48,7 +54,12 @@ def test_a_late_entry_is_seated_at_the_table_with_fewest_players(session):
         enter(session, t)
     svc.draw_initial(session, t.id, T0, seed="x")
     late = enter(session, t)
-    assert svc.seat_new_entry(session, late.id, LATER) == {"entry_id": late.id, "table": 2, "seat": 3, "opened_table": False}
+    assert svc.seat_new_entry(session, late.id, LATER) == {
+        "entry_id": late.id,
+        "table": 2,
+        "seat": 3,
+        "opened_table": False,
+    }
     again = enter(session, t)
     assert svc.seat_new_entry(session, again.id, LATER)["opened_table"] is True
 
@@ -63,12 +74,18 @@ def test_moves_and_undo_are_recorded_and_bad_moves_change_nothing(session):
     done = svc.move(session, t.id, mover, 2, free, LATER, actor="floor")
     assert (done["to_table"], done["to_seat"]) == (2, free)
     taken = next(e for e in ids if seats(session, t.id)[e][0] == 2 and e != mover)
-    for target, code in (((2, seats(session, t.id)[taken][1]), "seating-seat-taken"), ((7, 1), "seating-no-such-table")):
+    for target, code in (
+        ((2, seats(session, t.id)[taken][1]), "seating-seat-taken"),
+        ((7, 1), "seating-no-such-table"),
+    ):
         before = (seats(session, t.id), session.execute(select(func.count()).select_from(Move)).scalar_one())
         with pytest.raises(DomainError) as err:
             svc.move(session, t.id, mover, *target, LATER)
         assert err.value.code == code
-        assert (seats(session, t.id), session.execute(select(func.count()).select_from(Move)).scalar_one()) == before
+        assert (
+            seats(session, t.id),
+            session.execute(select(func.count()).select_from(Move)).scalar_one(),
+        ) == before
     back = svc.undo(session, t.id, LATER)
     assert (back["to_table"], back["to_seat"]) == layout[mover]
     assert seats(session, t.id) == layout
@@ -79,7 +96,8 @@ def test_moves_and_undo_are_recorded_and_bad_moves_change_nothing(session):
 
 def bust(session, entry_id: int) -> None:
     session.execute(
-        text("UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = :id"), {"at": LATER, "id": entry_id}
+        text("UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = :id"),
+        {"at": LATER, "id": entry_id},
     )
 
 
@@ -100,9 +118,14 @@ def test_a_broken_table_is_never_used_again_and_breaking_without_room_changes_no
     assert sorted(m["to_table"] for m in out["moves"]) == [1, 1]
     assert session.get(TableRow, (t.id, 2)).broken_at == LATER
     entry = next(iter(seats(session, t.id)))
+    before = (seats(session, t.id), session.execute(select(func.count()).select_from(Move)).scalar_one())
     with pytest.raises(DomainError) as err:
         svc.move(session, t.id, entry, 2, 4, LATER)
     assert err.value.code == "seating-table-broken"
+    assert (
+        seats(session, t.id),
+        session.execute(select(func.count()).select_from(Move)).scalar_one(),
+    ) == before
     with pytest.raises(DomainError) as err:
         svc.break_table(session, t.id, 2, LATER)
     assert err.value.code == "seating-table-broken"
@@ -138,7 +161,8 @@ def test_the_database_refuses_two_players_in_one_seat(session):
     with pytest.raises(IntegrityError):
         with session.begin_nested():
             session.execute(
-                text("UPDATE poker_seats SET table_no = 1, seat_no = 1 WHERE entry_id IN (:a, :b)"), {"a": a.id, "b": b.id}
+                text("UPDATE poker_seats SET table_no = 1, seat_no = 1 WHERE entry_id IN (:a, :b)"),
+                {"a": a.id, "b": b.id},
             )
 
 
@@ -153,18 +177,44 @@ def test_3_6_the_database_refuses_to_commit_a_late_entry_without_a_seat(committe
     with pytest.raises(IntegrityError, match="has no seat"):
         with Session(committed) as s, s.begin():
             r = register(s, s.get(type(t), tid))
-            s.add(Entry(tournament_id=tid, player_id=r.player_id, registration_id=r.id, sequence=1, state="active",
-                        starting_chips=1000, created_at=LATER))
+            s.add(
+                Entry(
+                    tournament_id=tid,
+                    player_id=r.player_id,
+                    registration_id=r.id,
+                    sequence=1,
+                    state="active",
+                    starting_chips=1000,
+                    created_at=LATER,
+                )
+            )
     with Session(committed) as s, s.begin():
         r = register(s, s.get(type(t), tid))
-        e = Entry(tournament_id=tid, player_id=r.player_id, registration_id=r.id, sequence=1, state="active",
-                  starting_chips=1000, created_at=LATER)
+        e = Entry(
+            tournament_id=tid,
+            player_id=r.player_id,
+            registration_id=r.id,
+            sequence=1,
+            state="active",
+            starting_chips=1000,
+            created_at=LATER,
+        )
         s.add(e)
         s.flush()
         svc.seat_new_entry(s, e.id, LATER)
     with committed.connect() as conn:
-        assert conn.execute(text("SELECT count(*) FROM poker_entries WHERE tournament_id = :t"), {"t": tid}).scalar_one() == 3
-        assert conn.execute(text("SELECT count(*) FROM poker_seats WHERE tournament_id = :t"), {"t": tid}).scalar_one() == 3
+        assert (
+            conn.execute(
+                text("SELECT count(*) FROM poker_entries WHERE tournament_id = :t"), {"t": tid}
+            ).scalar_one()
+            == 3
+        )
+        assert (
+            conn.execute(
+                text("SELECT count(*) FROM poker_seats WHERE tournament_id = :t"), {"t": tid}
+            ).scalar_one()
+            == 3
+        )
 
 
 def test_concurrent_late_entries_never_share_a_seat(committed):
@@ -182,8 +232,15 @@ def test_concurrent_late_entries_never_share_a_seat(committed):
         try:
             with Session(committed) as s, s.begin():
                 r = register(s, s.get(type(t), tid))
-                e = Entry(tournament_id=tid, player_id=r.player_id, registration_id=r.id, sequence=1,
-                          state="active", starting_chips=1000, created_at=LATER)
+                e = Entry(
+                    tournament_id=tid,
+                    player_id=r.player_id,
+                    registration_id=r.id,
+                    sequence=1,
+                    state="active",
+                    starting_chips=1000,
+                    created_at=LATER,
+                )
                 s.add(e)
                 s.flush()
                 barrier.wait()
@@ -198,6 +255,13 @@ def test_concurrent_late_entries_never_share_a_seat(committed):
         th.join()
     assert errors == []
     with committed.connect() as conn:
-        rows = conn.execute(text("SELECT table_no, count(*) FROM poker_seats WHERE tournament_id = :t GROUP BY table_no ORDER BY 1"), {"t": tid}).all()
-        tables = conn.execute(text("SELECT count(*) FROM poker_tables WHERE tournament_id = :t"), {"t": tid}).scalar_one()
+        rows = conn.execute(
+            text(
+                "SELECT table_no, count(*) FROM poker_seats WHERE tournament_id = :t GROUP BY table_no ORDER BY 1"
+            ),
+            {"t": tid},
+        ).all()
+        tables = conn.execute(
+            text("SELECT count(*) FROM poker_tables WHERE tournament_id = :t"), {"t": tid}
+        ).scalar_one()
     assert [n for _, n in rows] == [4, 4, 3] and tables == 3

@@ -52,7 +52,12 @@ def summary(events) -> list[tuple[str, str, int]]:
 def test_sp_8_the_level_and_time_left_are_computed_for_any_instant(at, level, left, status, breaks):
     """SP-8: exactly at a level's end the next level has begun; the last level does not advance."""
     reading = c.read(started(), LEVELS, at)
-    assert (reading.level_number, reading.time_left.total_seconds(), reading.status, reading.breaks_passed) == (
+    assert (
+        reading.level_number,
+        reading.time_left.total_seconds(),
+        reading.status,
+        reading.breaks_passed,
+    ) == (
         level,
         left,
         status,

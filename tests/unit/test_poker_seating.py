@@ -18,7 +18,14 @@ def sizes(seating: Seating) -> list[int]:
 
 @pytest.mark.parametrize(
     ("field", "cap", "expected"),
-    [(9, 9, [9]), (10, 9, [5, 5]), (19, 9, [7, 6, 6]), (23, 10, [8, 8, 7]), (2, 2, [2]), (7, 2, [2, 2, 2, 1])],
+    [
+        (9, 9, [9]),
+        (10, 9, [5, 5]),
+        (19, 9, [7, 6, 6]),
+        (23, 10, [8, 8, 7]),
+        (2, 2, [2]),
+        (7, 2, [2, 2, 2, 1]),
+    ],
 )
 def test_the_initial_draw_opens_ceil_field_over_cap_tables_spread_evenly(field, cap, expected):
     seating = s.initial_seating(list(range(1, field + 1)), cap, "seed")

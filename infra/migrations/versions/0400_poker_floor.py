@@ -60,7 +60,12 @@ def upgrade() -> None:
         sa.Column("recorded_at", TZ, nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_poker_clock_events"),
         sa.UniqueConstraint(
-            "tournament_id", "segment", "kind", "level", "at", name="uq_poker_clock_events_tournament_id_segment_kind_level_at"
+            "tournament_id",
+            "segment",
+            "kind",
+            "level",
+            "at",
+            name="uq_poker_clock_events_tournament_id_segment_kind_level_at",
         ),
         sa.CheckConstraint(
             "kind IN ('level-started', 'break-started', 'break-ended', 'paused', 'resumed', 'overridden')",
@@ -93,7 +98,9 @@ def upgrade() -> None:
         sa.Column("seat_no", sa.Integer, nullable=False),
         sa.Column("seated_at", TZ, nullable=False),
         sa.PrimaryKeyConstraint("entry_id", name="pk_poker_seats"),
-        sa.UniqueConstraint("tournament_id", "table_no", "seat_no", name="uq_poker_seats_tournament_id_table_no_seat_no"),
+        sa.UniqueConstraint(
+            "tournament_id", "table_no", "seat_no", name="uq_poker_seats_tournament_id_table_no_seat_no"
+        ),
         sa.ForeignKeyConstraint(
             ["tournament_id", "table_no"],
             ["poker_tables.tournament_id", "poker_tables.table_no"],
@@ -121,7 +128,9 @@ def upgrade() -> None:
         sa.Column("actor", sa.Text),
         sa.Column("undone_at", TZ),
         sa.PrimaryKeyConstraint("id", name="pk_poker_moves"),
-        sa.CheckConstraint("kind IN ('move', 'break-table', 'final-table', 'undo')", name="ck_poker_moves_kind"),
+        sa.CheckConstraint(
+            "kind IN ('move', 'break-table', 'final-table', 'undo')", name="ck_poker_moves_kind"
+        ),
         sa.CheckConstraint("undone_at IS NULL OR kind = 'move'", name="ck_poker_moves_only_moves_undone"),
     )
     op.create_index("ix_poker_moves_tournament", "poker_moves", ["tournament_id", "id"])
@@ -155,7 +164,9 @@ def upgrade() -> None:
         sa.Column(
             "registration_id",
             sa.BigInteger,
-            sa.ForeignKey("poker_registrations.id", name="fk_poker_dead_stacks_registration_id_poker_registrations"),
+            sa.ForeignKey(
+                "poker_registrations.id", name="fk_poker_dead_stacks_registration_id_poker_registrations"
+            ),
             nullable=False,
         ),
         sa.Column(
@@ -172,8 +183,12 @@ def upgrade() -> None:
         sa.UniqueConstraint("registration_id", name="uq_poker_dead_stacks_registration_id"),
         sa.UniqueConstraint("entry_id", name="uq_poker_dead_stacks_entry_id"),
         sa.CheckConstraint("chips >= 0", name="ck_poker_dead_stacks_chips"),
-        sa.CheckConstraint("(busted_at IS NOT NULL) = (chips = 0)", name="ck_poker_dead_stacks_busted_at_zero"),
-        sa.CheckConstraint("arrived_at IS NULL OR busted_at IS NULL", name="ck_poker_dead_stacks_arrived_or_busted"),
+        sa.CheckConstraint(
+            "(busted_at IS NOT NULL) = (chips = 0)", name="ck_poker_dead_stacks_busted_at_zero"
+        ),
+        sa.CheckConstraint(
+            "arrived_at IS NULL OR busted_at IS NULL", name="ck_poker_dead_stacks_arrived_or_busted"
+        ),
     )
     op.create_index(
         "ix_poker_dead_stacks_live",
@@ -187,13 +202,17 @@ def upgrade() -> None:
         sa.Column(
             "dead_stack_id",
             sa.BigInteger,
-            sa.ForeignKey("poker_dead_stacks.id", name="fk_poker_dead_stack_charges_dead_stack_id_poker_dead_stacks"),
+            sa.ForeignKey(
+                "poker_dead_stacks.id", name="fk_poker_dead_stack_charges_dead_stack_id_poker_dead_stacks"
+            ),
             nullable=False,
         ),
         sa.Column(
             "event_id",
             sa.BigInteger,
-            sa.ForeignKey("poker_clock_events.id", name="fk_poker_dead_stack_charges_event_id_poker_clock_events"),
+            sa.ForeignKey(
+                "poker_clock_events.id", name="fk_poker_dead_stack_charges_event_id_poker_clock_events"
+            ),
             nullable=False,
         ),
         sa.Column("paid", sa.BigInteger, nullable=False),
@@ -238,7 +257,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute("DROP TRIGGER poker_entry_needs_seat ON poker_entries; DROP FUNCTION poker_entry_needs_seat();")
+    op.execute(
+        "DROP TRIGGER poker_entry_needs_seat ON poker_entries; DROP FUNCTION poker_entry_needs_seat();"
+    )
     op.execute("DROP TRIGGER poker_free_seat ON poker_entries; DROP FUNCTION poker_free_seat();")
     for table in (
         "poker_dead_stack_charges",

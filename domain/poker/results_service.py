@@ -215,7 +215,7 @@ def finalize_tournaments(session: Session, now: datetime) -> list[Finalized]:
     prize_lists = _prize_lists(session, ids)
     computed = {t: final_places(*graphs[t], prize_lists[t]) for t in ids}
     session.execute(
-        insert(FinalPlace),
+        FinalPlace.__table__.insert(),  # Core: one executemany, whatever columns are NULL
         [
             {
                 "tournament_id": t, "player_id": p.player_id, "entry_id": p.entry_id, "place": p.place,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, date, datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domain.store.clubs import Club
@@ -18,12 +19,14 @@ _serial = itertools.count(1)
 def tournament(session: Session, *, status: str = "running", bounty: str = "classic", mystery: bool = False,
                itm_percent: int = 15, itm_min: int = 1, name: str = "Friday") -> Tournament:
     n = next(_serial)
-    club = Club(
-        name=f"Pik {n}", legal_form="legal_entity", inn="7707083893", ogrn="1027700132195",
-        contact_email="floor@example.org", timezone="Europe/Moscow", created_at=NOW, updated_at=NOW,
-    )
-    session.add(club)
-    session.flush()
+    club = session.scalar(select(Club).where(Club.inn == "7707083893"))
+    if club is None:
+        club = Club(
+            name="Pik", legal_form="legal_entity", inn="7707083893", ogrn="1027700132195",
+            contact_email="floor@example.org", timezone="Europe/Moscow", created_at=NOW, updated_at=NOW,
+        )
+        session.add(club)
+        session.flush()
     structure = Structure(club_id=club.id, name=f"Turbo {n}", ante_type="none", created_at=NOW)
     session.add(structure)
     session.flush()

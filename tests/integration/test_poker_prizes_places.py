@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from fractions import Fraction
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from domain.errors import DomainError
 from domain.poker.knockout_service import record_knockouts, void_knockout
@@ -19,8 +20,10 @@ from domain.poker.results_service import (
     prizes,
     set_prizes,
 )
+from domain.store.db import StatementCounter, unit_of_work
 from domain.store.poker import Tournament
 from domain.store.poker_results import FinalPlace, Prize
+from domain.store.status import PENDING_WORK
 from tests.integration import poker_results_helpers as h
 from tests.integration.poker_results_helpers import NOW
 
@@ -187,3 +190,56 @@ def test_3_2_without_bounty_knockouts_are_still_recorded_for_places_and_statisti
     assert [(p.name, p.place.place, p.place.knockouts, p.place.credit) for p in places(session, t.id)] == [
         ("D", 1, 2, Fraction(2)), ("C", 2, 1, Fraction(1, 2)), ("B", 3, 0, Fraction(0)), ("A", 4, 0, Fraction(0))
     ]
+
+
+def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(session, engine):
+    """The job: a constant number of statements, not one round per tournament or player."""
+    def finished_down_to_one(n: int) -> None:
+        for _ in range(n):
+            t = h.tournament(session)
+            e = h.field(session, t, "ABCD")
+            record_knockouts(session, t.id, [Bust(e[x].id, e["D"].id) for x in "ABC"], now=NOW, actor="f")
+
+    finished_down_to_one(1)
+    with StatementCounter(engine) as one:
+        assert len(finalize_tournaments(session, LATER)) == 1
+    finished_down_to_one(3)
+    with StatementCounter(engine) as three:
+        assert len(finalize_tournaments(session, LATER)) == 3
+    assert one.count == three.count == 7  # lock+pick, entries, knockouts, prizes, insert, update, names
+
+
+def test_finalize_run_twice_at_once_finishes_a_tournament_once(committed):
+    """The job is safe to run concurrently: SKIP LOCKED and the status guard, one set of places."""
+    with unit_of_work(committed) as s:
+        t = h.tournament(s)
+        e = h.field(s, t, "ABC")
+        record_knockouts(s, t.id, [Bust(e["A"].id, e["C"].id), Bust(e["B"].id, e["C"].id)], now=NOW, actor="f")
+        tid = t.id
+    barrier = threading.Barrier(2)
+    finished: list[int] = []
+
+    def run() -> None:
+        with unit_of_work(committed) as s:
+            barrier.wait()
+            finished.extend(done.tournament_id for done in finalize_tournaments(s, LATER))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert finished == [tid]
+    with unit_of_work(committed) as s:
+        count = s.scalar(select(func.count()).select_from(FinalPlace).where(FinalPlace.tournament_id == tid))
+        assert count == 3
+
+
+def test_the_status_report_counts_tournaments_ready_to_finalize(session, engine):
+    """Pending work of `finalize-tournaments`: down to one player, the void window past (by now())."""
+    before = session.scalar(text(PENDING_WORK["finalize-tournaments"]))
+    t = h.tournament(session)
+    e = h.field(session, t, "AB")
+    long_ago = NOW - timedelta(days=3650)
+    record_knockouts(session, t.id, [Bust(e["A"].id, e["B"].id)], now=long_ago, actor="f")
+    assert session.scalar(text(PENDING_WORK["finalize-tournaments"])) == before + 1

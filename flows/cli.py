@@ -44,6 +44,35 @@ from flows.cli_documents import app as documents_app  # noqa: E402
 app.add_typer(documents_app, name="documents")
 
 # area: series and operations
+from flows.cli_series import app as series_app  # noqa: E402
+
+app.add_typer(series_app, name="series")
+
+
+@app.command("deploy")
+def deploy(
+    pool: Annotated[str, typer.Option(help="the process work pool (created when missing)")] = "tourney",
+    pool_limit: Annotated[int | None, typer.Option(help="most runs at once in the whole pool")] = None,
+    requeue_after: Annotated[int, typer.Option(help="seconds without a heartbeat before a run is requeued")] = 90,
+) -> None:
+    """Register every deployment to a process work pool, for workers on any machine (`tourney worker`)."""
+    from datetime import timedelta
+
+    from flows.ops import register
+
+    _require_prefect_api()
+    emit(register(pool, pool_limit, timedelta(seconds=requeue_after)), f"deployments in pool '{pool}'")
+
+
+@app.command("worker")
+def worker(
+    pool: Annotated[str, typer.Option(help="the work pool to take runs from")] = "tourney",
+    limit: Annotated[int, typer.Option(help="most runs this worker executes at once")] = 4,
+) -> None:
+    """Run a Prefect process worker for the pool in the foreground, with tourney's environment."""
+    _require_prefect_api()
+    command = [sys.executable, "-m", "prefect", "worker", "start", "--pool", pool, "--type", "process", "--limit", str(limit)]
+    os.execv(sys.executable, command)
 
 
 

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from domain.errors import DomainError
 from domain.poker import clock_service, noshow_service, seating_service, service
 from domain.store.db import unit_of_work
 from flows.cli_poker import poker_app
@@ -158,6 +159,18 @@ def seat_final_table(
     """Show the final-table proposal; --confirm assembles it."""
     with unit_of_work() as session:
         emit(seating_service.final_table(session, tournament, _now(), confirm, seed), "final table")
+
+
+@poker_app.command("no-shows")
+def poker_no_shows(tournament: TournamentId) -> None:
+    """Process the tournament's no-shows now, by its policy (3.8: the floor may, before the close)."""
+    with unit_of_work() as session:
+        done = noshow_service.process_no_shows(session, _now(), tournament, at_close_only=False)
+    if not done:
+        raise DomainError(
+            "no-shows-not-due", f"tournament {tournament} is not running or its no-shows were processed already"
+        )
+    emit(done[0], "no-shows")
 
 
 @poker_app.command("arrive")

@@ -1,4 +1,10 @@
-"""Every deployment the project serves, in one list: name, flow, schedule."""
+"""Every deployment the project serves, in one list: name, flow, schedule, tags, concurrency.
+
+Every deployment is tagged `tourney` plus its job's tags (the admin filters by them in the UI; the
+requeue automation of flows/ops.py matches the `tourney` tag) and carries a Prefect deployment
+concurrency limit, `concurrency` runs at once (default 1) with the ENQUEUE strategy: two runs of the
+same job never overlap, whether served by `tourney serve` or by workers on several machines, so two
+runs on the same tournament never overlap either."""
 
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ from flows.poker_results import finalize_tournaments_flow  # noqa: E402
 from flows.documents import publish_results  # noqa: E402
 
 # area: series
+from flows.series import materialize_series
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,7 @@ class Job:
     interval: timedelta | None = None
     cron: str | None = None
     tags: tuple[str, ...] = field(default=())
+    concurrency: int = 1  # runs of this job at once, across every runner and worker
 
     @property
     def schedule(self) -> str:
@@ -112,7 +120,13 @@ JOBS: tuple[Job, ...] = (
     ),
 
     # area: series
-
+    Job(
+        "materialize-series",
+        materialize_series,
+        "plans every series' tournaments within its horizon, opens registration when due",
+        interval=timedelta(hours=1),
+        tags=("series",),
+    ),
 )
 
 
@@ -124,15 +138,25 @@ def job(name: str) -> Job:
     raise DomainError("unknown-job", f"unknown job '{name}'; known jobs: {known}")
 
 
+def deployment(j: Job, module_path: bool = False):
+    """The RunnerDeployment of one job. `module_path`: the entrypoint names the installed module
+    (`flows.series.materialize_series`), for workers that import it (`tourney deploy`)."""
+    from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
+    from prefect.deployments.runner import EntrypointType
+
+    return j.flow.to_deployment(
+        name=j.name,
+        description=j.description,
+        interval=j.interval,
+        cron=j.cron,
+        tags=["tourney", *j.tags],
+        concurrency_limit=ConcurrencyLimitConfig(
+            limit=j.concurrency, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE
+        ),
+        entrypoint_type=EntrypointType.MODULE_PATH if module_path else EntrypointType.FILE_PATH,
+    )
+
+
 def deployments() -> list:
     """The RunnerDeployments `tourney serve` serves."""
-    return [
-        j.flow.to_deployment(
-            name=j.name,
-            description=j.description,
-            interval=j.interval,
-            cron=j.cron,
-            tags=list(j.tags),
-        )
-        for j in JOBS
-    ]
+    return [deployment(j) for j in JOBS]

@@ -25,6 +25,8 @@ def prefect_env(settings: Settings) -> dict[str, str]:
         "PREFECT_API_URL": settings.prefect_api_url,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_HOME": str(settings.home / "prefect"),
+        # flow runs report every 30 s; a silent run is requeued for another worker (flows/ops.py)
+        "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
     }
     if settings.embedded and "PREFECT_API_DATABASE_CONNECTION_URL" not in os.environ:
         env["PREFECT_API_DATABASE_CONNECTION_URL"] = Cluster(settings.home).url("prefect", "asyncpg")

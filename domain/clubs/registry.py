@@ -52,7 +52,6 @@ class Record:
 class Decision:
     outcome: Outcome
     reason: str
-    registry_name: str | None = None
 
 
 class MalformedAnswer(ValueError):
@@ -124,20 +123,14 @@ def decide(legal_form: str, inn: str, ogrn: str, raw: str) -> Decision:
         return Decision(
             Outcome.MODERATE,
             f"the registry's record for INN {inn} is of type {head.type or 'none'}, expected {expected_type}",
-            head.name,
         )
     if head.ogrn != ogrn:
         return Decision(
             Outcome.REFUSE,
             f"OGRN {ogrn} belongs to another entity: the registry lists INN {inn} with OGRN {head.ogrn or 'none'}",
-            head.name,
         )
     if head.status == ACTIVE:
-        return Decision(Outcome.VERIFY, f"matches the registry: {head.name or inn}, ACTIVE", head.name)
+        return Decision(Outcome.VERIFY, f"matches the registry: {head.name or inn}, ACTIVE")
     if head.status in NOT_ACTIVE:
-        return Decision(
-            Outcome.REFUSE, f"{head.name or 'INN ' + inn} {NOT_ACTIVE[head.status]} ({head.status})", head.name
-        )
-    return Decision(
-        Outcome.MODERATE, f"the registry gives an unknown state '{head.status}' for INN {inn}", head.name
-    )
+        return Decision(Outcome.REFUSE, f"{head.name or 'INN ' + inn} {NOT_ACTIVE[head.status]} ({head.status})")
+    return Decision(Outcome.MODERATE, f"the registry gives an unknown state '{head.status}' for INN {inn}")

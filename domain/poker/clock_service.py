@@ -18,10 +18,11 @@ from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError, NotFound
+from domain.errors import DomainError
 from domain.poker import clock as pure
 from domain.poker.clock import Clock, ClockEvent, Level, Override, Pause, Segment
 from domain.poker.noshow import DEFAULT_HANDS_PER_HOUR
+from domain.poker.service import get_tournament
 from domain.store.poker import Level as LevelRow
 from domain.store.poker import Structure, Tournament
 from domain.store.poker_floor import Clock as ClockRow
@@ -88,14 +89,6 @@ def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[
     return {k: tuple(v) for k, v in out.items()}
 
 
-def tournament(session: Session, tournament_id: int, lock: bool = False) -> Tournament:
-    stmt = select(Tournament).where(Tournament.id == tournament_id)
-    found = session.execute(stmt.with_for_update() if lock else stmt).scalar_one_or_none()
-    if found is None:
-        raise NotFound("tournament-not-found", f"there is no tournament {tournament_id}")
-    return found
-
-
 def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None, Loaded]:
     stmt = select(ClockRow).where(ClockRow.tournament_id == t.id)
     row = session.execute(stmt.with_for_update() if lock else stmt).scalar_one_or_none()
@@ -112,14 +105,14 @@ def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None,
 
 
 def status(session: Session, tournament_id: int, now: datetime) -> dict:
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     _, loaded = _load(session, t, lock=False)
     return reading_dict(t.id, pure.read(loaded.clock, loaded.levels, now), len(loaded.levels))
 
 
 def breaks_reached(session: Session, tournament_id: int, now: datetime) -> int:
     """The add-on gate's "at the N-th break" count (3.1, 3.5): breaks passed at `now`."""
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     _, loaded = _load(session, t, lock=False)
     return pure.read(loaded.clock, loaded.levels, now).breaks_passed
 
@@ -162,7 +155,7 @@ def act(
 ) -> dict:
     """start | pause | resume | next | prev | reset | override, recorded with its events."""
     session.execute(select(func.pg_advisory_xact_lock(CLOCK_LOCK, tournament_id)))
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     if t.status != "running":
         raise DomainError(
             "clock-tournament-not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}, not running"

@@ -20,7 +20,7 @@ from domain.errors import DomainError
 from domain.poker import clock as pure_clock
 from domain.poker import noshow as pure
 from domain.poker.seating_service import seat_new_entries
-from domain.store.poker import Entry, Registration
+from domain.store.poker import AuditEvent, Entry, Registration
 from domain.store.poker_floor import DeadStack, NoShowRun
 
 if TYPE_CHECKING:
@@ -29,18 +29,25 @@ if TYPE_CHECKING:
 DUE_SQL = """
 SELECT t.id, t.no_show_policy, t.starting_stack
 FROM poker_tournaments t
-WHERE t.status = 'running' AND coalesce(t.late_reg_deadline, t.scheduled_start) <= :now {only}
+WHERE t.status = 'running' {when} {only}
   AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)
 ORDER BY t.id
 FOR UPDATE OF t SKIP LOCKED
 """
 
 
-def process_no_shows(session: Session, now: datetime, tournament_id: int | None = None) -> list[dict]:
+def process_no_shows(
+    session: Session, now: datetime, tournament_id: int | None = None, *, at_close_only: bool = True
+) -> list[dict]:
     """Apply each due tournament's policy to every registered player not checked in: drop cancels
-    the registration; absent_mode seats a dead stack (a new entry with the starting stack)."""
+    the registration; absent_mode seats a dead stack (a new entry with the starting stack).
+
+    The jobs process a tournament only once its late registration has closed; the floor may
+    process one at once (`at_close_only=False`): 3.8, the handler itself does not check the window,
+    the hold is kept by when processing is invoked."""
+    when = "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= :now" if at_close_only else ""
     only = "AND t.id = :tid" if tournament_id is not None else ""
-    due = session.execute(text(DUE_SQL.format(only=only)), {"now": now, "tid": tournament_id}).all()
+    due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tid": tournament_id}).all()
     if not due:
         return []
     policy = {t.id: t.no_show_policy for t in due}
@@ -102,6 +109,20 @@ def process_no_shows(session: Session, now: datetime, tournament_id: int | None 
                 for c in created
             ],
         )
+    audit_rows = [
+        {
+            "tournament_id": tid,
+            "player_id": n.player_id,
+            "kind": "no-show-dropped" if n.action == "cancel" else "no-show-dead-stack",
+            "actor": "process-no-shows",
+            "at": now,
+            "data": {"registration_id": n.registration},
+        }
+        for tid, found in decided.items()
+        for n in found
+    ]
+    if audit_rows:
+        session.execute(AuditEvent.__table__.insert(), audit_rows)
     summary = [
         {
             "tournament_id": tid,
@@ -266,6 +287,15 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
     stack.arrived_at = now
     if reg.checked_in_at is None:
         reg.checked_in_at = now
+    session.add(
+        AuditEvent(
+            tournament_id=tournament_id,
+            player_id=player_id,
+            kind="dead-stack-arrived",
+            at=now,
+            data={"entry_id": stack.entry_id, "chips": stack.chips},
+        )
+    )
     return {
         "tournament_id": tournament_id,
         "player_id": player_id,

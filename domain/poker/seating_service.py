@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from domain import draw
 from domain.errors import DomainError
 from domain.poker import seating as pure
-from domain.poker.clock_service import tournament
+from domain.poker.service import get_tournament
 from domain.poker.seating import Move, Seat, Seating
 from domain.store.poker import Entry, Player
 from domain.store.poker_floor import Move as MoveRow
@@ -111,21 +111,22 @@ def _draw_seed(session: Session, tournament_id: int, purpose: str, seed: str | N
     return seed
 
 
-def _begin(session: Session, tournament_id: int) -> tuple[int, Seating]:
-    t = tournament(session, tournament_id)
+def _begin(session: Session, tournament_id: int) -> Seating:
+    """The tournament's seating, under its lock."""
+    t = get_tournament(session, tournament_id)
     lock(session, t.id)
-    return t.seat_cap, load(session, t.id, t.seat_cap)
+    return load(session, t.id, t.seat_cap)
 
 
 def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> dict:
     """3.6: the initial seating of every active entry, by lot."""
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     if t.status not in ("registration_open", "running"):
         raise DomainError(
             "seating-not-open",
             f"tournament {t.id} is {t.status.replace('_', ' ')}: seats are drawn once registration is open",
         )
-    cap, before = _begin(session, t.id)
+    before = _begin(session, t.id)
     if before.tables or before.broken:
         raise DomainError("seating-already-drawn", f"the seats of tournament {t.id} are already drawn")
     entries = (
@@ -136,7 +137,7 @@ def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str 
         .all()
     )
     seed = _draw_seed(session, t.id, "initial-seating", seed, now)
-    after = pure.initial_seating(entries, cap, seed)
+    after = pure.initial_seating(entries, before.seat_cap, seed)
     save(session, t.id, before, after, now)
     return show(session, t.id) | {"seed": seed, "commitment": draw.commitment(seed)}
 
@@ -148,7 +149,7 @@ def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
     entry = session.get(Entry, entry_id)
     if entry is None:
         raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
-    cap, before = _begin(session, entry.tournament_id)
+    before = _begin(session, entry.tournament_id)
     after, seat, opened = pure.seat_new_entry(before, entry_id)
     save(session, entry.tournament_id, before, after, now)
     return {"entry_id": entry_id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
@@ -158,7 +159,7 @@ def seat_new_entries(
     session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime
 ) -> list[Seat]:
     """Several new entries of one tournament, one after another by the same rule."""
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     after, seats = before, []
     for entry_id in entry_ids:
         after, seat, _ = pure.seat_new_entry(after, entry_id)
@@ -176,7 +177,7 @@ def move(
     now: datetime,
     actor: str | None = None,
 ) -> dict:
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     after, done = pure.move(before, entry_id, table, seat)
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "move", [done], now, actor)
@@ -185,7 +186,7 @@ def move(
 
 def undo(session: Session, tournament_id: int, now: datetime, actor: str | None = None) -> dict:
     """Undo the last move, if nothing has changed the seating since (a break or final table)."""
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     last = session.execute(
         select(MoveRow)
         .where(MoveRow.tournament_id == tournament_id, MoveRow.kind != "undo", MoveRow.undone_at.is_(None))
@@ -210,7 +211,7 @@ def break_table(
     seed: str | None = None,
     actor: str | None = None,
 ) -> dict:
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     seed = seed or draw.new_seed()
     after, moves = pure.break_table(before, table, seed)
     _draw_seed(session, tournament_id, f"break-table-{table}", seed, now)
@@ -220,7 +221,7 @@ def break_table(
 
 
 def suggest(session: Session, tournament_id: int) -> list[dict]:
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     out = []
     for s in pure.suggest(load(session, t.id, t.seat_cap)):
         row = {"kind": s.kind, "table": s.table}
@@ -238,7 +239,7 @@ def final_table(
     actor: str | None = None,
 ) -> dict:
     """Show the final-table proposal; with `confirm`, assemble it (seats by lot)."""
-    cap, before = _begin(session, tournament_id)
+    before = _begin(session, tournament_id)
     proposal = pure.final_table_proposal(before)
     if not confirm:
         return {
@@ -261,7 +262,7 @@ def final_table(
 
 
 def show(session: Session, tournament_id: int) -> dict:
-    t = tournament(session, tournament_id)
+    t = get_tournament(session, tournament_id)
     seating = load(session, t.id, t.seat_cap)
     names = dict(
         session.execute(

@@ -11,8 +11,8 @@ only under some locales.
 
 Refused: a currency sign; a currency code (RUB, USD, ...); a currency word in Russian or English in
 any inflection (рубль/рубля/рублей..., руб., доллар..., евро, деньги/денег..., денежный...,
-наличные..., dollar(s), euro(s), cash, money, ...); an amount with the one-letter rouble «р»
-("5 000 р", "100р."). A word counts only as a whole word: «Европа» or "cashmere" are fine, and so are
+наличные..., dollar(s), euro(s), cash, money, ...); the one-letter rouble «р» after an amount
+("5 000 р", "100р.") or written alone with its dot ("р." — so «р. Волга» is refused too). A word counts only as a whole word: «Европа» or "cashmere" are fine, and so are
 counts without money ("Dinner for 2", "Freeroll ×3").
 """
 
@@ -43,6 +43,7 @@ _WORDS = [
     "евро",
     "тенге",
     "гривн[а-яё]*",
+    "грн",
     "юан[а-яё]*",
     "ден[ье]г[а-яё]*",
     "денежн[а-яё]*",
@@ -61,8 +62,8 @@ _WORDS = [
     "monetary",
     "bitcoins?",
 ]
-# an amount with the one-letter rouble: "5 000 р", "100р.", "1 000,50 р"
-_AMOUNT_R = f"[0-9](?:[0-9.,]|{_SPACE})*р{_AFTER}"
+# the one-letter rouble: after an amount ("5 000 р", "100р.", "1 000,50 р"), or alone with its dot ("р.")
+_AMOUNT_R = f"[0-9](?:[0-9.,]|{_SPACE})*р{_AFTER}|{_BEFORE}р\\."
 
 
 def _caseless(pattern: str) -> str:

@@ -22,5 +22,6 @@ import domain.store.poker_results  # noqa: F401,E402
 import domain.store.documents  # noqa: E402,F401
 
 # area: series
+from domain.store import series as _series  # noqa: F401
 
 metadata = Base.metadata

@@ -41,6 +41,7 @@ PENDING_WORK: dict[str, str] = {
     "publish-results": documents_pending_sql,
 
     # area: series
+    "materialize-series": "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()",
 
 }
 

@@ -95,3 +95,13 @@ def test_two_db_up_at_once_start_one_cluster_and_reuse_it():
     finally:
         subprocess.run([TOURNEY, "db", "stop"], capture_output=True, env=env, timeout=120)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_series_commands_refuse_bad_input_with_one_line_and_exit_2():
+    bad_json = run("series", "add", "--club", "1", "--name", "N", "--kind", "pusoy", "--cron", "0 19 * * *",
+                   "--template", "{nope")
+    assert bad_json.returncode == 2
+    assert bad_json.stderr.startswith("error: the template is not valid JSON")
+    bad_date = run("series", "skip", "1", "next friday")
+    assert bad_date.returncode == 2
+    assert bad_date.stderr.strip() == "error: 'next friday' is not a date (use YYYY-MM-DD)"

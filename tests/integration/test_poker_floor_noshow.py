@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker import clock_service, seating_service
 from domain.poker.noshow_service import arrive, process_no_shows
-from domain.store.poker import Entry, Registration
+from domain.store.poker import AuditEvent, Entry, Registration
 from domain.store.poker_floor import DeadStack, DeadStackCharge, Seat
 from domain.store.poker_results import Knockout
 from tests.integration.poker_floor_world import T0, enter, register, tournament
@@ -41,7 +41,20 @@ def test_3_8_drop_cancels_no_shows_exactly_at_the_close_and_only_once(session):
     ]
     session.expire_all()
     assert {session.get(Registration, r.id).status for r in absent} == {"dropped"}
+    trail = session.execute(
+        select(AuditEvent.kind, AuditEvent.player_id).where(AuditEvent.tournament_id == t.id).order_by(AuditEvent.id)
+    ).all()
+    assert [tuple(x) for x in trail] == [("no-show-dropped", r.player_id) for r in absent]
     assert process_no_shows(session, CLOSE + SECOND) == []
+
+
+def test_3_8_the_floor_may_process_no_shows_before_the_close(session):
+    """3.8: the handler does not check the window; the jobs keep the hold by when they run."""
+    t, absent = floor(session, "drop")
+    early = T0 + timedelta(minutes=5)
+    assert process_no_shows(session, early, t.id) == []
+    assert process_no_shows(session, early, t.id, at_close_only=False)[0]["dropped"] == 2
+    assert process_no_shows(session, early, t.id, at_close_only=False) == []
 
 
 def test_sp_6_absent_mode_seats_dead_stacks_that_pay_each_level_start_once(session):

@@ -265,3 +265,37 @@ def test_concurrent_late_entries_never_share_a_seat(committed):
             text("SELECT count(*) FROM poker_tables WHERE tournament_id = :t"), {"t": tid}
         ).scalar_one()
     assert [n for _, n in rows] == [4, 4, 3] and tables == 3
+
+
+def test_two_floors_moving_two_players_into_one_free_seat_at_once_seat_one(committed):
+    """3.6: the second move finds the seat taken and writes nothing."""
+    with Session(committed) as s, s.begin():
+        t = tournament(s, seat_cap=3)
+        for _ in range(4):
+            enter(s, t)
+        svc.draw_initial(s, t.id, T0, seed="x")  # 2 and 2: one free seat at each table
+        tid = t.id
+        layout = seats(s, tid)
+    free = next(n for n in (1, 2, 3) if (2, n) not in layout.values())
+    movers = [e for e, (tb, _) in layout.items() if tb == 1]
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def worker(entry: int) -> None:
+        try:
+            with Session(committed) as s, s.begin():
+                barrier.wait()
+                svc.move(s, tid, entry, 2, free, LATER)
+            outcomes.append("moved")
+        except DomainError as exc:
+            outcomes.append(exc.code)
+
+    threads = [threading.Thread(target=worker, args=(e,)) for e in movers]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(outcomes) == ["moved", "seating-seat-taken"]
+    with committed.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM poker_moves")).scalar_one() == 1
+        assert conn.execute(text("SELECT count(*) FROM poker_seats WHERE table_no = 2")).scalar_one() == 3

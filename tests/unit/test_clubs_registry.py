@@ -29,7 +29,7 @@ def test_cl_2_the_head_office_verifies_among_its_branches():
 def test_cl_2_an_active_entrepreneur_verifies_by_fio():
     raw = answer(party("500100732259", "304500116000157", kind="INDIVIDUAL", name="Иванов Иван Иванович"))
     decision = decide(*IP, raw)
-    assert (decision.outcome, decision.registry_name) == (Outcome.VERIFY, "Иванов Иван Иванович")
+    assert (decision.outcome, decision.reason) == (Outcome.VERIFY, "matches the registry: Иванов Иван Иванович, ACTIVE")
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,9 @@ MONEY_SAMPLES = [
     "кэшбэк",
     "monetary reward",
     "5 roubles",
+    "50 грн",
+    "Сертификат на 500 р.",
+    "р.",
 ]
 CLEAN_SAMPLES = [
     "Dinner for 2",
@@ -71,6 +74,7 @@ CLEAN_SAMPLES = [
     "Percent of nothing",
     "Справка о наличии",
     "Руководство клуба",
+    "Ужин в кафе на пр. Мира",
 ]
 
 

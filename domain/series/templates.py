@@ -1,0 +1,74 @@
+"""What a series holds as its template: the settings of one tournament of its kind, with the times
+that depend on the start given as offsets from it.
+
+A live poker template is the tournament's settings (Sport Poker 3.1-3.9) without `name` and
+`scheduled_start` (they come from the series and the occurrence), with `structure_id` (the club's
+blind structure), and with deadlines as minutes after the start: `late_reg_minutes`,
+`reentry_minutes`, `addon_minutes`. The poker rules' own validator checks it when the series is
+added or edited, so a template the rules refuse is refused at once, not at the first occurrence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import MISSING, fields
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+from domain.errors import Problem
+from domain.poker.settings import TournamentSettings, settings_problems
+
+KINDS = ("poker", "pusoy")
+POKER_OFFSETS = {
+    "late_reg_minutes": "late_reg_deadline",
+    "reentry_minutes": "reentry_deadline",
+    "addon_minutes": "addon_deadline",
+}
+_POKER_FROM_SERIES = ("name", "scheduled_start", *POKER_OFFSETS.values())
+POKER_KEYS = (
+    ("structure_id",)
+    + tuple(f.name for f in fields(TournamentSettings) if f.name not in _POKER_FROM_SERIES)
+    + tuple(POKER_OFFSETS)
+)
+_SAMPLE_START = datetime(2000, 1, 1, tzinfo=timezone.utc)
+
+
+def tournament_name(series_name: str, local_date: date) -> str:
+    return f"{series_name} {local_date:%d.%m.%Y}"
+
+
+def poker_settings(template: Mapping[str, Any], name: str, starts_at: datetime) -> TournamentSettings:
+    """The settings of the occurrence starting at `starts_at` (template checked beforehand)."""
+    values = {k: v for k, v in template.items() if k != "structure_id" and k not in POKER_OFFSETS}
+    for key, field in POKER_OFFSETS.items():
+        if template.get(key) is not None:
+            values[field] = starts_at + timedelta(minutes=template[key])
+    return TournamentSettings(name=name, scheduled_start=starts_at, **values)
+
+
+def _poker_problems(template: Mapping[str, Any]) -> list[Problem]:
+    unknown = sorted(set(template) - set(POKER_KEYS))
+    if unknown:
+        return [Problem("series-template-unknown-setting", f"a poker template has no setting {', '.join(unknown)}; "
+                        f"it takes: {', '.join(POKER_KEYS)}")]
+    required = [f.name for f in fields(TournamentSettings) if f.default is MISSING and f.default_factory is MISSING and f.name not in _POKER_FROM_SERIES]
+    missing = [key for key in ("structure_id", *required) if key not in template]
+    if missing:
+        return [Problem("series-template-missing-setting", f"the poker template needs {', '.join(missing)}")]
+    problems = [
+        Problem("series-template-offset-invalid", f"{key} must be a whole number of minutes after the start")
+        for key in POKER_OFFSETS
+        if template.get(key) is not None and (isinstance(template[key], bool) or not isinstance(template[key], int))
+    ]
+    if problems:
+        return problems
+    return settings_problems(poker_settings(template, "template", _SAMPLE_START))
+
+
+def template_problems(kind: str, settings: Any) -> list[Problem]:
+    if kind not in KINDS:
+        return [Problem("series-kind-unknown", f"unknown tournament kind '{kind}'; use one of: {', '.join(KINDS)}")]
+    if not isinstance(settings, Mapping):
+        return [Problem("series-template-invalid", "the template must be a JSON object of tournament settings")]
+    if kind == "poker":
+        return _poker_problems(settings)
+    return []

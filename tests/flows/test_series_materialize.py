@@ -1,0 +1,32 @@
+"""The materialize-series flow on a real Prefect API and the real database."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+
+from prefect.client.orchestration import get_client
+from sqlalchemy import text
+
+from domain.series.service import SeriesSpec, add_series
+from domain.store.db import unit_of_work
+from flows.series import materialize_series
+from tests.integration.test_series_service import insert_club
+
+UTC = timezone.utc
+
+
+def test_materialize_series_plans_opens_and_publishes_what_it_did(prefect_api, committed):
+    now = datetime(2026, 10, 20, 12, tzinfo=UTC)
+    with unit_of_work(committed) as session:
+        club = insert_club(session)
+        add_series(session, SeriesSpec(club, "Nightly", "pusoy", "0 19 * * *", "UTC", {}, 14, 60), now)
+        session.execute(text("DELETE FROM series_occurrence"))
+    assert materialize_series(now=datetime(2026, 10, 20, 18, tzinfo=UTC)) == {"planned": 14, "opened": 1, "missed": 0}
+    assert materialize_series(now=datetime(2026, 10, 20, 18, tzinfo=UTC)) == {"planned": 0, "opened": 0, "missed": 0}
+
+    async def artifact():
+        async with get_client() as client:
+            return await client.read_latest_artifacts()
+
+    assert "materialize-series" in {a.key for a in asyncio.run(artifact())}

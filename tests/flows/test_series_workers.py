@@ -1,0 +1,145 @@
+"""Scale-out on Prefect itself: the deployments of `tourney deploy` in a process work pool, served by
+two `prefect worker` processes on this machine against the test session's Prefect API."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from prefect import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.deployments import run_deployment
+from prefect.settings import PREFECT_API_URL
+
+from flows.deployments import JOBS, Job, deployment
+from flows.ops import ensure_requeue_automation, register
+from tests.flows.worker_jobs import hold, record
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Workers:
+    def __init__(self, pool: str):
+        self.pool = pool
+        self.processes: list[subprocess.Popen] = []
+        self.logs = Path(tempfile.mkdtemp(prefix="workers-"))
+
+    def start(self, name: str) -> subprocess.Popen:
+        env = {
+            **os.environ,
+            "PREFECT_API_URL": PREFECT_API_URL.value(),
+            "PREFECT_WORKER_QUERY_SECONDS": "1",
+            "PREFECT_WORKER_PREFETCH_SECONDS": "2",
+            "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
+            "PYTHONPATH": str(ROOT),  # the test flows live in tests/, not in the installed package
+        }
+        process = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "worker", "start", "--pool", self.pool, "--type", "process",
+             "--name", name, "--limit", "4"],
+            cwd=ROOT, env=env, start_new_session=True,
+            stdout=(self.logs / f"{name}.log").open("wb"), stderr=subprocess.STDOUT,
+        )
+        self.processes.append(process)
+        return process
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+@pytest.fixture
+def workers(prefect_api, engine) -> Iterator[Callable[[str], Workers]]:
+    made: list[Workers] = []
+
+    def make(pool: str) -> Workers:
+        made.append(Workers(pool))
+        return made[-1]
+
+    yield make
+    for w in made:
+        w.stop()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def read_runs(ids: list) -> list:
+    with get_client(sync_client=True) as client:
+        return client.read_flow_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=ids)))
+
+
+def test_two_process_workers_run_every_due_run_exactly_once(workers, committed, tmp_path):
+    pool = "tourney-test-once"
+    rows = register(pool, None, timedelta(seconds=90))
+    assert {r["job"] for r in rows} == {j.name for j in JOBS}
+    recorder = Job("record-execution", record, "test", tags=("test",), concurrency=4)
+    deployment(recorder, module_path=True).apply(work_pool_name=pool)
+    runs = [run_deployment("record-execution/record-execution", parameters={"marker_dir": str(tmp_path)}, timeout=0)
+            for _ in range(6)]
+    runs.append(run_deployment("materialize-series/materialize-series", timeout=0))
+    group = workers(pool)
+    group.start("worker-a")
+    group.start("worker-b")
+    ids = [r.id for r in runs]
+    wait_until(lambda: all(r.state.is_final() for r in read_runs(ids)), 180, "every run to finish")
+    finished = read_runs(ids)
+    assert {r.state.type.value for r in finished} == {"COMPLETED"}
+    assert {r.run_count for r in finished} == {1}
+    executions = [p.name.split(".")[0] for p in tmp_path.iterdir()]
+    assert sorted(executions) == sorted(str(r.id) for r in runs[:6])  # each exactly once
+
+
+def test_a_run_whose_worker_is_killed_mid_run_is_retried_by_the_other_worker(workers, committed, tmp_path):
+    pool = "tourney-test-kill"
+    register(pool, None, timedelta(seconds=90), jobs=[])
+    ensure_requeue_automation(timedelta(seconds=40))
+    holder = Job("hold-until-released", hold, "test", tags=("test",))
+    deployment(holder, module_path=True).apply(work_pool_name=pool)
+    group = workers(pool)
+    first = group.start("worker-doomed")
+    run = run_deployment("hold-until-released/hold-until-released", parameters={"marker_dir": str(tmp_path)}, timeout=0)
+    wait_until(lambda: any(p.name.startswith("started.") for p in tmp_path.iterdir()), 120, "the run to start")
+    [started] = [p for p in tmp_path.iterdir() if p.name.startswith("started.")]
+    doomed_pid = int(started.name.split(".")[1])
+    os.killpg(first.pid, signal.SIGKILL)  # the worker's machine dies: the worker and the run with it
+    try:
+        os.kill(doomed_pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    first.wait()
+    (tmp_path / "release").touch()
+    group.start("worker-survivor")
+    try:
+        wait_until(lambda: read_runs([run.id])[0].state.is_final(), 240, "the run to be retried and finish")
+    except AssertionError:
+        with get_client(sync_client=True) as client:
+            history = [(s.timestamp, s.name) for s in client.read_flow_run_states(run.id)]
+        raise AssertionError(f"states: {history}; worker logs in {group.logs}") from None
+    [after] = read_runs([run.id])
+    assert after.state.type.value == "COMPLETED"
+    done = [p for p in tmp_path.iterdir() if p.name.startswith("done.")]
+    assert len(done) == 1 and int(done[0].name.split(".")[1]) != doomed_pid
+    with get_client(sync_client=True) as client:
+        names = [s.name for s in client.read_flow_run_states(run.id)]
+    assert "AwaitingRetry" in names

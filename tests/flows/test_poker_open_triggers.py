@@ -41,7 +41,7 @@ def test_3_8_opening_registration_starts_a_process_no_shows_run_at_once(prefect_
     view = json.loads(result.stdout)
     assert view["status"] == "registration_open"
     assert view["no_show_run"].startswith("process-no-shows run ")
-    assert runs_of("process-no-shows") == [view["no_show_run"].split()[2]]
+    assert view["no_show_run"].split()[2] in runs_of("process-no-shows")
 
 
 def test_3_8_with_no_prefect_api_opening_still_opens_and_says_the_sweep_will_schedule(committed):

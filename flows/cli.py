@@ -10,6 +10,11 @@ from typing import Annotated
 
 import typer
 
+try:  # typer >= 0.29 bundles its own click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older typer uses click itself
+    from click import ClickException
+
 from domain.config import load_settings
 from domain.errors import DomainError
 from flows.output import STATE, emit, say
@@ -252,13 +257,9 @@ def main() -> None:
         sys.exit(2)
     except typer.Abort:
         sys.exit(1)
-    except Exception as exc:  # click's usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(2)
-        raise
+    except ClickException as exc:  # a bad argument or option: one line, exit 2
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

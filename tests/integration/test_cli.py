@@ -105,3 +105,10 @@ def test_series_commands_refuse_bad_input_with_one_line_and_exit_2():
     bad_date = run("series", "skip", "1", "next friday")
     assert bad_date.returncode == 2
     assert bad_date.stderr.strip() == "error: 'next friday' is not a date (use YYYY-MM-DD)"
+
+
+def test_a_bad_argument_is_one_line_naming_it_and_exit_2():
+    result = run("jobs", "run")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: Missing argument 'name'."
+    assert "Traceback" not in result.stderr

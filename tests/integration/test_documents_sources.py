@@ -16,6 +16,7 @@ from domain.poker.knockout_service import record_knockouts
 from domain.poker.knockouts import Bust
 from domain.poker.results_service import finalize_tournaments, set_prizes
 from domain.pusoy import service as pusoy
+from domain.store.clubs import Club
 from domain.store.pusoy import PusoyRound
 from documents.publish import publish
 from documents.render import Renderer
@@ -58,7 +59,7 @@ def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_place
     t = finished_poker(session)
     (found,) = [b for b in sources.due(session) if isinstance(b, Bundle) and b.sheet.tournament_id == t.id]
     sheet = found.sheet
-    assert (sheet.tournament, sheet.club) == ("<b>Пятница</b>", f"Pik {t.club_id and sheet.club[4:]}")
+    assert (sheet.tournament, sheet.club) == ("<b>Пятница</b>", session.get(Club, t.club_id).name)
     assert sheet.held_on == date(2026, 11, 30)  # finished 21:10 UTC: the next day at the club (Moscow)
     assert (sheet.entries, sheet.reentries, sheet.addons, sheet.paid_places) == (11, 1, 0, 2)
     assert [(p.place, p.player) for p in sheet.places] == [

@@ -3,7 +3,8 @@ at a time; and how late exact-time runs start under a serving runner (100 runs d
 
 The lateness part starts its own Prefect test server (SQLite) and a runner subprocess that serves
 one trivial deployment the way `tourney serve` does (`prefect.serve(..., limit=N)`); it measures
-`start_time - expected_start_time` of every run. Set TOURNEY_BENCH_LATENESS_RUNS to change 100."""
+`start_time - expected_start_time` of every run. TOURNEY_BENCH_LATENESS_RUNS changes the 100;
+TOURNEY_BENCH_POLL_SECONDS (default "10", the runner's default poll; e.g. "10,1") the runner polls."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def _seed(engine) -> list[int]:
                     "INSERT INTO series (club_id, name, kind, cron, timezone, horizon_days, opens_before_minutes,"
                     " template, status, created_at, updated_at)"
                     " SELECT :club, 'series ' || n, 'pusoy', (n % 60) || ' ' || (10 + n % 12) || ' * * *',"
-                    " (CAST(:zones AS text[]))[1 + n % 4], 14, 1440, '{}', 'active', now(), now()"
+                    " (CAST(:zones AS text[]))[1 + n % 4], 14, 0, '{"organizer": "bench", "capacity": 16}', 'active',"
+                    " now(), now()"
                     " FROM generate_series(1, :n) AS n RETURNING id"
                 ),
                 {"club": club, "zones": list(ZONES), "n": SERIES},
@@ -148,7 +150,7 @@ def bench_lateness(report: Report) -> None:
     runs = int(os.environ.get("TOURNEY_BENCH_LATENESS_RUNS", "100"))
     name = f"scheduling lateness, {runs} runs due within a minute (serve --limit 4)"
     with prefect_test_harness(server_startup_timeout=120):
-        for poll in (10, 1):
+        for poll in [int(p) for p in os.environ.get("TOURNEY_BENCH_POLL_SECONDS", "10").split(",")]:
             late = _lateness(runs, poll, limit=4)
             q = statistics.quantiles(late, n=20) if len(late) > 1 else late * 19
             report.note(name, f"runner poll {poll} s: runs started", len(late))

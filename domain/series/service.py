@@ -233,19 +233,22 @@ def _create_tournaments(session: Session, opened: list, now: datetime) -> tuple[
     """Create and open the tournament of each occurrence just opened, each in its own savepoint: an
     occurrence the tournament rules refuse becomes `failed` with the reason, the others go on."""
     from domain.poker import service as poker
+    from domain.pusoy import service as pusoy
 
     created: dict[str, list] = {"id": [], "tournament_id": []}
     failed: list[tuple[int, str]] = []
     for occ in opened:
-        if occ.kind != "poker":
-            continue  # Pusoy Dos: the occurrence opens; its tournament is not created yet (see README)
+        name = tournament_name(occ.name, occ.local_date)
         try:
             with session.begin_nested():
-                settings = poker_settings(occ.settings, tournament_name(occ.name, occ.local_date), occ.starts_at)
-                tournament = poker.create_tournament(
-                    session, occ.club_id, occ.settings["structure_id"], settings, now
-                )
-                poker.change_status(session, tournament.id, "open", now)
+                if occ.kind == "poker":
+                    settings = poker_settings(occ.settings, name, occ.starts_at)
+                    tournament = poker.create_tournament(
+                        session, occ.club_id, occ.settings["structure_id"], settings, now
+                    )
+                    poker.change_status(session, tournament.id, "open", now)
+                else:  # a Pusoy Dos tournament is open (filling, Setup) from its creation
+                    tournament = pusoy.create(session, name=name, club_id=occ.club_id, now=now, **occ.settings)
         except DomainError as exc:
             failed.append((occ.id, exc.message))
             continue
@@ -270,6 +273,20 @@ def _create_tournaments(session: Session, opened: list, now: datetime) -> tuple[
             {"id": [f[0] for f in failed], "problem": [f[1] for f in failed]},
         )
     return tuple(failed)
+
+
+def upcoming_openings(session: Session, now: datetime, until: datetime) -> list[datetime]:
+    """The distinct instants in (now, until] at which a planned occurrence's registration opens."""
+    return list(
+        session.execute(
+            text(
+                "SELECT DISTINCT o.opens_at FROM series_occurrence o JOIN series s ON s.id = o.series_id"
+                " WHERE o.status = 'planned' AND s.status = 'active' AND o.opens_at > :now"
+                " AND o.opens_at <= :until ORDER BY o.opens_at"
+            ),
+            {"now": now, "until": until},
+        ).scalars()
+    )
 
 
 def list_series(session: Session, now: datetime) -> list[dict[str, Any]]:

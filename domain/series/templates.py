@@ -5,7 +5,12 @@ A live poker template is the tournament's settings (Sport Poker 3.1-3.9) without
 `scheduled_start` (they come from the series and the occurrence), with `structure_id` (the club's
 blind structure), and with deadlines as minutes after the start: `late_reg_minutes`,
 `reentry_minutes`, `addon_minutes`. The poker rules' own validator checks it when the series is
-added or edited, so a template the rules refuse is refused at once, not at the first occurrence."""
+added or edited, so a template the rules refuse is refused at once, not at the first occurrence.
+
+A Pusoy Dos template is the arguments of `domain.pusoy.service.create`: `organizer` and `capacity`
+(required), `games_per_round`, `private`, `advancing`, `organizer_email`; the Pusoy Dos rules
+(PD-1, PD-2, PD-5) check it. A Pusoy Dos tournament starts when it is full, so its occurrence's
+start is nominal: what counts is when registration (filling) opens."""
 
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ from typing import Any
 
 from domain.errors import Problem
 from domain.poker.settings import TournamentSettings, settings_problems
+from domain.pusoy.bracket import bracket_problems, capacity_problems, games_problems
+from domain.pusoy.codes import handle_problems
 
 KINDS = ("poker", "pusoy")
 POKER_OFFSETS = {
@@ -30,6 +37,7 @@ POKER_KEYS = (
     + tuple(POKER_OFFSETS)
 )
 _SAMPLE_START = datetime(2000, 1, 1, tzinfo=timezone.utc)
+PUSOY_KEYS = ("organizer", "capacity", "games_per_round", "private", "advancing", "organizer_email")
 
 
 def tournament_name(series_name: str, local_date: date) -> str:
@@ -64,11 +72,25 @@ def _poker_problems(template: Mapping[str, Any]) -> list[Problem]:
     return settings_problems(poker_settings(template, "template", _SAMPLE_START))
 
 
+def _pusoy_problems(template: Mapping[str, Any]) -> list[Problem]:
+    unknown = sorted(set(template) - set(PUSOY_KEYS))
+    if unknown:
+        return [Problem("series-template-unknown-setting", f"a Pusoy Dos template has no setting {', '.join(unknown)}; "
+                        f"it takes: {', '.join(PUSOY_KEYS)}")]
+    missing = [key for key in ("organizer", "capacity") if key not in template]
+    if missing:
+        return [Problem("series-template-missing-setting", f"the Pusoy Dos template needs {', '.join(missing)}")]
+    capacity = template["capacity"]
+    problems = capacity_problems(capacity) + games_problems(template.get("games_per_round", 1))
+    problems += handle_problems(str(template["organizer"]), "organizer")
+    if template.get("advancing") is not None and not capacity_problems(capacity):
+        problems += bracket_problems(capacity, template["advancing"])
+    return problems
+
+
 def template_problems(kind: str, settings: Any) -> list[Problem]:
     if kind not in KINDS:
         return [Problem("series-kind-unknown", f"unknown tournament kind '{kind}'; use one of: {', '.join(KINDS)}")]
     if not isinstance(settings, Mapping):
         return [Problem("series-template-invalid", "the template must be a JSON object of tournament settings")]
-    if kind == "poker":
-        return _poker_problems(settings)
-    return []
+    return _poker_problems(settings) if kind == "poker" else _pusoy_problems(settings)

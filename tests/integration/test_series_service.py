@@ -49,7 +49,7 @@ def spec(club: int, **changes) -> SeriesSpec:
         kind="pusoy",
         cron="30 2 * * *",
         timezone="Europe/Berlin",
-        template={"capacity": 16},
+        template={"organizer": "royal", "capacity": 16},
         horizon_days=14,
         opens_before_minutes=60,
     )
@@ -157,12 +157,12 @@ def test_ending_a_series_is_final(session, club):
 def test_editing_the_template_changes_only_occurrences_not_yet_open(session, club):
     series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC))
-    edit_series(session, series_id, NOW, template={"capacity": 32})
+    edit_series(session, series_id, NOW, template={"organizer": "royal", "capacity": 32})
     rows = session.execute(
         text("SELECT status, settings FROM series_occurrence WHERE series_id = :id ORDER BY starts_at"),
         {"id": series_id},
     ).all()
-    assert rows[0] == ("open", {"capacity": 16})
+    assert rows[0][0] == "open" and rows[0][1]["capacity"] == 16
     assert {r.settings["capacity"] for r in rows[1:]} == {32}
 
 
@@ -183,6 +183,8 @@ def test_editing_the_cron_replans_the_occurrences_not_yet_open(session, club):
         ({"horizon_days": 400}, "series-horizon-out-of-range"),
         ({"kind": "chess"}, "series-kind-unknown"),
         ({"name": "  "}, "series-name-empty"),
+        ({"template": {"organizer": "royal", "capacity": 12}}, "bad-capacity"),
+        ({"template": {"capacity": 16}}, "series-template-missing-setting"),
     ],
 )
 def test_bad_input_is_refused_with_a_specific_code_and_nothing_written(session, club, changes, code):
@@ -358,3 +360,14 @@ def test_a_poker_template_the_rules_refuse_is_refused_at_once_and_nothing_writte
         add_series(session, spec(club, kind="poker", template=template), NOW)
     assert err.value.code == code
     assert count(session, "series") == 0
+
+
+def test_a_pusoy_occurrence_opens_as_a_pusoy_dos_tournament_filling_at_once(session, club):
+    series_id = add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
+    assert materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC)).opened == 1
+    [occ] = [o for o in show_series(session, series_id)["occurrences"] if o["status"] == "open"]
+    t = session.execute(
+        text("SELECT name, status, capacity, organizer, club_id FROM pusoy_tournaments WHERE id = :id"),
+        {"id": occ["tournament_id"]},
+    ).one()
+    assert t == ("Friday Deepstack 20.10.2026", "setup", 16, "royal", club)

@@ -164,6 +164,7 @@ def simulate(
             pusoy_done = pusoy_status(session, pusoy_code) in ("complete", "cancelled")
 
     # -- the loop ---------------------------------------------------------------------------------
+    finalize_next = clock.now()
     while clock.now() < give_up:
         now = clock.now()
         if "start" in moments and now >= moments["start"]:
@@ -188,10 +189,11 @@ def simulate(
             ends = _read(lambda s: clock_service.status(s, poker_id, now).get("level_ends_at"))
             moments["advance"] = ends if ends and ends > now else now + timedelta(days=1)
         if not poker_done and "finalize" in moments and now >= moments["finalize"]:
-            log(run_job("finalize-tournaments", clock))
-            with unit_of_work() as session:
-                poker_done = poker_status(session, poker_id) == "finished"
-            moments["finalize"] = now + (timedelta(minutes=1) if clock.live else TICK)
+            if now >= finalize_next:  # on the wall clock a run a minute, checked every 5 s
+                log(run_job("finalize-tournaments", clock))
+                finalize_next = now + (timedelta(minutes=1) if clock.live else TICK)
+            poker_done = _read(lambda s: poker_status(s, poker_id)) == "finished"
+            moments["finalize"] = now + (timedelta(seconds=5) if clock.live else TICK)
             if poker_done:
                 log(f"poker {poker_id}: finished")
         if not pusoy_done and now >= moments["pusoy"]:

@@ -200,7 +200,6 @@ def simulate(
             pusoy_done = _pusoy_tick(pusoy_code, rng, now, tally, log, attempt)
             moments["pusoy"] = now + TICK
         if poker_done and pusoy_done:
-            moments.pop("advance", None)
             break
         upcoming = [m for k, m in moments.items() if not (k == "pusoy" and pusoy_done)
                     and not (k in ("finalize", "advance") and poker_done)]

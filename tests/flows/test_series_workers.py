@@ -3,6 +3,7 @@ two `prefect worker` processes on this machine against the test session's Prefec
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -10,7 +11,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -20,8 +20,8 @@ from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL
 
 from flows.deployments import JOBS, Job, deployment
-from flows.ops import ensure_requeue_automation, register
 from tests.flows.worker_jobs import hold, record
+from tests.integration.test_cli import run as tourney
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,47 +89,47 @@ def read_runs(ids: list) -> list:
         return client.read_flow_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=ids)))
 
 
-def test_two_process_workers_run_every_due_run_exactly_once(workers, committed, tmp_path):
-    pool = "tourney-test-once"
-    rows = register(pool, None, timedelta(seconds=90))
-    assert {r["job"] for r in rows} == {j.name for j in JOBS}
-    recorder = Job("record-execution", record, "test", tags=("test",), concurrency=4)
-    deployment(recorder, module_path=True).apply(work_pool_name=pool)
-    runs = [run_deployment("record-execution/record-execution", parameters={"marker_dir": str(tmp_path)}, timeout=0)
+def test_two_process_workers_run_every_due_run_once_and_the_run_of_a_killed_one_is_retried_by_the_other(
+    workers, committed, tmp_path
+):
+    pool = "tourney-test"
+    deployed = tourney("--json", "deploy", "--pool", pool, "--requeue-after", "40",
+                   env={"PREFECT_API_URL": PREFECT_API_URL.value()})
+    assert deployed.returncode == 0, deployed.stderr
+    assert {r["job"] for r in json.loads(deployed.stdout)} == {j.name for j in JOBS}
+    for job in (Job("record-execution", record, "test", tags=("test",), concurrency=4),
+                Job("hold-until-released", hold, "test", tags=("test",))):
+        deployment(job, module_path=True).apply(work_pool_name=pool)
+    records, holds = tmp_path / "records", tmp_path / "holds"
+    records.mkdir()
+    holds.mkdir()
+    group = workers(pool)
+    by_pid = {group.start(name).pid: name for name in ("worker-a", "worker-b")}
+
+    # every due run runs once
+    runs = [run_deployment("record-execution/record-execution", parameters={"marker_dir": str(records)}, timeout=0)
             for _ in range(6)]
     runs.append(run_deployment("materialize-series/materialize-series", timeout=0))
-    group = workers(pool)
-    group.start("worker-a")
-    group.start("worker-b")
     ids = [r.id for r in runs]
     wait_until(lambda: all(r.state.is_final() for r in read_runs(ids)), 180, "every run to finish")
     finished = read_runs(ids)
     assert {r.state.type.value for r in finished} == {"COMPLETED"}
     assert {r.run_count for r in finished} == {1}
-    executions = [p.name.split(".")[0] for p in tmp_path.iterdir()]
+    executions = [p.name.split(".")[0] for p in records.iterdir()]
     assert sorted(executions) == sorted(str(r.id) for r in runs[:6])  # each exactly once
 
-
-def test_a_run_whose_worker_is_killed_mid_run_is_retried_by_the_other_worker(workers, committed, tmp_path):
-    pool = "tourney-test-kill"
-    register(pool, None, timedelta(seconds=90), jobs=[])
-    ensure_requeue_automation(timedelta(seconds=40))
-    holder = Job("hold-until-released", hold, "test", tags=("test",))
-    deployment(holder, module_path=True).apply(work_pool_name=pool)
-    group = workers(pool)
-    first = group.start("worker-doomed")
-    run = run_deployment("hold-until-released/hold-until-released", parameters={"marker_dir": str(tmp_path)}, timeout=0)
-    wait_until(lambda: any(p.name.startswith("started.") for p in tmp_path.iterdir()), 120, "the run to start")
-    [started] = [p for p in tmp_path.iterdir() if p.name.startswith("started.")]
-    doomed_pid = int(started.name.split(".")[1])
-    os.killpg(first.pid, signal.SIGKILL)  # the worker's machine dies: the worker and the run with it
+    # the worker running a job dies with its machine: the other worker runs the job again
+    run = run_deployment("hold-until-released/hold-until-released", parameters={"marker_dir": str(holds)}, timeout=0)
+    wait_until(lambda: any(p.name.startswith("started.") for p in holds.iterdir()), 120, "the run to start")
+    [started] = [p for p in holds.iterdir() if p.name.startswith("started.")]
+    run_pid, worker_pid = (int(x) for x in started.name.split(".")[1:])
+    assert worker_pid in by_pid
+    os.killpg(worker_pid, signal.SIGKILL)  # the worker and its flow run die together
     try:
-        os.kill(doomed_pid, signal.SIGKILL)
+        os.kill(run_pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    first.wait()
-    (tmp_path / "release").touch()
-    group.start("worker-survivor")
+    (holds / "release").touch()
     try:
         wait_until(lambda: read_runs([run.id])[0].state.is_final(), 240, "the run to be retried and finish")
     except AssertionError:
@@ -138,8 +138,7 @@ def test_a_run_whose_worker_is_killed_mid_run_is_retried_by_the_other_worker(wor
         raise AssertionError(f"states: {history}; worker logs in {group.logs}") from None
     [after] = read_runs([run.id])
     assert after.state.type.value == "COMPLETED"
-    done = [p for p in tmp_path.iterdir() if p.name.startswith("done.")]
-    assert len(done) == 1 and int(done[0].name.split(".")[1]) != doomed_pid
+    [done] = [p for p in holds.iterdir() if p.name.startswith("done.")]
+    assert int(done.name.split(".")[1]) != run_pid
     with get_client(sync_client=True) as client:
-        names = [s.name for s in client.read_flow_run_states(run.id)]
-    assert "AwaitingRetry" in names
+        assert "AwaitingRetry" in [s.name for s in client.read_flow_run_states(run.id)]

@@ -20,7 +20,7 @@ def record(marker_dir: str) -> None:
 def hold(marker_dir: str) -> None:
     """Runs until the test creates `release` (a job killed mid-run needs a run that is mid-way)."""
     folder = Path(marker_dir)
-    (folder / f"started.{os.getpid()}").touch()
+    (folder / f"started.{os.getpid()}.{os.getppid()}").touch()  # the parent: the worker that runs it
     while not (folder / "release").exists():
         time.sleep(0.2)
     (folder / f"done.{os.getpid()}").touch()

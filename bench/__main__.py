@@ -1,4 +1,5 @@
-"""Run every benchmark module (bench/bench_*.py) on a fresh scratch database; print and save JSON.
+"""Run every benchmark module (bench/bench_*.py), each on a fresh scratch database of its own (so no
+module sees another's rows); print and save JSON.
 
 `python -m bench` runs all; `python -m bench clubs pusoy` runs the modules whose names contain those
 words."""
@@ -25,15 +26,16 @@ def main(argv: list[str]) -> int:
     names = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
     chosen = [n for n in names if not argv or any(word in n for word in argv)]
     report = Report()
-    with scratch_database(server_url(), "bench") as url:
-        os.environ["DATABASE_URL"] = url
-        upgrade(get_engine())
-        try:
-            for name in chosen:
-                print(f"== {name}", flush=True)
+    server = server_url()
+    for name in chosen:
+        print(f"== {name}", flush=True)
+        with scratch_database(server, "bench") as url:
+            os.environ["DATABASE_URL"] = url
+            try:
+                upgrade(get_engine())
                 importlib.import_module(f"bench.{name}").run(report)
-        finally:
-            dispose_engines()
+            finally:
+                dispose_engines()
     OUT.write_text(json.dumps(report.results, indent=2, default=str))
     print(f"results written to {OUT}")
     return 0

@@ -26,7 +26,7 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 def _reset(engine, count: int = APPLICATIONS) -> None:
     """`count` fresh pending applications, nothing else."""
     with engine.begin() as conn:
-        conn.execute(text("TRUNCATE club_decisions, clubs RESTART IDENTITY"))
+        conn.execute(text("TRUNCATE club_decisions, clubs RESTART IDENTITY CASCADE"))
         conn.execute(
             insert(Club),
             [

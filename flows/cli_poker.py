@@ -161,16 +161,29 @@ def poker_edit(
 ) -> None:
     """Change settings (draft or registration open only, 3.9)."""
     changes = _parse_sets(set_)
+    now = _now()
     with unit_of_work() as session:
-        t = service.edit_tournament(session, tournament, changes, _now(), structure_id=structure)
-        emit(service.tournament_view(session, t))
+        t = service.edit_tournament(session, tournament, changes, now, structure_id=structure)
+        view = service.tournament_view(session, t)
+    if t.status == "registration_open":  # the exact no-show run moves with the deadline (3.8)
+        view["no_show_run"] = run_job_now("process-no-shows", f"edit-{t.id}-{now.isoformat()}")
+    emit(view)
+
+
+def run_job_now(job: str, key: str) -> str:
+    from flows.deployments import run_now  # imports Prefect: only when a command needs it
+
+    return run_now(job, key)
 
 
 def _status_command(action: str, doc: str) -> None:
     def command(tournament: TournamentId) -> None:
         with unit_of_work() as session:
             t = service.change_status(session, tournament, action, _now())
-            emit({"id": t.id, "status": t.status})
+        view = {"id": t.id, "status": t.status}
+        if action == "open":  # schedules the exact no-show run at the late-registration close (3.8)
+            view["no_show_run"] = run_job_now("process-no-shows", f"open-{t.id}")
+        emit(view)
 
     command.__doc__ = doc
     poker_app.command(action)(command)

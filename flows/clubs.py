@@ -66,23 +66,7 @@ def reverify_clubs(max_age_days: int | None = None, concurrency: int | None = No
 
 
 def trigger_verification(club_id: int, application_no: int) -> str:
-    """Start a `verify-clubs` run of the served deployment at once (applying triggers it). When Prefect
-    or the deployment is not there, the 10-minute schedule picks the application up."""
-    from prefect.deployments import run_deployment
-    from prefect.settings import PREFECT_API_URL
+    """Start a `verify-clubs` run at once (applying triggers it); else the 10-minute schedule checks it."""
+    from flows.deployments import run_now
 
-    from flows.server import healthy
-
-    api = PREFECT_API_URL.value()
-    if not api or not healthy(api):
-        return "verify-clubs not started now (the Prefect API does not answer); the next scheduled run checks it"
-    try:
-        run = run_deployment(
-            "verify-clubs/verify-clubs",
-            timeout=0,
-            as_subflow=False,
-            idempotency_key=f"club-{club_id}-application-{application_no}",
-        )
-    except Exception as exc:  # Prefect unreachable, deployment not served: the schedule covers it
-        return f"verify-clubs not started now ({exc.__class__.__name__}); the next scheduled run checks it"
-    return f"verify-clubs run {run.name} started"
+    return run_now("verify-clubs", f"club-{club_id}-application-{application_no}")

@@ -160,3 +160,21 @@ def deployment(j: Job, module_path: bool = False):
 def deployments() -> list:
     """The RunnerDeployments `tourney serve` serves."""
     return [deployment(j) for j in JOBS]
+
+
+def run_now(name: str, idempotency_key: str) -> str:
+    """Start a run of the served deployment `name` at once (one run per idempotency key). When the
+    Prefect API or the deployment is not there, the job's own schedule does the work later."""
+    from prefect.deployments import run_deployment
+    from prefect.settings import PREFECT_API_URL
+
+    from flows.server import healthy
+
+    api = PREFECT_API_URL.value()
+    if not api or not healthy(api):
+        return f"{name} not started now (the Prefect API does not answer); its next scheduled run does it"
+    try:
+        run = run_deployment(f"{name}/{name}", timeout=0, as_subflow=False, idempotency_key=idempotency_key)
+    except Exception as exc:  # deployment not served, API gone meanwhile: the schedule covers it
+        return f"{name} not started now ({exc.__class__.__name__}); its next scheduled run does it"
+    return f"{name} run {run.name} started"

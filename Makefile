@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 TOURNEY := $(BIN)/tourney
+# `make run DEMO=0` (or TOURNEY_DEMO=0 in the environment): serve without seeding or simulating the demo
+DEMO ?= $(if $(TOURNEY_DEMO),$(TOURNEY_DEMO),1)
 
 .PHONY: run test bench stop setup db clean
 
@@ -22,6 +24,7 @@ db: setup
 
 run: db
 	$(TOURNEY) server up
+	@if [ "$(DEMO)" != "0" ]; then $(TOURNEY) simulate --demo --background; fi
 	$(TOURNEY) serve --limit $${TOURNEY_SERVE_LIMIT:-4}
 
 test: setup

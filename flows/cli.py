@@ -53,6 +53,11 @@ from flows.cli_series import app as series_app  # noqa: E402
 
 app.add_typer(series_app, name="series")
 
+# area: demo and simulator
+from flows.cli_simulate import simulate_command  # noqa: E402
+
+app.command("simulate")(simulate_command)
+
 
 @app.command("deploy")
 def deploy(

@@ -1,0 +1,70 @@
+"""`tourney simulate`: drive a live poker and/or a Pusoy Dos tournament to the end in compressed
+time (flows/simulate.py), or seed the demo first (`--demo`, what `make run` does)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+import typer
+
+from domain.config import load_settings
+from domain.errors import DomainError
+from domain.simulate_service import DEMO_CLUB, demo_club, seed_demo
+from domain.store.db import unit_of_work
+from flows.output import emit, say
+
+
+def simulate_command(
+    poker: Annotated[int | None, typer.Option(help="live poker tournament id")] = None,
+    pusoy: Annotated[str | None, typer.Option(help="Pusoy Dos join code")] = None,
+    demo: Annotated[bool, typer.Option(help="seed the demo (club, series, tournaments) and drive it; "
+                                            "does nothing when the demo club exists")] = False,
+    seed: Annotated[int, typer.Option(help="seed of every random choice")] = 1,
+    speed: Annotated[float, typer.Option(help="1: the wall clock (served jobs); S: S simulated seconds a "
+                                              "second, jobs run here with the simulated now; 0: no waiting")] = 1.0,
+    play_minutes: Annotated[int, typer.Option(help="poker: minutes from the start to the last bust")] = 4,
+    no_shows: Annotated[int, typer.Option(help="poker: registered players who never come")] = 3,
+    players: Annotated[int, typer.Option(help="--demo: live poker players registered")] = 30,
+    pusoy_players: Annotated[int, typer.Option(help="--demo: Pusoy Dos capacity (8, 16 or 32)")] = 16,
+    background: Annotated[bool, typer.Option(help="run the simulation in a detached process "
+                                                  "(log: TOURNEY_HOME/simulate.log)")] = False,
+    timeout_minutes: Annotated[int, typer.Option(help="give up after this long")] = 30,
+) -> None:
+    """Drive tournaments through the real services and jobs: check-ins, no-shows, busts with
+    killers, re-entries, add-ons, Pusoy Dos game reports; stops when both finish and their
+    documents are published."""
+    if demo:
+        if poker is not None or pusoy is not None:
+            raise DomainError("simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy")
+        with unit_of_work() as session:
+            if demo_club(session) is not None:
+                say(f"the demo is already seeded ('{DEMO_CLUB}'): not seeding it twice")
+                return
+            made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
+                             pusoy_players=pusoy_players)
+        emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
+              "pusoy_code": made.pusoy_code}, "demo seeded")
+        poker, pusoy = made.poker_id, made.pusoy_code
+    if poker is None and pusoy is None:
+        raise DomainError("simulate-nothing", "name a tournament: --poker ID and/or --pusoy CODE (or --demo)")
+    if background:
+        log = load_settings().home / "simulate.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        args = [sys.executable, "-c", "from flows.cli import main; main()", "simulate", "--seed", str(seed),
+                "--speed", str(speed), "--play-minutes", str(play_minutes), "--no-shows", str(no_shows),
+                "--timeout-minutes", str(timeout_minutes)]
+        args += ["--poker", str(poker)] if poker is not None else []
+        args += ["--pusoy", pusoy] if pusoy is not None else []
+        with open(log, "ab") as out:
+            process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       start_new_session=True)
+        say(f"simulator running in the background (pid {process.pid}); log: {log}")
+        return
+    from flows.simulate import simulate
+
+    emit(simulate(poker_id=poker, pusoy_code=pusoy, seed=seed, speed=speed, play=timedelta(minutes=play_minutes),
+                  absent=no_shows, timeout=timedelta(minutes=timeout_minutes), say=say), "simulation")

@@ -1,0 +1,51 @@
+"""The simulator end to end: the demo's live poker tournament (compressed: one-minute levels,
+virtual time) and a Pusoy Dos cup driven through the real services and the real flows on the
+Prefect test API, ending with their documents stored in the outbox."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+
+from domain.simulate_service import seed_demo
+from domain.store.db import unit_of_work
+from domain.store.poker import Registration
+from domain.store.poker_floor import ClockEvent
+from flows.simulate import simulate
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def test_the_simulator_plays_a_live_tournament_and_a_pusoy_cup_to_their_documents(
+    prefect_api, committed, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    monkeypatch.delenv("SMTP_URL", raising=False)
+    with unit_of_work(committed) as s:
+        demo = seed_demo(s, NOW, random.Random(3), players=12, pusoy_players=8)
+    lines: list[str] = []
+
+    out = simulate(poker_id=demo.poker_id, pusoy_code=demo.pusoy_code, seed=5, speed=0, absent=2,
+                   say=lines.append, start=NOW)
+
+    poker, cup = out["poker"], out["pusoy"]
+    assert out["refused"] == []
+    assert (poker["status"], poker["checked_in"], poker["no_shows"]) == ("finished", 10, 2)
+    assert poker["busts"] == poker["checked_in"] + poker["reentries"] - 1 and poker["addons"] > 0
+    assert cup["status"] == "complete" and cup["games"] >= 6  # 2 tables x 2 games, then the final x 2
+    with unit_of_work(committed) as s:
+        dropped = s.scalar(select(func.count()).where(Registration.tournament_id == demo.poker_id,
+                                                      Registration.status == "dropped"))
+        levels = s.scalar(select(func.count()).where(ClockEvent.tournament_id == demo.poker_id,
+                                                     ClockEvent.kind == "level-started"))
+    assert dropped == 2  # process-no-shows ran at the late-registration close
+    assert levels >= 5  # advance-clocks recorded every level change up to the end
+    docs = {d["source"]: d for d in out["documents"]}
+    assert sorted(docs) == ["poker", "pusoy"] and all(d["delivery"] == "pending" for d in docs.values())
+    assert "results.pdf" in docs["poker"]["files"] and any(f.startswith("certificate-SP-") for f in docs["poker"]["files"])
+    assert "results.pdf" in docs["pusoy"]["files"]
+    stored = sorted(p.name for p in (tmp_path / "outbox").rglob("*.pdf"))
+    assert len(stored) == len(docs["poker"]["files"]) + len(docs["pusoy"]["files"])
+    assert any("finished" in line for line in lines) and any("complete" in line for line in lines)

@@ -1,0 +1,44 @@
+"""The demo's seed: a club, a series, a live tournament open with its players, a Pusoy Dos cup
+started; seeded once (a second seed is refused and writes nothing)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from domain.errors import DomainError
+from domain.poker import service as poker
+from domain.pusoy import service as pusoy
+from domain.simulate_service import demo_club, poker_facts, seed_demo
+from domain.store.clubs import Club
+from domain.store.poker import Registration
+
+NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
+
+
+def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_a_full_pusoy_cup(session):
+    demo = seed_demo(session, NOW, random.Random(1))
+    t = poker.get_tournament(session, demo.poker_id)
+    assert (t.status, t.scheduled_start, t.club_id) == ("registration_open", datetime(2026, 11, 29, 12, 2, 30, tzinfo=UTC),
+                                                        demo.club_id)
+    assert [lv.duration_seconds for lv in poker.structure_levels(session, t.structure_id)][:3] == [60, 60, 60]
+    assert session.scalar(select(func.count()).where(Registration.tournament_id == t.id)) == 30
+    cup = pusoy.find(session, demo.pusoy_code)
+    assert (cup.status, cup.entrants, cup.club_id) == ("active", 16, demo.club_id)
+    assert demo_club(session) == demo.club_id and demo.series_id
+    facts = poker_facts(session, t.id, NOW, timedelta(minutes=4))
+    assert len(facts.arriving) == 30 and facts.in_play == ()
+    assert facts.times.addon_at == t.scheduled_start + timedelta(minutes=2, seconds=1)  # at the break
+    assert facts.times.finish_by == t.scheduled_start + timedelta(minutes=4)
+
+
+def test_a_second_demo_seed_is_refused_and_writes_nothing(session):
+    seed_demo(session, NOW, random.Random(1))
+    clubs = session.scalar(select(func.count()).select_from(Club))
+    with pytest.raises(DomainError) as refused:
+        seed_demo(session, NOW + timedelta(minutes=5), random.Random(2))
+    assert refused.value.code == "demo-exists"
+    assert session.scalar(select(func.count()).select_from(Club)) == clubs

@@ -1,0 +1,74 @@
+"""The simulator's pure decisions: one seed, one script; the script ends with one player in."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.simulate import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, game_finishes, no_shows, poker_script
+
+START = datetime(2026, 11, 29, 12, 2, tzinfo=UTC)
+TIMES = PokerTimes(
+    opens=START - timedelta(minutes=2), start=START, late_close=START + timedelta(minutes=2),
+    reentry_until=START + timedelta(minutes=2), addon_at=START + timedelta(minutes=2, seconds=1),
+    finish_by=START + timedelta(minutes=4),
+)
+PLAYERS = [f"demo{i:02d}" for i in range(1, 31)]
+
+
+def script(seed: int, players=PLAYERS, times=TIMES):
+    rng = random.Random(seed)
+    absent = no_shows(rng, players, 3)
+    return absent, poker_script(rng, [p for p in players if p not in absent], times)
+
+
+def test_the_same_seed_gives_the_same_script_and_another_seed_another():
+    assert script(7) == script(7)
+    assert script(7) != script(8)
+    rng_a, rng_b = random.Random(1), random.Random(1)
+    seated = ["ann", "bob", "cyd", "dee"]
+    assert [game_finishes(rng_a, seated) for _ in range(5)] == [game_finishes(rng_b, seated) for _ in range(5)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), field=st.integers(4, 40), absent=st.integers(0, 5))
+def test_a_script_checks_in_everyone_who_comes_and_busts_all_but_one_in_time(seed, field, absent):
+    players = [f"p{i}" for i in range(field)]
+    rng = random.Random(seed)
+    away = no_shows(rng, players, absent)
+    steps = poker_script(rng, [p for p in players if p not in away], TIMES)
+    assert len(away) == min(absent, field - 2)
+    assert [s.at for s in steps] == sorted(s.at for s in steps)
+    checkins = [s.player for s in steps if s.kind == CHECKIN]
+    assert sorted(checkins) == sorted(set(players) - set(away))
+    assert all(s.at < TIMES.late_close for s in steps if s.kind == CHECKIN)
+    reentries = [s for s in steps if s.kind == REENTRY]
+    assert all(s.at + TIMES.tick < TIMES.reentry_until for s in reentries)
+    busts = [s for s in steps if s.kind == BUST]
+    assert len(busts) == len(checkins) + len(reentries) - 1  # one player left
+    assert all(TIMES.start < s.at <= TIMES.finish_by and s.killer not in (None, s.player) for s in busts)
+    addons = [s.player for s in steps if s.kind == ADDON]
+    assert len(addons) == len(set(addons)) and all(s.at >= TIMES.addon_at for s in steps if s.kind == ADDON)
+    alive = set()
+    for s in steps:  # nobody busts, kills or takes an add-on while out
+        if s.kind in (CHECKIN, REENTRY):
+            assert s.player not in alive
+            alive.add(s.player)
+        elif s.kind == BUST:
+            assert {s.player, s.killer} <= alive
+            alive.remove(s.player)
+        else:
+            assert s.player in alive
+    assert len(alive) == 1
+
+
+def test_a_game_gives_every_seated_player_one_position_and_the_diamond_only_to_the_winner():
+    rng = random.Random(4)
+    for _ in range(50):
+        finishes, diamond = game_finishes(rng, ["ann", "bob", "cyd", "dee"])
+        assert sorted(p for p, _ in finishes) == ["ann", "bob", "cyd", "dee"]
+        assert [pos for _, pos in finishes] == [1, 2, 3, 4]
+        assert diamond in (None, finishes[0][0])

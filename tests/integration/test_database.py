@@ -40,3 +40,18 @@ def test_an_unreachable_database_gives_one_line_naming_the_host():
     assert caught.value.code == "database-unreachable"
     assert "127.0.0.1:1/nowhere" in caught.value.message
     assert "\n" not in caught.value.message
+
+
+def test_the_status_of_a_database_behind_the_migrations_says_so_and_counts_nothing(database_url):
+    from domain.store.scratch import scratch_database
+    from domain.store.status import read_status
+
+    with scratch_database(database_url, "behind") as url:
+        behind = make_engine(url)
+        try:
+            status = read_status(behind)
+        finally:
+            behind.dispose()
+    assert status.migrations_applied == ()
+    assert status.at_head is False
+    assert status.pending == ()

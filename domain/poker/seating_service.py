@@ -250,7 +250,12 @@ def final_table(
         }
     seed = seed or draw.new_seed()
     after, moves = pure.assemble_final_table(before, seed)
-    _draw_seed(session, tournament_id, "final-table", seed, now)
+    # a late entry or re-entry can reopen a table after the final table: each assembly is its own
+    # recorded draw ("final-table", "final-table-2", ...); the shuffle's purpose stays "final-table"
+    earlier = session.scalar(
+        select(func.count()).where(SeatDraw.tournament_id == tournament_id, SeatDraw.purpose.like("final-table%"))
+    )
+    _draw_seed(session, tournament_id, f"final-table-{earlier + 1}" if earlier else "final-table", seed, now)
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "final-table", moves, now, actor)
     return {

@@ -299,3 +299,26 @@ def test_two_floors_moving_two_players_into_one_free_seat_at_once_seat_one(commi
     with committed.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM poker_moves")).scalar_one() == 1
         assert conn.execute(text("SELECT count(*) FROM poker_seats WHERE table_no = 2")).scalar_one() == 3
+
+
+def test_a_second_final_table_after_a_late_entry_reopened_a_table_is_drawn_and_recorded(session):
+    """3.6, PD-12: every assembly of the final table is its own committed draw."""
+    t = tournament(session, seat_cap=3)
+    for _ in range(5):
+        enter(session, t)
+    svc.draw_initial(session, t.id, T0, seed="x")
+    for gone in sorted(e for e, (tb, _) in seats(session, t.id).items() if tb == 1)[:2]:
+        bust(session, gone)
+    svc.final_table(session, t.id, LATER, confirm=True, seed="f1")
+    late = enter(session, t)
+    assert svc.seat_new_entry(session, late.id, LATER)["opened_table"] is True
+    bust(session, late.id)
+    bust(session, sorted(seats(session, t.id))[0])
+    svc.seat_new_entry(session, enter(session, t).id, LATER)
+    assert len({tb for tb, _ in seats(session, t.id).values()}) == 2
+    done = svc.final_table(session, t.id, LATER, confirm=True, seed="f2")
+    assert done["stage"] == "final-table"
+    purposes = session.scalars(
+        select(SeatDraw.purpose).where(SeatDraw.tournament_id == t.id).order_by(SeatDraw.id)
+    ).all()
+    assert purposes == ["initial-seating", "final-table", "final-table-2"]

@@ -14,12 +14,30 @@ from sqlalchemy.orm import Session
 from domain import draw
 from domain.errors import DomainError
 from domain.poker import seating_service as svc
-from domain.store.poker import Entry
+from domain.store.poker import Entry, Tournament
 from domain.store.poker_floor import Move, Seat, SeatDraw
 from domain.store.poker_floor import Table as TableRow
 from tests.integration.poker_floor_world import T0, enter, register, tournament
 
 LATER = T0 + timedelta(minutes=30)
+
+
+def unseated_entry(session, tid: int) -> Entry:
+    """A registered player's active entry written directly, without the seating that the entry
+    services do in the same transaction (what a forgetful code path would leave)."""
+    r = register(session, session.get(Tournament, tid))
+    entry = Entry(
+        tournament_id=tid,
+        player_id=r.player_id,
+        registration_id=r.id,
+        sequence=1,
+        state="active",
+        starting_chips=1000,
+        created_at=LATER,
+    )
+    session.add(entry)
+    session.flush()
+    return entry
 
 
 def seats(session, tid) -> dict[int, tuple[int, int]]:
@@ -176,32 +194,9 @@ def test_3_6_the_database_refuses_to_commit_a_late_entry_without_a_seat(committe
         tid = t.id
     with pytest.raises(IntegrityError, match="has no seat"):
         with Session(committed) as s, s.begin():
-            r = register(s, s.get(type(t), tid))
-            s.add(
-                Entry(
-                    tournament_id=tid,
-                    player_id=r.player_id,
-                    registration_id=r.id,
-                    sequence=1,
-                    state="active",
-                    starting_chips=1000,
-                    created_at=LATER,
-                )
-            )
+            unseated_entry(s, tid)
     with Session(committed) as s, s.begin():
-        r = register(s, s.get(type(t), tid))
-        e = Entry(
-            tournament_id=tid,
-            player_id=r.player_id,
-            registration_id=r.id,
-            sequence=1,
-            state="active",
-            starting_chips=1000,
-            created_at=LATER,
-        )
-        s.add(e)
-        s.flush()
-        svc.seat_new_entry(s, e.id, LATER)
+        svc.seat_new_entry(s, unseated_entry(s, tid).id, LATER)
     with committed.connect() as conn:
         assert (
             conn.execute(
@@ -231,18 +226,7 @@ def test_concurrent_late_entries_never_share_a_seat(committed):
     def worker() -> None:
         try:
             with Session(committed) as s, s.begin():
-                r = register(s, s.get(type(t), tid))
-                e = Entry(
-                    tournament_id=tid,
-                    player_id=r.player_id,
-                    registration_id=r.id,
-                    sequence=1,
-                    state="active",
-                    starting_chips=1000,
-                    created_at=LATER,
-                )
-                s.add(e)
-                s.flush()
+                e = unseated_entry(s, tid)
                 barrier.wait()
                 svc.seat_new_entry(s, e.id, LATER)
         except Exception as exc:  # noqa: BLE001

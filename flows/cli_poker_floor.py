@@ -42,7 +42,7 @@ def clock_start(
     now = _now()
     with unit_of_work() as session:
         view = clock_service.act(session, tournament, "start", now, hands_per_hour=hands_per_hour)
-    view["level_change_run"] = run_job_now("advance-clocks", f"clock-start-{tournament}-{now.isoformat()}")
+    view["level_change_run"] = run_job_now("advance-clocks", f"clock-start-{tournament}-{now.isoformat()}", tournament)
     emit(view, "clock: start")
 
 

@@ -16,6 +16,7 @@ from domain.clubs.provider import provider_from_settings
 from domain.clubs.runs import queue_without_provider, run_checks
 from domain.config import load_registry_settings
 from domain.store.db import get_engine
+from flows.tags import inherited, tag_this_run
 
 
 def _now() -> datetime:
@@ -53,20 +54,24 @@ def _publish(key: str, rows: list[dict], what: str) -> dict:
 def verify_clubs(concurrency: int | None = None) -> dict:
     """Every pending application checked against the registry once (or queued for moderators when no
     provider is configured)."""
-    rows = check_clubs(False, concurrency, None)
-    return _publish("verify-clubs", rows, "Club verification")
+    with inherited():
+        rows = check_clubs(False, concurrency, None)
+        tag_this_run(f"club:{r['club']}" for r in rows if r.get("club") is not None)
+        return _publish("verify-clubs", rows, "Club verification")
 
 
 @flow(name="reverify-clubs", log_prints=True)
 def reverify_clubs(max_age_days: int | None = None, concurrency: int | None = None) -> dict:
     """Verified clubs whose last check is `max_age_days` old (default REGISTRY_RECHECK_DAYS, 30)
     checked again; those no longer active lose the status (CL-4)."""
-    rows = check_clubs(True, concurrency, max_age_days)
-    return _publish("reverify-clubs", rows, "Club re-verification")
+    with inherited():
+        rows = check_clubs(True, concurrency, max_age_days)
+        tag_this_run(f"club:{r['club']}" for r in rows if r.get("club") is not None)
+        return _publish("reverify-clubs", rows, "Club re-verification")
 
 
 def trigger_verification(club_id: int, application_no: int) -> str:
     """Start a `verify-clubs` run at once (applying triggers it); else the 10-minute schedule checks it."""
     from flows.deployments import run_now
 
-    return run_now("verify-clubs", f"club-{club_id}-application-{application_no}")
+    return run_now("verify-clubs", f"club-{club_id}-application-{application_no}", tags=[f"club:{club_id}"])

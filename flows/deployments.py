@@ -8,6 +8,7 @@ runs on the same tournament never overlap either."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -162,9 +163,10 @@ def deployments() -> list:
     return [deployment(j) for j in JOBS]
 
 
-def run_now(name: str, idempotency_key: str) -> str:
-    """Start a run of the served deployment `name` at once (one run per idempotency key). When the
-    Prefect API or the deployment is not there, the job's own schedule does the work later."""
+def run_now(name: str, idempotency_key: str, tags: Iterable[str] = ()) -> str:
+    """Start a run of the served deployment `name` at once (one run per idempotency key), tagged
+    with `tags` besides the deployment's (the tournament's or club's it is for: flows/tags.py). When
+    the Prefect API or the deployment is not there, the job's own schedule does the work later."""
     from prefect.deployments import run_deployment
     from prefect.settings import PREFECT_API_URL
 
@@ -174,7 +176,8 @@ def run_now(name: str, idempotency_key: str) -> str:
     if not api or not healthy(api):
         return f"{name} not started now (the Prefect API does not answer); its next scheduled run does it"
     try:
-        run = run_deployment(f"{name}/{name}", timeout=0, as_subflow=False, idempotency_key=idempotency_key)
+        run = run_deployment(f"{name}/{name}", timeout=0, as_subflow=False, idempotency_key=idempotency_key,
+                             tags=list(tags))
     except Exception as exc:  # deployment not served, API gone meanwhile: the schedule covers it
         return f"{name} not started now ({exc.__class__.__name__}); its next scheduled run does it"
     return f"{name} run {run.name} started"

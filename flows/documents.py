@@ -21,6 +21,7 @@ from documents.render import Renderer
 from domain.config import load_settings
 from domain.documents import sources
 from domain.store.db import get_engine, unit_of_work
+from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
 
 
 @task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30])
@@ -52,8 +53,12 @@ def send_documents(now: datetime) -> list[dict]:
 @flow(name="publish-results", log_prints=True)
 def publish_results(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
-    published, skipped = publish_documents(now)
-    sent = send_documents(now)
+    with inherited():
+        published, skipped = publish_documents(now)
+        sent = send_documents(now)
+        touched = [(x["source"], x["tournament_id"]) for x in (*published, *sent)]
+        tag_this_run(merged(of_poker(t for s, t in touched if s == "poker"))
+                     + merged(of_pusoy(t for s, t in touched if s == "pusoy")))
     rows = [
         {
             "tournament": f"{p['source']} {p['tournament_id']}: {p['tournament']}",

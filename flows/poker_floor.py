@@ -9,6 +9,8 @@ deployment with an idempotency key:
   `advance-clocks:<id>:<instant>`), scheduled again after every change.
 Both are idempotent and safe to run twice, late or concurrently (the services record everything by
 natural keys and skip rows another run holds); both publish a table artifact of what they did.
+Tags (flows/tags.py): an exact run is created with its tournament's tags; a sweep adds the tags of
+the tournaments it handled to its own run.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from prefect.states import Scheduled
 
 from domain.poker import clock_service, noshow_service
 from domain.store.db import unit_of_work
+from flows.tags import inherited, merged, of_poker, tag_this_run
 
 NO_SHOWS = "process-no-shows"
 ADVANCE = "advance-clocks"
@@ -30,11 +33,12 @@ ADVANCE = "advance-clocks"
 
 @task(name="schedule-exact-runs", retries=2, retry_delay_seconds=[2, 10])
 def schedule_exact_runs(
-    job: str, moments: list[tuple[int, datetime]], move: bool
+    job: str, moments: list[tuple[int, datetime]], move: bool, tags: dict[int, tuple[str, ...]]
 ) -> list[tuple[int, datetime]]:
-    """One scheduled run of the job's deployment per (tournament, instant), by idempotency key.
-    With `move`, the key is the tournament's alone and an existing scheduled run is moved to the
-    instant. Without a served deployment nothing is scheduled: the sweep does the work."""
+    """One scheduled run of the job's deployment per (tournament, instant), by idempotency key,
+    tagged with the tournament's `tags`. With `move`, the key is the tournament's alone and an
+    existing scheduled run is moved to the instant. Without a served deployment nothing is
+    scheduled: the sweep does the work."""
     if not moments:
         return []
     with get_client(sync_client=True) as client:
@@ -50,7 +54,7 @@ def schedule_exact_runs(
                 parameters={"tournament_id": tid},
                 state=Scheduled(scheduled_time=at),
                 idempotency_key=f"{job}:{tid}" if move else f"{job}:{tid}:{at.isoformat()}",
-                tags=[f"tournament:{tid}"],
+                tags=list(tags.get(tid, ())),
             )
             planned = run.state.state_details.scheduled_time if run.state else None
             if (
@@ -74,11 +78,13 @@ def _artifact(key: str, rows: list[dict], description: str) -> None:
 def process_no_shows(tournament_id: int | None = None, now: datetime | None = None) -> dict:
     """Apply the no-show policy of every tournament whose late registration has closed (or one)."""
     now = now or datetime.now(UTC)
-    with unit_of_work() as session:
-        done = noshow_service.process_no_shows(session, now, tournament_id)
-        upcoming = noshow_service.upcoming_closes(session, now) if tournament_id is None else []
-    scheduled = schedule_exact_runs(NO_SHOWS, upcoming, move=True)
-    _artifact(NO_SHOWS, done, f"No-shows processed at {now.isoformat()}")
+    with inherited():
+        with unit_of_work() as session:
+            done = noshow_service.process_no_shows(session, now, tournament_id)
+            upcoming = noshow_service.upcoming_closes(session, now) if tournament_id is None else []
+        scheduled = schedule_exact_runs(NO_SHOWS, upcoming, move=True, tags=of_poker(t for t, _ in upcoming))
+        _artifact(NO_SHOWS, done, f"No-shows processed at {now.isoformat()}")
+        tag_this_run(merged(of_poker(r["tournament_id"] for r in done)))
     return {"processed": done, "scheduled": [{"tournament_id": t, "at": at} for t, at in scheduled]}
 
 
@@ -87,12 +93,14 @@ def advance_clocks(tournament_id: int | None = None, now: datetime | None = None
     """Record the due level changes and break events of every running tournament (or one), charge
     dead stacks, and schedule an exact run at each clock's next level change."""
     now = now or datetime.now(UTC)
-    with unit_of_work() as session:
-        done = clock_service.advance_clocks(session, now, tournament_id)
-        upcoming = clock_service.unscheduled_changes(session, now)
-    scheduled = schedule_exact_runs(ADVANCE, upcoming, move=False)
-    if scheduled:
+    with inherited():
         with unit_of_work() as session:
-            clock_service.mark_scheduled(session, scheduled)
-    _artifact(ADVANCE, done, f"Level changes recorded at {now.isoformat()}")
+            done = clock_service.advance_clocks(session, now, tournament_id)
+            upcoming = clock_service.unscheduled_changes(session, now)
+        scheduled = schedule_exact_runs(ADVANCE, upcoming, move=False, tags=of_poker(t for t, _ in upcoming))
+        if scheduled:
+            with unit_of_work() as session:
+                clock_service.mark_scheduled(session, scheduled)
+        _artifact(ADVANCE, done, f"Level changes recorded at {now.isoformat()}")
+        tag_this_run(merged(of_poker(r["tournament_id"] for r in done)))
     return {"advanced": done, "scheduled": [{"tournament_id": t, "at": at} for t, at in scheduled]}

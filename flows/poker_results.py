@@ -13,6 +13,7 @@ from prefect.artifacts import create_table_artifact
 from domain.poker.knockouts import credit_text
 from domain.poker.results_service import Finalized, finalize_tournaments
 from domain.store.db import unit_of_work
+from flows.tags import inherited, merged, of_poker, tag_this_run
 
 
 @task(name="finalize-ready-tournaments", retries=2, retry_delay_seconds=[2, 10])
@@ -40,12 +41,14 @@ def final_table_rows(done: Finalized) -> list[dict]:
 @flow(name="finalize-tournaments", log_prints=True)
 def finalize_tournaments_flow(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
-    done = finalize_ready(now)
-    for t in done:
-        create_table_artifact(
-            key=f"poker-final-table-{t.tournament_id}",
-            table=final_table_rows(t),
-            description=f"Final table of tournament {t.tournament_id} “{t.name}”",
-        )
-        print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed")
+    with inherited():
+        done = finalize_ready(now)
+        for t in done:
+            create_table_artifact(
+                key=f"poker-final-table-{t.tournament_id}",
+                table=final_table_rows(t),
+                description=f"Final table of tournament {t.tournament_id} “{t.name}”",
+            )
+            print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed")
+        tag_this_run(merged(of_poker(t.tournament_id for t in done)))
     return {"finished": [t.tournament_id for t in done]}

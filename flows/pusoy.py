@@ -12,6 +12,7 @@ from prefect.artifacts import create_table_artifact
 
 from domain.pusoy import service
 from domain.store.db import unit_of_work
+from flows.tags import inherited, merged, of_pusoy, tag_this_run
 
 
 @task(name="complete-ready-rounds", retries=2, retry_delay_seconds=[2, 10])
@@ -47,10 +48,12 @@ def _artifact(completion: service.Completion) -> None:
 
 @flow(name="complete-rounds", log_prints=True)
 def complete_rounds(tournament_id: int | None = None) -> dict:
-    completions = complete_ready_rounds(tournament_id, datetime.now(UTC))
-    for completion in completions:
-        _artifact(completion)
-        print(f"{completion.code} round {completion.round_no}: {completion.outcome}")
+    with inherited():
+        completions = complete_ready_rounds(tournament_id, datetime.now(UTC))
+        for completion in completions:
+            _artifact(completion)
+            print(f"{completion.code} round {completion.round_no}: {completion.outcome}")
+        tag_this_run(merged(of_pusoy(c.tournament_id for c in completions)))
     return {
         "completed": [
             {"code": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion} for c in completions

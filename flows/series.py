@@ -17,6 +17,7 @@ from prefect.states import Scheduled
 
 from domain.series.service import Materialized, materialize, upcoming_openings
 from domain.store.db import unit_of_work
+from flows.tags import inherited
 
 JOB = "materialize-series"
 LOOKAHEAD = timedelta(minutes=70)  # past the next hourly run
@@ -51,10 +52,11 @@ def materialize_task(now: datetime) -> Materialized:
 @flow(name=JOB, log_prints=True)
 def materialize_series(now: datetime | None = None) -> dict:
     now = now or datetime.now(timezone.utc)
-    result = materialize_task(now)
-    with unit_of_work() as session:
-        openings = upcoming_openings(session, now, now + LOOKAHEAD)
-    scheduled = schedule_openings(openings)
+    with inherited():
+        result = materialize_task(now)
+        with unit_of_work() as session:
+            openings = upcoming_openings(session, now, now + LOOKAHEAD)
+        scheduled = schedule_openings(openings)
     create_table_artifact(
         key="materialize-series",
         table=[

@@ -22,12 +22,13 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from domain.errors import DomainError
 from domain.poker import clock_service
+from domain import run_tags
 from domain.pusoy.service import find
 from domain.simulate import ADDON, BUST, CHECKIN, REENTRY, game_finishes, no_shows, poker_script
 from domain.simulate_service import (
@@ -70,22 +71,27 @@ class VirtualClock:
             self._now = at
 
 
-def run_job(name: str, clock, **params) -> str:
-    """One job run: in virtual time the flow in this process with the simulator's `now`; on the wall
-    clock a run of the served deployment at once (`flows.deployments.run_now`, one per job and
-    minute; the jobs' sweeps need no parameters), else the flow in this process."""
+def run_job(name: str, clock, tags: Iterable[str] = (), **params) -> str:
+    """One job run, tagged with `tags` (the tournament's it is for; flows/tags.py): in virtual time
+    the flow in this process with the simulator's `now`; on the wall clock a run of the served
+    deployment at once (`flows.deployments.run_now`, one per job and minute; the jobs' sweeps need no
+    parameters), else the flow in this process."""
+    from prefect import tags as run_tags
+
     from flows.deployments import job, run_now
 
     j = job(name)
     if clock.live:
-        said = run_now(name, f"simulate-{name}-{clock.now():%Y%m%d%H%M}")
+        said = run_now(name, f"simulate-{name}-{clock.now():%Y%m%d%H%M}", tags)
         if said.endswith("started"):
             return said
         try:
-            return f"{name} ran in this process: {_brief(j.flow())}"
+            with run_tags(*tags):
+                return f"{name} ran in this process: {_brief(j.flow())}"
         except Exception as exc:  # no API either: the served schedule covers it
             return f"{said} ({exc.__class__.__name__} running it here)"
-    return f"{name}: {_brief(j.flow(**params, now=clock.now()))}"
+    with run_tags(*tags):
+        return f"{name}: {_brief(j.flow(**params, now=clock.now()))}"
 
 
 def _brief(result: object) -> str:
@@ -136,6 +142,7 @@ def simulate(
     script: list = []
     moments: dict[str, datetime] = {}
     poker_done = poker_id is None
+    poker_tags = () if poker_id is None else _read(lambda s: run_tags.poker_tags(s, [poker_id]))[poker_id]
     final_table_from = None
     if poker_id is not None:
         with unit_of_work() as session:
@@ -180,14 +187,14 @@ def simulate(
                 log(f"poker {poker_id}: {said}")
         if "no-shows" in moments and now >= moments["no-shows"]:
             del moments["no-shows"]
-            log(run_job("process-no-shows", clock, tournament_id=poker_id))
+            log(run_job("process-no-shows", clock, poker_tags, tournament_id=poker_id))
         if "advance" in moments and now >= moments["advance"]:
-            log(run_job("advance-clocks", clock, tournament_id=poker_id))
+            log(run_job("advance-clocks", clock, poker_tags, tournament_id=poker_id))
             ends = _read(lambda s: clock_service.status(s, poker_id, now).get("level_ends_at"))
             moments["advance"] = ends if ends and ends > now else now + timedelta(days=1)
         if not poker_done and "finalize" in moments and now >= moments["finalize"]:
             if now >= finalize_next:  # on the wall clock a run a minute, checked every 5 s
-                log(run_job("finalize-tournaments", clock))
+                log(run_job("finalize-tournaments", clock, poker_tags))
                 finalize_next = now + (timedelta(minutes=1) if clock.live else TICK)
             poker_done = _read(lambda s: poker_status(s, poker_id)) == "finished"
             moments["finalize"] = now + (timedelta(seconds=5) if clock.live else TICK)
@@ -242,11 +249,15 @@ def _pusoy_tick(code, rng, now, tally, log, attempt) -> bool:
         what = f"round {games[0].round_no}" + (f" playoff {games[0].playoff}" if games[0].playoff else "")
         log(f"pusoy {code}: {what}, {len(games)} game(s) reported")
     if ready:
+        from prefect import tags
+
         from flows.pusoy import complete_rounds
 
         tid = _read(lambda s: find(s, code).id)
         try:
-            for c in complete_rounds(tournament_id=tid)["completed"]:
+            with tags(*_read(lambda s: run_tags.pusoy_tags(s, [tid]))[tid]):
+                completed = complete_rounds(tournament_id=tid)["completed"]
+            for c in completed:
                 log(f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
                     + (f", champion {c['champion']}" if c.get("champion") else ""))
         except Exception as exc:  # no API: the every-minute sweep completes the round
@@ -261,13 +272,16 @@ def _publish(poker_id, pusoy_code, clock, log, give_up) -> list[dict]:
     """Run publish-results and wait (wall clock) until both tournaments' documents are stored."""
     from domain.documents.service import documents_of, publications
 
-    wanted = set()
+    wanted, tags = set(), set()
     with unit_of_work() as session:
         if poker_id is not None:
             wanted.add(("poker", poker_id))
+            tags.update(run_tags.poker_tags(session, [poker_id])[poker_id])
         if pusoy_code is not None:
-            wanted.add(("pusoy", find(session, pusoy_code).id))
-    log(run_job("publish-results", clock))
+            pusoy_id = find(session, pusoy_code).id
+            wanted.add(("pusoy", pusoy_id))
+            tags.update(run_tags.pusoy_tags(session, [pusoy_id])[pusoy_id])
+    log(run_job("publish-results", clock, sorted(tags)))
     while True:
         with unit_of_work() as session:
             found = [p for p in publications(session) if (p.source, p.tournament_id) in wanted]

@@ -8,6 +8,7 @@ from prefect.artifacts import create_table_artifact
 
 from domain.store.db import check_reachable, get_engine
 from domain.store.status import Status, read_status
+from flows.tags import inherited
 
 
 @task(name="read-status", retries=2, retry_delay_seconds=[2, 10])
@@ -19,7 +20,8 @@ def read_status_task() -> Status:
 
 @flow(name="status-report", log_prints=True)
 def status_report() -> dict:
-    status = read_status_task()
+    with inherited():
+        status = read_status_task()
     rows = [
         {"item": "server", "value": status.server_version},
         {"item": "database", "value": status.database},

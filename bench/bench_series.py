@@ -2,8 +2,11 @@
 at a time; and how late exact-time runs start under a serving runner (100 runs due within a minute).
 
 The lateness part starts its own Prefect test server (SQLite) and a runner subprocess that serves
-one trivial deployment the way `tourney serve` does (`prefect.serve(..., limit=N)`); it measures
+one trivial deployment the way `tourney serve` does (`prefect.serve(..., limit=N)`), with a
+deployment concurrency limit (ENQUEUE) as flows/deployments.py gives the jobs: 1 (every job before
+per-tournament exclusion) and 4 (`advance-clocks`, `process-no-shows` now); it measures
 `start_time - expected_start_time` of every run. TOURNEY_BENCH_LATENESS_RUNS changes the 100;
+TOURNEY_BENCH_DEPLOYMENT_LIMITS the limits (default "1,4"; "none" for no limit);
 TOURNEY_BENCH_POLL_SECONDS (default "10", the runner's default poll; e.g. "10,1") the runner polls."""
 
 from __future__ import annotations
@@ -94,17 +97,22 @@ def bench_materialize(report: Report) -> None:
 SERVE = """
 import sys
 from prefect import flow, serve
+from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
 
 @flow(name="bench-noop")
 def noop() -> None:
     pass
 
 if __name__ == "__main__":  # the runner's flow process imports this file to find `noop`
-    serve(noop.to_deployment(name="bench-noop"), limit=int(sys.argv[1]))
+    name, limit, deployment_limit = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    concurrency = None if deployment_limit == "none" else ConcurrencyLimitConfig(
+        limit=int(deployment_limit), collision_strategy=ConcurrencyLimitStrategy.ENQUEUE)
+    serve(noop.to_deployment(name=name, concurrency_limit=concurrency), limit=limit)
 """
 
 
-def _lateness(runs: int, poll_seconds: int, limit: int) -> list[float]:
+def _lateness(runs: int, poll_seconds: int, limit: int, deployment_limit: str) -> tuple[list[float], int]:
+    """Every run's lateness in seconds, sorted, and how many runs started by the deadline."""
     from prefect import get_client
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName, FlowRunFilter, FlowRunFilterId
     from prefect.settings import PREFECT_API_URL
@@ -113,15 +121,16 @@ def _lateness(runs: int, poll_seconds: int, limit: int) -> list[float]:
     script = Path(tempfile.mkdtemp()) / "serve_bench.py"
     script.write_text(SERVE)
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PREFECT_RUNNER_POLL_FREQUENCY": str(poll_seconds)}
-    runner = subprocess.Popen([sys.executable, str(script), str(limit)], env=env, start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    name = f"bench-noop-{deployment_limit}-{poll_seconds}"  # one deployment (and limit) per measure
+    runner = subprocess.Popen([sys.executable, str(script), name, str(limit), deployment_limit], env=env,
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         with get_client(sync_client=True) as client:
             deadline = time.monotonic() + 120
             found = []
             while not found and time.monotonic() < deadline:
                 found = client.read_deployments(
-                    deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=["bench-noop"]))
+                    deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=[name]))
                 )
                 time.sleep(0.5)
             start = datetime.now(UTC) + timedelta(seconds=30)
@@ -137,9 +146,10 @@ def _lateness(runs: int, poll_seconds: int, limit: int) -> list[float]:
                 if len(done) == runs and all(r.state.is_final() for r in done):
                     break
                 time.sleep(2)
-            return sorted(
-                (r.start_time - r.expected_start_time).total_seconds() for r in done if r.start_time is not None
-            )
+            # a run not started by the deadline counts as late as it was then (a lower bound)
+            end = datetime.now(UTC)
+            late = sorted(((r.start_time or end) - r.expected_start_time).total_seconds() for r in done)
+            return late, sum(1 for r in done if r.start_time is not None)
     finally:
         runner.terminate()
         runner.wait(timeout=30)
@@ -152,12 +162,14 @@ def bench_lateness(report: Report) -> None:
     runs = int(os.environ.get("TOURNEY_BENCH_LATENESS_RUNS", "100"))
     name = f"scheduling lateness, {runs} runs due within a minute (serve --limit 4)"
     with prefect_test_harness(server_startup_timeout=120):
-        for poll in [int(p) for p in os.environ.get("TOURNEY_BENCH_POLL_SECONDS", "10").split(",")]:
-            late = _lateness(runs, poll, limit=4)
-            q = statistics.quantiles(late, n=20) if len(late) > 1 else late * 19
-            report.note(name, f"runner poll {poll} s: runs started", len(late))
-            report.note(name, f"runner poll {poll} s: p50 s", round(statistics.median(late), 2))
-            report.note(name, f"runner poll {poll} s: p95 s", round(q[18], 2))
+        for deployment_limit in os.environ.get("TOURNEY_BENCH_DEPLOYMENT_LIMITS", "1,4").split(","):
+            for poll in [int(p) for p in os.environ.get("TOURNEY_BENCH_POLL_SECONDS", "10").split(",")]:
+                late, started = _lateness(runs, poll, limit=4, deployment_limit=deployment_limit)
+                q = statistics.quantiles(late, n=20) if len(late) > 1 else late * 19
+                how = f"deployment limit {deployment_limit}, runner poll {poll} s"
+                report.note(name, f"{how}: runs started", started)
+                report.note(name, f"{how}: p50 s", round(statistics.median(late), 2))
+                report.note(name, f"{how}: p95 s", round(q[18], 2))
 
 
 def run(report: Report) -> None:

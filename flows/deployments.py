@@ -2,9 +2,16 @@
 
 Every deployment is tagged `tourney` plus its job's tags (the admin filters by them in the UI; the
 requeue automation of flows/ops.py matches the `tourney` tag) and carries a Prefect deployment
-concurrency limit, `concurrency` runs at once (default 1) with the ENQUEUE strategy: two runs of the
-same job never overlap, whether served by `tourney serve` or by workers on several machines, so two
-runs on the same tournament never overlap either."""
+concurrency limit, `concurrency` runs at once (default 1) with the ENQUEUE strategy, whether served
+by `tourney serve` or by workers on several machines.
+
+Two runs of the same job never work on the same tournament at once: that is the services' guarantee,
+not the limit's. Each takes its tournament's row (`advance-clocks`: the clock row; `process-no-shows`,
+`finalize-tournaments`: the tournament row; `complete-rounds`: the round row) `FOR UPDATE SKIP LOCKED`
+in the transaction that does the work, so a second run skips a tournament the first one holds and
+finds it done afterwards. So the jobs with an exact run per tournament (`advance-clocks`,
+`process-no-shows`) run up to `EXACT_RUNS_AT_ONCE` at once: the exact runs of different tournaments
+due together do not wait for one another. The others keep 1: one sweep at a time is all they need."""
 
 from __future__ import annotations
 
@@ -34,6 +41,9 @@ from flows.documents import publish_results  # noqa: E402
 
 # area: series
 from flows.series import materialize_series
+
+
+EXACT_RUNS_AT_ONCE = 4  # = `tourney serve`'s default --limit; a larger burst waits for a slot
 
 
 @dataclass(frozen=True)
@@ -95,6 +105,7 @@ JOBS: tuple[Job, ...] = (
         "applies the no-show policy at each late-registration close; schedules the exact runs",
         interval=timedelta(minutes=5),
         tags=("poker",),
+        concurrency=EXACT_RUNS_AT_ONCE,
     ),
     Job(
         "advance-clocks",
@@ -102,6 +113,7 @@ JOBS: tuple[Job, ...] = (
         "records level changes and break events, charges dead stacks; schedules the next change",
         interval=timedelta(minutes=1),
         tags=("poker",),
+        concurrency=EXACT_RUNS_AT_ONCE,
     ),
     Job(
         "finalize-tournaments",

@@ -5,8 +5,9 @@ them, and the automation that hands a run whose worker died to another worker.
 - Deployments are registered with a module-path entrypoint (`flows.series.materialize_series`): a
   worker imports the flow from the installed `tourney` package, so there is no Docker image and no
   remote code store; a worker machine needs the project installed and the same environment.
-- Every deployment carries a concurrency limit (ENQUEUE): two runs of one job never overlap, on one
-  runner or across workers; a run that finds the slot taken waits for it.
+- Every deployment carries its concurrency limit (ENQUEUE; flows/deployments.py), on one runner or
+  across workers; a run that finds every slot taken waits for one. Two runs of one job never work on
+  the same tournament at once whatever the limit (the services' row locks).
 - A run whose process dies with its machine stops sending heartbeats (`PREFECT_FLOWS_HEARTBEAT_FREQUENCY`,
   30 s here). The automation `tourney: requeue runs whose worker died` moves such a run back to
   Scheduled (`AwaitingRetry`) after `within` seconds of silence; any worker of the pool then picks it

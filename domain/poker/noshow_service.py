@@ -3,7 +3,9 @@ registration, the dead stacks' charges at level starts, and a player's arrival.
 
 Late registration closes at the tournament's late-registration deadline, or at its scheduled start
 when it has none. A tournament's no-shows are processed once (`poker_no_show_runs`), when it is
-running and that close has come; concurrent runs skip tournaments another run holds.
+running and that close has come; concurrent runs skip tournaments another run holds (SKIP LOCKED),
+and a tournament whose row lock was released by a run that just processed it is seen as processed
+(the check again after the lock), so two runs never process one tournament twice.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ def process_no_shows(
     when = "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= :now" if at_close_only else ""
     only = "AND t.id = :tid" if tournament_id is not None else ""
     due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tid": tournament_id}).all()
+    if due:  # a run that held a row until just now committed after this statement began: ask again
+        ids = [t.id for t in due]
+        done = set(session.scalars(select(NoShowRun.tournament_id).where(NoShowRun.tournament_id.in_(ids))))
+        due = [t for t in due if t.id not in done]
     if not due:
         return []
     policy = {t.id: t.no_show_policy for t in due}

@@ -13,6 +13,10 @@ them, and the automation that hands a run whose worker died to another worker.
   Scheduled (`AwaitingRetry`) after `within` seconds of silence; any worker of the pool then picks it
   up. Leaving Running releases its deployment concurrency slot. Every job is idempotent, so a run
   that was in fact still alive somewhere and is run again changes nothing twice.
+- A worker may also die between claiming a run (Pending) and its flow process starting it (Running):
+  the same automation watches from the `Pending` event, which `Running` (or an end) must follow
+  within `within` seconds; a run left Pending is requeued the same way. `within` therefore also
+  bounds how long a worker may take to start a claimed run (a process worker: seconds).
 """
 
 from __future__ import annotations
@@ -50,7 +54,8 @@ def ensure_pool(name: str, limit: int | None) -> str:
 
 
 def ensure_requeue_automation(within: timedelta) -> None:
-    """The automation that requeues a tourney run silent for `within` (created or replaced)."""
+    """The automation that requeues a tourney run silent for `within`, Running without heartbeats or
+    left Pending by its worker (created or replaced)."""
     from prefect.automations import Automation
     from prefect.client.schemas.objects import StateType
     from prefect.events.actions import ChangeFlowRunState
@@ -64,13 +69,16 @@ def ensure_requeue_automation(within: timedelta) -> None:
         pass
     Automation(
         name=AUTOMATION,
-        description="A tourney flow run that stopped sending heartbeats (its worker or machine died) "
-        "goes back to Scheduled, so another worker of the pool runs it again.",
+        description="A tourney flow run that stopped sending heartbeats, or was claimed (Pending) and "
+        "never started (its worker or machine died), goes back to Scheduled, so another worker of the "
+        "pool runs it again.",
         trigger=EventTrigger(
             # the server's own Running event opens the watch too: a run killed before its first
-            # heartbeat reached the server would otherwise never be noticed
-            after={"prefect.flow-run.Running", "prefect.flow-run.heartbeat"},
+            # heartbeat reached the server would otherwise never be noticed; Pending opens it for a
+            # worker that dies after claiming a run, before the run's process starts it
+            after={"prefect.flow-run.Pending", "prefect.flow-run.Running", "prefect.flow-run.heartbeat"},
             expect={
+                "prefect.flow-run.Running",
                 "prefect.flow-run.heartbeat",
                 "prefect.flow-run.Completed",
                 "prefect.flow-run.Failed",
@@ -90,7 +98,7 @@ def ensure_requeue_automation(within: timedelta) -> None:
             ChangeFlowRunState(
                 state=StateType.SCHEDULED,
                 name="AwaitingRetry",
-                message="no heartbeat: its worker died; requeued for another worker",
+                message="no heartbeat, or claimed and never started: its worker died; requeued",
                 force=True,
             )
         ],

@@ -11,6 +11,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL
 
 from flows.deployments import JOBS, Job, deployment
+from flows.ops import ensure_pool, ensure_requeue_automation
 from tests.flows.worker_jobs import hold, record
 from tests.integration.test_cli import run as tourney
 
@@ -142,3 +144,47 @@ def test_two_process_workers_run_every_due_run_once_and_the_run_of_a_killed_one_
     assert int(done.name.split(".")[1]) != run_pid
     with get_client(sync_client=True) as client:
         assert "AwaitingRetry" in [s.name for s in client.read_flow_run_states(run.id)]
+
+
+def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_the_other_worker(
+    workers, tmp_path
+):
+    """The run's process waits (before the flow engine starts, so the run stays Pending) until the
+    test has killed the worker that claimed it; the automation requeues the run left Pending."""
+    pool = "tourney-test-pending"
+    ensure_pool(pool, None)
+    ensure_requeue_automation(timedelta(seconds=15))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    # the claimed run's process: leaves `claimed.<its worker>.<itself>`, waits for `go`, then starts the flow
+    command = (f"bash -c 'touch {marks}/claimed.$PPID.$$; until [ -e {marks}/go ]; do sleep 0.2; done; "
+               f"exec {sys.executable} -m prefect.engine'")
+    deployment(Job("record-execution", record, "test", tags=("test",), concurrency=4), module_path=True).apply(
+        work_pool_name=pool
+    )
+    group = workers(pool)
+    started = {group.start(name).pid for name in ("pending-a", "pending-b")}
+    run = run_deployment("record-execution/record-execution", parameters={"marker_dir": str(tmp_path)}, timeout=0,
+                         job_variables={"command": command})
+    wait_until(lambda: any(p.name.startswith("claimed.") for p in marks.iterdir()), 120, "a worker to claim the run")
+    [claimed] = [p for p in marks.iterdir() if p.name.startswith("claimed.")]
+    assert read_runs([run.id])[0].state.type.value == "PENDING"
+    killed, process = (int(x) for x in claimed.name.split(".")[1:])
+    assert killed in started
+    os.killpg(killed, signal.SIGKILL)  # the worker and the process it started die together
+    try:
+        os.kill(process, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    (marks / "go").touch()
+    try:
+        wait_until(lambda: read_runs([run.id])[0].state.is_final(), 180, "the run to be requeued and finish")
+    except AssertionError:
+        with get_client(sync_client=True) as client:
+            history = [(s.timestamp, s.name) for s in client.read_flow_run_states(run.id)]
+        raise AssertionError(f"states: {history}; worker logs in {group.logs}") from None
+    assert read_runs([run.id])[0].state.type.value == "COMPLETED"
+    assert [p.name.split(".")[0] for p in tmp_path.iterdir() if p.name.startswith(str(run.id))] == [str(run.id)]
+    with get_client(sync_client=True) as client:
+        names = [s.name for s in client.read_flow_run_states(run.id)]
+    assert names.index("AwaitingRetry") < names.index("Running")  # requeued before it ever ran

@@ -24,10 +24,12 @@ from domain.pusoy import service as pusoy
 from domain.series.service import SeriesSpec, add_series
 from domain.simulate import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step
 from domain.store.clubs import Club
-from domain.store.poker import Entry, Player, Registration
-from domain.store.pusoy import PusoyGame, PusoyRound, PusoySeat
+from domain.store.poker import Entry, Player, Registration, Tournament
+from domain.store.pusoy import PusoyGame, PusoyRound, PusoySeat, PusoyTournament
+from domain.store.series import Series
 
 DEMO_CLUB = "Tourney Demo Club"
+DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo Pusoy Cup"
 FIRST = ("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor", "Zoya", "Ilya", "Kira", "Lev", "Mila", "Nikita",
          "Olga", "Pavel", "Rita", "Semyon", "Tanya", "Ulyana", "Fyodor", "Yana")
 LAST = ("Petrova", "Ivanov", "Smirnova", "Orlov", "Kuznetsova", "Popov", "Volkova", "Sokolov")
@@ -49,6 +51,20 @@ def demo_club(session: Session) -> int | None:
     return session.scalar(select(Club.id).where(Club.name == DEMO_CLUB).limit(1))
 
 
+def find_demo(session: Session) -> Demo | None:
+    """The demo seeded in this database (its club, series and two tournaments), if any."""
+    club_id = demo_club(session)
+    if club_id is None:
+        return None
+    return Demo(
+        club_id,
+        session.scalar(select(Series.id).where(Series.club_id == club_id, Series.name == DEMO_SERIES)),
+        session.scalar(select(Tournament.id).where(Tournament.club_id == club_id, Tournament.name == DEMO_POKER)),
+        session.scalar(select(PusoyTournament.code).where(PusoyTournament.club_id == club_id,
+                                                          PusoyTournament.name == DEMO_PUSOY)),
+    )
+
+
 def seed_demo(
     session: Session, now: datetime, rng: random.Random, *, players: int = 30, pusoy_players: int = 16,
     starts_in: timedelta = timedelta(minutes=2), level: timedelta = timedelta(minutes=1),
@@ -68,13 +84,13 @@ def seed_demo(
     ]
     structure = poker.import_structure(session, club.id, "Demo turbo", "none", levels, now)
     series_id = add_series(session, SeriesSpec(
-        club.id, "Demo Friday Turbo", "poker", "0 19 * * fri", None,
+        club.id, DEMO_SERIES, "poker", "0 19 * * fri", None,
         {"structure_id": structure.id, "starting_stack": 10000, "currency": "RUB", "buy_in": 100000,
          "late_reg_minutes": 60},
     ), now)
     start = now + starts_in
     settings = TournamentSettings(
-        name="Demo Turbo", scheduled_start=start, starting_stack=10000, currency="RUB", buy_in=100000,
+        name=DEMO_POKER, scheduled_start=start, starting_stack=10000, currency="RUB", buy_in=100000,
         format="reentry", bounty_type="classic", seat_cap=9, late_reg_deadline=start + 2 * level,
         reentry_deadline=start + 2 * level, reentry_amount=100000, addon_amount=50000, addon_chips=10000,
         addon_break=1, no_show_policy="drop",
@@ -87,7 +103,7 @@ def seed_demo(
         poker.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
         poker.register(session, t.id, f"demo{i:02d}", now)
     results_service.apply_preset(session, t.id, "cup")
-    cup = pusoy.create(session, name="Demo Pusoy Cup", organizer="demo-host", capacity=pusoy_players,
+    cup = pusoy.create(session, name=DEMO_PUSOY, organizer="demo-host", capacity=pusoy_players,
                        games_per_round=2, club_id=club.id, now=now, rng=rng)
     for i in range(1, pusoy_players + 1):
         pusoy.join(session, cup.code, f"pd{i:02d}", now)
@@ -100,7 +116,7 @@ def seed_demo(
 @dataclass(frozen=True)
 class PokerFacts:
     status: str
-    arriving: tuple[str, ...]  # registered, not checked in
+    arriving: tuple[str, ...]  # registered, not checked in, late registration still open
     in_play: tuple[str, ...]  # an active entry
     times: PokerTimes
     void_window: timedelta
@@ -111,8 +127,8 @@ def _handles(session: Session, stmt) -> tuple[str, ...]:
 
 
 def poker_facts(session: Session, tournament_id: int, now: datetime, play: timedelta) -> PokerFacts:
-    """The tournament as the simulator plans it: busts from the start until `play` later (at least
-    past the re-entry window and the add-on)."""
+    """The tournament as the simulator plans it at `now`: busts from the start until `play` later (at
+    least past the re-entry window and the add-on); check-ins only while late registration is open."""
     t = poker.get_tournament(session, tournament_id)
     arriving = _handles(session, select(Player.handle).join(Registration, Registration.player_id == Player.id).where(
         Registration.tournament_id == t.id, Registration.status == "active", Registration.checked_in_at.is_(None),
@@ -138,6 +154,8 @@ def poker_facts(session: Session, tournament_id: int, now: datetime, play: timed
     finish_by = max(start + play, latest + timedelta(minutes=1))
     times = PokerTimes(opens=min(now, start), start=start, late_close=late_close,
                        reentry_until=reentry_until if offered else None, addon_at=addon_at, finish_by=finish_by)
+    if now >= late_close:  # a simulation resumed late: those not checked in can no longer come
+        arriving = ()
     return PokerFacts(t.status, arriving, in_play, times, knockout_service.void_window(session, t.id))
 
 

@@ -13,7 +13,7 @@ import typer
 
 from domain.config import load_settings
 from domain.errors import DomainError
-from domain.simulate_service import DEMO_CLUB, demo_club, seed_demo
+from domain.simulate_service import find_demo, poker_status, pusoy_status, seed_demo
 from domain.store.db import unit_of_work
 from flows.output import emit, say
 
@@ -21,8 +21,8 @@ from flows.output import emit, say
 def simulate_command(
     poker: Annotated[int | None, typer.Option(help="live poker tournament id")] = None,
     pusoy: Annotated[str | None, typer.Option(help="Pusoy Dos join code")] = None,
-    demo: Annotated[bool, typer.Option(help="seed the demo (club, series, tournaments) and drive it; "
-                                            "does nothing when the demo club exists")] = False,
+    demo: Annotated[bool, typer.Option(help="seed the demo (club, series, tournaments) and drive it; when "
+                                            "it is seeded, drive its unfinished tournaments on")] = False,
     seed: Annotated[int, typer.Option(help="seed of every random choice")] = 1,
     speed: Annotated[float, typer.Option(help="1: the wall clock (served jobs); S: S simulated seconds a "
                                               "second, jobs run here with the simulated now; 0: no waiting")] = 1.0,
@@ -41,13 +41,22 @@ def simulate_command(
         if poker is not None or pusoy is not None:
             raise DomainError("simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy")
         with unit_of_work() as session:
-            if demo_club(session) is not None:
-                say(f"the demo is already seeded ('{DEMO_CLUB}'): not seeding it twice")
+            made = find_demo(session)
+            if made is None:
+                made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
+                                 pusoy_players=pusoy_players)
+                seeded = None
+            else:
+                seeded = poker_status(session, made.poker_id), pusoy_status(session, made.pusoy_code)
+        if seeded is None:
+            emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
+                  "pusoy_code": made.pusoy_code}, "demo seeded")
+        else:
+            if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
+                say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
                 return
-            made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
-                             pusoy_players=pusoy_players)
-        emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
-              "pusoy_code": made.pusoy_code}, "demo seeded")
+            say(f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
+                f"pusoy {made.pusoy_code} {seeded[1]}")
         poker, pusoy = made.poker_id, made.pusoy_code
     if poker is None and pusoy is None:
         raise DomainError("simulate-nothing", "name a tournament: --poker ID and/or --pusoy CODE (or --demo)")

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 
-from domain.simulate_service import seed_demo
+from domain.simulate_service import find_demo, poker_status, pusoy_status, seed_demo
 from domain.store.db import unit_of_work
 from domain.store.poker import Registration
 from domain.store.poker_floor import ClockEvent
@@ -49,3 +49,38 @@ def test_the_simulator_plays_a_live_tournament_and_a_pusoy_cup_to_their_document
     stored = sorted(p.name for p in (tmp_path / "outbox").rglob("*.pdf"))
     assert len(stored) == len(docs["poker"]["files"]) + len(docs["pusoy"]["files"])
     assert any("finished" in line for line in lines) and any("complete" in line for line in lines)
+
+
+def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_says_it_is_finished(
+    prefect_api, committed, tmp_path, monkeypatch, capsys
+):
+    """`tourney simulate --demo` (what `make run` starts) on a database whose demo was interrupted:
+    the first run gives up after a (virtual) minute, before the live tournament starts; the second
+    resumes both tournaments to their end; the third says so in one line and does nothing."""
+    from flows.cli_simulate import simulate_command
+
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    monkeypatch.delenv("SMTP_URL", raising=False)
+    demo = dict(demo=True, speed=0, players=12, pusoy_players=8, no_shows=2)
+
+    simulate_command(**demo, timeout_minutes=1)
+    with unit_of_work(committed) as s:
+        found = find_demo(s)
+        interrupted = poker_status(s, found.poker_id), pusoy_status(s, found.pusoy_code)
+    assert interrupted == ("registration_open", "active")
+    capsys.readouterr()
+
+    simulate_command(**demo)
+    resumed = capsys.readouterr().out
+    assert resumed.startswith(f"resuming the demo: poker {found.poker_id} registration open, "
+                              f"pusoy {found.pusoy_code} active\n")
+    assert "refused (" not in resumed  # no step of the resumed script was refused
+    with unit_of_work(committed) as s:
+        assert (poker_status(s, found.poker_id), pusoy_status(s, found.pusoy_code)) == ("finished", "complete")
+        assert find_demo(s) == found  # nothing seeded twice
+    assert sorted(p.parent.name.split("-")[0] for p in (tmp_path / "outbox").rglob("results.pdf")) == ["poker", "pusoy"]
+
+    simulate_command(**demo)
+    assert capsys.readouterr().out == (
+        f"the demo is finished (poker {found.poker_id}, pusoy {found.pusoy_code}): nothing to resume\n"
+    )

@@ -6,10 +6,12 @@ The caller owns the transaction and passes `now`."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from domain.clubs import service as clubs
@@ -33,6 +35,8 @@ DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo P
 FIRST = ("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor", "Zoya", "Ilya", "Kira", "Lev", "Mila", "Nikita",
          "Olga", "Pavel", "Rita", "Semyon", "Tanya", "Ulyana", "Fyodor", "Yana")
 LAST = ("Petrova", "Ivanov", "Smirnova", "Orlov", "Kuznetsova", "Popov", "Volkova", "Sokolov")
+# a simulator holds these session-level advisory locks (with the tournament's id) while it drives
+SIMULATING_POKER, SIMULATING_PUSOY = 7411901, 7411902
 # (small blind, big blind), one minute each by default; a break after level 2
 BLINDS = ((100, 200), (200, 400), None, (300, 600), (400, 800), (500, 1000), (600, 1200), (800, 1600),
           (1000, 2000), (1500, 3000), (2000, 4000), (3000, 6000), (4000, 8000), (6000, 12000))
@@ -63,6 +67,29 @@ def find_demo(session: Session) -> Demo | None:
         session.scalar(select(PusoyTournament.code).where(PusoyTournament.club_id == club_id,
                                                           PusoyTournament.name == DEMO_PUSOY)),
     )
+
+
+@contextmanager
+def driving(engine: Engine, poker_id: int | None, pusoy_code: str | None) -> Iterator[None]:
+    """One simulator at a time on a tournament: the block holds the tournaments' advisory locks (on a
+    connection of its own, released at its end or with the process); another simulator already
+    driving one of them is refused."""
+    with engine.connect() as conn:
+        keys = [(SIMULATING_POKER, poker_id, f"poker tournament {poker_id}")] if poker_id is not None else []
+        if pusoy_code is not None:
+            with Session(conn) as session:
+                found = pusoy.find(session, pusoy_code)
+            keys.append((SIMULATING_PUSOY, found.id, f"Pusoy Dos tournament {found.code}"))
+        try:
+            for key, tid, what in keys:
+                if not conn.execute(select(func.pg_try_advisory_lock(key, tid))).scalar_one():
+                    raise DomainError("simulate-running", f"a simulator is already driving {what}")
+            conn.commit()
+            yield
+        finally:
+            conn.rollback()
+            conn.execute(select(func.pg_advisory_unlock_all()))
+            conn.commit()
 
 
 def seed_demo(

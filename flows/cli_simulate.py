@@ -13,8 +13,8 @@ import typer
 
 from domain.config import load_settings
 from domain.errors import DomainError
-from domain.simulate_service import find_demo, poker_status, pusoy_status, seed_demo
-from domain.store.db import unit_of_work
+from domain.simulate_service import driving, find_demo, poker_status, pusoy_status, seed_demo
+from domain.store.db import get_engine, unit_of_work
 from flows.output import emit, say
 
 
@@ -37,6 +37,7 @@ def simulate_command(
     """Drive tournaments through the real services and jobs: check-ins, no-shows, busts with
     killers, re-entries, add-ons, Pusoy Dos game reports; stops when both finish and their
     documents are published."""
+    resuming = None
     if demo:
         if poker is not None or pusoy is not None:
             raise DomainError("simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy")
@@ -55,25 +56,35 @@ def simulate_command(
             if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
                 say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
                 return
-            say(f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
-                f"pusoy {made.pusoy_code} {seeded[1]}")
+            resuming = (f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
+                        f"pusoy {made.pusoy_code} {seeded[1]}")
         poker, pusoy = made.poker_id, made.pusoy_code
     if poker is None and pusoy is None:
         raise DomainError("simulate-nothing", "name a tournament: --poker ID and/or --pusoy CODE (or --demo)")
-    if background:
-        log = load_settings().home / "simulate.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        args = [sys.executable, "-c", "from flows.cli import main; main()", "simulate", "--seed", str(seed),
-                "--speed", str(speed), "--play-minutes", str(play_minutes), "--no-shows", str(no_shows),
-                "--timeout-minutes", str(timeout_minutes)]
-        args += ["--poker", str(poker)] if poker is not None else []
-        args += ["--pusoy", pusoy] if pusoy is not None else []
-        with open(log, "ab") as out:
-            process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
-        say(f"simulator running in the background (pid {process.pid}); log: {log}")
-        return
-    from flows.simulate import simulate
+    try:
+        with driving(get_engine(), poker, pusoy):  # one simulator at a time on a tournament
+            if resuming:
+                say(resuming)
+            if not background:  # (in the background, the detached process takes them itself)
+                from flows.simulate import simulate
 
-    emit(simulate(poker_id=poker, pusoy_code=pusoy, seed=seed, speed=speed, play=timedelta(minutes=play_minutes),
-                  absent=no_shows, timeout=timedelta(minutes=timeout_minutes), say=say), "simulation")
+                emit(simulate(poker_id=poker, pusoy_code=pusoy, seed=seed, speed=speed,
+                              play=timedelta(minutes=play_minutes), absent=no_shows,
+                              timeout=timedelta(minutes=timeout_minutes), say=say), "simulation")
+                return
+    except DomainError as exc:
+        if demo and exc.code == "simulate-running":  # `make run` again while the demo's simulator runs on
+            say("the demo's simulator is still running: nothing to resume")
+            return
+        raise
+    log = load_settings().home / "simulate.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    args = [sys.executable, "-c", "from flows.cli import main; main()", "simulate", "--seed", str(seed),
+            "--speed", str(speed), "--play-minutes", str(play_minutes), "--no-shows", str(no_shows),
+            "--timeout-minutes", str(timeout_minutes)]
+    args += ["--poker", str(poker)] if poker is not None else []
+    args += ["--pusoy", pusoy] if pusoy is not None else []
+    with open(log, "ab") as out:
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    say(f"simulator running in the background (pid {process.pid}); log: {log}")

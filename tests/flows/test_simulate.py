@@ -7,9 +7,12 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime
 
+import pytest
+
 from sqlalchemy import func, select
 
-from domain.simulate_service import find_demo, poker_status, pusoy_status, seed_demo
+from domain.errors import DomainError
+from domain.simulate_service import driving, find_demo, poker_status, pusoy_status, seed_demo
 from domain.store.db import unit_of_work
 from domain.store.poker import Registration
 from domain.store.poker_floor import ClockEvent
@@ -55,8 +58,9 @@ def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_sa
     prefect_api, committed, tmp_path, monkeypatch, capsys
 ):
     """`tourney simulate --demo` (what `make run` starts) on a database whose demo was interrupted:
-    the first run gives up after a (virtual) minute, before the live tournament starts; the second
-    resumes both tournaments to their end; the third says so in one line and does nothing."""
+    the first run gives up after a (virtual) minute, before the live tournament starts; while a
+    simulator still drives the demo, another run leaves it be; the next resumes both tournaments to
+    their end; the last says so in one line and does nothing."""
     from flows.cli_simulate import simulate_command
 
     monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
@@ -69,6 +73,13 @@ def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_sa
         interrupted = poker_status(s, found.poker_id), pusoy_status(s, found.pusoy_code)
     assert interrupted == ("registration_open", "active")
     capsys.readouterr()
+
+    with driving(committed, found.poker_id, found.pusoy_code):  # as the demo's simulator, still running
+        simulate_command(**demo)
+        assert capsys.readouterr().out == "the demo's simulator is still running: nothing to resume\n"
+        with pytest.raises(DomainError) as refused:
+            simulate_command(poker=found.poker_id, speed=0)
+        assert refused.value.message == f"a simulator is already driving poker tournament {found.poker_id}"
 
     simulate_command(**demo)
     resumed = capsys.readouterr().out

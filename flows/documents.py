@@ -27,18 +27,19 @@ from domain.store.db import get_engine, unit_of_work
 def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
     """(published, skipped): every due tournament, each published in its own transaction."""
     settings = load_settings()
-    renderer = Renderer(settings.secret_key())  # a missing font fails here, before anything is claimed
-    with unit_of_work() as session:
-        found = sources.due(session)
-    published, skipped = [], []
-    for item in found:
-        if isinstance(item, sources.Skipped):
-            skipped.append({"source": item.source, "tournament_id": item.tournament_id, "reason": item.reason})
-            continue
+    # a missing font fails here, before anything is claimed
+    with Renderer(settings.secret_key(), workers=settings.render_workers) as renderer:
         with unit_of_work() as session:
-            outcome = publish(session, renderer, outbox_root(settings.home), item, now)
-        if outcome is not None:  # None: a concurrent run published it first
-            published.append(outcome)
+            found = sources.due(session)
+        published, skipped = [], []
+        for item in found:
+            if isinstance(item, sources.Skipped):
+                skipped.append({"source": item.source, "tournament_id": item.tournament_id, "reason": item.reason})
+                continue
+            with unit_of_work() as session:
+                outcome = publish(session, renderer, outbox_root(settings.home), item, now)
+            if outcome is not None:  # None: a concurrent run published it first
+                published.append(outcome)
     return published, skipped
 
 

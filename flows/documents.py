@@ -21,9 +21,10 @@ from documents.render import Renderer
 from domain.config import load_settings
 from domain.documents import sources
 from domain.store.db import get_engine, unit_of_work
+from flows.retrying import unless_refused
 
 
-@task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30])
+@task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
     """(published, skipped): every due tournament, each published in its own transaction."""
     settings = load_settings()
@@ -43,7 +44,7 @@ def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
     return published, skipped
 
 
-@task(name="send-documents", retries=2, retry_delay_seconds=[5, 30])
+@task(name="send-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def send_documents(now: datetime) -> list[dict]:
     settings = load_settings()
     target = parse_url(settings.smtp_url) if settings.smtp_url else None

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, NotFound, Problem, raise_problems
@@ -65,8 +66,13 @@ def add_player(session: Session, name: str, handle: str, birth_date: date, now: 
         pseudonym=f"Player-{secrets.token_hex(4)}", name=name.strip(), handle=handle, birth_date=birth_date,
         created_at=now,
     )
-    session.add(player)
-    session.flush()
+    try:
+        with session.begin_nested():  # a concurrent add of the same handle loses here, not at commit
+            session.add(player)
+    except IntegrityError as exc:
+        if "uq_players_handle_lower" not in str(exc.orig):
+            raise
+        raise DomainError("handle-taken", f"handle '{handle}' is taken") from None
     return player
 
 

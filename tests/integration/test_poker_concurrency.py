@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from domain.errors import DomainError
 from domain.poker import service
 from domain.store.db import unit_of_work
-from domain.store.poker import Registration, Settlement
+from domain.store.poker import Player, Registration, Settlement
 from tests.integration.poker_helpers import NOW, START, checked_in, club, player, tournament
 
 
@@ -65,3 +65,17 @@ def test_3_4_two_settlements_at_once_for_one_player_write_one_record(committed, 
         rows = session.scalars(select(Settlement).where(Settlement.player_id == pid)).all()
         assert [(s.amount, s.voided_at) for s in rows] == [(150000, None)]
         assert service.debts(session, tid) == []
+
+
+def test_1_6_the_same_handle_added_twice_at_once_gives_one_player_and_a_plain_refusal(committed):
+    """Two counters add the same handle (in another case) at once: one player, the other told plainly."""
+    born = NOW.date().replace(year=NOW.year - 30)
+    results = both_at_once(
+        committed,
+        lambda s: service.add_player(s, "Ivan Petrov", "ivan_p", born, NOW).id,
+        lambda s: service.add_player(s, "Ivan Petrov", "Ivan_P", born, NOW).id,
+    )
+    assert sorted(results, key=str).count("handle-taken") == 1
+    with unit_of_work(committed) as session:
+        assert session.scalars(select(Player.handle).where(func.lower(Player.handle) == "ivan_p")).all() in (
+            ["ivan_p"], ["Ivan_P"])

@@ -79,3 +79,41 @@ def test_1_6_the_same_handle_added_twice_at_once_gives_one_player_and_a_plain_re
     with unit_of_work(committed) as session:
         assert session.scalars(select(Player.handle).where(func.lower(Player.handle) == "ivan_p")).all() in (
             ["ivan_p"], ["Ivan_P"])
+
+
+def _first_holds_then_second(engine, first, second) -> list[object]:
+    """`first` runs in an open transaction; `second` starts on another connection meanwhile; then
+    `first` commits. Returns both outcomes (a result or the refusal's code)."""
+    outcomes: list[object] = [None, None]
+
+    def run_second():
+        try:
+            with unit_of_work(engine) as session:
+                outcomes[1] = second(session)
+        except DomainError as exc:
+            outcomes[1] = exc.code
+
+    with unit_of_work(engine) as session:
+        outcomes[0] = first(session)
+        waiting = threading.Thread(target=run_second)
+        waiting.start()
+        waiting.join(timeout=1)  # the second waits for the first's locks
+        assert waiting.is_alive(), "the second did not wait for the first"
+    waiting.join(timeout=30)
+    return outcomes
+
+
+@pytest.mark.parametrize("edit_first", [False, True], ids=["sign-up-first", "edit-first"])
+def test_sp_2_an_edit_and_a_registrants_sign_up_elsewhere_at_once_never_leave_an_overlap(committed, edit_first):
+    with unit_of_work(committed) as session:
+        c = club(session)
+        a, b = tournament(session, c.id), tournament(session, c.id, start=START + timedelta(hours=3))
+        pid = player(session)
+        service.register(session, a, pid, NOW)
+    move = {"scheduled_start": START + timedelta(hours=3), "late_reg_deadline": START + timedelta(hours=4)}
+    edit = lambda s: service.edit_tournament(s, a, move, NOW).id  # noqa: E731
+    sign_up = lambda s: service.register(s, b, pid, NOW).id  # noqa: E731
+    if edit_first:
+        assert _first_holds_then_second(committed, edit, sign_up)[1] == "registration-overlaps"
+    else:
+        assert _first_holds_then_second(committed, sign_up, edit)[1] == "edit-creates-overlap"

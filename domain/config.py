@@ -7,6 +7,7 @@ SMTP_URL         smtp://[user:pass@]host:port for delivering documents to clubs;
 REGISTRY_URL     the state-registry provider (DaData-style findById/party); unset = moderator queue
 REGISTRY_TOKEN   the provider's API token
 TOURNEY_SECRET_KEY  the platform secret (signatures); unset = generated once into TOURNEY_HOME
+TOURNEY_RENDER_WORKERS  processes that render a large batch of certificates; default the CPU count
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+
+from domain.errors import ConfigurationError
 
 DEFAULT_PREFECT_API_URL = "http://127.0.0.1:4200/api"
 
@@ -27,6 +30,7 @@ class Settings:
     smtp_url: str | None
     registry_url: str | None
     registry_token: str | None
+    render_workers: int
 
     @property
     def embedded(self) -> bool:
@@ -61,7 +65,17 @@ def load_settings() -> Settings:
         smtp_url=os.environ.get("SMTP_URL") or None,
         registry_url=os.environ.get("REGISTRY_URL") or None,
         registry_token=os.environ.get("REGISTRY_TOKEN") or None,
+        render_workers=_positive_int("TOURNEY_RENDER_WORKERS", os.cpu_count() or 1),
     )
+
+
+def _positive_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigurationError("bad-setting", f"{name} must be a whole number of at least 1, not '{value}'")
+    return int(value)
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,13 @@ def suspend(club_id: int, reason: Reason = None, by: Operator = "operator") -> N
         emit(_view(service.suspend(session, club_id, by, reason, _now())), f"club {club_id} suspended")
 
 
+@app.command("reinstate")
+def reinstate(club_id: int, reason: Reason = None, by: Operator = "operator") -> None:
+    """List a suspended club again, with the reason (CL-4)."""
+    with _services() as (service, session):
+        emit(_view(service.reinstate(session, club_id, by, reason, _now())), f"club {club_id} reinstated")
+
+
 @app.command("terminate")
 def terminate(club_id: int, reason: Reason = None, by: Operator = "operator") -> None:
     """End the club's listing for good, with the reason (CL-4)."""

@@ -36,7 +36,9 @@ def render(
         found = bundle(session, source, tournament)
     folder = out or Path(f"documents-{source}-{tournament}")
     folder.mkdir(parents=True, exist_ok=True)
-    files = rendered(Renderer(load_settings().secret_key()), found)
+    settings = load_settings()
+    with Renderer(settings.secret_key(), workers=settings.render_workers) as renderer:
+        files = rendered(renderer, found)
     for f in files:
         (folder / f.filename).write_bytes(f.data)
     emit([{"file": str(folder / f.filename), "kind": f.kind, "serial": f.serial, "bytes": len(f.data)} for f in files], "rendered")

@@ -16,6 +16,7 @@ from domain.clubs.provider import provider_from_settings
 from domain.clubs.runs import queue_without_provider, run_checks
 from domain.config import load_registry_settings
 from domain.store.db import get_engine
+from flows.retrying import unless_refused
 from flows.tags import inherited, tag_this_run
 
 
@@ -23,7 +24,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-@task(name="check-clubs", retries=2, retry_delay_seconds=[5, 30])
+@task(name="check-clubs", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def check_clubs(recheck: bool, concurrency: int | None, max_age_days: int | None) -> list[dict]:
     settings = load_registry_settings()
     engine = get_engine()

@@ -21,29 +21,31 @@ from documents.render import Renderer
 from domain.config import load_settings
 from domain.documents import sources
 from domain.store.db import get_engine, unit_of_work
+from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
 
 
-@task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30])
+@task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
     """(published, skipped): every due tournament, each published in its own transaction."""
     settings = load_settings()
-    renderer = Renderer(settings.secret_key())  # a missing font fails here, before anything is claimed
-    with unit_of_work() as session:
-        found = sources.due(session)
-    published, skipped = [], []
-    for item in found:
-        if isinstance(item, sources.Skipped):
-            skipped.append({"source": item.source, "tournament_id": item.tournament_id, "reason": item.reason})
-            continue
+    # a missing font fails here, before anything is claimed
+    with Renderer(settings.secret_key(), workers=settings.render_workers) as renderer:
         with unit_of_work() as session:
-            outcome = publish(session, renderer, outbox_root(settings.home), item, now)
-        if outcome is not None:  # None: a concurrent run published it first
-            published.append(outcome)
+            found = sources.due(session)
+        published, skipped = [], []
+        for item in found:
+            if isinstance(item, sources.Skipped):
+                skipped.append({"source": item.source, "tournament_id": item.tournament_id, "reason": item.reason})
+                continue
+            with unit_of_work() as session:
+                outcome = publish(session, renderer, outbox_root(settings.home), item, now)
+            if outcome is not None:  # None: a concurrent run published it first
+                published.append(outcome)
     return published, skipped
 
 
-@task(name="send-documents", retries=2, retry_delay_seconds=[5, 30])
+@task(name="send-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def send_documents(now: datetime) -> list[dict]:
     settings = load_settings()
     target = parse_url(settings.smtp_url) if settings.smtp_url else None

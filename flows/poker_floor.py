@@ -25,13 +25,14 @@ from prefect.states import Scheduled
 
 from domain.poker import clock_service, noshow_service
 from domain.store.db import unit_of_work
+from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, tag_this_run
 
 NO_SHOWS = "process-no-shows"
 ADVANCE = "advance-clocks"
 
 
-@task(name="schedule-exact-runs", retries=2, retry_delay_seconds=[2, 10])
+@task(name="schedule-exact-runs", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def schedule_exact_runs(
     job: str, moments: list[tuple[int, datetime]], move: bool, tags: dict[int, tuple[str, ...]]
 ) -> list[tuple[int, datetime]]:

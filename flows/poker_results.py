@@ -13,10 +13,11 @@ from prefect.artifacts import create_table_artifact
 from domain.poker.knockouts import credit_text
 from domain.poker.results_service import Finalized, finalize_tournaments
 from domain.store.db import unit_of_work
+from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, tag_this_run
 
 
-@task(name="finalize-ready-tournaments", retries=2, retry_delay_seconds=[2, 10])
+@task(name="finalize-ready-tournaments", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def finalize_ready(now: datetime) -> list[Finalized]:
     with unit_of_work() as session:
         return finalize_tournaments(session, now)

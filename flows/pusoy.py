@@ -12,10 +12,11 @@ from prefect.artifacts import create_table_artifact
 
 from domain.pusoy import service
 from domain.store.db import unit_of_work
+from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
 
 
-@task(name="complete-ready-rounds", retries=2, retry_delay_seconds=[2, 10])
+@task(name="complete-ready-rounds", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def complete_ready_rounds(tournament_id: int | None, now: datetime) -> list[service.Completion]:
     return service.complete_ready_rounds(unit_of_work, now, tournament_id)
 

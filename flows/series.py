@@ -17,13 +17,14 @@ from prefect.states import Scheduled
 
 from domain.series.service import Materialized, materialize, upcoming_openings
 from domain.store.db import unit_of_work
+from flows.retrying import unless_refused
 from flows.tags import inherited
 
 JOB = "materialize-series"
 LOOKAHEAD = timedelta(minutes=70)  # past the next hourly run
 
 
-@task(name="schedule-openings", retries=2, retry_delay_seconds=[2, 10])
+@task(name="schedule-openings", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def schedule_openings(instants: list[datetime]) -> list[datetime]:
     """One scheduled run of this job's deployment at each instant, by idempotency key. Without a
     deployment (run by hand) nothing is scheduled: the hourly sweep opens them."""
@@ -42,7 +43,7 @@ def schedule_openings(instants: list[datetime]) -> list[datetime]:
     return instants
 
 
-@task(name="materialize-occurrences", retries=2, retry_delay_seconds=[5, 30])
+@task(name="materialize-occurrences", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def materialize_task(now: datetime) -> Materialized:
     # one transaction: a failed attempt rolls back whole, so a retry starts clean
     with unit_of_work() as session:

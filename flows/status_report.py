@@ -8,10 +8,11 @@ from prefect.artifacts import create_table_artifact
 
 from domain.store.db import check_reachable, get_engine
 from domain.store.status import Status, read_status
+from flows.retrying import unless_refused
 from flows.tags import inherited
 
 
-@task(name="read-status", retries=2, retry_delay_seconds=[2, 10])
+@task(name="read-status", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def read_status_task() -> Status:
     engine = get_engine()
     check_reachable(engine)

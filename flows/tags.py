@@ -18,6 +18,7 @@ from prefect.runtime import flow_run
 
 from domain.run_tags import poker_tags, pusoy_tags
 from domain.store.db import unit_of_work
+from flows.retrying import unless_refused
 
 
 def of_poker(ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
@@ -41,7 +42,7 @@ def inherited() -> Iterator[None]:
         yield
 
 
-@task(name="tag-flow-run", retries=2, retry_delay_seconds=[2, 10])
+@task(name="tag-flow-run", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def add_to_this_run(found: list[str]) -> list[str]:
     """Add tags to this task's flow run (the tags it has are kept); returns the run's tags."""
     with get_client(sync_client=True) as client:

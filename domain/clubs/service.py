@@ -18,7 +18,7 @@ from domain.errors import DomainError, NotFound, raise_problems
 from domain.store.clubs import Club, ClubDecision
 
 NO_PROVIDER = "no registry provider is configured: a moderator checks the details by hand"
-_REASON_NEEDED = {Action.REFUSE, Action.REVOKE, Action.SUSPEND, Action.TERMINATE}
+_REASON_NEEDED = {Action.REFUSE, Action.REVOKE, Action.SUSPEND, Action.REINSTATE, Action.TERMINATE}
 
 
 def _state(club: Club) -> State:
@@ -108,7 +108,7 @@ def _act(
         club.applied_at = now
         club.attempts = 0
         club.last_error = None
-    if action in (Action.SUSPEND, Action.TERMINATE):
+    if action in (Action.SUSPEND, Action.REINSTATE, Action.TERMINATE):
         club.listing_reason = reason
     else:
         club.verification_reason = reason
@@ -151,6 +151,11 @@ def revoke(session: Session, club_id: int, operator: str, reason: str | None, no
 def suspend(session: Session, club_id: int, operator: str, reason: str | None, now: datetime) -> Club:
     """CL-4: the listing suspended, with the reason."""
     return _act(session, club_id, Action.SUSPEND, "operator", operator, reason, now)
+
+
+def reinstate(session: Session, club_id: int, operator: str, reason: str | None, now: datetime) -> Club:
+    """CL-4: a suspended club listed again, with the reason."""
+    return _act(session, club_id, Action.REINSTATE, "operator", operator, reason, now)
 
 
 def terminate(session: Session, club_id: int, operator: str, reason: str | None, now: datetime) -> Club:

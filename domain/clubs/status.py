@@ -38,6 +38,7 @@ class Action(StrEnum):
     REVOKE = "revoke"
     RECHECK = "recheck"  # a verified club still matches the registry (CL-4)
     SUSPEND = "suspend"
+    REINSTATE = "reinstate"  # a suspended listing listed again
     TERMINATE = "terminate"
 
 
@@ -59,6 +60,7 @@ _VERIFICATION_MOVES: dict[Action, tuple[frozenset[Verification], Verification]] 
 }
 _LISTING_MOVES: dict[Action, tuple[frozenset[Listing], Listing]] = {
     Action.SUSPEND: (frozenset({Listing.LISTED}), Listing.SUSPENDED),
+    Action.REINSTATE: (frozenset({Listing.SUSPENDED}), Listing.LISTED),
     Action.TERMINATE: (frozenset({Listing.LISTED, Listing.SUSPENDED}), Listing.TERMINATED),
 }
 _NEEDS = {
@@ -69,6 +71,7 @@ _NEEDS = {
     Action.REVOKE: "only a verified club can lose its status",
     Action.RECHECK: "only a verified club is re-checked",
     Action.SUSPEND: "only a listed club can be suspended",
+    Action.REINSTATE: "only a suspended club can be reinstated",
     Action.TERMINATE: "a terminated club's listing is final",
 }
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, NotFound, Problem, raise_problems
@@ -65,8 +66,13 @@ def add_player(session: Session, name: str, handle: str, birth_date: date, now: 
         pseudonym=f"Player-{secrets.token_hex(4)}", name=name.strip(), handle=handle, birth_date=birth_date,
         created_at=now,
     )
-    session.add(player)
-    session.flush()
+    try:
+        with session.begin_nested():  # a concurrent add of the same handle loses here, not at commit
+            session.add(player)
+    except IntegrityError as exc:
+        if "uq_players_handle_lower" not in str(exc.orig):
+            raise
+        raise DomainError("handle-taken", f"handle '{handle}' is taken") from None
     return player
 
 
@@ -339,9 +345,15 @@ def _held_windows(
 
 
 def _moved_window_problems(session: Session, t: Tournament, window: rules.Window) -> list[Problem]:
-    """SP-2 on an edit: a new start or structure must not make a registrant's window overlap."""
+    """SP-2 on an edit: a new start or structure must not make a registrant's window overlap. The
+    registrants' rows are locked (in id order, after the tournament's, the order every registration
+    takes), so a registrant's concurrent sign-up elsewhere is either seen here or sees the new window."""
     registrants = list(session.scalars(
-        select(Registration.player_id).where(Registration.tournament_id == t.id, Registration.status == "active")
+        select(Player.id)
+        .join(Registration, Registration.player_id == Player.id)
+        .where(Registration.tournament_id == t.id, Registration.status == "active")
+        .order_by(Player.id)
+        .with_for_update(of=Player)
     ))
     return [
         Problem("edit-creates-overlap",
@@ -354,8 +366,8 @@ def _moved_window_problems(session: Session, t: Tournament, window: rules.Window
 
 def register(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
     """3.10 sign-up (late registration while running, before its deadline); SP-2 parallel check."""
+    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
     player = find_player(session, player_ref, lock=True)
-    t = get_tournament(session, tournament_id, lock="share")
     problems = eligibility_problems(player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date())
     problems += rules.registration_problems(t.status, t.late_reg_deadline, now)
     if not problems and _active_registration(session, t.id, player.id) is not None:
@@ -373,8 +385,8 @@ def register(session: Session, tournament_id: int, player_ref: str | int, now: d
 
 def unregister(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
     """A player withdraws before check-in (after check-in the buy-in is owed and the entry stands)."""
+    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
     player = find_player(session, player_ref, lock=True)
-    t = get_tournament(session, tournament_id, lock="share")
     reg = _active_registration(session, t.id, player.id)
     if reg is None:
         raise DomainError("not-registered", f"the player is not registered in tournament {t.id}")
@@ -418,8 +430,8 @@ def check_in(session: Session, tournament_id: int, player_ref: str | int, now: d
     """3.10/3.4: marked in at the counter without payment; the first entry opens with the starting
     stack and the buy-in is recorded as a debt. Returns the entry for the seating area to seat in
     the same transaction."""
+    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
     player = find_player(session, player_ref, lock=True)
-    t = get_tournament(session, tournament_id, lock="share")
     reg = _active_registration(session, t.id, player.id)
     if reg is None:
         raise DomainError("not-registered", f"the player is not registered in tournament {t.id} (rule 3.10)")
@@ -454,8 +466,8 @@ def _topup(session: Session, t: Tournament, entry: Entry, kind: str, now: dateti
 
 def rebuy(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> TopUp:
     """3.1 rebuy: the starting stack into the current entry, at the rebuy amount."""
+    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
     player = find_player(session, player_ref, lock=True)
-    t = get_tournament(session, tournament_id, lock="share")
     active = [e for e in _entries(session, t.id, player.id) if e.state == "active"]
     raise_problems(rules.rebuy_problems(t.status, settings_of(t), bool(active)))
     return _topup(session, t, active[0], rules.REBUY, now)
@@ -464,8 +476,8 @@ def rebuy(session: Session, tournament_id: int, player_ref: str | int, now: date
 def reenter(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Entry:
     """3.1 re-entry: after a bust, a new entry linked to the busted one, at the re-entry price.
     Returns the new entry for the seating area to seat in the same transaction."""
+    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
     player = find_player(session, player_ref, lock=True)
-    t = get_tournament(session, tournament_id, lock="share")
     entries = _entries(session, t.id, player.id)
     latest = entries[-1] if entries else None
     raise_problems(rules.reentry_problems(t.status, settings_of(t), latest.state if latest else None, now))
@@ -478,8 +490,8 @@ def reenter(session: Session, tournament_id: int, player_ref: str | int, now: da
 def add_on(session: Session, tournament_id: int, player_ref: str | int, now: datetime, breaks_reached: int = 0) -> TopUp:
     """3.1 add-on into the current entry. `breaks_reached` is the clock's count of breaks passed at
     `now` (the clock lives in area poker2), for the "at the N-th break" gate."""
+    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
     player = find_player(session, player_ref, lock=True)
-    t = get_tournament(session, tournament_id, lock="share")
     active = [e for e in _entries(session, t.id, player.id) if e.state == "active"]
     taken = session.scalar(
         select(func.count()).where(TopUp.tournament_id == t.id, TopUp.player_id == player.id, TopUp.kind == rules.ADDON)
@@ -534,8 +546,8 @@ def settle(session: Session, tournament_id: int, player_ref: str | int, method: 
            now: datetime) -> Settlement | None:
     """3.4: close all of the player's unpaid fees in the tournament at once with one settlement
     record; nothing owed = nothing written (None)."""
+    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
     player = find_player(session, player_ref, lock=True)
-    t = get_tournament(session, tournament_id, lock="share")
     raise_problems(rules.settlement_problems(t.status, method, settled_by))
     made = _settle(session, t, method, settled_by, now, player.id)
     return session.get(Settlement, made[0][0]) if made else None

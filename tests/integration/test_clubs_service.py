@@ -122,6 +122,23 @@ def test_cl_4_the_operator_revokes_suspends_and_terminates_with_reasons(session)
     assert caught.value.code == "cannot-apply"
 
 
+def test_cl_4_a_suspended_club_is_reinstated_with_a_reason_and_may_list_tournaments_again(session):
+    club = service.add_club(session, SBER, NOW)
+    service.suspend(session, club.id, "oleg", "under investigation", NOW)
+    with pytest.raises(DomainError) as caught:
+        service.reinstate(session, club.id, "oleg", "  ", NOW)
+    assert (caught.value.code, caught.value.message) == ("reason-missing", "a reason is required to reinstate a club")
+    service.reinstate(session, club.id, "oleg", "investigation closed: no fault", NOW)
+    assert (club.listing_status, club.listing_reason) == ("listed", "investigation closed: no fault")
+    assert _actions(session, club.id)[-2:] == [
+        ("suspend", "unverified", "suspended", "operator", "oleg", "under investigation"),
+        ("reinstate", "unverified", "listed", "operator", "oleg", "investigation closed: no fault"),
+    ]
+    with pytest.raises(DomainError) as caught:
+        service.reinstate(session, club.id, "oleg", "again", NOW)
+    assert caught.value.code == "cannot-reinstate"
+
+
 def test_cl_4_only_a_verified_club_can_be_revoked_and_nothing_is_written_otherwise(session):
     club = service.add_club(session, SBER, NOW)
     with pytest.raises(DomainError) as caught:

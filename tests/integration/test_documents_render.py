@@ -176,3 +176,13 @@ def test_a_missing_font_file_is_a_clear_error(tmp_path):
         Renderer(KEY, tmp_path / "templates")
     assert caught.value.code == "document-asset-missing"
     assert "LiberationSans-Bold.ttf is missing" in caught.value.message
+
+
+def test_certificates_rendered_by_worker_processes_are_the_same_signed_pages(renderer):
+    """DOC-2: a batch larger than a chunk is shared among worker processes, in order, each signed"""
+    certs = poker_certificates(poker_sheet(players=12, paid=7))
+    with Renderer(KEY, workers=2) as pooled:
+        spread = list(pooled.certificates(certs, chunk=3))
+    assert [pdf.page_text(d) for d in spread] == [pdf.page_text(d) for d in renderer.certificates(certs)]
+    assert [pdf.verify(KEY, d)[0]["data"]["serial"] for d in spread] == [c.serial for c in certs]
+    assert all(pdf.verify(KEY, d)[1] == [] for d in spread)

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from domain.errors import DomainError
 from domain.poker import service
 from domain.store.db import unit_of_work
-from domain.store.poker import Registration, Settlement
+from domain.store.poker import Player, Registration, Settlement
 from tests.integration.poker_helpers import NOW, START, checked_in, club, player, tournament
 
 
@@ -65,3 +65,55 @@ def test_3_4_two_settlements_at_once_for_one_player_write_one_record(committed, 
         rows = session.scalars(select(Settlement).where(Settlement.player_id == pid)).all()
         assert [(s.amount, s.voided_at) for s in rows] == [(150000, None)]
         assert service.debts(session, tid) == []
+
+
+def test_1_6_the_same_handle_added_twice_at_once_gives_one_player_and_a_plain_refusal(committed):
+    """Two counters add the same handle (in another case) at once: one player, the other told plainly."""
+    born = NOW.date().replace(year=NOW.year - 30)
+    results = both_at_once(
+        committed,
+        lambda s: service.add_player(s, "Ivan Petrov", "ivan_p", born, NOW).id,
+        lambda s: service.add_player(s, "Ivan Petrov", "Ivan_P", born, NOW).id,
+    )
+    assert sorted(results, key=str).count("handle-taken") == 1
+    with unit_of_work(committed) as session:
+        assert session.scalars(select(Player.handle).where(func.lower(Player.handle) == "ivan_p")).all() in (
+            ["ivan_p"], ["Ivan_P"])
+
+
+def _first_holds_then_second(engine, first, second) -> list[object]:
+    """`first` runs in an open transaction; `second` starts on another connection meanwhile; then
+    `first` commits. Returns both outcomes (a result or the refusal's code)."""
+    outcomes: list[object] = [None, None]
+
+    def run_second():
+        try:
+            with unit_of_work(engine) as session:
+                outcomes[1] = second(session)
+        except DomainError as exc:
+            outcomes[1] = exc.code
+
+    with unit_of_work(engine) as session:
+        outcomes[0] = first(session)
+        waiting = threading.Thread(target=run_second)
+        waiting.start()
+        waiting.join(timeout=1)  # the second waits for the first's locks
+        assert waiting.is_alive(), "the second did not wait for the first"
+    waiting.join(timeout=30)
+    return outcomes
+
+
+@pytest.mark.parametrize("edit_first", [False, True], ids=["sign-up-first", "edit-first"])
+def test_sp_2_an_edit_and_a_registrants_sign_up_elsewhere_at_once_never_leave_an_overlap(committed, edit_first):
+    with unit_of_work(committed) as session:
+        c = club(session)
+        a, b = tournament(session, c.id), tournament(session, c.id, start=START + timedelta(hours=3))
+        pid = player(session)
+        service.register(session, a, pid, NOW)
+    move = {"scheduled_start": START + timedelta(hours=3), "late_reg_deadline": START + timedelta(hours=4)}
+    edit = lambda s: service.edit_tournament(s, a, move, NOW).id  # noqa: E731
+    sign_up = lambda s: service.register(s, b, pid, NOW).id  # noqa: E731
+    if edit_first:
+        assert _first_holds_then_second(committed, edit, sign_up)[1] == "registration-overlaps"
+    else:
+        assert _first_holds_then_second(committed, sign_up, edit)[1] == "edit-creates-overlap"

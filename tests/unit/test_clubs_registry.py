@@ -120,6 +120,8 @@ LISTED = Listing.LISTED
         (State(LISTED, Verification.VERIFIED), Action.SUSPEND, State(Listing.SUSPENDED, Verification.VERIFIED)),
         (State(LISTED, Verification.PENDING, True), Action.TERMINATE, State(Listing.TERMINATED, Verification.PENDING, True)),
         (State(Listing.SUSPENDED, Verification.REFUSED), Action.TERMINATE, State(Listing.TERMINATED, Verification.REFUSED)),
+        (State(Listing.SUSPENDED, Verification.VERIFIED), Action.REINSTATE, State(LISTED, Verification.VERIFIED)),
+        (State(Listing.SUSPENDED, Verification.PENDING, True), Action.REINSTATE, State(LISTED, Verification.PENDING, True)),
     ],
 )
 def test_cl_3_cl_4_allowed_transitions(before, action, after):
@@ -138,6 +140,8 @@ def test_cl_3_cl_4_allowed_transitions(before, action, after):
         (State(LISTED, Verification.PENDING), Action.REVOKE, "cannot-revoke", "the club is pending: only a verified club can lose its status"),
         (State(Listing.SUSPENDED, Verification.VERIFIED), Action.SUSPEND, "cannot-suspend", "the club is suspended: only a listed club can be suspended"),
         (State(Listing.TERMINATED, Verification.VERIFIED), Action.TERMINATE, "cannot-terminate", "the club is terminated: a terminated club's listing is final"),
+        (State(LISTED, Verification.VERIFIED), Action.REINSTATE, "cannot-reinstate", "the club is listed: only a suspended club can be reinstated"),
+        (State(Listing.TERMINATED, Verification.VERIFIED), Action.REINSTATE, "cannot-reinstate", "the club is terminated: only a suspended club can be reinstated"),
     ],
 )
 def test_cl_3_cl_4_refused_transitions_say_why(before, action, code, message):

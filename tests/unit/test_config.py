@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domain.config import DEFAULT_PREFECT_API_URL, load_settings
+from domain.errors import ConfigurationError
 
 
 def test_defaults_use_the_embedded_cluster_and_the_local_prefect_api(monkeypatch, tmp_path):
@@ -30,3 +33,21 @@ def test_a_given_secret_key_wins(monkeypatch, tmp_path):
     monkeypatch.setenv("TOURNEY_SECRET_KEY", "given")
     assert load_settings().secret_key() == b"given"
     assert not (tmp_path / "secret.key").exists()
+
+
+def test_render_workers_default_to_the_cpu_count_and_can_be_set(monkeypatch):
+    import os
+
+    monkeypatch.delenv("TOURNEY_RENDER_WORKERS", raising=False)
+    assert load_settings().render_workers == (os.cpu_count() or 1)
+    monkeypatch.setenv("TOURNEY_RENDER_WORKERS", "3")
+    assert load_settings().render_workers == 3
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+def test_a_render_worker_count_that_is_not_a_whole_number_of_at_least_one_is_refused(monkeypatch, value):
+    monkeypatch.setenv("TOURNEY_RENDER_WORKERS", value)
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings()
+    assert caught.value.code == "bad-setting"
+    assert caught.value.message == f"TOURNEY_RENDER_WORKERS must be a whole number of at least 1, not '{value}'"

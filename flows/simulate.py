@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from domain import run_tags
 from domain.errors import DomainError
 from domain.poker import clock_service
-from domain import run_tags
 from domain.pusoy.service import find
 from domain.simulate import ADDON, BUST, CHECKIN, REENTRY, game_finishes, no_shows, poker_script
 from domain.simulate_service import (
@@ -76,7 +76,7 @@ def run_job(name: str, clock, tags: Iterable[str] = (), **params) -> str:
     the flow in this process with the simulator's `now`; on the wall clock a run of the served
     deployment at once (`flows.deployments.run_now`, one per job and minute; the jobs' sweeps need no
     parameters), else the flow in this process."""
-    from prefect import tags as run_tags
+    from prefect import tags as prefect_tags
 
     from flows.deployments import job, run_now
 
@@ -86,11 +86,11 @@ def run_job(name: str, clock, tags: Iterable[str] = (), **params) -> str:
         if said.endswith("started"):
             return said
         try:
-            with run_tags(*tags):
+            with prefect_tags(*tags):
                 return f"{name} ran in this process: {_brief(j.flow())}"
         except Exception as exc:  # no API either: the served schedule covers it
             return f"{said} ({exc.__class__.__name__} running it here)"
-    with run_tags(*tags):
+    with prefect_tags(*tags):
         return f"{name}: {_brief(j.flow(**params, now=clock.now()))}"
 
 

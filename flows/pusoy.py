@@ -54,6 +54,13 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
         for completion in completions:
             _artifact(completion)
             print(f"{completion.code} round {completion.round_no}: {completion.outcome}")
+        create_table_artifact(
+            key="complete-rounds",
+            table=[{"tournament": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion or ""}
+                   for c in completions]
+            or [{"result": "no round had all its games reported"}],
+            description="Pusoy Dos rounds completed by this run",
+        )
         tag_this_run(merged(of_pusoy(c.tournament_id for c in completions)))
     return {
         "completed": [

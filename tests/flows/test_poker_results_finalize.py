@@ -39,7 +39,9 @@ def test_finalize_publishes_the_final_table_marks_finished_and_is_idempotent(pre
         async with get_client() as client:
             return {a.key: a for a in await client.read_latest_artifacts()}
 
-    final = asyncio.run(artifact())[f"poker-final-table-{tid}"]
+    latest = asyncio.run(artifact())
+    assert json.loads(latest["finalize-tournaments"].data) == [{"result": "no tournament was down to one player"}]
+    final = latest[f"poker-final-table-{tid}"]
     assert [(row["place"], row["player"], row["prize"]) for row in json.loads(final.data)] == [
         (1, "C", "Cup"), (2, "B", "Medal"), (3, "A", None)
     ]

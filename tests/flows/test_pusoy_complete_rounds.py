@@ -43,6 +43,8 @@ def test_complete_rounds_advances_ready_rounds_once_and_publishes_each_rounds_st
     outcomes = {(c["code"], c["round"], c["outcome"]) for c in result["completed"]}
     assert outcomes == {(codes[0], 1, "advanced"), (codes[1], 1, "playoff")}
     assert complete_rounds() == {"completed": []}
+    (summary,) = artifact("complete-rounds")
+    assert json.loads(summary.data) == [{"result": "no round had all its games reported"}]
     (published,) = artifact(f"pusoy-{codes[0].lower()}-round-1")
     assert published.type == "table"
     table = json.loads(published.data)

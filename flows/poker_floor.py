@@ -55,6 +55,7 @@ def schedule_exact_runs(
                 parameters={"tournament_id": tid},
                 state=Scheduled(scheduled_time=at),
                 idempotency_key=f"{job}:{tid}" if move else f"{job}:{tid}:{at.isoformat()}",
+                name=f"{job} poker-{tid}" if move else f"{job} poker-{tid} {at:%H:%M} UTC",
                 tags=list(tags.get(tid, ())),
             )
             planned = run.state.state_details.scheduled_time if run.state else None

@@ -4,7 +4,7 @@ by `kind:poker` / `kind:pusoy` — exact runs, sweeps and in-process runs alike,
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, FlowRunFilterTags
@@ -57,6 +57,8 @@ def test_the_sweep_the_exact_run_and_its_task_runs_of_a_poker_tournament_are_fou
     [swept] = [r for r in found if r.parameters.get("tournament_id") is None]
     [exact] = [r for r in found if r.parameters.get("tournament_id") == tid]  # created with the tags
     assert exact.state.is_scheduled()
+    at = exact.expected_start_time.astimezone(UTC)
+    assert exact.name == f"advance-clocks poker-{tid} {at:%H:%M} UTC"  # the admin reads what and when
     assert set(exact.tags) == {"tourney", "poker", *mine}
     assert set(swept.tags) == set(mine)  # added by the sweep after its work
 
@@ -68,6 +70,14 @@ def test_the_sweep_the_exact_run_and_its_task_runs_of_a_poker_tournament_are_fou
     tasks = task_runs_of(exact.id)
     assert {r.name.rsplit("-", 1)[0] for r in tasks} == {"schedule-exact-runs"}
     assert all(set(r.tags) >= {"tourney", "poker", *mine} for r in tasks)  # the run's tags, inherited
+    _delete_scheduled(runs_tagged(*mine, besides=earlier))  # the next change's run: not other tests' business
+
+
+def _delete_scheduled(runs: list) -> None:
+    with get_client(sync_client=True) as client:
+        for run in runs:
+            if run.state and run.state.is_scheduled():
+                client.delete_flow_run(run.id)
 
 
 def test_the_complete_rounds_run_of_a_pusoy_report_carries_the_tournaments_tags(

@@ -91,6 +91,25 @@ def read_runs(ids: list) -> list:
         return client.read_flow_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=ids)))
 
 
+
+def kill_together(worker_pid: int, run_pid: int) -> None:
+    """The worker and the process it started die together, as with their machine."""
+    os.killpg(worker_pid, signal.SIGKILL)
+    try:
+        os.kill(run_pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def wait_final(run_id, seconds: int, what: str, logs) -> None:
+    """Wait for the run's final state; on time-out, fail with its state history and the logs' place."""
+    try:
+        wait_until(lambda: read_runs([run_id])[0].state.is_final(), seconds, what)
+    except AssertionError:
+        with get_client(sync_client=True) as client:
+            history = [(s.timestamp, s.name) for s in client.read_flow_run_states(run_id)]
+        raise AssertionError(f"states: {history}; worker logs in {logs}") from None
+
 def test_two_process_workers_run_every_due_run_once_and_the_run_of_a_killed_one_is_retried_by_the_other(
     workers, committed, tmp_path
 ):
@@ -126,18 +145,9 @@ def test_two_process_workers_run_every_due_run_once_and_the_run_of_a_killed_one_
     [started] = [p for p in holds.iterdir() if p.name.startswith("started.")]
     run_pid, worker_pid = (int(x) for x in started.name.split(".")[1:])
     assert worker_pid in by_pid
-    os.killpg(worker_pid, signal.SIGKILL)  # the worker and its flow run die together
-    try:
-        os.kill(run_pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    kill_together(worker_pid, run_pid)
     (holds / "release").touch()
-    try:
-        wait_until(lambda: read_runs([run.id])[0].state.is_final(), 240, "the run to be retried and finish")
-    except AssertionError:
-        with get_client(sync_client=True) as client:
-            history = [(s.timestamp, s.name) for s in client.read_flow_run_states(run.id)]
-        raise AssertionError(f"states: {history}; worker logs in {group.logs}") from None
+    wait_final(run.id, 240, "the run to be retried and finish", group.logs)
     [after] = read_runs([run.id])
     assert after.state.type.value == "COMPLETED"
     [done] = [p for p in holds.iterdir() if p.name.startswith("done.")]
@@ -171,18 +181,9 @@ def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_t
     assert read_runs([run.id])[0].state.type.value == "PENDING"
     killed, process = (int(x) for x in claimed.name.split(".")[1:])
     assert killed in started
-    os.killpg(killed, signal.SIGKILL)  # the worker and the process it started die together
-    try:
-        os.kill(process, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    kill_together(killed, process)
     (marks / "go").touch()
-    try:
-        wait_until(lambda: read_runs([run.id])[0].state.is_final(), 180, "the run to be requeued and finish")
-    except AssertionError:
-        with get_client(sync_client=True) as client:
-            history = [(s.timestamp, s.name) for s in client.read_flow_run_states(run.id)]
-        raise AssertionError(f"states: {history}; worker logs in {group.logs}") from None
+    wait_final(run.id, 180, "the run to be requeued and finish", group.logs)
     assert read_runs([run.id])[0].state.type.value == "COMPLETED"
     assert [p.name.split(".")[0] for p in tmp_path.iterdir() if p.name.startswith(str(run.id))] == [str(run.id)]
     with get_client(sync_client=True) as client:

@@ -148,13 +148,9 @@ def _complete_now(tournament_id: int) -> list | str:
 
     if not healthy(os.environ["PREFECT_API_URL"]):
         return "Prefect API not reachable: the complete-rounds sweep completes the round within a minute"
-    from prefect import tags
+    from flows.pusoy import complete_now
 
-    from flows.pusoy import complete_rounds
-    from flows.tags import of_pusoy
-
-    with tags(*of_pusoy([tournament_id]).get(tournament_id, ())):
-        return complete_rounds(tournament_id=tournament_id)["completed"]
+    return complete_now(tournament_id)
 
 
 @app.command("amend")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from prefect import flow, task
+from prefect import flow, tags, task
 from prefect.artifacts import create_table_artifact
 
 from domain.pusoy import service
@@ -67,3 +67,10 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
             {"code": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion} for c in completions
         ]
     }
+
+
+def complete_now(tournament_id: int) -> list[dict]:
+    """`complete-rounds` for one tournament, run in this process (reporting to the Prefect API) under
+    the tournament's tags: what `tourney pusoy report` and the simulator do after a round's last game."""
+    with tags(*of_pusoy([tournament_id]).get(tournament_id, ())):
+        return complete_rounds(tournament_id=tournament_id)["completed"]

@@ -249,15 +249,11 @@ def _pusoy_tick(code, rng, now, tally, log, attempt) -> bool:
         what = f"round {games[0].round_no}" + (f" playoff {games[0].playoff}" if games[0].playoff else "")
         log(f"pusoy {code}: {what}, {len(games)} game(s) reported")
     if ready:
-        from prefect import tags
-
-        from flows.pusoy import complete_rounds
+        from flows.pusoy import complete_now
 
         tid = _read(lambda s: find(s, code).id)
         try:
-            with tags(*_read(lambda s: run_tags.pusoy_tags(s, [tid]))[tid]):
-                completed = complete_rounds(tournament_id=tid)["completed"]
-            for c in completed:
+            for c in complete_now(tid):
                 log(f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
                     + (f", champion {c['champion']}" if c.get("champion") else ""))
         except Exception as exc:  # no API: the every-minute sweep completes the round

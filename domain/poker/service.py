@@ -364,10 +364,16 @@ def _moved_window_problems(session: Session, t: Tournament, window: rules.Window
     ]
 
 
+def _locked(session: Session, tournament_id: int, player_ref: str | int) -> tuple[Tournament, Player]:
+    """Every write about a player in a tournament locks the tournament's row (shared), then the
+    player's: the order an edit takes (the tournament, then its registrants), so the two never
+    deadlock, and two writes about one player are serialised."""
+    return get_tournament(session, tournament_id, lock="share"), find_player(session, player_ref, lock=True)
+
+
 def register(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
     """3.10 sign-up (late registration while running, before its deadline); SP-2 parallel check."""
-    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
-    player = find_player(session, player_ref, lock=True)
+    t, player = _locked(session, tournament_id, player_ref)
     problems = eligibility_problems(player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date())
     problems += rules.registration_problems(t.status, t.late_reg_deadline, now)
     if not problems and _active_registration(session, t.id, player.id) is not None:
@@ -385,8 +391,7 @@ def register(session: Session, tournament_id: int, player_ref: str | int, now: d
 
 def unregister(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
     """A player withdraws before check-in (after check-in the buy-in is owed and the entry stands)."""
-    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
-    player = find_player(session, player_ref, lock=True)
+    t, player = _locked(session, tournament_id, player_ref)
     reg = _active_registration(session, t.id, player.id)
     if reg is None:
         raise DomainError("not-registered", f"the player is not registered in tournament {t.id}")
@@ -430,8 +435,7 @@ def check_in(session: Session, tournament_id: int, player_ref: str | int, now: d
     """3.10/3.4: marked in at the counter without payment; the first entry opens with the starting
     stack and the buy-in is recorded as a debt. Returns the entry for the seating area to seat in
     the same transaction."""
-    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
-    player = find_player(session, player_ref, lock=True)
+    t, player = _locked(session, tournament_id, player_ref)
     reg = _active_registration(session, t.id, player.id)
     if reg is None:
         raise DomainError("not-registered", f"the player is not registered in tournament {t.id} (rule 3.10)")
@@ -466,8 +470,7 @@ def _topup(session: Session, t: Tournament, entry: Entry, kind: str, now: dateti
 
 def rebuy(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> TopUp:
     """3.1 rebuy: the starting stack into the current entry, at the rebuy amount."""
-    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
-    player = find_player(session, player_ref, lock=True)
+    t, player = _locked(session, tournament_id, player_ref)
     active = [e for e in _entries(session, t.id, player.id) if e.state == "active"]
     raise_problems(rules.rebuy_problems(t.status, settings_of(t), bool(active)))
     return _topup(session, t, active[0], rules.REBUY, now)
@@ -476,8 +479,7 @@ def rebuy(session: Session, tournament_id: int, player_ref: str | int, now: date
 def reenter(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Entry:
     """3.1 re-entry: after a bust, a new entry linked to the busted one, at the re-entry price.
     Returns the new entry for the seating area to seat in the same transaction."""
-    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
-    player = find_player(session, player_ref, lock=True)
+    t, player = _locked(session, tournament_id, player_ref)
     entries = _entries(session, t.id, player.id)
     latest = entries[-1] if entries else None
     raise_problems(rules.reentry_problems(t.status, settings_of(t), latest.state if latest else None, now))
@@ -490,8 +492,7 @@ def reenter(session: Session, tournament_id: int, player_ref: str | int, now: da
 def add_on(session: Session, tournament_id: int, player_ref: str | int, now: datetime, breaks_reached: int = 0) -> TopUp:
     """3.1 add-on into the current entry. `breaks_reached` is the clock's count of breaks passed at
     `now` (the clock lives in area poker2), for the "at the N-th break" gate."""
-    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
-    player = find_player(session, player_ref, lock=True)
+    t, player = _locked(session, tournament_id, player_ref)
     active = [e for e in _entries(session, t.id, player.id) if e.state == "active"]
     taken = session.scalar(
         select(func.count()).where(TopUp.tournament_id == t.id, TopUp.player_id == player.id, TopUp.kind == rules.ADDON)
@@ -546,8 +547,7 @@ def settle(session: Session, tournament_id: int, player_ref: str | int, method: 
            now: datetime) -> Settlement | None:
     """3.4: close all of the player's unpaid fees in the tournament at once with one settlement
     record; nothing owed = nothing written (None)."""
-    t = get_tournament(session, tournament_id, lock="share")  # tournament, then player: as edits lock
-    player = find_player(session, player_ref, lock=True)
+    t, player = _locked(session, tournament_id, player_ref)
     raise_problems(rules.settlement_problems(t.status, method, settled_by))
     made = _settle(session, t, method, settled_by, now, player.id)
     return session.get(Settlement, made[0][0]) if made else None

@@ -64,6 +64,9 @@ def deploy(
     pool: Annotated[str, typer.Option(help="the process work pool (created when missing)")] = "tourney",
     pool_limit: Annotated[int | None, typer.Option(help="most runs at once in the whole pool")] = None,
     requeue_after: Annotated[int, typer.Option(help="seconds without a heartbeat before a run is requeued")] = 90,
+    requeue_pending_after: Annotated[int, typer.Option(
+        help="seconds a claimed run may stay Pending before it is requeued (longer than a run's process "
+             "takes to start on a busy machine)")] = 300,
 ) -> None:
     """Register every deployment to a process work pool, for workers on any machine (`tourney worker`)."""
     from datetime import timedelta
@@ -71,7 +74,8 @@ def deploy(
     from flows.ops import register
 
     _require_prefect_api()
-    emit(register(pool, pool_limit, timedelta(seconds=requeue_after)), f"deployments in pool '{pool}'")
+    emit(register(pool, pool_limit, timedelta(seconds=requeue_after), timedelta(seconds=requeue_pending_after)),
+         f"deployments in pool '{pool}'")
 
 
 @app.command("worker")

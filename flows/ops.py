@@ -13,10 +13,12 @@ them, and the automation that hands a run whose worker died to another worker.
   Scheduled (`AwaitingRetry`) after `within` seconds of silence; any worker of the pool then picks it
   up. Leaving Running releases its deployment concurrency slot. Every job is idempotent, so a run
   that was in fact still alive somewhere and is run again changes nothing twice.
-- A worker may also die between claiming a run (Pending) and its flow process starting it (Running):
-  the same automation watches from the `Pending` event, which `Running` (or an end) must follow
-  within `within` seconds; a run left Pending is requeued the same way. `within` therefore also
-  bounds how long a worker may take to start a claimed run (a process worker: seconds).
+- A worker may also die between claiming a run (Pending) and its flow process starting it (Running).
+  A second automation, `tourney: requeue runs claimed and never started`, watches from the
+  `Pending` event, which `Running` (or an end) must follow within `pending_within`; a run left
+  Pending is requeued the same way. Its window is its own and longer (default 5 minutes): a busy
+  machine may take tens of seconds to start a run's process, and a run requeued while its process is
+  still starting would run twice.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from datetime import timedelta
 from typing import Any
 
 AUTOMATION = "tourney: requeue runs whose worker died"
+AUTOMATION_PENDING = "tourney: requeue runs claimed and never started"
 HEARTBEAT_SECONDS = 30
 DEFAULT_POOL = "tourney"
 
@@ -53,9 +56,21 @@ def ensure_pool(name: str, limit: int | None) -> str:
         return f"reused the work pool '{name}'"
 
 
-def ensure_requeue_automation(within: timedelta) -> None:
-    """The automation that requeues a tourney run silent for `within`, Running without heartbeats or
-    left Pending by its worker (created or replaced)."""
+def ensure_requeue_automation(within: timedelta, pending_within: timedelta) -> None:
+    """The two automations that requeue a tourney run whose worker died (created or replaced): one
+    for a run Running without heartbeats for `within`, one for a run left Pending for `pending_within`."""
+    # the server's own Running event opens the heartbeat watch too: a run killed before its first
+    # heartbeat reached the server would otherwise never be noticed
+    _requeue_automation(
+        AUTOMATION, "stopped sending heartbeats", {"Running", "heartbeat"}, {"heartbeat"}, within
+    )
+    _requeue_automation(
+        AUTOMATION_PENDING, "was claimed (Pending) and never started", {"Pending"}, {"Running", "heartbeat"},
+        pending_within,
+    )
+
+
+def _requeue_automation(name: str, what: str, after: set[str], expect: set[str], within: timedelta) -> None:
     from prefect.automations import Automation
     from prefect.client.schemas.objects import StateType
     from prefect.events.actions import ChangeFlowRunState
@@ -64,27 +79,17 @@ def ensure_requeue_automation(within: timedelta) -> None:
     from prefect.exceptions import ObjectNotFound
 
     try:
-        Automation.read(name=AUTOMATION).delete()
+        Automation.read(name=name).delete()
     except (ObjectNotFound, ValueError):
         pass
+    ended = {"Completed", "Failed", "Cancelled", "Crashed"}
     Automation(
-        name=AUTOMATION,
-        description="A tourney flow run that stopped sending heartbeats, or was claimed (Pending) and "
-        "never started (its worker or machine died), goes back to Scheduled, so another worker of the "
-        "pool runs it again.",
+        name=name,
+        description=f"A tourney flow run that {what} (its worker or machine died) goes back to Scheduled, "
+        "so another worker of the pool runs it again.",
         trigger=EventTrigger(
-            # the server's own Running event opens the watch too: a run killed before its first
-            # heartbeat reached the server would otherwise never be noticed; Pending opens it for a
-            # worker that dies after claiming a run, before the run's process starts it
-            after={"prefect.flow-run.Pending", "prefect.flow-run.Running", "prefect.flow-run.heartbeat"},
-            expect={
-                "prefect.flow-run.Running",
-                "prefect.flow-run.heartbeat",
-                "prefect.flow-run.Completed",
-                "prefect.flow-run.Failed",
-                "prefect.flow-run.Cancelled",
-                "prefect.flow-run.Crashed",
-            },
+            after={f"prefect.flow-run.{e}" for e in after},
+            expect={f"prefect.flow-run.{e}" for e in expect | ended},
             match=ResourceSpecification({"prefect.resource.id": "prefect.flow-run.*"}),
             match_related=ResourceSpecification(
                 {"prefect.resource.role": "tag", "prefect.resource.id": "prefect.tag.tourney"}
@@ -98,19 +103,21 @@ def ensure_requeue_automation(within: timedelta) -> None:
             ChangeFlowRunState(
                 state=StateType.SCHEDULED,
                 name="AwaitingRetry",
-                message="no heartbeat, or claimed and never started: its worker died; requeued",
+                message=f"it {what}: its worker died; requeued for another worker",
                 force=True,
             )
         ],
     ).create()
 
 
-def register(pool: str, pool_limit: int | None, within: timedelta, jobs: Any = None) -> list[dict[str, Any]]:
+def register(
+    pool: str, pool_limit: int | None, within: timedelta, pending_within: timedelta, jobs: Any = None
+) -> list[dict[str, Any]]:
     """`tourney deploy`: the pool, the requeue automation, then every job's deployment in the pool."""
     from flows.deployments import JOBS, deployment
 
     ensure_pool(pool, pool_limit)
-    ensure_requeue_automation(within)
+    ensure_requeue_automation(within, pending_within)
     rows = []
     for job in JOBS if jobs is None else jobs:
         deployment_id = deployment(job, module_path=True).apply(work_pool_name=pool)

@@ -163,7 +163,7 @@ def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_t
     test has killed the worker that claimed it; the automation requeues the run left Pending."""
     pool = "tourney-test-pending"
     ensure_pool(pool, None)
-    ensure_requeue_automation(timedelta(seconds=15))
+    ensure_requeue_automation(timedelta(seconds=40), pending_within=timedelta(seconds=30))
     marks = tmp_path / "marks"
     marks.mkdir()
     # the claimed run's process: leaves `claimed.<its worker>.<itself>`, waits for `go`, then starts the flow

@@ -8,7 +8,7 @@ TOURNEY := $(BIN)/tourney
 # `make run DEMO=0` (or TOURNEY_DEMO=0 in the environment): serve without seeding or simulating the demo
 DEMO ?= $(if $(TOURNEY_DEMO),$(TOURNEY_DEMO),1)
 
-.PHONY: run test bench stop setup db clean
+.PHONY: run test test-unit bench stop setup db clean
 
 $(VENV)/.installed: pyproject.toml
 	bash infra/setup-system.sh
@@ -29,14 +29,20 @@ run: db
 
 test: setup
 	$(TOURNEY) db up
-	$(BIN)/pytest tests
+	$(BIN)/pytest tests --durations=15
+
+# the pure rules alone: no database, no Prefect (seconds)
+test-unit: setup
+	$(BIN)/pytest tests/unit -m "not integration and not flows"
 
 bench: db
 	$(BIN)/python -m bench
 
 stop: setup
-	-$(TOURNEY) server stop
-	$(TOURNEY) db stop
+	$(TOURNEY) stop
 
-clean: stop
-	rm -rf .tourney
+# deletes the database, the outbox and the signing key: asks first (FORCE=1 does not ask)
+clean: setup
+	@if [ "$(FORCE)" != "1" ]; then read -r -p "delete the database, outbox and signing key in .tourney? [y/N] " a; [ "$$a" = y ] || { echo "kept"; exit 1; }; fi
+	$(TOURNEY) stop
+	rm -rf "$$($(BIN)/python -c 'from domain.config import load_settings; from domain.store.cluster import Cluster; print(Cluster(load_settings().home).base)')" .tourney

@@ -2,7 +2,8 @@
 
 DATABASE_URL     the application's PostgreSQL; unset means the project's own embedded cluster
 PREFECT_API_URL  the Prefect API flows report to; default the server `make run` starts
-TOURNEY_HOME     data folder (embedded cluster, outbox, secret key); default ./.tourney
+TOURNEY_HOME     data folder (embedded cluster, outbox, secret key); default the checkout's .tourney
+                 (beside pyproject.toml), or ~/.local/share/tourney for an installed package
 SMTP_URL         smtp://[user:pass@]host:port for delivering documents to clubs; unset = outbox only
 REGISTRY_URL     the state-registry provider (DaData-style findById/party); unset = moderator queue
 REGISTRY_TOKEN   the provider's API token
@@ -57,7 +58,8 @@ class Settings:
 
 
 def load_settings() -> Settings:
-    home = Path(os.environ.get("TOURNEY_HOME", ".tourney")).expanduser().resolve()
+    given = os.environ.get("TOURNEY_HOME")
+    home = Path(given).expanduser().resolve() if given else default_home()
     return Settings(
         home=home,
         database_url=os.environ.get("DATABASE_URL") or None,
@@ -67,6 +69,16 @@ def load_settings() -> Settings:
         registry_token=os.environ.get("REGISTRY_TOKEN") or None,
         render_workers=_positive_int("TOURNEY_RENDER_WORKERS", os.cpu_count() or 1),
     )
+
+
+def default_home() -> Path:
+    """The checkout's .tourney when the package runs from a checkout (so `tourney` finds the same data
+    from any folder), else the user's data folder."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "pyproject.toml").exists():
+        return checkout / ".tourney"
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "tourney"
 
 
 def _positive_int(name: str, default: int) -> int:

@@ -9,6 +9,10 @@ from importlib.metadata import version as package_version
 from typing import Annotated
 
 import typer
+from psycopg import OperationalError as PsycopgOperationalError
+from psycopg.errors import UndefinedTable
+from sqlalchemy.exc import OperationalError as SQLAlchemyOperationalError
+from sqlalchemy.exc import ProgrammingError as SQLAlchemyProgrammingError
 
 try:  # typer >= 0.29 bundles its own click
     from typer._click.exceptions import ClickException
@@ -222,10 +226,28 @@ def serve(
     """Serve every deployment with its schedule, in the foreground (Ctrl-C stops)."""
     from prefect import serve as prefect_serve
 
+    from flows import processes
     from flows.deployments import deployments
 
     _require_prefect_api()
+    processes.record(load_settings(), "serve")
     prefect_serve(*deployments(), limit=limit)
+
+
+@app.command("stop")
+def stop() -> None:
+    """Stop everything `make run` started: the demo simulator, `tourney serve` and the flow runs it
+    started, the Prefect server, the embedded cluster."""
+    from flows import processes, server
+
+    settings = load_settings()
+    for name in processes.NAMES:
+        say(processes.stop(settings, name))
+    say(server.stop(settings))
+    if settings.embedded:
+        from domain.store.cluster import Cluster
+
+        say(Cluster(settings.home).stop())
 
 
 @app.command("version")
@@ -258,6 +280,17 @@ def main() -> None:
             sys.exit(code)
     except DomainError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
+        sys.exit(2)
+    except (SQLAlchemyOperationalError, PsycopgOperationalError) as exc:  # the database does not answer
+        from domain.store.db import unreachable
+
+        print(f"error: {unreachable(exc).message}", file=sys.stderr)
+        sys.exit(2)
+    except SQLAlchemyProgrammingError as exc:
+        if not isinstance(exc.orig, UndefinedTable):
+            raise
+        print("error: the database's schema is behind this version: run `tourney db upgrade` (or `make run`)",
+              file=sys.stderr)
         sys.exit(2)
     except typer.Abort:
         sys.exit(1)

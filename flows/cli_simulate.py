@@ -87,4 +87,7 @@ def simulate_command(
     with open(log, "ab") as out:
         process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
+    from flows import processes
+
+    processes.record(load_settings(), "simulator", process.pid)
     say(f"simulator running in the background (pid {process.pid}); log: {log}")

@@ -72,3 +72,14 @@ def committed(engine: Engine) -> Iterator[Engine]:
     if names:
         with engine.begin() as conn:
             conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test carries its layer's marker, from its folder: `-m "not integration and not flows"`
+    (or `make test-unit`) runs the pure tests alone, with no database."""
+    for item in items:
+        parts = item.path.parts
+        if "integration" in parts:
+            item.add_marker(pytest.mark.integration)
+        elif "flows" in parts:
+            item.add_marker(pytest.mark.flows)

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import fcntl
 import glob
+import grp
 import os
 import pwd
+import secrets
 import shutil
 import subprocess
 import time
@@ -25,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from domain.errors import ConfigurationError
 
@@ -38,12 +41,32 @@ class Cluster:
     home: Path
 
     @property
+    def base(self) -> Path:
+        """The folder holding the cluster's files: TOURNEY_HOME, or one the server's user owns when
+        it cannot reach TOURNEY_HOME."""
+        owner = self._owner_entry()
+        if owner is None or _reachable(self.home, owner):
+            return self.home
+        digest = zlib.crc32(str(self.home).encode())
+        return Path(owner.pw_dir) / "tourney" / f"{self.home.name.lstrip('.') or 'home'}-{digest:08x}"
+
+    @property
     def data_dir(self) -> Path:
-        return self.home / "pg"
+        return self.base / "pg"
 
     @property
     def log_file(self) -> Path:
-        return self.home / "pg.log"
+        return self.base / "pg.log"
+
+    @property
+    def password_file(self) -> Path:
+        return self.home / "pg.password"
+
+    def password(self) -> str | None:
+        try:
+            return self.password_file.read_text().strip() or None
+        except FileNotFoundError:
+            return None
 
     @property
     def port(self) -> int:
@@ -53,7 +76,9 @@ class Cluster:
         return 55000 + zlib.crc32(str(self.data_dir).encode()) % 900
 
     def url(self, database: str = "tourney", driver: str = "psycopg") -> str:
-        return f"postgresql+{driver}://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
+        password = self.password()
+        auth = f"{SUPERUSER}:{quote(password, safe='')}" if password else SUPERUSER
+        return f"postgresql+{driver}://{auth}@127.0.0.1:{self.port}/{database}"
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -62,12 +87,13 @@ class Cluster:
         bindir = _bindir()
         self.home.mkdir(parents=True, exist_ok=True)
         with self._lock():
-            note = self._ensure_initialised(bindir)
+            note = self._place_note() + self._ensure_initialised(bindir)
             if self._running(bindir):
                 state = f"reused the running cluster on 127.0.0.1:{self.port}"
             else:
                 self._start(bindir)
                 state = f"started the cluster on 127.0.0.1:{self.port}"
+            note += self._require_password(bindir)
             self._create_databases()
         return f"{note}{state} ({self.data_dir})"
 
@@ -89,17 +115,34 @@ class Cluster:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def _place_note(self) -> str:
+        if self.base == self.home:
+            return ""
+        if not self.base.exists():
+            owner = self._owner_entry()
+            assert owner is not None
+            for folder in (self.base.parent, self.base):
+                folder.mkdir(mode=0o700, exist_ok=True)
+                os.chown(folder, owner.pw_uid, owner.pw_gid)
+        return (f"the PostgreSQL user '{self._owner()}' cannot reach {self.home}, so the cluster's files are in "
+                f"{self.base}; ")
+
     def _ensure_initialised(self, bindir: Path) -> str:
         note = ""
         if self.data_dir.exists() and not (self.data_dir / MARKER).exists():
-            aside = self.home / f"pg.broken-{int(time.time())}"
+            aside = self.base / f"pg.broken-{int(time.time())}"
             self.data_dir.rename(aside)
             note = f"found a half-initialised data folder; moved it to {aside.name} and made a new one; "
         if self.data_dir.exists():
             return note
-        scratch = self.home / "pg.initdb"
+        scratch = self.base / "pg.initdb"
         shutil.rmtree(scratch, ignore_errors=True)
         scratch.mkdir(mode=0o700)
+        password = self._new_password()
+        pwfile = self.base / "pg.initdb.pw"
+        pwfile.write_text(password + "\n")
+        pwfile.chmod(0o600)
+        self._give_to_owner(pwfile)
         self._give_to_owner(scratch)
         self._run_as_owner(
             [
@@ -108,11 +151,13 @@ class Cluster:
                 str(scratch),
                 "-U",
                 SUPERUSER,
-                "--auth=trust",
+                "--auth=scram-sha-256",
+                f"--pwfile={pwfile}",
                 "--encoding=UTF8",
                 "--locale=C.UTF-8",
             ]
         )
+        pwfile.unlink()
         conf = scratch / "postgresql.conf"
         with conf.open("a") as handle:
             handle.write(
@@ -128,6 +173,47 @@ class Cluster:
         self._give_to_owner(scratch)
         scratch.rename(self.data_dir)
         return note
+
+    def _new_password(self) -> str:
+        """A fresh password, written to TOURNEY_HOME/pg.password (0600) before the cluster uses it."""
+        password = secrets.token_urlsafe(24)
+        tmp = self.home / f".pg.password.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(password + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.password_file)
+        return password
+
+    def _require_password(self, bindir: Path) -> str:
+        """A cluster still on trust authentication (made by an older version) gets a password and
+        scram-sha-256; a cluster whose password file is missing is refused with what to do."""
+        hba = self.data_dir / "pg_hba.conf"
+        lines = hba.read_text().splitlines()
+        trusting = [line for line in lines if line.split()[-1:] == ["trust"] and not line.lstrip().startswith("#")]
+        if not trusting:
+            if self.password() is None:
+                raise ConfigurationError(
+                    "cluster-password-missing",
+                    f"the cluster in {self.data_dir} asks for a password and {self.password_file} is missing: "
+                    "restore that file from your backup, or move the data folder aside to make a new cluster",
+                )
+            return ""
+        import psycopg
+
+        password = self._new_password()
+        with psycopg.connect(host="127.0.0.1", port=self.port, user=SUPERUSER, dbname="postgres",
+                             autocommit=True) as conn:
+            conn.execute("SET password_encryption = 'scram-sha-256'")
+            conn.execute(psycopg.sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+                psycopg.sql.Identifier(SUPERUSER), psycopg.sql.Literal(password)))
+        rewritten = [
+            line[: line.rindex("trust")] + "scram-sha-256" if line in trusting else line for line in lines
+        ]
+        hba.write_text("\n".join(rewritten) + "\n")
+        self._run_as_owner([str(bindir / "pg_ctl"), "reload", "-D", str(self.data_dir)])
+        return "switched the cluster from trust to password authentication; "
 
     def _running(self, bindir: Path) -> bool:
         result = self._run_as_owner(
@@ -166,7 +252,8 @@ class Cluster:
         import psycopg
 
         with psycopg.connect(
-            host="127.0.0.1", port=self.port, user=SUPERUSER, dbname="postgres", autocommit=True
+            host="127.0.0.1", port=self.port, user=SUPERUSER, password=self.password(), dbname="postgres",
+            autocommit=True,
         ) as conn:
             existing = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
             for name in DATABASES:
@@ -182,25 +269,23 @@ class Cluster:
             return None
         return os.environ.get("TOURNEY_PG_USER", "postgres")
 
-    def _give_to_owner(self, path: Path) -> None:
+    def _owner_entry(self) -> pwd.struct_passwd | None:
         owner = self._owner()
         if owner is None:
-            return
+            return None
         try:
-            entry = pwd.getpwnam(owner)
+            return pwd.getpwnam(owner)
         except KeyError:
             raise ConfigurationError(
                 "no-postgres-user",
                 f"running as root needs an unprivileged system user for PostgreSQL; '{owner}' does not "
                 "exist (install PostgreSQL, or set TOURNEY_PG_USER)",
             ) from None
-        for parent in path.parents:
-            if parent.stat().st_mode & 0o001 == 0:
-                raise ConfigurationError(
-                    "data-dir-unreachable",
-                    f"the PostgreSQL user '{owner}' cannot reach {path}: {parent} is not traversable; "
-                    "set TOURNEY_HOME to a folder it can reach",
-                )
+
+    def _give_to_owner(self, path: Path) -> None:
+        entry = self._owner_entry()
+        if entry is None:
+            return
         os.chown(path, entry.pw_uid, entry.pw_gid)
         if path.is_dir():
             for root, dirs, files in os.walk(path):
@@ -217,6 +302,24 @@ class Cluster:
                 f"{Path(argv[0]).name} failed: {(result.stderr or result.stdout).strip().splitlines()[-1:]}",
             )
         return result
+
+
+def _reachable(path: Path, user: pwd.struct_passwd) -> bool:
+    """Whether `user` can traverse every folder down to `path` (the part of it that exists)."""
+    groups = {g.gr_gid for g in grp.getgrall() if user.pw_name in g.gr_mem} | {user.pw_gid}
+    for folder in [path, *path.parents]:
+        if not folder.exists():
+            continue
+        st = folder.stat()
+        if st.st_uid == user.pw_uid:
+            bit = 0o100
+        elif st.st_gid in groups:
+            bit = 0o010
+        else:
+            bit = 0o001
+        if not st.st_mode & bit:
+            return False
+    return True
 
 
 def _bindir() -> Path:

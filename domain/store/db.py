@@ -57,17 +57,24 @@ def check_reachable(engine: Engine) -> None:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
     except OperationalError as exc:
-        url = engine.url
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        hint = (
-            "run `tourney db up` (or `make run`) to start the embedded cluster"
-            if load_settings().embedded
-            else "check DATABASE_URL, or unset it to use the embedded cluster"
-        )
-        raise ConfigurationError(
-            "database-unreachable",
-            f"cannot reach PostgreSQL at {url.host}:{url.port}/{url.database}: {reason} — {hint}",
-        ) from None
+        raise unreachable(exc, engine.url) from None
+
+
+def unreachable(exc: Exception, url=None) -> ConfigurationError:
+    """The one-line error for a database that does not answer: which one (URL without its password,
+    or the embedded cluster's data folder) and what to do."""
+    settings = load_settings()
+    url = make_url(url or database_url(settings))
+    orig = getattr(exc, "orig", None) or exc
+    reason = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+    if settings.embedded:
+        where = f"the embedded cluster at {url.host}:{url.port} (data folder {Cluster(settings.home).data_dir})"
+        hint = ("start it with `tourney db up` (or `make run`), or set TOURNEY_HOME to the data folder "
+                "you meant, or DATABASE_URL to another server")
+    else:
+        where = url.render_as_string(hide_password=True)
+        hint = "check DATABASE_URL, or unset it to use the embedded cluster"
+    return ConfigurationError("database-unreachable", f"cannot reach PostgreSQL, {where}: {reason} — {hint}")
 
 
 @contextmanager

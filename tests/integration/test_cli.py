@@ -10,6 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 TOURNEY = str(Path(sys.executable).with_name("tourney"))
 
 
@@ -44,7 +46,7 @@ def test_an_unreachable_database_url_gives_one_line_naming_the_host_and_exit_2()
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
-    assert "cannot reach PostgreSQL at 127.0.0.1:9/tourney" in lines[0]
+    assert "cannot reach PostgreSQL, postgresql+psycopg://someone@127.0.0.1:9/tourney" in lines[0]
     assert "check DATABASE_URL" in lines[0]
 
 
@@ -112,3 +114,128 @@ def test_a_bad_argument_is_one_line_naming_it_and_exit_2():
     assert result.returncode == 2
     assert result.stderr.strip() == "error: Missing argument 'name'."
     assert "Traceback" not in result.stderr
+
+
+def _embedded_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TOURNEY_PG_PORT")}
+    env["TOURNEY_HOME"] = str(home)
+    return env
+
+
+def run_at(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`tourney ARGS` on the embedded cluster of data folder `home` (whatever DATABASE_URL says)."""
+    return subprocess.run([TOURNEY, *args], capture_output=True, text=True, env=_embedded_env(home), timeout=120)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands the cluster to another user")
+def test_a_clone_in_a_folder_postgres_cannot_traverse_gets_its_cluster_in_a_folder_postgres_owns():
+    parent = Path(tempfile.mkdtemp(prefix="tourney-0700-"))  # mkdtemp makes it 0700, like root's home
+    assert parent.stat().st_mode & 0o777 == 0o700
+    home = parent / "clone" / ".tourney"
+    env = _embedded_env(home)
+    try:
+        result = subprocess.run([TOURNEY, "db", "up"], capture_output=True, text=True, env=env, timeout=120)
+        assert result.returncode == 0, result.stderr
+        said = " ".join(result.stdout.split())
+        assert f"the PostgreSQL user 'postgres' cannot reach {home}, so the cluster's files are in" in said
+        assert "started the cluster" in said
+        upgraded = subprocess.run([TOURNEY, "db", "upgrade"], capture_output=True, text=True, env=env, timeout=120)
+        assert upgraded.returncode == 0, upgraded.stderr
+    finally:
+        subprocess.run([TOURNEY, "db", "stop"], capture_output=True, env=env, timeout=120)
+        shutil.rmtree(parent, ignore_errors=True)
+        from domain.store.cluster import Cluster
+
+        shutil.rmtree(Cluster(home).base, ignore_errors=True)
+
+
+def test_the_embedded_cluster_refuses_a_login_without_its_password(database_url):
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from domain.config import load_settings
+
+    if not load_settings().embedded and "tourney_test_" not in database_url:
+        pytest.skip("DATABASE_URL names another server")
+    url = make_url(database_url)
+    with pytest.raises(psycopg.OperationalError, match="no password supplied|password authentication failed"):
+        psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database, password="",
+                        connect_timeout=5)
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database,
+                        password="guess", connect_timeout=5)
+    with psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database,
+                         password=url.password, connect_timeout=5) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_a_cluster_made_with_trust_is_switched_to_passwords_on_the_next_db_up():
+    Path(".tourney").mkdir(exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="test-home-", dir=".tourney")).resolve()
+    home.chmod(0o755)
+    from domain.store.cluster import Cluster
+
+    cluster = Cluster(home)
+    try:
+        assert run_at(home, "db", "up").returncode == 0
+        hba = cluster.data_dir / "pg_hba.conf"
+        hba.write_text(hba.read_text().replace("scram-sha-256", "trust"))  # what an older version made
+        cluster.password_file.unlink()
+        assert run_at(home, "db", "stop").returncode == 0
+        again = run_at(home, "db", "up")
+        assert again.returncode == 0, again.stderr
+        assert "switched the cluster from trust to password authentication" in " ".join(again.stdout.split())
+        assert cluster.password_file.stat().st_mode & 0o777 == 0o600
+        import psycopg
+
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(host="127.0.0.1", port=cluster.port, user="tourney", dbname="postgres", password="",
+                            connect_timeout=5)
+        assert run_at(home, "db", "upgrade").returncode == 0
+    finally:
+        run_at(home, "db", "stop")
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_tourney_from_another_folder_with_the_database_down_says_one_line_naming_it():
+    home = Path(tempfile.mkdtemp(prefix="tourney-nohome-")) / "data"
+    result = subprocess.run([TOURNEY, "poker", "show", "1"], capture_output=True, text=True,
+                            env=_embedded_env(home), cwd=tempfile.gettempdir(), timeout=120)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: cannot reach PostgreSQL, the embedded cluster at 127.0.0.1:")
+    assert f"(data folder {home}/pg)" in lines[0] or "data folder /" in lines[0]
+    assert "`tourney db up`" in lines[0] and "TOURNEY_HOME" in lines[0]
+
+
+def test_tourney_stop_ends_every_recorded_process_and_what_it_started():
+    from domain.config import Settings, load_settings
+    from flows import processes
+
+    home = Path(tempfile.mkdtemp(prefix="tourney-stop-"))
+    settings: Settings = load_settings()
+    settings = Settings(**{**settings.__dict__, "home": home})
+    serve = subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300; wait"], start_new_session=False)
+    simulator = subprocess.Popen(["sleep", "300"])
+    try:
+        processes.record(settings, "serve", serve.pid)
+        processes.record(settings, "simulator", simulator.pid)
+        import time
+
+        time.sleep(0.3)  # the shell starts its children
+        children = [int(p) for p in subprocess.run(["pgrep", "-P", str(serve.pid)], capture_output=True,
+                                                   text=True).stdout.split()]
+        assert len(children) == 2
+        result = run_at(home, "stop")
+        assert result.returncode == 0, result.stderr
+        assert f"serve: stopped (pid {serve.pid})" in result.stdout
+        assert f"simulator: stopped (pid {simulator.pid})" in result.stdout
+        assert serve.wait(timeout=15) is not None and simulator.wait(timeout=15) is not None
+        for child in children:
+            assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
+        assert run_at(home, "stop").stdout.count("not running") >= 2
+    finally:
+        for proc in (serve, simulator):
+            proc.kill()
+        shutil.rmtree(home, ignore_errors=True)

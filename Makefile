@@ -45,4 +45,4 @@ stop: setup
 clean: setup
 	@if [ "$(FORCE)" != "1" ]; then read -r -p "delete the database, outbox and signing key in .tourney? [y/N] " a; [ "$$a" = y ] || { echo "kept"; exit 1; }; fi
 	$(TOURNEY) stop
-	rm -rf "$$($(BIN)/python -c 'from domain.config import load_settings; from domain.store.cluster import Cluster; print(Cluster(load_settings().home).base)')" .tourney
+	rm -rf "$$($(BIN)/python -c 'from infra.config import load_settings; from infra.cluster import Cluster; print(Cluster(load_settings().home).base)')" .tourney

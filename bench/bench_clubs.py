@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from sqlalchemy import insert, text
 
 from bench.harness import Report
-from domain.clubs.provider import HttpPartyProvider
-from domain.clubs.runs import run_checks
-from domain.store.clubs import Club
+from infra.registry_http import HttpPartyProvider
+from domain.clubs.services.runs import run_checks
+from domain.clubs.tables import Club
 from domain.store.db import StatementCounter, get_engine
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer, most_in_one_second

@@ -15,8 +15,8 @@ from datetime import date
 from decimal import Decimal
 
 from bench.harness import Report, peak_memory
-from documents.render import Renderer, certificate_alone
-from domain.documents.model import Certificate, PokerPlace, PokerSheet, serial
+from infra.render import Renderer, certificate_alone
+from domain.documents.rules.model import Certificate, PokerPlace, PokerSheet, serial
 
 KEY = b"bench-key"
 

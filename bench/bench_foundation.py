@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bench.harness import Report
 from domain.store.db import database_url, get_engine, make_engine
-from domain.store.status import read_status
+from domain.ops.services.status import read_status
 
 
 def run(report: Report) -> None:

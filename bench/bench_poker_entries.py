@@ -9,10 +9,10 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import text
 
 from bench.harness import Report
-from domain.poker import service
-from domain.poker.settings import TournamentSettings
-from domain.poker.structures import LevelSpec
-from domain.store.clubs import Club
+from domain.poker.services import tournaments as service
+from domain.poker.rules.settings import TournamentSettings
+from domain.poker.rules.structures import LevelSpec
+from domain.clubs.tables import Club
 from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 NOW = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import text
 
 from bench.harness import Report
-from domain.poker import clock as pure
-from domain.poker import clock_service
+from domain.poker.rules import clock as pure
+from domain.poker.services import clock as clock_service
 from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 T0 = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)

@@ -12,12 +12,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bench.harness import Report
-from domain.pusoy import service
-from domain.pusoy.advancement import Advance, advance, reseat_order, seats
-from domain.pusoy.scoring import Finish
-from domain.pusoy.standings import standings
+from domain.pusoy.services import tournaments as service
+from domain.pusoy.rules.advancement import Advance, advance, reseat_order, seats
+from domain.pusoy.rules.scoring import Finish
+from domain.pusoy.rules.standings import standings
 from domain.store.db import StatementCounter, get_engine, unit_of_work
-from domain.store.pusoy import PusoyFinish, PusoySeat
+from domain.pusoy.tables import PusoyFinish, PusoySeat
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bench.harness import Report
-from domain.series.service import materialize
+from domain.series.services.series import materialize
 from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 UTC = timezone.utc

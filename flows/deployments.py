@@ -22,25 +22,25 @@ from datetime import timedelta
 from prefect import Flow
 
 from domain.errors import DomainError
-from flows.status_report import status_report
+from flows.jobs.status_report import status_report
 
 # area imports, one block each:
 
 # area: clubs
-from flows.clubs import reverify_clubs, verify_clubs
+from flows.jobs.clubs import reverify_clubs, verify_clubs
 
 # area: pusoy
-from flows.pusoy import complete_rounds
+from flows.jobs.pusoy import complete_rounds
 
 # area: poker
-from flows.poker_floor import advance_clocks, process_no_shows  # noqa: E402
-from flows.poker_results import finalize_tournaments_flow  # noqa: E402
+from flows.jobs.poker_floor import advance_clocks, process_no_shows  # noqa: E402
+from flows.jobs.poker_results import finalize_tournaments_flow  # noqa: E402
 
 # area: documents
-from flows.documents import publish_results  # noqa: E402
+from flows.jobs.documents import publish_results  # noqa: E402
 
 # area: series
-from flows.series import materialize_series
+from flows.jobs.series import materialize_series
 
 
 EXACT_RUNS_AT_ONCE = 4  # = `tourney serve`'s default --limit; a larger burst waits for a slot
@@ -153,7 +153,7 @@ def job(name: str) -> Job:
 
 def deployment(j: Job, module_path: bool = False):
     """The RunnerDeployment of one job. `module_path`: the entrypoint names the installed module
-    (`flows.series.materialize_series`), for workers that import it (`tourney deploy`)."""
+    (`flows.jobs.series.materialize_series`), for workers that import it (`tourney deploy`)."""
     from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
     from prefect.deployments.runner import EntrypointType
 
@@ -182,7 +182,7 @@ def run_now(name: str, idempotency_key: str, tags: Iterable[str] = ()) -> str:
     from prefect.deployments import run_deployment
     from prefect.settings import PREFECT_API_URL
 
-    from flows.server import healthy
+    from infra.prefect_server import healthy
 
     api = PREFECT_API_URL.value()
     if not api or not healthy(api):

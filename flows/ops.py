@@ -2,7 +2,7 @@
 work pool so that workers on several machines (sharing one PostgreSQL and one Prefect server) run
 them, and the automation that hands a run whose worker died to another worker.
 
-- Deployments are registered with a module-path entrypoint (`flows.series.materialize_series`): a
+- Deployments are registered with a module-path entrypoint (`flows.jobs.series.materialize_series`): a
   worker imports the flow from the installed `tourney` package, so there is no Docker image and no
   remote code store; a worker machine needs the project installed and the same environment.
 - Every deployment carries its concurrency limit (ENQUEUE; flows/deployments.py), on one runner or

@@ -1,6 +1,6 @@
 """`tourney simulate`: drives a live poker tournament and/or a Pusoy Dos tournament to their end
-through the real services and jobs, with a seeded RNG (domain/simulate.py decides, every action goes
-through domain/simulate_service.py, i.e. the services the CLI calls).
+through the real services and jobs, with a seeded RNG (domain/simulate/rules/script.py decides, every action goes
+through domain/simulate/services/demo.py, i.e. the services the CLI calls).
 
 Time, two ways:
 - **wall clock** (`--speed 1`, the default; `make run`'s demo): actions happen at their real
@@ -26,12 +26,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from domain import run_tags
+from domain.ops.services import run_tags
 from domain.errors import DomainError
-from domain.poker import clock_service
-from domain.pusoy.service import find
-from domain.simulate import ADDON, BUST, CHECKIN, REENTRY, game_finishes, no_shows, poker_script
-from domain.simulate_service import (
+from domain.poker.services import clock as clock_service
+from domain.pusoy.services.tournaments import find
+from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, game_finishes, no_shows, poker_script
+from domain.simulate.services.demo import (
     poker_facts,
     poker_status,
     poker_step,
@@ -249,7 +249,7 @@ def _pusoy_tick(code, rng, now, tally, log, attempt) -> bool:
         what = f"round {games[0].round_no}" + (f" playoff {games[0].playoff}" if games[0].playoff else "")
         log(f"pusoy {code}: {what}, {len(games)} game(s) reported")
     if ready:
-        from flows.pusoy import complete_now
+        from flows.jobs.pusoy import complete_now
 
         tid = _read(lambda s: find(s, code).id)
         try:
@@ -266,7 +266,7 @@ def _pusoy_tick(code, rng, now, tally, log, attempt) -> bool:
 
 def _publish(poker_id, pusoy_code, clock, log, give_up) -> list[dict]:
     """Run publish-results and wait (wall clock) until both tournaments' documents are stored."""
-    from domain.documents.service import documents_of, publications
+    from domain.documents.services.records import documents_of, publications
 
     wanted, tags = set(), set()
     with unit_of_work() as session:

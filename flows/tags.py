@@ -1,4 +1,4 @@
-"""Tags on flow and task runs (the scheme: domain/run_tags.py).
+"""Tags on flow and task runs (the scheme: domain/ops/services/run_tags.py).
 
 - A run created for one tournament carries its tags from creation: exact runs and `run_now` runs
   get them as run tags, in-process flow calls run inside `prefect.tags(...)`.
@@ -16,7 +16,7 @@ from prefect import tags, task
 from prefect.client.orchestration import get_client
 from prefect.runtime import flow_run
 
-from domain.run_tags import poker_tags, pusoy_tags
+from domain.ops.services.run_tags import poker_tags, pusoy_tags
 from domain.store.db import unit_of_work
 from flows.retrying import unless_refused
 

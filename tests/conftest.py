@@ -66,7 +66,7 @@ def session(engine: Engine) -> Iterator[Session]:
 def committed(engine: Engine) -> Iterator[Engine]:
     """For tests that need real commits (concurrency, flows): every table is emptied afterwards."""
     yield engine
-    from domain.store.models import metadata
+    from domain.tables import metadata
 
     names = ", ".join(f'"{t.name}"' for t in metadata.sorted_tables)
     if names:

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from aiosmtpd.controller import Controller
 
-from domain.documents.model import (
+from domain.documents.rules.model import (
     PokerPlace,
     PokerSheet,
     PusoyPlayoff,

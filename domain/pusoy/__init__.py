@@ -1,2 +1,2 @@
 """Pusoy Dos bracket tournaments (RULES PD-1..PD-13): pure rules here, persistence in
-domain/store/pusoy.py, services in service.py."""
+domain/pusoy/tables.py, services in service.py."""

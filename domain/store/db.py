@@ -10,9 +10,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from domain.config import Settings, load_settings
+from infra.config import Settings, load_settings
 from domain.errors import ConfigurationError
-from domain.store.cluster import Cluster
+from infra.cluster import Cluster
 
 
 def database_url(settings: Settings | None = None) -> str:

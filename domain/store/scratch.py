@@ -29,8 +29,8 @@ def scratch_database(server_url: str, purpose: str) -> Iterator[str]:
 
 def server_url() -> str:
     """The configured server's URL, starting the embedded cluster when that is the one in use."""
-    from domain.config import load_settings
-    from domain.store.cluster import Cluster
+    from infra.config import load_settings
+    from infra.cluster import Cluster
     from domain.store.db import database_url
 
     settings = load_settings()

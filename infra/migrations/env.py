@@ -3,7 +3,7 @@
 from alembic import context
 from sqlalchemy import create_engine
 
-from domain.store.models import metadata
+from domain.tables import metadata
 
 config = context.config
 connection = config.attributes.get("connection")

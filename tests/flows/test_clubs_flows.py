@@ -12,11 +12,11 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
 from sqlalchemy import select, update
 
-from domain.clubs import service
-from domain.clubs.catalog import NewClub
-from domain.store.clubs import Club, ClubDecision
+from domain.clubs.services import clubs as service
+from domain.clubs.rules.catalog import NewClub
+from domain.clubs.tables import Club, ClubDecision
 from domain.store.db import unit_of_work
-from flows.clubs import reverify_clubs, trigger_verification, verify_clubs
+from flows.jobs.clubs import reverify_clubs, trigger_verification, verify_clubs
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer
 

@@ -11,9 +11,9 @@ import json
 from prefect.client.orchestration import get_client
 from pypdf import PdfReader
 
-from documents import pdf
+from infra import pdf
 from domain.store.db import unit_of_work
-from flows.documents import publish_results
+from flows.jobs.documents import publish_results
 from tests.documents_samples import smtp_inbox
 from tests.integration.test_documents_sources import LATER, complete_pusoy, finished_poker
 

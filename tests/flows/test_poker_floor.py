@@ -10,9 +10,9 @@ from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from domain.poker import clock_service
+from domain.poker.services import clock as clock_service
 from flows.deployments import job
-from flows.poker_floor import advance_clocks, process_no_shows
+from flows.jobs.poker_floor import advance_clocks, process_no_shows
 from tests.integration.poker_floor_world import T0, enter, register, tournament
 
 

@@ -8,12 +8,12 @@ from datetime import timedelta
 
 from prefect.client.orchestration import get_client
 
-from domain.poker.knockout_service import record_knockouts
-from domain.poker.knockouts import Bust
-from domain.poker.results_service import set_prizes
+from domain.poker.services.knockouts import record_knockouts
+from domain.poker.rules.knockouts import Bust
+from domain.poker.services.results import set_prizes
 from domain.store.db import unit_of_work
-from domain.store.poker import Tournament
-from flows.poker_results import finalize_tournaments_flow
+from domain.poker.tables.tournaments import Tournament
+from flows.jobs.poker_results import finalize_tournaments_flow
 from tests.integration import poker_results_helpers as h
 from tests.integration.poker_results_helpers import NOW
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from prefect.client.orchestration import get_client
 from prefect.settings import PREFECT_API_URL
 
-from domain.pusoy import service
+from domain.pusoy.services import tournaments as service
 from domain.store.db import unit_of_work
-from domain.store.pusoy import PusoyRound
-from flows.pusoy import complete_rounds
+from domain.pusoy.tables import PusoyRound
+from flows.jobs.pusoy import complete_rounds
 from tests.integration.pusoy_helpers import NOW, filled, play, seating
 from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
 

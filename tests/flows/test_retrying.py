@@ -9,7 +9,7 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
 from domain.errors import ConfigurationError, DomainError
-from flows.documents import publish_results
+from flows.jobs.documents import publish_results
 from flows.retrying import unless_refused
 
 attempts: list[str] = []

@@ -1,4 +1,4 @@
-"""Tags on flow and task runs (flows/tags.py, domain/run_tags.py): an admin finds every run that
+"""Tags on flow and task runs (flows/tags.py, domain/ops/services/run_tags.py): an admin finds every run that
 worked on a tournament by filtering on `tournament:<kind>-<id>`, on a club by `club:<id>`, on a kind
 by `kind:poker` / `kind:pusoy` — exact runs, sweeps and in-process runs alike, with their task runs."""
 
@@ -13,11 +13,11 @@ from prefect.settings import PREFECT_API_URL
 from prefect.states import Scheduled
 from sqlalchemy.orm import Session
 
-from domain.poker import clock_service
+from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
-from flows.cli_pusoy import _complete_now
+from flows.cli.pusoy import _complete_now
 from flows.deployments import job
-from flows.poker_floor import advance_clocks
+from flows.jobs.poker_floor import advance_clocks
 from tests.integration.poker_floor_world import T0, enter, tournament
 from tests.integration.pusoy_helpers import filled, play
 from tests.unit.pusoy_cases import WORKED_EXAMPLE

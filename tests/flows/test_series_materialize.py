@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 from prefect.client.orchestration import get_client
 from sqlalchemy import text
 
-from domain.series.service import SeriesSpec, add_series
+from domain.series.services.series import SeriesSpec, add_series
 from domain.store.db import unit_of_work
-from flows.series import materialize_series
+from flows.jobs.series import materialize_series
 from tests.integration.test_series_service import insert_club
 
 UTC = timezone.utc

@@ -12,10 +12,10 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.simulate_service import driving, find_demo, poker_status, pusoy_status, seed_demo
+from domain.simulate.services.demo import driving, find_demo, poker_status, pusoy_status, seed_demo
 from domain.store.db import unit_of_work
-from domain.store.poker import Registration
-from domain.store.poker_floor import ClockEvent
+from domain.poker.tables.tournaments import Registration
+from domain.poker.tables.floor import ClockEvent
 from flows.simulate import simulate
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -61,7 +61,7 @@ def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_sa
     the first run gives up after a (virtual) minute, before the live tournament starts; while a
     simulator still drives the demo, another run leaves it be; the next resumes both tournaments to
     their end; the last says so in one line and does nothing."""
-    from flows.cli_simulate import simulate_command
+    from flows.cli.simulate import simulate_command
 
     monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
     monkeypatch.delenv("SMTP_URL", raising=False)

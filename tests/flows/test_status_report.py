@@ -6,7 +6,7 @@ import asyncio
 
 from prefect.client.orchestration import get_client
 
-from flows.status_report import status_report
+from flows.jobs.status_report import status_report
 
 
 def test_status_report_finds_the_schema_at_head_and_publishes_a_table(prefect_api, engine):

@@ -9,8 +9,8 @@ from itertools import count
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domain.store.clubs import Club
-from domain.store.poker import Entry, Level, Player, Registration, Structure, Tournament
+from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import Entry, Level, Player, Registration, Structure, Tournament
 
 T0 = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
 _serial = count(1)

@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from domain.poker import service
-from domain.poker.settings import TournamentSettings
-from domain.poker.structures import LevelSpec
-from domain.store.clubs import Club
+from domain.poker.services import tournaments as service
+from domain.poker.rules.settings import TournamentSettings
+from domain.poker.rules.structures import LevelSpec
+from domain.clubs.tables import Club
 
 NOW = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
@@ -57,7 +57,7 @@ def checked_in(session: Session, tid: int, pid: int, now: datetime = NOW):
 
 def bust(session: Session, entry_id: int, at: datetime) -> None:
     """The knockouts area busts entries; these tests only need the state."""
-    from domain.store.poker import Entry
+    from domain.poker.tables.tournaments import Entry
 
     entry = session.get(Entry, entry_id)
     entry.state, entry.busted_at = "busted", at

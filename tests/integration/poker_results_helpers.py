@@ -9,8 +9,8 @@ from datetime import UTC, date, datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domain.store.clubs import Club
-from domain.store.poker import Entry, Player, Registration, Structure, Tournament
+from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import Entry, Player, Registration, Structure, Tournament
 
 NOW = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 _serial = itertools.count(1)

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domain.pusoy import service
-from domain.store.pusoy import PusoySeat
+from domain.pusoy.services import tournaments as service
+from domain.pusoy.tables import PusoySeat
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

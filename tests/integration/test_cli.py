@@ -144,7 +144,7 @@ def test_a_clone_in_a_folder_postgres_cannot_traverse_gets_its_cluster_in_a_fold
     finally:
         subprocess.run([TOURNEY, "db", "stop"], capture_output=True, env=env, timeout=120)
         shutil.rmtree(parent, ignore_errors=True)
-        from domain.store.cluster import Cluster
+        from infra.cluster import Cluster
 
         shutil.rmtree(Cluster(home).base, ignore_errors=True)
 
@@ -153,7 +153,7 @@ def test_the_embedded_cluster_refuses_a_login_without_its_password(database_url)
     import psycopg
     from sqlalchemy.engine import make_url
 
-    from domain.config import load_settings
+    from infra.config import load_settings
 
     if not load_settings().embedded and "tourney_test_" not in database_url:
         pytest.skip("DATABASE_URL names another server")
@@ -173,7 +173,7 @@ def test_a_cluster_made_with_trust_is_switched_to_passwords_on_the_next_db_up():
     Path(".tourney").mkdir(exist_ok=True)
     home = Path(tempfile.mkdtemp(prefix="test-home-", dir=".tourney")).resolve()
     home.chmod(0o755)
-    from domain.store.cluster import Cluster
+    from infra.cluster import Cluster
 
     cluster = Cluster(home)
     try:
@@ -210,8 +210,8 @@ def test_tourney_from_another_folder_with_the_database_down_says_one_line_naming
 
 
 def test_tourney_stop_ends_every_recorded_process_and_what_it_started():
-    from domain.config import Settings, load_settings
-    from flows import processes
+    from infra.config import Settings, load_settings
+    from infra import processes
 
     home = Path(tempfile.mkdtemp(prefix="tourney-stop-"))
     settings: Settings = load_settings()

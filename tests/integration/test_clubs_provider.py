@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from domain.clubs.provider import HttpPartyProvider, RateLimiter, RegistryUnavailable
-from domain.clubs.registry import Outcome, decide
+from infra.registry_http import HttpPartyProvider, RateLimiter, RegistryUnavailable
+from domain.clubs.rules.registry import Outcome, decide
 from tests.clubs_registry_data import party
 from tests.clubs_registry_server import RegistryServer
 

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
-from domain.clubs import service
-from domain.clubs.catalog import NewClub
-from domain.clubs.provider import HttpPartyProvider
-from domain.clubs.runs import queue_without_provider, run_checks
-from domain.clubs.verification import Check
-from domain.store.clubs import Club, ClubDecision
+from domain.clubs.services import clubs as service
+from domain.clubs.rules.catalog import NewClub
+from infra.registry_http import HttpPartyProvider
+from domain.clubs.services.runs import queue_without_provider, run_checks
+from domain.clubs.rules.verification import Check
+from domain.clubs.tables import Club, ClubDecision
 from domain.store.db import unit_of_work
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer

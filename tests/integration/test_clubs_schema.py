@@ -9,8 +9,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy.exc import IntegrityError
 
-from domain.store.clubs import Club
-from domain.store.models import metadata
+from domain.clubs.tables import Club
+from domain.tables import metadata
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

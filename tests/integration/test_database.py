@@ -44,7 +44,7 @@ def test_an_unreachable_database_gives_one_line_naming_the_host():
 
 def test_the_status_of_a_database_behind_the_migrations_says_so_and_counts_nothing(database_url):
     from domain.store.scratch import scratch_database
-    from domain.store.status import read_status
+    from domain.ops.services.status import read_status
 
     with scratch_database(database_url, "behind") as url:
         behind = make_engine(url)

@@ -12,14 +12,15 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import func, select
 
-from documents import mail, pdf
-from documents.publish import publish, send_due
-from documents.render import Renderer
-from domain.documents import service
-from domain.documents.model import Bundle
+from infra import mail
+from infra import pdf
+from domain.documents.services.publish import publish, send_due
+from infra.render import Renderer
+from domain.documents.services import records as service
+from domain.documents.rules.model import Bundle
 from domain.errors import NotFound
 from domain.store.db import unit_of_work
-from domain.store.documents import Document, DocumentPublication
+from domain.documents.tables import Document, DocumentPublication
 from tests.documents_samples import free_port, poker_sheet, pusoy_sheet, smtp_inbox
 
 KEY = b"test-secret-key"

@@ -10,9 +10,9 @@ import shutil
 import pytest
 from pypdf import PdfReader
 
-from documents import pdf
-from documents.render import TEMPLATES, Renderer, certificate_alone
-from domain.documents.model import poker_certificates, pusoy_certificates
+from infra import pdf
+from infra.render import TEMPLATES, Renderer, certificate_alone
+from domain.documents.rules.model import poker_certificates, pusoy_certificates
 from domain.errors import ConfigurationError
 from tests.documents_samples import poker_sheet, pusoy_sheet
 
@@ -91,7 +91,7 @@ def test_doc_1_each_certificate_is_one_signed_page_with_its_own_fields(certifica
 
 def test_doc_2_the_printed_verification_code_is_the_signature_s(certificate_pdfs):
     """DOC-2"""
-    from domain.documents.signing import verification_code
+    from domain.documents.rules.signing import verification_code
 
     embedded, _ = pdf.verify(KEY, certificate_pdfs[1])
     assert f"Verification code {verification_code(embedded['signature'])}" in pdf.page_text(certificate_pdfs[1])[0]

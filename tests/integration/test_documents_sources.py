@@ -9,17 +9,17 @@ from decimal import Decimal
 
 import pytest
 
-from domain.documents import sources
-from domain.documents.model import Bundle, PokerPlace
+from domain.documents.services import sources
+from domain.documents.rules.model import Bundle, PokerPlace
 from domain.errors import DomainError
-from domain.poker.knockout_service import record_knockouts
-from domain.poker.knockouts import Bust
-from domain.poker.results_service import finalize_tournaments, set_prizes
-from domain.pusoy import service as pusoy
-from domain.store.clubs import Club
-from domain.store.pusoy import PusoyRound
-from documents.publish import publish
-from documents.render import Renderer
+from domain.poker.services.knockouts import record_knockouts
+from domain.poker.rules.knockouts import Bust
+from domain.poker.services.results import finalize_tournaments, set_prizes
+from domain.pusoy.services import tournaments as pusoy
+from domain.clubs.tables import Club
+from domain.pusoy.tables import PusoyRound
+from domain.documents.services.publish import publish
+from infra.render import Renderer
 from tests.integration import poker_results_helpers as h
 from tests.integration.pusoy_helpers import NOW as PUSOY_NOW
 from tests.integration.pusoy_helpers import filled, play, play_playoff
@@ -147,7 +147,7 @@ def test_an_active_pusoy_tournament_is_not_publishable(session):
 def test_the_status_report_counts_tournaments_to_publish_and_deliveries_due(session, tmp_path):
     from sqlalchemy import text
 
-    from domain.store.status import PENDING_WORK
+    from domain.ops.services.status import PENDING_WORK
 
     count = text(PENDING_WORK["publish-results"])
     before = session.execute(count).scalar_one()

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 
 from domain.store.db import unit_of_work
-from domain.store.poker import Player, Tournament
+from domain.poker.tables.tournaments import Player, Tournament
 from tests.integration.poker_helpers import club
 from tests.integration.test_cli import run
 

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.poker import service
+from domain.poker.services import tournaments as service
 from domain.store.db import unit_of_work
-from domain.store.poker import Player, Registration, Settlement
+from domain.poker.tables.tournaments import Player, Registration, Settlement
 from tests.integration.poker_helpers import NOW, START, checked_in, club, player, tournament
 
 

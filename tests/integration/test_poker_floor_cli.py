@@ -8,7 +8,7 @@ import json
 from sqlalchemy import text
 
 from domain.store.db import unit_of_work
-from domain.store.poker import Player
+from domain.poker.tables.tournaments import Player
 from tests.integration.poker_floor_world import enter, register, tournament
 from tests.integration.test_cli import run
 

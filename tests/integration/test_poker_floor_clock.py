@@ -11,9 +11,9 @@ from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
-from domain.poker import clock_service as svc
-from domain.store.poker_floor import Clock as ClockRow
-from domain.store.poker_floor import ClockEvent
+from domain.poker.services import clock as svc
+from domain.poker.tables.floor import Clock as ClockRow
+from domain.poker.tables.floor import ClockEvent
 from tests.integration.poker_floor_world import T0, tournament
 
 

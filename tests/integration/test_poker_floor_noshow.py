@@ -11,11 +11,12 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
-from domain.poker import clock_service, seating_service
-from domain.poker.noshow_service import arrive, process_no_shows
-from domain.store.poker import AuditEvent, Entry, Registration
-from domain.store.poker_floor import DeadStack, DeadStackCharge, Seat
-from domain.store.poker_results import Knockout
+from domain.poker.services import clock as clock_service
+from domain.poker.services import seating as seating_service
+from domain.poker.services.noshow import arrive, process_no_shows
+from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
+from domain.poker.tables.floor import DeadStack, DeadStackCharge, Seat
+from domain.poker.tables.results import Knockout
 from tests.integration.poker_floor_world import T0, enter, register, tournament
 
 CLOSE = T0 + timedelta(hours=1)  # late registration closes 19:00

@@ -13,10 +13,10 @@ from sqlalchemy.orm import Session
 
 from domain import draw
 from domain.errors import DomainError
-from domain.poker import seating_service as svc
-from domain.store.poker import Entry, Tournament
-from domain.store.poker_floor import Move, Seat, SeatDraw
-from domain.store.poker_floor import Table as TableRow
+from domain.poker.services import seating as svc
+from domain.poker.tables.tournaments import Entry, Tournament
+from domain.poker.tables.floor import Move, Seat, SeatDraw
+from domain.poker.tables.floor import Table as TableRow
 from tests.integration.poker_floor_world import T0, enter, register, tournament
 
 LATER = T0 + timedelta(minutes=30)

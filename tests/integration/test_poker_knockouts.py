@@ -10,11 +10,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
-from domain.poker.knockout_service import mystery_draw, record_knockouts, set_void_window, void_knockout
-from domain.poker.knockouts import Bust
+from domain.poker.services.knockouts import mystery_draw, record_knockouts, set_void_window, void_knockout
+from domain.poker.rules.knockouts import Bust
 from domain.store.db import unit_of_work
-from domain.store.poker import Entry
-from domain.store.poker_results import Knockout, KnockoutAudit, MysteryDraw
+from domain.poker.tables.tournaments import Entry
+from domain.poker.tables.results import Knockout, KnockoutAudit, MysteryDraw
 from tests.integration import poker_results_helpers as h
 from tests.integration.poker_results_helpers import NOW
 
@@ -257,8 +257,8 @@ def test_3_3_two_mystery_draws_at_once_by_one_killer_entry_write_one(committed):
 def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed):
     """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated
     (live poker II's late-seating rule), and the transaction commits."""
-    from domain.poker.seating_service import draw_initial
-    from domain.store.poker_floor import Seat
+    from domain.poker.services.seating import draw_initial
+    from domain.poker.tables.floor import Seat
 
     with unit_of_work(committed) as s:
         t = h.tournament(s)

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import func, select, text
 
 from domain.errors import DomainError
-from domain.poker.knockout_service import record_knockouts, void_knockout
-from domain.poker.knockouts import Bust
-from domain.poker.results_service import (
+from domain.poker.services.knockouts import record_knockouts, void_knockout
+from domain.poker.rules.knockouts import Bust
+from domain.poker.services.results import (
     apply_preset,
     finalize_tournaments,
     itm_status,
@@ -21,9 +21,9 @@ from domain.poker.results_service import (
     set_prizes,
 )
 from domain.store.db import StatementCounter, unit_of_work
-from domain.store.poker import Tournament
-from domain.store.poker_results import FinalPlace, Prize
-from domain.store.status import PENDING_WORK
+from domain.poker.tables.tournaments import Tournament
+from domain.poker.tables.results import FinalPlace, Prize
+from domain.ops.services.status import PENDING_WORK
 from tests.integration import poker_results_helpers as h
 from tests.integration.poker_results_helpers import NOW
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.store.db import unit_of_work
-from domain.store.poker_results import Knockout, MysteryDraw, Prize
+from domain.poker.tables.results import Knockout, MysteryDraw, Prize
 from tests.integration import poker_results_helpers as h
 from tests.integration.test_cli import run
 

@@ -11,8 +11,8 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from domain.poker.wording import MONEY_PATTERN, names_money
-from domain.store.models import metadata
+from domain.poker.rules.wording import MONEY_PATTERN, names_money
+from domain.tables import metadata
 from tests.integration import poker_results_helpers as h
 from tests.unit.test_poker_wording import CLEAN_SAMPLES, MONEY_SAMPLES
 

@@ -11,9 +11,9 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from domain.store.clubs import Club
-from domain.store.models import metadata
-from domain.store.poker import AuditEvent, Entry, Level, Player, Registration, Structure, Tournament
+from domain.clubs.tables import Club
+from domain.tables import metadata
+from domain.poker.tables.tournaments import AuditEvent, Entry, Level, Player, Registration, Structure, Tournament
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 POKER_TABLES = {t.name for t in metadata.sorted_tables if t.name.startswith("poker_") or t.name == "players"}

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.poker import service
-from domain.poker.settings import TournamentSettings
-from domain.store.poker import AuditEvent, Entry, Fee, Player, Registration, Settlement, TopUp, Tournament
+from domain.poker.services import tournaments as service
+from domain.poker.rules.settings import TournamentSettings
+from domain.poker.tables.tournaments import AuditEvent, Entry, Fee, Player, Registration, Settlement, TopUp, Tournament
 from tests.integration.poker_helpers import LEVELS, NOW, START, S, bust, checked_in, club, player, tournament
 
 COUNTED = (Tournament, Registration, Entry, TopUp, Fee, Settlement, AuditEvent, Player)

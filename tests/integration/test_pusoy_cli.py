@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from domain.pusoy import service
+from domain.pusoy.services import tournaments as service
 from domain.store.db import unit_of_work
 from tests.integration.pusoy_helpers import NOW, created
 from tests.integration.test_cli import run

@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.pusoy import service
-from domain.pusoy.advancement import seats
-from domain.store.pusoy import (
+from domain.pusoy.services import tournaments as service
+from domain.pusoy.rules.advancement import seats
+from domain.pusoy.tables import (
     PusoyDraw,
     PusoyEntry,
     PusoyFinish,

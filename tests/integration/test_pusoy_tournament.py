@@ -9,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.pusoy import service
-from domain.pusoy.advancement import reseat_order, seats
-from domain.pusoy.standings import Standing
+from domain.pusoy.services import tournaments as service
+from domain.pusoy.rules.advancement import reseat_order, seats
+from domain.pusoy.rules.standings import Standing
 from domain.store.db import StatementCounter, unit_of_work
-from domain.store.pusoy import PusoyEntry, PusoyRound, PusoyStanding
+from domain.pusoy.tables import PusoyEntry, PusoyRound, PusoyStanding
 from tests.integration.pusoy_helpers import NOW, created, filled, play_playoff, seating
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
-from domain.series.service import (
+from domain.series.services.series import (
     SeriesSpec,
     add_series,
     change_status,
@@ -307,8 +307,8 @@ POKER = {
 
 
 def structure(session, club: int) -> int:
-    from domain.poker.service import import_structure
-    from domain.poker.structures import LevelSpec
+    from domain.poker.services.tournaments import import_structure
+    from domain.poker.rules.structures import LevelSpec
 
     levels = [LevelSpec(100, 200, 0, 1200), LevelSpec(200, 400, 0, 1200)]
     return import_structure(session, club, "Deep", "none", levels, NOW).id

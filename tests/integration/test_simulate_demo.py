@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.poker import service as poker
-from domain.pusoy import service as pusoy
-from domain.simulate_service import demo_club, poker_facts, seed_demo
-from domain.store.clubs import Club
-from domain.store.poker import Registration
+from domain.poker.services import tournaments as poker
+from domain.pusoy.services import tournaments as pusoy
+from domain.simulate.services.demo import demo_club, poker_facts, seed_demo
+from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import Registration
 
 NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
 

@@ -4,7 +4,7 @@ A round is `{table: [(finishing order, 2♦ winner or None) per game]}`."""
 
 from __future__ import annotations
 
-from domain.pusoy.scoring import Finish
+from domain.pusoy.rules.scoring import Finish
 
 Round = dict[int, list[tuple[str, str | None]]]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.clubs.status import Action, Verification
-from domain.clubs.verification import Candidate, Check, Step, step_for
+from domain.clubs.rules.status import Action, Verification
+from domain.clubs.rules.verification import Candidate, Check, Step, step_for
 from tests.clubs_registry_data import answer, party
 
 INN, OGRN = "7707083893", "1027700132195"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.config import DEFAULT_PREFECT_API_URL, load_settings
+from infra.config import DEFAULT_PREFECT_API_URL, load_settings
 from domain.errors import ConfigurationError
 
 

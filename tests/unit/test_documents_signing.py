@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.documents import signing
-from domain.documents.model import Certificate, poker_certificates, pusoy_certificates, serial
+from domain.documents.rules import signing
+from domain.documents.rules.model import Certificate, poker_certificates, pusoy_certificates, serial
 from tests.documents_samples import poker_sheet, pusoy_sheet
 
 KEY = b"unit-test-key"

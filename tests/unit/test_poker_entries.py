@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.poker.entries import (
+from domain.poker.rules.entries import (
     Window,
     addon_problems,
     addon_window_open,
@@ -22,7 +22,7 @@ from domain.poker.entries import (
     topup_chips,
     topup_price,
 )
-from domain.poker.settings import TournamentSettings
+from domain.poker.rules.settings import TournamentSettings
 
 START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
 S = timedelta(seconds=1)

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from domain.poker.knockouts import (
+from domain.poker.rules.knockouts import (
     DEFAULT_VOID_WINDOW,
     Bust,
     EntryState,
@@ -176,6 +176,6 @@ def test_sp_4_a_mystery_description_of_501_characters_is_refused():
 @pytest.mark.parametrize("halves, shown", [(0, "0"), (1, "0.5"), (2, "1"), (5, "2.5"), (6, "3")])
 def test_3_7_credits_are_shown_as_the_floor_writes_them(halves, shown):
     """3.7: a fractional knockout figure such as 2.5."""
-    from domain.poker.knockouts import credit_text
+    from domain.poker.rules.knockouts import credit_text
 
     assert credit_text(halves) == shown

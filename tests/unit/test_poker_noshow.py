@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.poker import noshow as n
-from domain.poker.noshow import Charge, NoShow, Registration
+from domain.poker.rules import noshow as n
+from domain.poker.rules.noshow import Charge, NoShow, Registration
 
 REGS = (Registration(3, 30, False), Registration(1, 10, True), Registration(2, 20, False))
 

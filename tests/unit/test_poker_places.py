@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import DomainError
-from domain.poker.places import LiveKnockout, PlacedEntry, final_places
+from domain.poker.rules.places import LiveKnockout, PlacedEntry, final_places
 
 PLAYERS = {name: n for n, name in enumerate("BCDEFGHIJK", start=1)}
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from domain.poker.players import age_on, eligibility_problems, profile_problems
+from domain.poker.rules.players import age_on, eligibility_problems, profile_problems
 
 TODAY = date(2026, 11, 29)
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import DomainError
-from domain.poker.prizes import itm, paid_places, preset_lines, prize_line_problems, validated_prize_lines
+from domain.poker.rules.prizes import itm, paid_places, preset_lines, prize_line_problems, validated_prize_lines
 
 
 def codes(problems):

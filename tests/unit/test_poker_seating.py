@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from domain import draw
 from domain.errors import DomainError
-from domain.poker import seating as s
-from domain.poker.seating import Move, Seat, Seating
+from domain.poker.rules import seating as s
+from domain.poker.rules.seating import Move, Seat, Seating
 
 
 def sizes(seating: Seating) -> list[int]:

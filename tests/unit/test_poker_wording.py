@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.poker.wording import MONEY_PATTERN, money_problem, names_money
+from domain.poker.rules.wording import MONEY_PATTERN, money_problem, names_money
 
 # shared with tests/integration/test_poker_results_store.py: the database must agree on each
 MONEY_SAMPLES = [
@@ -108,7 +108,7 @@ def test_sp_4_the_message_names_what_was_found():
 @given(st.text(alphabet="abcxyzабвгкуоп ×0123456789.,()", max_size=30))
 def test_sp_4_the_check_agrees_with_a_plain_case_insensitive_search(text):
     """SP-4: the case-spelled pattern behaves as the same pattern with re.IGNORECASE."""
-    from domain.poker import wording
+    from domain.poker.rules import wording
 
     plain = "|".join(
         [wording._SIGNS, f"{wording._BEFORE}(?:{'|'.join(wording._CODES)}){wording._AFTER}",

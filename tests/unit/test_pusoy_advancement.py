@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.pusoy.advancement import (
+from domain.pusoy.rules.advancement import (
     Advance,
     Playoff,
     Seat,
@@ -16,9 +16,9 @@ from domain.pusoy.advancement import (
     reseat_order,
     seats,
 )
-from domain.pusoy.bracket import default_bracket
-from domain.pusoy.scoring import Finish
-from domain.pusoy.standings import Standing, standings
+from domain.pusoy.rules.bracket import default_bracket
+from domain.pusoy.rules.scoring import Finish
+from domain.pusoy.rules.standings import Standing, standings
 from tests.unit.pusoy_cases import SIX_FOR_THREE, THREE_FOR_TWO, TWO_FOR_ONE, WORKED_EXAMPLE, finishes, players
 
 

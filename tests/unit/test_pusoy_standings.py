@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.pusoy.standings import CASCADE, round_stats, standings
+from domain.pusoy.rules.standings import CASCADE, round_stats, standings
 from tests.unit.pusoy_cases import WORKED_EXAMPLE, Round, finishes, players
 
 

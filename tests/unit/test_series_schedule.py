@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import DomainError
-from domain.series.lifecycle import transition
-from domain.series.schedule import Schedule, occurrences, schedule_problems, starts_between
-from domain.series.templates import template_problems
+from domain.series.rules.lifecycle import transition
+from domain.series.rules.schedule import Schedule, occurrences, schedule_problems, starts_between
+from domain.series.rules.templates import template_problems
 
 UTC = timezone.utc
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -170,7 +170,7 @@ def test_a_daily_cron_starts_once_per_local_day_strictly_increasing(tz, hour, mi
 
 
 def test_a_poker_template_gives_deadlines_as_minutes_after_each_start():
-    from domain.series.templates import poker_settings
+    from domain.series.rules.templates import poker_settings
 
     template = {"structure_id": 1, "starting_stack": 100, "currency": "RUB", "buy_in": 0, "late_reg_minutes": 90}
     assert template_problems("poker", template) == []

@@ -1,7 +1,7 @@
 """Live poker III: knockouts and their audit, mystery draws, prize lines, final places and the
 per-tournament void window (Sport Poker 3.2, 3.3, 3.4, 3.7; SP-4, SP-5, SP-7).
 
-The monetary-wording CHECK (SP-4) repeats the domain's pattern (domain.poker.wording.MONEY_PATTERN);
+The monetary-wording CHECK (SP-4) repeats the domain's pattern (domain.poker.rules.wording.MONEY_PATTERN);
 tests/integration/test_poker_results_store.py fails if the two ever differ.
 
 Revision ID: 0500
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
-from domain.poker.wording import MONEY_PATTERN
+from domain.poker.rules.wording import MONEY_PATTERN
 
 revision = "0500"
 down_revision = "0300"

@@ -1,0 +1,170 @@
+"""What the documents say (RULES DOC-1..DOC-3): the data of a results sheet and of a certificate,
+as frozen dataclasses built by the services from the poker and Pusoy Dos read services.
+
+Nothing here renders: the Jinja2 + WeasyPrint adapter (`infra.render`) turns these into PDFs.
+Names and prize lines are user text, kept as given; the templates escape them (DOC-3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Literal
+
+Source = Literal["poker", "pusoy"]
+SERIAL_PREFIX: dict[str, str] = {"poker": "SP", "pusoy": "PD"}
+
+
+@dataclass(frozen=True)
+class PokerPlace:
+    place: int
+    player: str
+    knockouts: Decimal  # total knockout credit across the player's entries (3.7): 2.5 is possible
+    prize: str | None  # the prize line of this place (non-monetary, SP-4), None when unpaid
+
+
+@dataclass(frozen=True)
+class PokerSheet:
+    """The results sheet of a finished live poker tournament."""
+
+    tournament_id: int
+    tournament: str
+    club: str
+    held_on: date  # the day the tournament finished, in the club's timezone
+    entries: int  # every non-voided entry, re-entries included (SP-3)
+    reentries: int
+    addons: int
+    paid_places: int
+    places: tuple[PokerPlace, ...]  # best first; shared places (SP-7) appear once per player
+
+
+@dataclass(frozen=True)
+class PusoyStanding:
+    rank: int
+    player: str
+    points: int
+    decided_by: str | None  # the PD-7 step (or "playoff") that put this player below the one above
+    advanced: bool
+
+
+@dataclass(frozen=True)
+class PusoyRound:
+    number: int
+    games: int
+    standings: tuple[PusoyStanding, ...]
+
+
+@dataclass(frozen=True)
+class PusoyPlayoff:
+    round_number: int
+    spots: int  # the contested places
+    finish: tuple[str, ...]  # the tied players in the playoff's finishing order
+
+
+@dataclass(frozen=True)
+class PusoySheet:
+    """The results sheet of a complete Pusoy Dos tournament."""
+
+    tournament_id: int
+    tournament: str
+    club: str | None
+    held_on: date
+    capacity: int
+    bracket: tuple[int, ...]  # players per round: 16, 8, 4
+    games_per_round: int
+    rounds: tuple[PusoyRound, ...]
+    playoffs: tuple[PusoyPlayoff, ...]
+    champion: str
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """One certificate: a prize winner of a poker tournament, or a champion (DOC-1, DOC-2)."""
+
+    serial: str
+    source: Source
+    tournament_id: int
+    tournament: str
+    club: str | None
+    held_on: date
+    player: str
+    place: int
+    prize: str | None
+    title: str  # "Champion" or "Prize winner"
+
+
+def serial(source: Source, tournament_id: int, ordinal: int) -> str:
+    """A certificate's serial: source, tournament and the certificate's ordinal within it
+    (`SP-000042-01`). Stable: publishing the same tournament again gives the same serials."""
+    return f"{SERIAL_PREFIX[source]}-{tournament_id:06d}-{ordinal:02d}"
+
+
+def poker_certificates(sheet: PokerSheet) -> tuple[Certificate, ...]:
+    """One certificate per prize winner, and one for the champion (place 1) with or without a
+    prize (DOC-1); in the sheet's order (best place first)."""
+    chosen = [p for p in sheet.places if p.prize or p.place == 1]
+    return tuple(
+        Certificate(
+            serial=serial("poker", sheet.tournament_id, i),
+            source="poker",
+            tournament_id=sheet.tournament_id,
+            tournament=sheet.tournament,
+            club=sheet.club,
+            held_on=sheet.held_on,
+            player=p.player,
+            place=p.place,
+            prize=p.prize,
+            title="Champion" if p.place == 1 else "Prize winner",
+        )
+        for i, p in enumerate(chosen, start=1)
+    )
+
+
+def pusoy_certificates(sheet: PusoySheet) -> tuple[Certificate, ...]:
+    """A Pusoy Dos tournament has no prizes: one certificate, the champion's (DOC-1)."""
+    return (
+        Certificate(
+            serial=serial("pusoy", sheet.tournament_id, 1),
+            source="pusoy",
+            tournament_id=sheet.tournament_id,
+            tournament=sheet.tournament,
+            club=sheet.club,
+            held_on=sheet.held_on,
+            player=sheet.champion,
+            place=1,
+            prize=None,
+            title="Champion",
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Everything one tournament publishes: its sheet (the certificates follow from it), where its
+    files go and who receives them (None: stored only)."""
+
+    sheet: PokerSheet | PusoySheet
+    club_id: int | None
+    recipient: str | None
+
+    @property
+    def source(self) -> Source:
+        return "poker" if isinstance(self.sheet, PokerSheet) else "pusoy"
+
+    @property
+    def certificates(self) -> tuple[Certificate, ...]:
+        if isinstance(self.sheet, PokerSheet):
+            return poker_certificates(self.sheet)
+        return pusoy_certificates(self.sheet)
+
+    @property
+    def folder(self) -> str:
+        """`<club>/<tournament>` under the outbox: ids first (unique), names for people."""
+        club = f"{self.club_id}-{_safe(self.sheet.club)}" if self.club_id is not None else "no-club"
+        return f"{club}/{self.source}-{self.sheet.tournament_id}-{_safe(self.sheet.tournament)}"
+
+
+def _safe(name: str | None) -> str:
+    """A name as a folder name: letters (any alphabet) and digits, runs of anything else as '-'."""
+    return "-".join("".join(ch if ch.isalnum() else " " for ch in name or "").split())[:60] or "unnamed"

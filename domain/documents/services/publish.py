@@ -1,0 +1,165 @@
+"""Publishing (the adapter's I/O): render a tournament's sheet and certificates, store them in the
+outbox (TOURNEY_HOME/outbox/<club>/<tournament>/) and in the database, and e-mail them.
+
+`publish` claims the tournament first (domain.documents.services.records.claim), so a tournament is
+published once however often or concurrently the job runs. `send_due` sends each due delivery in
+its own transaction with the row locked: a concurrent sender skips it, a failure is recorded as
+retryable, and nothing is sent twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from infra import mail
+from infra import pdf
+from infra.render import Renderer
+from domain.documents.services import records as service
+from domain.documents.rules.model import Bundle, PokerSheet
+from domain.store.db import unit_of_work
+
+
+def outbox_root(home: Path) -> Path:
+    return home / "outbox"
+
+
+def _write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    kind: str  # results | certificate
+    filename: str
+    serial: str | None
+    player: str | None
+    data: bytes
+    signature: str
+
+
+def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
+    """A tournament's documents: the results sheet, then one certificate per winner (DOC-1)."""
+    sheet = bundle.sheet
+    results = renderer.poker_sheet(sheet) if isinstance(sheet, PokerSheet) else renderer.pusoy_sheet(sheet)
+    files = [Rendered("results", "results.pdf", None, None, results, pdf.signed(renderer.key, sheet)["signature"])]
+    for cert, data in zip(bundle.certificates, renderer.certificates(bundle.certificates), strict=True):
+        signature = pdf.signed(renderer.key, cert)["signature"]
+        files.append(Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
+    return files
+
+
+def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, now: datetime) -> dict | None:
+    """Render, store and record one tournament's documents; None when it was published before."""
+    sheet = bundle.sheet
+    claimed = service.claim(
+        session,
+        source=bundle.source,
+        tournament_id=sheet.tournament_id,
+        tournament=sheet.tournament,
+        club=sheet.club,
+        folder=bundle.folder,
+        recipient=bundle.recipient,
+        now=now,
+    )
+    if claimed is None:
+        return None
+    folder = outbox / bundle.folder
+    folder.mkdir(parents=True, exist_ok=True)
+    files = rendered(renderer, bundle)
+    for f in files:
+        _write(folder / f.filename, f.data)
+    service.record(
+        session,
+        claimed,
+        [
+            service.NewDocument(
+                f.kind, f.filename, f.serial, f.player, hashlib.sha256(f.data).hexdigest(), f.signature, len(f.data)
+            )
+            for f in files
+        ],
+        now,
+    )
+    return {
+        "source": bundle.source,
+        "tournament_id": sheet.tournament_id,
+        "tournament": sheet.tournament,
+        "club": sheet.club,
+        "recipient": bundle.recipient,
+        "state": claimed.state,
+        "files": [f.filename for f in files],
+        "folder": str(folder),
+    }
+
+
+def send_due(engine: Engine, outbox: Path, target: mail.SmtpTarget | None, now: datetime) -> list[dict]:
+    """Attempt every delivery that is due, each in its own transaction; the outcome of each."""
+    if target is None:
+        return []
+    outcomes = []
+    while True:
+        with unit_of_work(engine) as session:
+            due = service.next_due(session, now)
+            if due is None:
+                return outcomes
+            outcomes.append(_attempt(session, due, outbox, target, now))
+
+
+def _attempt(session: Session, due, outbox: Path, target: mail.SmtpTarget, now: datetime) -> dict:
+    message_id = f"<{due.source}-{due.tournament_id}.{due.id}@tourney>"
+    try:
+        attachments = [
+            (d.filename, _read_checked(outbox / due.folder / d.filename, d.sha256))
+            for d in service.documents_of(session, due.id)
+        ]
+        msg = mail.message(
+            target,
+            due.recipient,
+            f"Results: {due.tournament}",
+            _body(due.tournament, due.club, [name for name, _ in attachments]),
+            attachments,
+            message_id,
+        )
+        mail.send(target, msg)
+    except mail.DeliveryError as exc:
+        service.mark_failed(due, now, str(exc))
+    else:
+        service.mark_sent(due, now, message_id)
+    return {
+        "source": due.source,
+        "tournament_id": due.tournament_id,
+        "recipient": due.recipient,
+        "state": due.state,
+        "attempts": due.attempts,
+        "error": due.last_error,
+    }
+
+
+def _read_checked(path: Path, sha256: str) -> bytes:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise mail.DeliveryError(f"the stored file {path} cannot be read: {exc.strerror}") from exc
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise mail.DeliveryError(f"the stored file {path} differs from the one recorded")
+    return data
+
+
+def _body(tournament: str, club: str | None, filenames: list[str]) -> str:
+    lines = [
+        f"The results of {tournament}" + (f" ({club})" if club else "") + " are attached:",
+        "",
+        *(f"  {name}" for name in filenames),
+        "",
+        "Each certificate carries a serial and a verification code; the platform checks one with",
+        "`tourney documents verify FILE`.",
+    ]
+    return "\n".join(lines) + "\n"

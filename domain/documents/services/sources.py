@@ -1,0 +1,275 @@
+"""Where the documents' data comes from: finished live poker tournaments (areas poker1/poker3:
+tournaments, entries, top-ups, final places, prizes) and complete Pusoy Dos tournaments (area pusoy:
+locked round standings with the deciding step, playoff finishes, the champion), with the club's
+name, contact address and timezone (area clubs).
+
+Set-based: a constant number of statements for any number of tournaments. Each tournament comes
+back as a Bundle, or as a Skipped with the reason it cannot be published yet.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import exists, func, select
+from sqlalchemy.orm import Session
+
+from domain.documents.rules.model import (
+    Bundle,
+    PokerPlace,
+    PokerSheet,
+    PusoyPlayoff,
+    PusoyRound,
+    PusoySheet,
+    PusoyStanding,
+)
+from domain.errors import DomainError, NotFound
+from domain.poker.rules.prizes import paid_places, prize_line_problems
+from domain.poker.services.results import places as computed_places
+from domain.clubs.tables import Club
+from domain.documents.tables import DocumentPublication
+from domain.poker.tables.tournaments import Entry, Player, TopUp, Tournament
+from domain.poker.tables.results import FinalPlace
+from domain.pusoy.tables import PusoyFinish, PusoyStanding as StandingRow, PusoyTournament
+
+# PD-7's steps as a results sheet words them: why a player is listed below the one above.
+STEP_WORDING = {
+    "points": "fewer points",
+    "first-places": "fewer first places",
+    "first-places-on-2d": "fewer first places won on the 2 of diamonds",
+    "second-places": "fewer second places",
+    "third-places": "fewer third places",
+    "head-to-head": "head-to-head",
+    "earliest-first-place": "a later first win (or none)",
+    "last-game-position": "a worse finish in the round's last game",
+    "earlier-rounds-points": "fewer points in earlier rounds",
+}
+
+
+@dataclass(frozen=True)
+class Skipped:
+    source: str
+    tournament_id: int
+    reason: str
+
+
+def step_wording(decided_by: str | None, listed: int) -> str | None:
+    if listed == 1:
+        return None
+    if decided_by is None:
+        return "level: shared rank"
+    if decided_by.startswith("playoff"):
+        return "the playoff"
+    return STEP_WORDING.get(decided_by, decided_by)
+
+
+def _local_date(at: datetime | None, timezone: str | None) -> date:
+    at = at or datetime.now(UTC)
+    return at.astimezone(ZoneInfo(timezone)).date() if timezone else at.astimezone(UTC).date()
+
+
+def _unpublished(source: str, tournament_id) -> object:
+    return ~exists().where(DocumentPublication.source == source, DocumentPublication.tournament_id == tournament_id)
+
+
+# -- live poker ------------------------------------------------------------------------------------
+
+
+def due_poker_ids(session: Session) -> list[int]:
+    return list(
+        session.scalars(
+            select(Tournament.id)
+            .where(Tournament.status == "finished", _unpublished("poker", Tournament.id))
+            .order_by(Tournament.id)
+        )
+    )
+
+
+def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped]:
+    """Finished poker tournaments as bundles (4 statements, plus the places poker3 computes for a
+    tournament finished without stored places)."""
+    if not ids:
+        return []
+    heads = session.execute(
+        select(Tournament, Club).join(Club, Club.id == Tournament.club_id).where(Tournament.id.in_(ids))
+    ).all()
+    counts = {
+        r.tournament_id: r
+        for r in session.execute(
+            select(
+                Entry.tournament_id,
+                func.count().label("entries"),
+                func.count(Entry.previous_entry_id).label("reentries"),
+                func.count(func.distinct(Entry.player_id)).label("players"),
+            )
+            .where(Entry.tournament_id.in_(ids), Entry.state != "voided")
+            .group_by(Entry.tournament_id)
+        )
+    }
+    addons = dict(
+        session.execute(
+            select(TopUp.tournament_id, func.count())
+            .join(Entry, Entry.id == TopUp.entry_id)
+            .where(TopUp.tournament_id.in_(ids), TopUp.kind == "addon", Entry.state != "voided")
+            .group_by(TopUp.tournament_id)
+        ).all()
+    )
+    stored: dict[int, list[PokerPlace]] = defaultdict(list)
+    for r in session.execute(
+        select(
+            FinalPlace.tournament_id,
+            FinalPlace.place,
+            func.coalesce(Player.name, Player.pseudonym).label("player"),
+            FinalPlace.credit_halves,
+            FinalPlace.prize,
+        )
+        .join(Player, Player.id == FinalPlace.player_id)
+        .where(FinalPlace.tournament_id.in_(ids))
+        .order_by(FinalPlace.tournament_id, FinalPlace.place, func.coalesce(Player.name, Player.pseudonym))
+    ):
+        stored[r.tournament_id].append(PokerPlace(r.place, r.player, Decimal(r.credit_halves) / 2, r.prize))
+    out: list[Bundle | Skipped] = []
+    for tournament, club in sorted(heads, key=lambda h: h[0].id):
+        tid = tournament.id
+        if tournament.status != "finished":
+            out.append(Skipped("poker", tid, f"tournament {tid} is {tournament.status}, not finished"))
+            continue
+        try:
+            places = stored[tid] or [
+                PokerPlace(p.place.place, p.name, Decimal(p.place.credit.numerator) / p.place.credit.denominator, p.place.prize)
+                for p in computed_places(session, tid)
+            ]
+        except DomainError as exc:
+            out.append(Skipped("poker", tid, exc.message))
+            continue
+        problems = prize_line_problems([p.prize for p in places if p.prize])  # SP-4, DOC-1
+        if problems:
+            out.append(Skipped("poker", tid, "; ".join(p.message for p in problems)))
+            continue
+        c = counts.get(tid)
+        entries, players = (c.entries, c.players) if c else (0, 0)
+        sheet = PokerSheet(
+            tournament_id=tid,
+            tournament=tournament.name,
+            club=club.name,
+            held_on=_local_date(tournament.finished_at, club.timezone),
+            entries=entries,
+            reentries=c.reentries if c else 0,
+            addons=addons.get(tid, 0),
+            paid_places=paid_places(entries, players, tournament.itm_percent, tournament.itm_min) if players else 0,
+            places=tuple(places),
+        )
+        out.append(Bundle(sheet, club_id=club.id, recipient=club.contact_email))
+    return out
+
+
+# -- Pusoy Dos -------------------------------------------------------------------------------------
+
+
+def due_pusoy_ids(session: Session) -> list[int]:
+    return list(
+        session.scalars(
+            select(PusoyTournament.id)
+            .where(PusoyTournament.status == "complete", _unpublished("pusoy", PusoyTournament.id))
+            .order_by(PusoyTournament.id)
+        )
+    )
+
+
+def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped]:
+    """Complete Pusoy Dos tournaments as bundles (3 statements). A tournament without a club goes
+    to its organizer's address when one is set, else it is only stored."""
+    if not ids:
+        return []
+    heads = session.execute(
+        select(PusoyTournament, Club)
+        .outerjoin(Club, Club.id == PusoyTournament.club_id)
+        .where(PusoyTournament.id.in_(ids))
+        .order_by(PusoyTournament.id)
+    ).all()
+    standings: dict[tuple[int, int], list] = defaultdict(list)
+    for r in session.scalars(
+        select(StandingRow)
+        .where(StandingRow.tournament_id.in_(ids))
+        .order_by(StandingRow.tournament_id, StandingRow.round_no, StandingRow.listed)
+    ):
+        standings[(r.tournament_id, r.round_no)].append(r)
+    playoffs: dict[tuple[int, int, int], list[str]] = defaultdict(list)
+    for r in session.execute(
+        select(PusoyFinish.tournament_id, PusoyFinish.round_no, PusoyFinish.stage, PusoyFinish.player)
+        .where(PusoyFinish.tournament_id.in_(ids), PusoyFinish.stage > 0)
+        .order_by(
+            PusoyFinish.tournament_id, PusoyFinish.round_no, PusoyFinish.stage, PusoyFinish.position, PusoyFinish.table_no
+        )
+    ):
+        playoffs[(r.tournament_id, r.round_no, r.stage)].append(r.player)
+    out: list[Bundle | Skipped] = []
+    for tournament, club in heads:
+        tid = tournament.id
+        if tournament.status != "complete" or not tournament.champion:
+            out.append(Skipped("pusoy", tid, f"tournament {tid} is {tournament.status}, not complete"))
+            continue
+        final_round = len(tournament.bracket)
+        rounds = []
+        for number in range(1, final_round + 1):
+            rows = standings[(tid, number)]
+            rounds.append(
+                PusoyRound(
+                    number,
+                    tournament.games_per_round,
+                    tuple(
+                        PusoyStanding(r.rank, r.player, r.points, step_wording(r.decided_by, r.listed), r.advanced)
+                        for r in rows
+                    ),
+                )
+            )
+        advanced = {(tid, n): {r.player for r in standings[(tid, n)] if r.advanced} for n in range(1, final_round + 1)}
+        played = []
+        for (t, number, stage), finish in sorted(playoffs.items()):
+            if t != tid:
+                continue
+            spots = 1 if number == final_round else len(advanced[(tid, number)] & set(finish))
+            played.append(PusoyPlayoff(number, spots, tuple(finish)))
+        sheet = PusoySheet(
+            tournament_id=tid,
+            tournament=tournament.name,
+            club=club.name if club else None,
+            held_on=_local_date(tournament.finished_at, club.timezone if club else None),
+            capacity=tournament.capacity,
+            bracket=tuple(tournament.bracket),
+            games_per_round=tournament.games_per_round,
+            rounds=tuple(rounds),
+            playoffs=tuple(played),
+            champion=tournament.champion,
+        )
+        recipient = club.contact_email if club else tournament.organizer_email
+        out.append(Bundle(sheet, club_id=club.id if club else None, recipient=recipient or None))
+    return out
+
+
+# -- one tournament, and everything due ------------------------------------------------------------
+
+
+def bundle(session: Session, source: str, tournament_id: int) -> Bundle:
+    """One tournament's bundle (for `tourney documents render`), or a clear refusal."""
+    if source == "poker":
+        found = poker_bundles(session, [tournament_id])
+    elif source == "pusoy":
+        found = pusoy_bundles(session, [tournament_id])
+    else:
+        raise DomainError("bad-source", f"source must be poker or pusoy, not {source!r}")
+    if not found:
+        raise NotFound("tournament-unknown", f"no {source} tournament {tournament_id}")
+    if isinstance(found[0], Skipped):
+        raise DomainError("not-publishable", found[0].reason)
+    return found[0]
+
+
+def due(session: Session) -> list[Bundle | Skipped]:
+    """Every finished poker and complete Pusoy Dos tournament not yet published."""
+    return poker_bundles(session, due_poker_ids(session)) + pusoy_bundles(session, due_pusoy_ids(session))

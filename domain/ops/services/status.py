@@ -1,0 +1,80 @@
+"""What the database holds and how much work each job will pick up next (the status report)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, text
+
+from domain.poker.services.results import pending_finalize_sql
+from domain.documents.tables import PENDING_SQL as documents_pending_sql
+from domain.store.migrate import database_heads, script_heads
+
+# job name -> SQL counting the rows that job will pick up on its next run.
+# Each area adds its job's line here when the job lands.
+PENDING_WORK: dict[str, str] = {
+    # area: clubs
+    "verify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'pending' AND queued_at IS NULL",
+    "reverify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'verified'"
+    " AND listing_status <> 'terminated' AND (last_checked_at IS NULL OR last_checked_at <= now() - interval '30 days')",
+
+    # area: pusoy
+    "complete-rounds": (
+        "SELECT count(*) FROM pusoy_rounds r WHERE r.status <> 'locked' AND r.expected_games = "
+        "(SELECT count(*) FROM pusoy_games g WHERE g.tournament_id = r.tournament_id"
+        " AND g.round_no = r.number AND g.stage = r.stage)"
+    ),
+
+    # area: poker
+    "process-no-shows": (
+        "SELECT count(*) FROM poker_tournaments t WHERE t.status = 'running' "
+        "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= now() "
+        "AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)"
+    ),
+    "advance-clocks": (
+        "SELECT count(*) FROM poker_clock c JOIN poker_tournaments t ON t.id = c.tournament_id "
+        "WHERE t.status = 'running' AND c.next_change_at <= now()"
+    ),
+    "finalize-tournaments": pending_finalize_sql(),
+
+    # area: documents
+    "publish-results": documents_pending_sql,
+
+    # area: series
+    "materialize-series": "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()",
+
+}
+
+
+@dataclass(frozen=True)
+class Status:
+    server_version: str
+    database: str
+    migrations_applied: tuple[str, ...]
+    migrations_expected: tuple[str, ...]
+    pending: tuple[tuple[str, int], ...]
+
+    @property
+    def at_head(self) -> bool:
+        return set(self.migrations_applied) == set(self.migrations_expected)
+
+
+def read_status(engine: Engine) -> Status:
+    """Pending work is counted only on a schema at head: behind it, the tables may not exist yet."""
+    applied = tuple(sorted(database_heads(engine)))
+    expected = tuple(sorted(script_heads()))
+    with engine.connect() as conn:
+        version = conn.execute(text("SHOW server_version")).scalar_one()
+        database = conn.execute(text("SELECT current_database()")).scalar_one()
+        pending = (
+            tuple((job, conn.execute(text(sql)).scalar_one()) for job, sql in PENDING_WORK.items())
+            if set(applied) == set(expected)
+            else ()
+        )
+    return Status(
+        server_version=version,
+        database=database,
+        migrations_applied=applied,
+        migrations_expected=expected,
+        pending=pending,
+    )

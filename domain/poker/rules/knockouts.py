@@ -1,0 +1,228 @@
+"""Knockouts, bust numbers, the void window, bounty credits and mystery draws (Sport Poker 3.2, 3.3;
+RULES SP-4, SP-5).
+
+A knockout record names the busted entry, the primary killer entry (or none: a dead stack), an
+optional second killer (kept in the audit only), an optional level and a bust number. Busts recorded
+together, or with the same group label, are one block and share one number; otherwise the number is
+the next after the highest live one. A record carries a credit of 1.0, or 0.5 when two killers share
+the player; credits are kept as integer halves, so sums are exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from fractions import Fraction
+
+from domain.errors import Problem
+from domain.poker.rules.wording import MAX_DESCRIPTION_CHARS, money_problem
+
+DEFAULT_VOID_WINDOW = timedelta(minutes=5)  # SP-5
+FULL_CREDIT_HALVES = 2
+HALF_CREDIT_HALVES = 1
+BOUNTY_TYPES = ("none", "classic", "pko", "mystery")
+CREDITED_BOUNTY_TYPES = ("classic", "pko", "mystery")
+
+
+@dataclass(frozen=True)
+class EntryState:
+    """What a knockout needs to know of an entry of the tournament."""
+
+    entry_id: int
+    player_id: int
+    out: bool
+
+
+@dataclass(frozen=True)
+class Bust:
+    """One bust asked for: the busted entry, its killer (None: no killer) and a second killer."""
+
+    busted_entry_id: int
+    killer_entry_id: int | None = None
+    second_killer_entry_id: int | None = None
+
+
+def credit_halves(bust: Bust) -> int:
+    """3.2: 1.0 for a single killer, 0.5 for the primary of two (the second gets nothing)."""
+    return HALF_CREDIT_HALVES if bust.second_killer_entry_id is not None else FULL_CREDIT_HALVES
+
+
+def as_credit(halves: int) -> Fraction:
+    return Fraction(halves, 2)
+
+
+def credit_text(halves: int) -> str:
+    """A credit as the floor writes it: 2, 0.5, 2.5 (exact: halves never need more digits)."""
+    return f"{halves // 2}.5" if halves % 2 else str(halves // 2)
+
+
+def knockout_problems(
+    busts: Sequence[Bust], entries: Mapping[int, EntryState], level: int | None = None
+) -> list[Problem]:
+    """Every reason to refuse recording `busts` as one block (3.2).
+
+    `entries` are the tournament's non-voided entries. Refused: no bust; an unknown entry; a busted
+    entry already out (or named twice); a self-knockout; the same killer twice; a killer who is out
+    or busted in this very block; a block that would leave nobody in; a level below 1.
+    """
+    problems: list[Problem] = []
+    if level is not None and level < 1:
+        problems.append(Problem("knockout-bad-level", f"level {level}: levels are numbered from 1"))
+    if not busts:
+        return problems + [Problem("knockout-empty", "name at least one busted entry")]
+    busted_ids = [b.busted_entry_id for b in busts]
+    for bust in busts:
+        busted = entries.get(bust.busted_entry_id)
+        if busted is None:
+            problems.append(
+                Problem("knockout-unknown-entry", f"entry {bust.busted_entry_id} is not in this tournament")
+            )
+            continue
+        if busted.out:
+            problems.append(
+                Problem("knockout-already-out", f"entry {bust.busted_entry_id} is already out: a bust is recorded once")
+            )
+        if busted_ids.count(bust.busted_entry_id) > 1:
+            problems.append(
+                Problem("knockout-duplicate", f"entry {bust.busted_entry_id} is named twice in one knockout")
+            )
+        killers = [k for k in (bust.killer_entry_id, bust.second_killer_entry_id) if k is not None]
+        if bust.killer_entry_id is None and bust.second_killer_entry_id is not None:
+            problems.append(Problem("knockout-second-without-primary", "a second killer needs a primary killer"))
+        if len(killers) == 2 and killers[0] == killers[1]:
+            problems.append(Problem("knockout-same-killers", "the primary and the second killer are the same entry"))
+        for killer_id in killers:
+            killer = entries.get(killer_id)
+            if killer_id == bust.busted_entry_id or (killer is not None and killer.player_id == busted.player_id):
+                problems.append(Problem("knockout-self", f"entry {bust.busted_entry_id} cannot knock out itself"))
+            elif killer is None:
+                problems.append(Problem("knockout-unknown-killer", f"killer entry {killer_id} is not in this tournament"))
+            elif killer.out or killer_id in busted_ids:
+                problems.append(Problem("knockout-killer-out", f"killer entry {killer_id} is out of the tournament"))
+    still_in = {e.entry_id for e in entries.values() if not e.out} - set(busted_ids)
+    if not problems and not still_in:
+        problems.append(
+            Problem("knockout-nobody-left", "this knockout would leave nobody in: the last player is the champion")
+        )
+    return problems
+
+
+def bust_number(live_numbers: Iterable[int], group_number: int | None = None) -> int:
+    """The number of a new block: the group's number when joining one, else max(live) + 1.
+
+    Joining a group is allowed only while it is the latest bust (`group_problems`)."""
+    if group_number is not None:
+        return group_number
+    return max(live_numbers, default=0) + 1
+
+
+def group_problems(group: str, group_number: int | None, live_numbers: Iterable[int]) -> list[Problem]:
+    """A group label joins the block of its first bust only while no later bust was recorded."""
+    if group_number is not None and group_number != max(live_numbers, default=0):
+        return [
+            Problem(
+                "knockout-group-closed",
+                f"group '{group}' is bust #{group_number} and later busts were recorded since: "
+                "simultaneous busts are recorded together",
+            )
+        ]
+    return []
+
+
+# -- voiding (3.2, SP-5) ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KnockoutState:
+    """What voiding needs to know of a recorded knockout."""
+
+    knockout_id: int
+    recorded_at: datetime
+    voided: bool
+    busted_reentered: bool
+    drawn: bool
+
+
+def void_problems(knockout: KnockoutState, now: datetime, window: timedelta) -> list[Problem]:
+    """SP-5: voidable up to `window` after recording (the deadline itself included), never after the
+    busted player re-entered or a mystery bounty was drawn on it."""
+    problems: list[Problem] = []
+    if knockout.voided:
+        return [Problem("void-already-voided", f"knockout {knockout.knockout_id} is already voided")]
+    deadline = knockout.recorded_at + window
+    if now > deadline:
+        minutes = int(window.total_seconds()) // 60
+        problems.append(
+            Problem(
+                "void-window-closed",
+                f"knockout {knockout.knockout_id} can be voided only within {minutes} min of recording "
+                f"(until {deadline:%H:%M:%S} UTC)",
+            )
+        )
+    if knockout.busted_reentered:
+        problems.append(
+            Problem("void-after-reentry", f"the busted player of knockout {knockout.knockout_id} has re-entered")
+        )
+    if knockout.drawn:
+        problems.append(
+            Problem("void-after-draw", f"a mystery bounty was drawn on knockout {knockout.knockout_id}")
+        )
+    return problems
+
+
+# -- bounty credits (3.2) --------------------------------------------------------------------------
+
+
+def credit_halves_by_player(
+    records: Iterable[tuple[int | None, int]], player_of: Mapping[int, int]
+) -> dict[int, int]:
+    """Knockout credit per player in halves: (killer entry, credit halves) of live records, summed
+    over all of the player's entries (3.2, 3.7). Exact: 0.5 + 1 + 1 = 5 halves = 5/2."""
+    halves: dict[int, int] = {}
+    for killer_entry_id, credit in records:
+        player = player_of.get(killer_entry_id) if killer_entry_id is not None else None
+        if player is not None:
+            halves[player] = halves.get(player, 0) + credit
+    return halves
+
+
+# -- mystery bounty (3.3) --------------------------------------------------------------------------
+
+
+def draw_problems(
+    *,
+    enabled: bool,
+    knockout_voided: bool,
+    killer_entry_id: int | None,
+    already_drawn: bool,
+    description: str | None,
+) -> list[Problem]:
+    """Every reason to refuse a mystery draw on a knockout (3.3, SP-4)."""
+    if not enabled:
+        return [Problem("mystery-off", "the mystery bounty is not switched on for this tournament")]
+    problems: list[Problem] = []
+    if knockout_voided:
+        problems.append(Problem("mystery-knockout-voided", "the knockout was voided: nothing to draw on"))
+    if killer_entry_id is None:
+        problems.append(Problem("mystery-no-killer", "the knockout has no killer to draw the prize"))
+    if already_drawn:
+        problems.append(
+            Problem(
+                "mystery-already-drawn",
+                f"killer entry {killer_entry_id} has already drawn its mystery bounty: one draw per killer entry",
+            )
+        )
+    if description is not None:
+        if len(description) > MAX_DESCRIPTION_CHARS:
+            problems.append(
+                Problem(
+                    "mystery-description-too-long",
+                    f"the prize description has {len(description)} characters: "
+                    f"at most {MAX_DESCRIPTION_CHARS} are allowed",
+                )
+            )
+        found = money_problem(description, "the mystery prize description")
+        if found:
+            problems.append(found)
+    return problems

@@ -1,0 +1,121 @@
+"""Final places from the elimination graph (Sport Poker 3.7, RULES SP-7).
+
+- voided entries are excluded (and so are knockouts of them and by them);
+- refused while more than one player is still in: the one left is the champion, place 1;
+- a player gets one place, by the last entry; earlier entries get none;
+- the later the bust, the better the place; a block of k simultaneous busts (one bust number) while
+  R players remain all get R − k + 1, which is 2 + the number of players busted later;
+- knockout credit is summed over all of a player's entries (exact: 2.5 stays 5/2);
+- the prize of line n goes to every player on place n (a shared place shares its line; the lines of
+  the places a block skips are not awarded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from domain.errors import Problem, raise_problems
+from domain.poker.rules.knockouts import as_credit, credit_halves_by_player
+
+
+@dataclass(frozen=True)
+class PlacedEntry:
+    """An entry of the tournament. `order` sorts a player's entries (the last is the highest)."""
+
+    entry_id: int
+    player_id: int
+    order: int
+    voided: bool = False
+
+
+@dataclass(frozen=True)
+class LiveKnockout:
+    """A knockout that is not voided."""
+
+    busted_entry_id: int
+    bust_number: int
+    killer_entry_id: int | None = None
+    credit_halves: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    place: int
+    player_id: int
+    entry_id: int  # the player's last entry
+    bust_number: int | None  # None for the champion
+    knockouts: int  # live records with this player's entries as the primary killer
+    credit_halves: int  # knockout credit in halves (exact)
+    prize: str | None
+
+    @property
+    def credit(self) -> Fraction:
+        return as_credit(self.credit_halves)
+
+
+# the order of the result, as an ordered list of keys: better place first, then player id
+PLACE_ORDER = ("place", "player_id")
+
+
+def final_places(
+    entries: Iterable[PlacedEntry], knockouts: Iterable[LiveKnockout], prizes: Sequence[str] = ()
+) -> tuple[Place, ...]:
+    """Every player's final place (3.7, SP-7), or a DomainError while more than one player is in."""
+    player_of: dict[int, int] = {}
+    last: dict[int, PlacedEntry] = {}
+    for entry in entries:
+        if entry.voided:
+            continue
+        player_of[entry.entry_id] = entry.player_id
+        held = last.get(entry.player_id)
+        if held is None or entry.order > held.order:
+            last[entry.player_id] = entry
+
+    bust_of: dict[int, int] = {}
+    counted: list[tuple[int | None, int]] = []
+    knocks: dict[int, int] = {}
+    for ko in knockouts:
+        if ko.busted_entry_id not in player_of:
+            continue
+        bust_of[ko.busted_entry_id] = ko.bust_number
+        counted.append((ko.killer_entry_id, ko.credit_halves))
+        killer = player_of.get(ko.killer_entry_id) if ko.killer_entry_id is not None else None
+        if killer is not None:
+            knocks[killer] = knocks.get(killer, 0) + 1
+
+    still_in = [p for p, e in last.items() if e.entry_id not in bust_of]
+    if len(still_in) != 1:
+        raise_problems([_not_finished(len(still_in))])
+    halves = credit_halves_by_player(counted, player_of)
+
+    # in PLACE_ORDER: the champion, then by bust number descending, ties by player id;
+    # a block's place is 2 + the players busted later
+    busted = sorted(
+        (-bust_of[e.entry_id], p, e.entry_id) for p, e in last.items() if e.entry_id in bust_of
+    )
+    champion = still_in[0]
+    rows = [Place(1, champion, last[champion].entry_id, None, knocks.get(champion, 0), halves.get(champion, 0),
+                  prizes[0] if prizes else None)]
+    later = 0
+    block_number, block_place = None, 0
+    for negative, player, entry_id in busted:
+        if negative != block_number:
+            block_number, block_place = negative, 2 + later
+        later += 1
+        rows.append(
+            Place(block_place, player, entry_id, -negative, knocks.get(player, 0), halves.get(player, 0),
+                  prizes[block_place - 1] if block_place <= len(prizes) else None)
+        )
+    return tuple(rows)
+
+
+def _not_finished(players_in: int) -> Problem:
+    if players_in == 0:
+        return Problem("places-nobody-in", "nobody is left in: a champion is needed before places")
+    return Problem(
+        "places-players-remain",
+        f"{players_in} players are still in: places are computed when one is left "
+        "(mark every bust first)",
+    )

@@ -1,0 +1,324 @@
+"""The clock's services: the floor's transitions, the status read, the add-on gate's break count,
+and `advance_clocks` — the batch that records due level changes and break events and charges dead
+stacks, for one tournament or every running one in a constant number of statements.
+
+Every path records events through `record_events`: insert on the event's natural key, ON CONFLICT
+DO NOTHING, and only the rows actually inserted go on to charge dead stacks — so running anything
+twice, late or concurrently records each event and makes each charge once (SP-8).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from domain.errors import DomainError
+from domain.poker.rules import clock as pure
+from domain.poker.rules.clock import Clock, ClockEvent, Level, Override, Pause, Segment
+from domain.poker.rules.noshow import DEFAULT_HANDS_PER_HOUR
+from domain.poker.services.tournaments import get_tournament
+from domain.poker.tables.tournaments import Level as LevelRow
+from domain.poker.tables.tournaments import Structure, Tournament
+from domain.poker.tables.floor import Clock as ClockRow
+from domain.poker.tables.floor import ClockEvent as ClockEventRow
+
+# The floor's transitions of one tournament queue on this lock, then lock the clock row; the batch
+# job locks clock rows (skipping held ones) and then, for a dead stack's bust, the tournament row.
+CLOCK_LOCK = 7411401
+
+ACTIONS = {
+    "pause": pure.pause,
+    "resume": pure.resume,
+    "next": pure.next_level,
+    "prev": pure.prev_level,
+    "reset": pure.reset_level,
+}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One tournament's clock with what its rules need."""
+
+    tournament_id: int
+    clock: Clock
+    levels: tuple[Level, ...]
+    ante_type: str
+    hands_per_hour: int
+
+
+# -- (de)serialising the stored state --------------------------------------------------------------
+
+
+def _ts(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def decode(segments: list, pauses: list, overrides: list) -> Clock:
+    return Clock(
+        segments=tuple(Segment(level, _ts(at)) for level, at in segments),
+        pauses=tuple(Pause(_ts(s), None if e is None else _ts(e)) for s, e in pauses),
+        overrides=tuple(Override(level, _ts(at), s, b, a) for level, at, s, b, a in overrides),
+    )
+
+
+def encode(clock: Clock) -> dict:
+    return {
+        "segments": [[s.level, s.start.isoformat()] for s in clock.segments],
+        "pauses": [[p.start.isoformat(), None if p.end is None else p.end.isoformat()] for p in clock.pauses],
+        "overrides": [[o.level, o.at.isoformat(), o.small, o.big, o.ante] for o in clock.overrides],
+    }
+
+
+def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[int, tuple[Level, ...]]:
+    rows = session.execute(
+        select(LevelRow)
+        .where(LevelRow.structure_id.in_(set(structure_ids)))
+        .order_by(LevelRow.structure_id, LevelRow.position)
+    ).scalars()
+    out: dict[int, list[Level]] = {}
+    for r in rows:
+        out.setdefault(r.structure_id, []).append(
+            Level(r.small_blind, r.big_blind, r.ante, r.duration_seconds, r.is_break)
+        )
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None, Loaded]:
+    stmt = select(ClockRow).where(ClockRow.tournament_id == t.id)
+    row = session.execute(stmt.with_for_update() if lock else stmt).scalar_one_or_none()
+    ante_type = session.execute(
+        select(Structure.ante_type).where(Structure.id == t.structure_id)
+    ).scalar_one()
+    levels = levels_by_structure(session, [t.structure_id]).get(t.structure_id, ())
+    clock = decode(row.segments, row.pauses, row.overrides) if row else Clock()
+    hands = row.hands_per_hour if row else DEFAULT_HANDS_PER_HOUR
+    return row, Loaded(t.id, clock, levels, ante_type, hands)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+def status(session: Session, tournament_id: int, now: datetime) -> dict:
+    t = get_tournament(session, tournament_id)
+    _, loaded = _load(session, t, lock=False)
+    return reading_dict(t.id, pure.read(loaded.clock, loaded.levels, now), len(loaded.levels))
+
+
+def breaks_reached(session: Session, tournament_id: int, now: datetime) -> int:
+    """The add-on gate's "at the N-th break" count (3.1, 3.5): breaks passed at `now`."""
+    t = get_tournament(session, tournament_id)
+    _, loaded = _load(session, t, lock=False)
+    return pure.read(loaded.clock, loaded.levels, now).breaks_passed
+
+
+def reading_dict(tournament_id: int, r: pure.Reading, level_count: int) -> dict:
+    def seconds(value) -> int | None:
+        return None if value is None else int(value.total_seconds())
+
+    return {
+        "tournament_id": tournament_id,
+        "status": r.status,
+        "level": r.level_number,
+        "levels": level_count,
+        "is_break": r.is_break,
+        "small_blind": r.small,
+        "big_blind": r.big,
+        "ante": r.ante,
+        "time_left_s": seconds(r.time_left),
+        "level_ends_at": r.level_ends_at,
+        "next_break_in_s": seconds(r.next_break_in),
+        "next_break_at": r.next_break_at,
+        "breaks_passed": r.breaks_passed,
+        "at": r.at,
+    }
+
+
+# -- the floor's transitions -----------------------------------------------------------------------
+
+
+def act(
+    session: Session,
+    tournament_id: int,
+    action: str,
+    now: datetime,
+    *,
+    small: int | None = None,
+    big: int | None = None,
+    ante: int | None = None,
+    hands_per_hour: int | None = None,
+) -> dict:
+    """start | pause | resume | next | prev | reset | override, recorded with its events."""
+    session.execute(select(func.pg_advisory_xact_lock(CLOCK_LOCK, tournament_id)))
+    t = get_tournament(session, tournament_id)
+    if t.status != "running":
+        raise DomainError(
+            "clock-tournament-not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}, not running"
+        )
+    row, loaded = _load(session, t, lock=True)
+    if action == "start":
+        if hands_per_hour is not None and hands_per_hour <= 0:
+            raise DomainError(
+                "clock-bad-hands-per-hour", f"hands per hour must be above 0, not {hands_per_hour}"
+            )
+        step = pure.start(loaded.clock, loaded.levels, now)
+        row = ClockRow(tournament_id=t.id, hands_per_hour=hands_per_hour or DEFAULT_HANDS_PER_HOUR)
+        session.add(row)
+    elif action == "override":
+        if None in (small, big, ante):
+            raise DomainError(
+                "clock-bad-blinds", "an override names the small blind, the big blind and the ante"
+            )
+        step = pure.override(loaded.clock, loaded.levels, now, small, big, ante)  # type: ignore[arg-type]
+    elif action in ACTIONS:
+        step = ACTIONS[action](loaded.clock, loaded.levels, now)
+    else:
+        raise DomainError("clock-unknown-action", f"unknown clock action '{action}'")
+    assert row is not None
+    for key, value in encode(step.clock).items():
+        setattr(row, key, value)
+    row.next_change_at = pure.next_change_at(step.clock, loaded.levels, now)
+    row.updated_at = now
+    session.flush()
+    updated = Loaded(t.id, step.clock, loaded.levels, loaded.ante_type, row.hands_per_hour)
+    record_events(session, [(updated, pure.events_until(step.clock, loaded.levels, now))], now)
+    out = reading_dict(t.id, pure.read(step.clock, loaded.levels, now), len(loaded.levels))
+    out["events"] = [event_dict(e) for e in step.events]
+    return out
+
+
+def event_dict(e: ClockEvent) -> dict:
+    return {"kind": e.kind, "level": e.level + 1, "break_number": e.break_number, "at": e.at}
+
+
+# -- recording events and the batch job ------------------------------------------------------------
+
+
+def record_events(
+    session: Session, batch: Sequence[tuple[Loaded, Sequence[ClockEvent]]], now: datetime
+) -> list[dict]:
+    """Insert every event once (by its natural key); charge dead stacks for the level starts that
+    were new. Returns the rows inserted."""
+    from domain.poker.services.noshow import charge_dead_stacks
+
+    rows = [
+        {
+            "tournament_id": loaded.tournament_id,
+            "segment": e.segment,
+            "kind": e.kind,
+            "level": e.level + 1,
+            "break_number": e.break_number,
+            "at": e.at,
+            "recorded_at": now,
+        }
+        for loaded, events in batch
+        for e in events
+    ]
+    if not rows:
+        return []
+    stmt = (
+        insert(ClockEventRow)
+        .on_conflict_do_nothing(constraint="uq_poker_clock_events_tournament_id_segment_kind_level_at")
+        .returning(
+            ClockEventRow.id,
+            ClockEventRow.tournament_id,
+            ClockEventRow.kind,
+            ClockEventRow.level,
+            ClockEventRow.at,
+        )
+    )
+    inserted = [dict(r._mapping) for r in session.execute(stmt, rows)]
+    by_id = {loaded.tournament_id: loaded for loaded, _ in batch}
+    starts = [r for r in inserted if r["kind"] == "level-started"]
+    if starts:
+        charge_dead_stacks(session, by_id, starts, now)
+    return inserted
+
+
+DUE_SQL = """
+SELECT c.tournament_id, c.segments, c.pauses, c.overrides, c.hands_per_hour, t.structure_id, s.ante_type
+FROM poker_clock c
+JOIN poker_tournaments t ON t.id = c.tournament_id
+JOIN poker_structures s ON s.id = t.structure_id
+WHERE t.status = 'running' AND c.next_change_at <= :now {only}
+ORDER BY c.tournament_id
+FOR UPDATE OF c SKIP LOCKED
+"""
+
+
+def advance_clocks(session: Session, now: datetime, tournament_id: int | None = None) -> list[dict]:
+    """Record the due level changes and break events of every running tournament (or one), charge
+    dead stacks, and set each clock's next change. Clocks another run holds are skipped (that run
+    does them). Returns one summary per tournament handled."""
+    only = "AND c.tournament_id = :tid" if tournament_id is not None else ""
+    due = session.execute(text(DUE_SQL.format(only=only)), {"now": now, "tid": tournament_id}).all()
+    if not due:
+        return []
+    levels = levels_by_structure(session, {r.structure_id for r in due})
+    batch = []
+    for r in due:
+        clock = decode(r.segments, r.pauses, r.overrides)
+        loaded = Loaded(r.tournament_id, clock, levels.get(r.structure_id, ()), r.ante_type, r.hands_per_hour)
+        batch.append((loaded, pure.events_until(clock, loaded.levels, now)))
+    inserted = record_events(session, batch, now)
+    nexts = {
+        loaded.tournament_id: pure.next_change_at(loaded.clock, loaded.levels, now) for loaded, _ in batch
+    }
+    session.execute(
+        text(
+            "UPDATE poker_clock c SET next_change_at = v.next, updated_at = :now "
+            "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tid bigint, next timestamptz) "
+            "WHERE c.tournament_id = v.tid"
+        ),
+        {
+            "now": now,
+            "rows": json.dumps([{"tid": k, "next": v.isoformat() if v else None} for k, v in nexts.items()]),
+        },
+    )
+    counts: dict[int, list[dict]] = {}
+    for row in inserted:
+        counts.setdefault(row["tournament_id"], []).append(row)
+    return [
+        {
+            "tournament_id": loaded.tournament_id,
+            "events": len(counts.get(loaded.tournament_id, [])),
+            "levels_started": [
+                r["level"]
+                for r in sorted(counts.get(loaded.tournament_id, []), key=lambda r: (r["at"], r["id"]))
+                if r["kind"] == "level-started"
+            ],
+            "next_change_at": nexts[loaded.tournament_id],
+        }
+        for loaded, _ in batch
+    ]
+
+
+def unscheduled_changes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
+    """Running clocks whose next level change (after `now`) has no exact run scheduled yet."""
+    rows = session.execute(
+        text(
+            "SELECT c.tournament_id, c.next_change_at FROM poker_clock c "
+            "JOIN poker_tournaments t ON t.id = c.tournament_id "
+            "WHERE t.status = 'running' AND c.next_change_at > :now "
+            "AND c.run_scheduled_for IS DISTINCT FROM c.next_change_at ORDER BY c.tournament_id"
+        ),
+        {"now": now},
+    ).all()
+    return [(r.tournament_id, r.next_change_at) for r in rows]
+
+
+def mark_scheduled(session: Session, scheduled: Sequence[tuple[int, datetime]]) -> None:
+    if scheduled:
+        session.execute(
+            text(
+                "UPDATE poker_clock c SET run_scheduled_for = v.at "
+                "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tid bigint, at timestamptz) "
+                "WHERE c.tournament_id = v.tid"
+            ),
+            {"rows": json.dumps([{"tid": tid, "at": at.isoformat()} for tid, at in scheduled])},
+        )

@@ -1,0 +1,233 @@
+"""Knockouts, voids and mystery draws on the database (Sport Poker 3.2, 3.3; SP-4, SP-5).
+
+Each call locks the tournament row (`SELECT ... FOR UPDATE`), so knockouts, voids and draws of one
+tournament run one at a time: bust and draw numbers stay sequential, and two floors recording the
+same bust at once write one record (the second is refused as already out). The database backs the
+same invariants by itself (poker_results models). The caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import exists, func, select, update
+from sqlalchemy.orm import Session
+
+from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.poker.rules.knockouts import (
+    DEFAULT_VOID_WINDOW,
+    Bust,
+    EntryState,
+    KnockoutState,
+    bust_number,
+    credit_halves,
+    draw_problems,
+    group_problems,
+    knockout_problems,
+    void_problems,
+)
+from domain.poker.services.seating import seat_if_drawn
+from domain.poker.services.tournaments import get_tournament
+from domain.poker.tables.tournaments import Entry, Tournament
+from domain.poker.tables.results import Knockout, KnockoutAudit, KnockoutSettings, MysteryDraw
+
+
+def locked_tournament(session: Session, tournament_id: int) -> Tournament:
+    """The tournament row, locked FOR UPDATE: this area's writes to one tournament run one at a time
+    (registration and top-ups hold it FOR SHARE, so a void and a re-entry never interleave)."""
+    return get_tournament(session, tournament_id, lock="update")
+
+
+def void_window(session: Session, tournament_id: int) -> timedelta:
+    seconds = session.scalar(
+        select(KnockoutSettings.void_window_seconds).where(KnockoutSettings.tournament_id == tournament_id)
+    )
+    return DEFAULT_VOID_WINDOW if seconds is None else timedelta(seconds=seconds)
+
+
+def set_void_window(session: Session, tournament_id: int, minutes: int) -> timedelta:
+    """SP-5: the tournament's void window, a setting like the others (editable before the start)."""
+    tournament = locked_tournament(session, tournament_id)
+    problems = []
+    if minutes < 1:
+        problems.append(Problem("void-window-bad", "the void window is a whole number of minutes, at least 1"))
+    if tournament.status not in ("draft", "registration_open"):
+        problems.append(
+            Problem("settings-frozen", f"tournament {tournament_id} has started: its settings are frozen")
+        )
+    raise_problems(problems)
+    row = session.get(KnockoutSettings, tournament_id)
+    if row is None:
+        session.add(KnockoutSettings(tournament_id=tournament_id, void_window_seconds=minutes * 60))
+    else:
+        row.void_window_seconds = minutes * 60
+    session.flush()
+    return timedelta(minutes=minutes)
+
+
+def record_knockouts(
+    session: Session,
+    tournament_id: int,
+    busts: Sequence[Bust],
+    *,
+    now: datetime,
+    actor: str,
+    level: int | None = None,
+    group: str | None = None,
+) -> list[Knockout]:
+    """Record `busts` as one block (one bust number): entries out, records and audit rows written."""
+    tournament = locked_tournament(session, tournament_id)
+    if tournament.status != "running":
+        raise DomainError(
+            "knockout-not-running", f"tournament {tournament_id} is {tournament.status}: knockouts need it running"
+        )
+    rows = session.execute(
+        select(Entry.id, Entry.player_id, Entry.state).where(
+            Entry.tournament_id == tournament_id, Entry.state != "voided"
+        )
+    ).all()
+    entries = {r.id: EntryState(r.id, r.player_id, r.state == "busted") for r in rows}
+    problems = knockout_problems(busts, entries, level)
+    live = Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)
+    latest = session.scalar(select(func.max(Knockout.bust_number)).where(*live)) or 0
+    group_number = None
+    if group is not None:
+        group_number = session.scalar(
+            select(func.min(Knockout.bust_number)).where(*live, Knockout.bust_group == group)
+        )
+        problems += group_problems(group, group_number, [latest])
+    raise_problems(problems)
+
+    number = bust_number([latest], group_number)
+    records = [
+        Knockout(
+            tournament_id=tournament_id,
+            busted_entry_id=b.busted_entry_id,
+            killer_entry_id=b.killer_entry_id,
+            bust_number=number,
+            bust_group=group,
+            level=level,
+            credit_halves=credit_halves(b),
+            recorded_at=now,
+            recorded_by=actor,
+        )
+        for b in busts
+    ]
+    session.add_all(records)
+    session.flush()
+    session.add_all(
+        KnockoutAudit(
+            tournament_id=tournament_id,
+            knockout_id=r.id,
+            kind="recorded",
+            second_killer_entry_id=b.second_killer_entry_id,
+            actor=actor,
+            at=now,
+            data={"busted_entry_id": r.busted_entry_id, "killer_entry_id": r.killer_entry_id,
+                  "bust_number": number, "credit_halves": r.credit_halves},
+        )
+        for r, b in zip(records, busts, strict=True)
+    )
+    busted_ids = [b.busted_entry_id for b in busts]
+    session.execute(update(Entry).where(Entry.id.in_(busted_ids)).values(state="busted", busted_at=now))
+    session.flush()
+    return records
+
+
+def _locked_knockout(session: Session, knockout_id: int) -> tuple[Knockout, Tournament]:
+    tournament_id = session.scalar(select(Knockout.tournament_id).where(Knockout.id == knockout_id))
+    if tournament_id is None:
+        raise NotFound("knockout-not-found", f"no knockout {knockout_id}")
+    tournament = locked_tournament(session, tournament_id)
+    knockout = session.get(Knockout, knockout_id, populate_existing=True)
+    assert knockout is not None
+    return knockout, tournament
+
+
+def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: str) -> Knockout:
+    """3.2/SP-5: mark the knockout voided (never deleted) and put the busted entry back in."""
+    knockout, tournament = _locked_knockout(session, knockout_id)
+    busted = session.get(Entry, knockout.busted_entry_id, populate_existing=True)
+    assert busted is not None
+    reentered = session.scalar(
+        select(
+            exists().where(
+                Entry.tournament_id == busted.tournament_id,
+                Entry.player_id == busted.player_id,
+                Entry.sequence > busted.sequence,
+                Entry.state != "voided",
+            )
+        )
+    )
+    drawn = session.scalar(select(exists().where(MysteryDraw.knockout_id == knockout_id)))
+    state = KnockoutState(knockout.id, knockout.recorded_at, knockout.voided_at is not None, reentered, drawn)
+    problems = void_problems(state, now, void_window(session, tournament.id))
+    if tournament.status != "running":
+        problems.append(
+            Problem("void-not-running", f"tournament {tournament.id} is {tournament.status}: its knockouts are final")
+        )
+    raise_problems(problems)
+    knockout.voided_at = now
+    knockout.voided_by = actor
+    busted.state = "active"
+    busted.busted_at = None
+    session.flush()
+    seat = seat_if_drawn(session, busted.id, now)  # the bust freed the seat (3.6); back in, seated again
+    session.add(
+        KnockoutAudit(
+            tournament_id=tournament.id, knockout_id=knockout.id, kind="voided", actor=actor, at=now,
+            data={"busted_entry_id": busted.id, "seat": seat},
+        )
+    )
+    session.flush()
+    return knockout
+
+
+def mystery_draw(
+    session: Session, knockout_id: int, *, now: datetime, actor: str, description: str | None = None
+) -> MysteryDraw:
+    """3.3: the killer entry of a knockout draws its mystery bounty, once per tournament."""
+    knockout, tournament = _locked_knockout(session, knockout_id)
+    if description is not None:
+        description = description.strip() or None
+    already = knockout.killer_entry_id is not None and session.scalar(
+        select(
+            exists().where(
+                MysteryDraw.tournament_id == tournament.id, MysteryDraw.killer_entry_id == knockout.killer_entry_id
+            )
+        )
+    )
+    problems = draw_problems(
+        enabled=tournament.mystery_draw,
+        knockout_voided=knockout.voided_at is not None,
+        killer_entry_id=knockout.killer_entry_id,
+        already_drawn=bool(already),
+        description=description,
+    )
+    if tournament.status == "cancelled":
+        problems.append(Problem("mystery-cancelled", f"tournament {tournament.id} is cancelled"))
+    raise_problems(problems)
+    number = (
+        session.scalar(select(func.max(MysteryDraw.draw_number)).where(MysteryDraw.tournament_id == tournament.id))
+        or 0
+    ) + 1
+    draw = MysteryDraw(
+        tournament_id=tournament.id,
+        knockout_id=knockout.id,
+        killer_entry_id=knockout.killer_entry_id,
+        draw_number=number,
+        description=description,
+        drawn_at=now,
+        drawn_by=actor,
+    )
+    session.add(draw)
+    session.flush()
+    session.add(
+        KnockoutAudit(
+            tournament_id=tournament.id, knockout_id=knockout.id, kind="drawn", actor=actor, at=now,
+            data={"draw_number": number, "killer_entry_id": knockout.killer_entry_id},
+        )
+    )
+    session.flush()
+    return draw

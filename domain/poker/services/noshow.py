@@ -1,0 +1,326 @@
+"""No-show services (3.8, SP-6): processing a tournament's no-shows at the close of late
+registration, the dead stacks' charges at level starts, and a player's arrival.
+
+Late registration closes at the tournament's late-registration deadline, or at its scheduled start
+when it has none. A tournament's no-shows are processed once (`poker_no_show_runs`), when it is
+running and that close has come; concurrent runs skip tournaments another run holds (SKIP LOCKED),
+and a tournament whose row lock was released by a run that just processed it is seen as processed
+(the check again after the lock), so two runs never process one tournament twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from domain.errors import DomainError
+from domain.poker.rules import clock as pure_clock
+from domain.poker.rules import noshow as pure
+from domain.poker.services.seating import seat_new_entries
+from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
+from domain.poker.tables.floor import DeadStack, NoShowRun
+
+if TYPE_CHECKING:
+    from domain.poker.services.clock import Loaded
+
+DUE_SQL = """
+SELECT t.id, t.no_show_policy, t.starting_stack
+FROM poker_tournaments t
+WHERE t.status = 'running' {when} {only}
+  AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)
+ORDER BY t.id
+FOR UPDATE OF t SKIP LOCKED
+"""
+
+
+def process_no_shows(
+    session: Session, now: datetime, tournament_id: int | None = None, *, at_close_only: bool = True
+) -> list[dict]:
+    """Apply each due tournament's policy to every registered player not checked in: drop cancels
+    the registration; absent_mode seats a dead stack (a new entry with the starting stack).
+
+    The jobs process a tournament only once its late registration has closed; the floor may
+    process one at once (`at_close_only=False`): 3.8, the handler itself does not check the window,
+    the hold is kept by when processing is invoked."""
+    when = "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= :now" if at_close_only else ""
+    only = "AND t.id = :tid" if tournament_id is not None else ""
+    due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tid": tournament_id}).all()
+    if due:  # a run that held a row until just now committed after this statement began: ask again
+        ids = [t.id for t in due]
+        done = set(session.scalars(select(NoShowRun.tournament_id).where(NoShowRun.tournament_id.in_(ids))))
+        due = [t for t in due if t.id not in done]
+    if not due:
+        return []
+    policy = {t.id: t.no_show_policy for t in due}
+    regs = session.execute(
+        select(
+            Registration.id, Registration.tournament_id, Registration.player_id, Registration.checked_in_at
+        )
+        .where(Registration.tournament_id.in_(policy), Registration.status == "active")
+        .where(~select(Entry.id).where(Entry.registration_id == Registration.id).exists())
+        .order_by(Registration.id)
+    ).all()
+    decided: dict[int, tuple[pure.NoShow, ...]] = {
+        tid: pure.no_shows(
+            policy[tid],
+            [
+                pure.Registration(r.id, r.player_id, r.checked_in_at is not None)
+                for r in regs
+                if r.tournament_id == tid
+            ],
+        )
+        for tid in policy
+    }
+    drop_ids = [n.registration for found in decided.values() for n in found if n.action == "cancel"]
+    if drop_ids:
+        session.execute(
+            text("UPDATE poker_registrations SET status = 'dropped', ended_at = :now WHERE id = ANY(:ids)"),
+            {"now": now, "ids": drop_ids},
+        )
+    stack = {t.id: t.starting_stack for t in due}
+    absent = [(tid, n) for tid, found in decided.items() for n in found if n.action == "dead-stack"]
+    if absent:
+        created = session.execute(
+            Entry.__table__.insert().returning(Entry.id, Entry.tournament_id, Entry.registration_id),
+            [
+                {
+                    "tournament_id": tid,
+                    "player_id": n.player_id,
+                    "registration_id": n.registration,
+                    "sequence": 1,
+                    "state": "active",
+                    "starting_chips": stack[tid],
+                    "created_at": now,
+                }
+                for tid, n in absent
+            ],
+        ).all()
+        for tid in sorted({c.tournament_id for c in created}):
+            seat_new_entries(session, tid, [c.id for c in created if c.tournament_id == tid], now)
+        session.execute(
+            DeadStack.__table__.insert(),
+            [
+                {
+                    "tournament_id": c.tournament_id,
+                    "registration_id": c.registration_id,
+                    "entry_id": c.id,
+                    "chips": stack[c.tournament_id],
+                    "seated_at": now,
+                }
+                for c in created
+            ],
+        )
+    audit_rows = [
+        {
+            "tournament_id": tid,
+            "player_id": n.player_id,
+            "kind": "no-show-dropped" if n.action == "cancel" else "no-show-dead-stack",
+            "actor": "process-no-shows",
+            "at": now,
+            "data": {"registration_id": n.registration},
+        }
+        for tid, found in decided.items()
+        for n in found
+    ]
+    if audit_rows:
+        session.execute(AuditEvent.__table__.insert(), audit_rows)
+    summary = [
+        {
+            "tournament_id": tid,
+            "policy": policy[tid],
+            "dropped": sum(1 for n in decided[tid] if n.action == "cancel"),
+            "dead_stacks": sum(1 for n in decided[tid] if n.action == "dead-stack"),
+        }
+        for tid in sorted(policy)
+    ]
+    session.execute(NoShowRun.__table__.insert(), [s | {"processed_at": now} for s in summary])
+    return summary
+
+
+CHARGEABLE_SQL = """
+SELECT d.id, d.tournament_id, d.entry_id, d.chips, d.seated_at,
+       (SELECT count(*) FROM poker_seats o WHERE o.tournament_id = s.tournament_id AND o.table_no = s.table_no)
+         AS table_size
+FROM poker_dead_stacks d JOIN poker_seats s ON s.entry_id = d.entry_id
+WHERE d.tournament_id = ANY(:tids) AND d.arrived_at IS NULL AND d.busted_at IS NULL
+ORDER BY d.id
+FOR UPDATE OF d
+"""
+
+
+def charge_dead_stacks(
+    session: Session, loaded: Mapping[int, Loaded], starts: Sequence[dict], now: datetime
+) -> list[dict]:
+    """SP-6: at each newly recorded level start, every live dead stack of that tournament seated by
+    then pays the level's forced bets; at 0 it busts with no killer. `loaded` maps tournament id to
+    its loaded clock."""
+    stacks = session.execute(
+        text(CHARGEABLE_SQL), {"tids": sorted({s["tournament_id"] for s in starts})}
+    ).all()
+    if not stacks:
+        return []
+    chips = {d.id: d.chips for d in stacks}
+    busted_at: dict[int, datetime] = {}
+    charges = []
+    for start in sorted(starts, key=lambda s: (s["at"], s["id"])):
+        run = loaded[start["tournament_id"]]
+        index = start["level"] - 1
+        level = run.levels[index]
+        if level.is_break:
+            continue
+        small, big, ante = pure_clock.blinds_at(run.clock, run.levels, index, start["at"])
+        for d in stacks:
+            if d.tournament_id != start["tournament_id"] or d.seated_at > start["at"] or d.id in busted_at:
+                continue
+            cost = pure.level_cost(
+                small, big, ante, level.seconds, run.ante_type, d.table_size, run.hands_per_hour
+            )
+            result = pure.charge(chips[d.id], cost)
+            chips[d.id] = result.stack
+            if result.busted:
+                busted_at[d.id] = start["at"]
+            charges.append(
+                {
+                    "dead_stack_id": d.id,
+                    "event_id": start["id"],
+                    "paid": result.paid,
+                    "chips_after": result.stack,
+                    "busted": result.busted,
+                }
+            )
+    if not charges:
+        return []
+    session.execute(
+        text(
+            "INSERT INTO poker_dead_stack_charges (dead_stack_id, event_id, paid, chips_after, busted) "
+            "SELECT * FROM jsonb_to_recordset(CAST(:rows AS jsonb)) "
+            "AS v(dead_stack_id bigint, event_id bigint, paid bigint, chips_after bigint, busted boolean) "
+            "ON CONFLICT DO NOTHING"
+        ),
+        {"rows": json.dumps(charges)},
+    )
+    changed = [
+        {
+            "id": d.id,
+            "chips": chips[d.id],
+            "busted_at": busted_at[d.id].isoformat() if d.id in busted_at else None,
+        }
+        for d in stacks
+        if chips[d.id] != d.chips
+    ]
+    session.execute(
+        text(
+            "UPDATE poker_dead_stacks d SET chips = v.chips, busted_at = v.busted_at "
+            "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(id bigint, chips bigint, busted_at timestamptz) "
+            "WHERE d.id = v.id"
+        ),
+        {"rows": json.dumps(changed)},
+    )
+    if busted_at:
+        blocks: dict[tuple[int, datetime, int], list[int]] = {}
+        level_at = {(s["tournament_id"], s["at"]): s["level"] for s in starts}
+        for d in stacks:
+            if d.id in busted_at:
+                key = (d.tournament_id, busted_at[d.id], level_at[(d.tournament_id, busted_at[d.id])])
+                blocks.setdefault(key, []).append(d.entry_id)
+        for (tid, at, level), entry_ids in sorted(blocks.items()):
+            bust_without_killer(session, tid, entry_ids, at, level)
+    return charges
+
+
+def bust_without_killer(
+    session: Session, tournament_id: int, entry_ids: list[int], at: datetime, level: int
+) -> None:
+    """SP-6: dead stacks at 0 are out with no killer and a normal bust number: one knockout block
+    per level start (busts at the same instant share a number, 3.2), through live poker III. When
+    the block is refused (it would leave nobody in), the entries are only marked out."""
+    from domain.poker.services.knockouts import record_knockouts
+    from domain.poker.rules.knockouts import Bust
+
+    try:
+        with session.begin_nested():
+            record_knockouts(
+                session,
+                tournament_id,
+                [Bust(e) for e in sorted(entry_ids)],
+                now=at,
+                actor="dead stack",
+                level=level,
+            )
+    except DomainError:
+        session.execute(
+            text(
+                "UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = ANY(:ids) AND state = 'active'"
+            ),
+            {"at": at, "ids": entry_ids},
+        )
+
+
+def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) -> dict:
+    """The floor marks an absent player arrived: the dead stack stops paying and is theirs."""
+    reg = session.execute(
+        select(Registration)
+        .where(Registration.tournament_id == tournament_id, Registration.player_id == player_id)
+        .where(Registration.status == "active")
+        .with_for_update()
+    ).scalar_one_or_none()
+    if reg is None:
+        raise DomainError(
+            "arrive-not-registered", f"player {player_id} is not registered in tournament {tournament_id}"
+        )
+    stack = session.execute(
+        select(DeadStack).where(DeadStack.registration_id == reg.id).with_for_update()
+    ).scalar_one_or_none()
+    if stack is None:
+        raise DomainError(
+            "arrive-no-dead-stack",
+            f"player {player_id} has no dead stack in tournament {tournament_id}: check them in at the counter",
+        )
+    if stack.busted_at is not None:
+        raise DomainError(
+            "arrive-busted",
+            f"player {player_id}'s dead stack was blinded out at {stack.busted_at.isoformat()}",
+        )
+    if stack.arrived_at is not None:
+        raise DomainError(
+            "arrive-already-arrived", f"player {player_id} arrived at {stack.arrived_at.isoformat()}"
+        )
+    stack.arrived_at = now
+    if reg.checked_in_at is None:
+        reg.checked_in_at = now
+    session.add(
+        AuditEvent(
+            tournament_id=tournament_id,
+            player_id=player_id,
+            kind="dead-stack-arrived",
+            at=now,
+            data={"entry_id": stack.entry_id, "chips": stack.chips},
+        )
+    )
+    return {
+        "tournament_id": tournament_id,
+        "player_id": player_id,
+        "entry_id": stack.entry_id,
+        "chips": stack.chips,
+        "arrived_at": now,
+    }
+
+
+def upcoming_closes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
+    """Tournaments open for registration or running whose no-shows are still to process, with the
+    instant late registration closes (for the exact scheduled runs)."""
+    rows = session.execute(
+        text(
+            "SELECT t.id, coalesce(t.late_reg_deadline, t.scheduled_start) AS close FROM poker_tournaments t "
+            "WHERE t.status IN ('registration_open', 'running') "
+            "AND coalesce(t.late_reg_deadline, t.scheduled_start) > :now "
+            "AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id) ORDER BY t.id"
+        ),
+        {"now": now},
+    ).all()
+    return [(r.id, r.close) for r in rows]

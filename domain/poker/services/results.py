@@ -1,0 +1,237 @@
+"""Prizes, ITM, final places and the finalize batch on the database (Sport Poker 3.4, 3.7; SP-3,
+SP-4, SP-7). The caller owns the transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from domain.errors import DomainError
+from domain.poker.services.knockouts import locked_tournament
+from domain.poker.rules.places import LiveKnockout, Place, PlacedEntry, final_places
+from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_lines
+from domain.poker.services.tournaments import get_tournament
+from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
+from domain.poker.tables.results import FinalPlace, Knockout, KnockoutSettings, Prize
+
+# -- prizes (3.4) ----------------------------------------------------------------------------------
+
+
+def _editable(tournament: Tournament) -> None:
+    if tournament.status in ("finished", "cancelled"):
+        raise DomainError(
+            "prizes-frozen", f"tournament {tournament.id} is {tournament.status}: its prizes can no longer change"
+        )
+
+
+def set_prizes(session: Session, tournament_id: int, lines: Sequence[str]) -> tuple[str, ...]:
+    """Replace the prize list (line n = place n); an empty list removes every prize."""
+    cleaned = validated_prize_lines(lines)
+    tournament = locked_tournament(session, tournament_id)
+    _editable(tournament)
+    session.execute(Prize.__table__.delete().where(Prize.tournament_id == tournament_id))
+    if cleaned:
+        session.execute(
+            insert(Prize),
+            [{"tournament_id": tournament_id, "place": n, "description": d} for n, d in enumerate(cleaned, 1)],
+        )
+    return cleaned
+
+
+def field_size(session: Session, tournament_id: int) -> tuple[int, int]:
+    """(entries, distinct players): the non-voided entries; before any entry, the active registrations."""
+    entries, players = session.execute(
+        select(func.count(), func.count(func.distinct(Entry.player_id))).where(
+            Entry.tournament_id == tournament_id, Entry.state != "voided"
+        )
+    ).one()
+    if entries == 0:
+        entries = players = session.scalar(
+            select(func.count()).where(Registration.tournament_id == tournament_id, Registration.status == "active")
+        )
+    return entries, players
+
+
+def apply_preset(session: Session, tournament_id: int, name: str) -> tuple[str, ...]:
+    """3.4: a preset's lines trimmed to the current field, stored as the prize list."""
+    locked_tournament(session, tournament_id)
+    entries, players = field_size(session, tournament_id)
+    return set_prizes(session, tournament_id, preset_lines(name, entries, players))
+
+
+def prizes(session: Session, tournament_id: int) -> tuple[str, ...]:
+    return tuple(
+        session.scalars(select(Prize.description).where(Prize.tournament_id == tournament_id).order_by(Prize.place))
+    )
+
+
+# -- ITM (SP-3) ------------------------------------------------------------------------------------
+
+
+def itm_status(session: Session, tournament_id: int) -> Itm:
+    tournament = get_tournament(session, tournament_id)
+    entries, players = field_size(session, tournament_id)
+    remaining = session.scalar(
+        select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active")
+    )
+    return itm(entries, players, remaining, tournament.itm_percent, tournament.itm_min)
+
+
+# -- final places (3.7, SP-7) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NamedPlace:
+    place: Place
+    name: str
+
+
+def _graphs(session: Session, tournament_ids: Sequence[int]) -> dict[int, tuple[list, list]]:
+    """Entries and live knockouts of the tournaments, in two statements."""
+    graphs: dict[int, tuple[list, list]] = {t: ([], []) for t in tournament_ids}
+    for r in session.execute(
+        select(Entry.tournament_id, Entry.id, Entry.player_id, Entry.sequence, Entry.state).where(
+            Entry.tournament_id.in_(tournament_ids)
+        )
+    ):
+        graphs[r.tournament_id][0].append(PlacedEntry(r.id, r.player_id, r.sequence, r.state == "voided"))
+    for r in session.execute(
+        select(
+            Knockout.tournament_id, Knockout.busted_entry_id, Knockout.bust_number, Knockout.killer_entry_id,
+            Knockout.credit_halves,
+        ).where(Knockout.tournament_id.in_(tournament_ids), Knockout.voided_at.is_(None))
+    ):
+        graphs[r.tournament_id][1].append(
+            LiveKnockout(r.busted_entry_id, r.bust_number, r.killer_entry_id, r.credit_halves)
+        )
+    return graphs
+
+
+def _prize_lists(session: Session, tournament_ids: Sequence[int]) -> dict[int, list[str]]:
+    lists: dict[int, list[str]] = {t: [] for t in tournament_ids}
+    for r in session.execute(
+        select(Prize.tournament_id, Prize.description).where(Prize.tournament_id.in_(tournament_ids)).order_by(
+            Prize.tournament_id, Prize.place
+        )
+    ):
+        lists[r.tournament_id].append(r.description)
+    return lists
+
+
+def compute_places(session: Session, tournament_id: int) -> tuple[Place, ...]:
+    """The places from the elimination graph as it stands (refused while two players are in)."""
+    get_tournament(session, tournament_id)
+    entries, knockouts = _graphs(session, [tournament_id])[tournament_id]
+    return final_places(entries, knockouts, _prize_lists(session, [tournament_id])[tournament_id])
+
+
+def places(session: Session, tournament_id: int) -> list[NamedPlace]:
+    """The stored places of a finished tournament, else computed now; with display names."""
+    stored = session.execute(
+        select(FinalPlace).where(FinalPlace.tournament_id == tournament_id).order_by(
+            FinalPlace.place, FinalPlace.player_id
+        )
+    ).scalars().all()
+    if stored:
+        found = tuple(
+            Place(p.place, p.player_id, p.entry_id, p.bust_number, p.knockouts, p.credit_halves, p.prize)
+            for p in stored
+        )
+    else:
+        found = compute_places(session, tournament_id)
+    names = _names(session, [p.player_id for p in found])
+    return [NamedPlace(p, names[p.player_id]) for p in found]
+
+
+def _names(session: Session, player_ids: Sequence[int]) -> dict[int, str]:
+    rows = session.execute(
+        select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(Player.id.in_(player_ids))
+    )
+    return {pid: name for pid, name in rows}
+
+
+# -- finalize (the job) -----------------------------------------------------------------------------
+
+
+def _ready(now: datetime):
+    """Running tournaments with exactly one entry in, at least one live knockout, and the void
+    window of their last knockout closed (so the final bust can still be voided before places)."""
+    window = func.coalesce(
+        select(KnockoutSettings.void_window_seconds)
+        .where(KnockoutSettings.tournament_id == Tournament.id)
+        .scalar_subquery(),
+        300,
+    )
+    active = (
+        select(func.count())
+        .where(Entry.tournament_id == Tournament.id, Entry.state == "active")
+        .scalar_subquery()
+    )
+    last_knockout = (
+        select(func.max(Knockout.recorded_at))
+        .where(Knockout.tournament_id == Tournament.id, Knockout.voided_at.is_(None))
+        .scalar_subquery()
+    )
+    return and_(
+        Tournament.status == "running",
+        active == 1,
+        last_knockout + func.make_interval(0, 0, 0, 0, 0, 0, window) <= now,
+    )
+
+
+def pending_finalize_sql() -> str:
+    """The status report's count of tournaments the job will finalize on its next run."""
+    from sqlalchemy.dialects import postgresql
+
+    query = select(func.count()).select_from(Tournament).where(_ready(func.now()))
+    return str(query.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
+
+
+@dataclass(frozen=True)
+class Finalized:
+    tournament_id: int
+    name: str
+    seat_cap: int
+    places: tuple[NamedPlace, ...]
+
+
+def finalize_tournaments(session: Session, now: datetime) -> list[Finalized]:
+    """Places, prizes and `finished` for every tournament down to one player, in a constant number
+    of statements. Tournaments locked by another run are skipped (SKIP LOCKED): safe to run twice."""
+    ready = session.execute(
+        select(Tournament.id, Tournament.name, Tournament.seat_cap)
+        .where(_ready(now))
+        .order_by(Tournament.id)
+        .with_for_update(skip_locked=True, of=Tournament)
+    ).all()
+    if not ready:
+        return []
+    ids = [r.id for r in ready]
+    graphs = _graphs(session, ids)
+    prize_lists = _prize_lists(session, ids)
+    computed = {t: final_places(*graphs[t], prize_lists[t]) for t in ids}
+    session.execute(
+        FinalPlace.__table__.insert(),  # Core: one executemany, whatever columns are NULL
+        [
+            {
+                "tournament_id": t, "player_id": p.player_id, "entry_id": p.entry_id, "place": p.place,
+                "bust_number": p.bust_number, "knockouts": p.knockouts,
+                "credit_halves": p.credit_halves, "prize": p.prize, "placed_at": now,
+            }
+            for t in ids
+            for p in computed[t]
+        ],
+    )
+    session.execute(
+        update(Tournament).where(Tournament.id.in_(ids)).values(status="finished", finished_at=now)
+    )
+    names = _names(session, [p.player_id for t in ids for p in computed[t]])
+    return [
+        Finalized(r.id, r.name, r.seat_cap, tuple(NamedPlace(p, names[p.player_id]) for p in computed[r.id]))
+        for r in ready
+    ]
+

@@ -1,0 +1,315 @@
+"""Seating services (3.6): the initial draw, late entries and re-entries, moves and undo, table
+breaking, suggestions and the final table. Every change of a tournament's seating first takes a
+transaction-scoped advisory lock on the tournament, so concurrent changes queue; the unique
+constraints on seats back it. Draws store their seed and its SHA-256 (PD-12)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from domain import draw
+from domain.errors import DomainError
+from domain.poker.rules import seating as pure
+from domain.poker.services.tournaments import get_tournament
+from domain.poker.rules.seating import Move, Seat, Seating
+from domain.poker.tables.tournaments import Entry, Player
+from domain.poker.tables.floor import Move as MoveRow
+from domain.poker.tables.floor import Seat as SeatRow
+from domain.poker.tables.floor import SeatDraw
+from domain.poker.tables.floor import Table as TableRow
+
+SEATING_LOCK = 7411400
+
+
+def lock(session: Session, tournament_id: int) -> None:
+    session.execute(select(func.pg_advisory_xact_lock(SEATING_LOCK, tournament_id)))
+
+
+def load(session: Session, tournament_id: int, seat_cap: int) -> Seating:
+    tables = session.execute(
+        select(TableRow.table_no, TableRow.broken_at).where(TableRow.tournament_id == tournament_id)
+    ).all()
+    seats = session.execute(
+        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(
+            SeatRow.tournament_id == tournament_id
+        )
+    ).all()
+    return Seating(
+        seat_cap,
+        tuple(sorted(t.table_no for t in tables if t.broken_at is None)),
+        frozenset(t.table_no for t in tables if t.broken_at is not None),
+    ).with_seats(Seat(*s) for s in seats)
+
+
+def save(session: Session, tournament_id: int, before: Seating, after: Seating, now: datetime) -> None:
+    """Write the difference: tables opened and broken, seats left and taken."""
+    for table in sorted(set(after.tables) - set(before.tables)):
+        session.add(TableRow(tournament_id=tournament_id, table_no=table, opened_at=now))
+    session.flush()
+    newly_broken = after.broken - before.broken
+    if newly_broken:
+        session.execute(
+            update(TableRow)
+            .where(TableRow.tournament_id == tournament_id, TableRow.table_no.in_(newly_broken))
+            .values(broken_at=now)
+        )
+    old = set(before.seats)
+    new = set(after.seats)
+    leaving = {s.entry for s in old - new}
+    if leaving:
+        session.execute(delete(SeatRow).where(SeatRow.entry_id.in_(leaving)))
+    taken = [
+        {
+            "entry_id": s.entry,
+            "tournament_id": tournament_id,
+            "table_no": s.table,
+            "seat_no": s.seat,
+            "seated_at": now,
+        }
+        for s in sorted(new - old)
+    ]
+    if taken:
+        session.execute(SeatRow.__table__.insert(), taken)
+
+
+def _record_moves(
+    session: Session, tournament_id: int, kind: str, moves: Iterable[Move], now: datetime, actor: str | None
+) -> None:
+    rows = [
+        {
+            "tournament_id": tournament_id,
+            "entry_id": m.entry,
+            "kind": kind,
+            "from_table": m.from_table,
+            "from_seat": m.from_seat,
+            "to_table": m.to_table,
+            "to_seat": m.to_seat,
+            "at": now,
+            "actor": actor,
+        }
+        for m in moves
+    ]
+    if rows:
+        session.execute(MoveRow.__table__.insert(), rows)
+
+
+def _draw_seed(session: Session, tournament_id: int, purpose: str, seed: str | None, now: datetime) -> str:
+    seed = seed or draw.new_seed()
+    session.add(
+        SeatDraw(
+            tournament_id=tournament_id,
+            purpose=purpose,
+            commitment=draw.commitment(seed),
+            seed=seed,
+            drawn_at=now,
+        )
+    )
+    return seed
+
+
+def _begin(session: Session, tournament_id: int) -> Seating:
+    """The tournament's seating, under its lock."""
+    t = get_tournament(session, tournament_id)
+    lock(session, t.id)
+    return load(session, t.id, t.seat_cap)
+
+
+def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> dict:
+    """3.6: the initial seating of every active entry, by lot."""
+    t = get_tournament(session, tournament_id)
+    if t.status not in ("registration_open", "running"):
+        raise DomainError(
+            "seating-not-open",
+            f"tournament {t.id} is {t.status.replace('_', ' ')}: seats are drawn once registration is open",
+        )
+    before = _begin(session, t.id)
+    if before.tables or before.broken:
+        raise DomainError("seating-already-drawn", f"the seats of tournament {t.id} are already drawn")
+    entries = (
+        session.execute(
+            select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id)
+        )
+        .scalars()
+        .all()
+    )
+    seed = _draw_seed(session, t.id, "initial-seating", seed, now)
+    after = pure.initial_seating(entries, before.seat_cap, seed)
+    save(session, t.id, before, after, now)
+    return show(session, t.id) | {"seed": seed, "commitment": draw.commitment(seed)}
+
+
+def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
+    """3.6: seat a late entry or re-entry at the table with the fewest players, or open a table.
+    Call it in the transaction that creates the entry (the database refuses to commit an active
+    entry of a running, seated tournament without a seat)."""
+    entry = session.get(Entry, entry_id)
+    if entry is None:
+        raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
+    before = _begin(session, entry.tournament_id)
+    after, seat, opened = pure.seat_new_entry(before, entry_id)
+    save(session, entry.tournament_id, before, after, now)
+    return {"entry_id": entry_id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
+
+
+def seat_new_entries(
+    session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime
+) -> list[Seat]:
+    """Several new entries of one tournament, one after another by the same rule."""
+    before = _begin(session, tournament_id)
+    after, seats = before, []
+    for entry_id in entry_ids:
+        after, seat, _ = pure.seat_new_entry(after, entry_id)
+        seats.append(seat)
+    save(session, tournament_id, before, after, now)
+    return seats
+
+
+def move(
+    session: Session,
+    tournament_id: int,
+    entry_id: int,
+    table: int,
+    seat: int,
+    now: datetime,
+    actor: str | None = None,
+) -> dict:
+    before = _begin(session, tournament_id)
+    after, done = pure.move(before, entry_id, table, seat)
+    save(session, tournament_id, before, after, now)
+    _record_moves(session, tournament_id, "move", [done], now, actor)
+    return _move_dict(done)
+
+
+def undo(session: Session, tournament_id: int, now: datetime, actor: str | None = None) -> dict:
+    """Undo the last move, if nothing has changed the seating since (a break or final table)."""
+    before = _begin(session, tournament_id)
+    last = session.execute(
+        select(MoveRow)
+        .where(MoveRow.tournament_id == tournament_id, MoveRow.kind != "undo", MoveRow.undone_at.is_(None))
+        .order_by(MoveRow.id.desc())
+        .limit(1)
+    ).scalar_one_or_none()
+    if last is None or last.kind != "move":
+        raise DomainError("seating-nothing-to-undo", "there is no move to undo since the last table change")
+    recorded = Move(last.entry_id, last.from_table, last.from_seat, last.to_table, last.to_seat)
+    after, reverse = pure.undo(before, recorded)
+    save(session, tournament_id, before, after, now)
+    last.undone_at = now
+    _record_moves(session, tournament_id, "undo", [reverse], now, actor)
+    return _move_dict(reverse)
+
+
+def break_table(
+    session: Session,
+    tournament_id: int,
+    table: int,
+    now: datetime,
+    seed: str | None = None,
+    actor: str | None = None,
+) -> dict:
+    before = _begin(session, tournament_id)
+    seed = seed or draw.new_seed()
+    after, moves = pure.break_table(before, table, seed)
+    _draw_seed(session, tournament_id, f"break-table-{table}", seed, now)
+    save(session, tournament_id, before, after, now)
+    _record_moves(session, tournament_id, "break-table", moves, now, actor)
+    return {"table": table, "seed": seed, "moves": [_move_dict(m) for m in moves]}
+
+
+def suggest(session: Session, tournament_id: int) -> list[dict]:
+    t = get_tournament(session, tournament_id)
+    out = []
+    for s in pure.suggest(load(session, t.id, t.seat_cap)):
+        row = {"kind": s.kind, "table": s.table}
+        row.update(_move_dict(s.move) if s.move else {})
+        out.append(row)
+    return out
+
+
+def final_table(
+    session: Session,
+    tournament_id: int,
+    now: datetime,
+    confirm: bool,
+    seed: str | None = None,
+    actor: str | None = None,
+) -> dict:
+    """Show the final-table proposal; with `confirm`, assemble it (seats by lot)."""
+    before = _begin(session, tournament_id)
+    proposal = pure.final_table_proposal(before)
+    if not confirm:
+        return {
+            "stage": pure.stage(before),
+            "proposed": proposal is not None,
+            "table": proposal.table if proposal else None,
+            "entries": list(proposal.entries) if proposal else [],
+        }
+    seed = seed or draw.new_seed()
+    after, moves = pure.assemble_final_table(before, seed)
+    # a late entry or re-entry can reopen a table after the final table: each assembly is its own
+    # recorded draw ("final-table", "final-table-2", ...); the shuffle's purpose stays "final-table"
+    earlier = session.scalar(
+        select(func.count()).where(SeatDraw.tournament_id == tournament_id, SeatDraw.purpose.like("final-table%"))
+    )
+    _draw_seed(session, tournament_id, f"final-table-{earlier + 1}" if earlier else "final-table", seed, now)
+    save(session, tournament_id, before, after, now)
+    _record_moves(session, tournament_id, "final-table", moves, now, actor)
+    return {
+        "stage": pure.stage(after),
+        "table": after.tables[0],
+        "seed": seed,
+        "moves": [_move_dict(m) for m in moves],
+    }
+
+
+def show(session: Session, tournament_id: int) -> dict:
+    t = get_tournament(session, tournament_id)
+    seating = load(session, t.id, t.seat_cap)
+    names = dict(
+        session.execute(
+            select(SeatRow.entry_id, func.coalesce(Player.name, Player.pseudonym))
+            .join(Entry, Entry.id == SeatRow.entry_id)
+            .join(Player, Player.id == Entry.player_id)
+            .where(SeatRow.tournament_id == t.id)
+        ).all()
+    )
+    counts = seating.counts()
+    return {
+        "tournament_id": t.id,
+        "stage": pure.stage(seating),
+        "seat_cap": seating.seat_cap,
+        "tables": [{"table": n, "players": counts[n]} for n in seating.tables],
+        "broken": sorted(seating.broken),
+        "seats": [
+            {"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)}
+            for s in seating.seats
+        ],
+    }
+
+
+def _move_dict(m: Move) -> dict:
+    return {
+        "entry_id": m.entry,
+        "from_table": m.from_table,
+        "from_seat": m.from_seat,
+        "to_table": m.to_table,
+        "to_seat": m.to_seat,
+    }
+
+
+def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None:
+    """The seating hook of check-in and re-entry (poker I returns the new entry inside the caller's
+    transaction): once the tournament's seats are drawn, the entry is seated in that transaction;
+    before the draw, the draw seats it."""
+    entry = session.get(Entry, entry_id)
+    if entry is None:
+        raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
+    lock(session, entry.tournament_id)
+    drawn = session.execute(
+        select(func.count()).select_from(TableRow).where(TableRow.tournament_id == entry.tournament_id)
+    ).scalar_one()
+    return seat_new_entry(session, entry_id, now) if drawn else None

@@ -1,0 +1,184 @@
+"""Live poker III (Sport Poker 3.2, 3.3, 3.4, 3.7; SP-4, SP-5, SP-7): knockouts and their audit,
+mystery draws, prize lines, final places, and the per-tournament void window.
+
+The database backs what a race or a bad write could break: one live knockout per busted entry (a
+partial unique index), one mystery draw per killer entry and tournament, knockouts immutable but for
+voiding (a trigger), draws, audit rows and places append-only (triggers), and the monetary-wording
+check (SP-4) on prize lines and draw descriptions as a CHECK with the domain's own pattern.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Identity,
+    Index,
+    Integer,
+    SmallInteger,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from domain.poker.rules.wording import MAX_DESCRIPTION_CHARS, MONEY_PATTERN
+from domain.store.base import Base
+
+TZ = DateTime(timezone=True)
+
+
+def no_money_sql(column: str) -> str:
+    """SP-4 as SQL: the same pattern the domain searches (the CHECK of prize lines and draws)."""
+    return f"{column} !~ '{MONEY_PATTERN}'"
+
+
+class KnockoutSettings(Base):
+    """The void window of a tournament (SP-5); a tournament without a row has the 5-minute default."""
+
+    __tablename__ = "poker_knockout_settings"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    void_window_seconds: Mapped[int] = mapped_column(Integer)
+
+    __table_args__ = (CheckConstraint("void_window_seconds > 0", name="void_window_positive"),)
+
+
+class Knockout(Base):
+    """One bust (3.2). Busts of one block share `bust_number`; `credit_halves` is 2 (1.0) or 1 (0.5,
+    the primary of two killers, whose second killer is in the audit only). Immutable but for voiding."""
+
+    __tablename__ = "poker_knockouts"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
+    busted_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    killer_entry_id: Mapped[int | None] = mapped_column(ForeignKey("poker_entries.id"))
+    bust_number: Mapped[int] = mapped_column(Integer)
+    bust_group: Mapped[str | None] = mapped_column(Text)
+    level: Mapped[int | None] = mapped_column(Integer)
+    credit_halves: Mapped[int] = mapped_column(SmallInteger)
+    recorded_at: Mapped[datetime] = mapped_column(TZ)
+    recorded_by: Mapped[str] = mapped_column(Text)
+    voided_at: Mapped[datetime | None] = mapped_column(TZ)
+    voided_by: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (
+        CheckConstraint("bust_number >= 1", name="bust_number_positive"),
+        CheckConstraint("level IS NULL OR level >= 1", name="level_positive"),
+        CheckConstraint("credit_halves IN (1, 2)", name="credit"),
+        CheckConstraint("killer_entry_id IS NULL OR killer_entry_id <> busted_entry_id", name="not_self"),
+        CheckConstraint("credit_halves = 2 OR killer_entry_id IS NOT NULL", name="half_needs_killer"),
+        CheckConstraint("(voided_at IS NULL) = (voided_by IS NULL)", name="void_complete"),
+        UniqueConstraint("id", "killer_entry_id", name="uq_poker_knockouts_id_killer"),
+        Index(
+            "uq_poker_knockouts_live_busted",
+            "busted_entry_id",
+            unique=True,
+            postgresql_where=text("voided_at IS NULL"),
+        ),
+        Index("ix_poker_knockouts_tournament_bust", "tournament_id", "bust_number"),
+        Index("ix_poker_knockouts_killer", "killer_entry_id"),
+    )
+
+
+class KnockoutAudit(Base):
+    """Append-only log of every knockout event: recorded (with the second killer, if any), voided,
+    drawn."""
+
+    __tablename__ = "poker_knockout_audit"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
+    knockout_id: Mapped[int] = mapped_column(ForeignKey("poker_knockouts.id"))
+    kind: Mapped[str] = mapped_column(Text)
+    second_killer_entry_id: Mapped[int | None] = mapped_column(ForeignKey("poker_entries.id"))
+    actor: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(TZ)
+    data: Mapped[dict] = mapped_column(JSONB)
+
+    __table_args__ = (
+        CheckConstraint("kind IN ('recorded', 'voided', 'drawn')", name="kind"),
+        CheckConstraint("second_killer_entry_id IS NULL OR kind = 'recorded'", name="second_killer_on_record"),
+        Index("ix_poker_knockout_audit_knockout", "knockout_id"),
+    )
+
+
+class MysteryDraw(Base):
+    """A mystery bounty drawn on a knockout by its killer entry (3.3): one per killer entry and
+    tournament; a sequential number; an optional non-monetary description (SP-4)."""
+
+    __tablename__ = "poker_mystery_draws"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
+    knockout_id: Mapped[int] = mapped_column(BigInteger, unique=True)
+    killer_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    draw_number: Mapped[int] = mapped_column(Integer)
+    description: Mapped[str | None] = mapped_column(Text)
+    drawn_at: Mapped[datetime] = mapped_column(TZ)
+    drawn_by: Mapped[str] = mapped_column(Text)
+
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["knockout_id", "killer_entry_id"],
+            ["poker_knockouts.id", "poker_knockouts.killer_entry_id"],
+            name="fk_poker_mystery_draws_knockout_killer",
+        ),
+        UniqueConstraint("tournament_id", "killer_entry_id", name="uq_poker_mystery_draws_killer"),
+        UniqueConstraint("tournament_id", "draw_number", name="uq_poker_mystery_draws_number"),
+        CheckConstraint("draw_number >= 1", name="draw_number_positive"),
+        CheckConstraint(
+            f"description IS NULL OR (char_length(description) <= {MAX_DESCRIPTION_CHARS}"
+            f" AND {no_money_sql('description')})",
+            name="description",
+        ),
+    )
+
+
+class Prize(Base):
+    """Prize line of a place (3.4): non-monetary text, at most 200 places and 500 characters."""
+
+    __tablename__ = "poker_prizes"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    place: Mapped[int] = mapped_column(Integer, primary_key=True)
+    description: Mapped[str] = mapped_column(Text)
+
+    __table_args__ = (
+        CheckConstraint("place BETWEEN 1 AND 200", name="place"),
+        CheckConstraint(
+            f"length(btrim(description)) > 0 AND char_length(description) <= {MAX_DESCRIPTION_CHARS}"
+            f" AND {no_money_sql('description')}",
+            name="description",
+        ),
+    )
+
+
+class FinalPlace(Base):
+    """A player's final place (3.7), written once by `finalize-tournaments`."""
+
+    __tablename__ = "poker_places"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    place: Mapped[int] = mapped_column(Integer)
+    bust_number: Mapped[int | None] = mapped_column(Integer)
+    knockouts: Mapped[int] = mapped_column(Integer)
+    credit_halves: Mapped[int] = mapped_column(Integer)
+    prize: Mapped[str | None] = mapped_column(Text)
+    placed_at: Mapped[datetime] = mapped_column(TZ)
+
+    __table_args__ = (
+        CheckConstraint("place >= 1", name="place_positive"),
+        CheckConstraint("(place = 1) = (bust_number IS NULL)", name="champion_unbusted"),
+        CheckConstraint("knockouts >= 0 AND credit_halves >= 0", name="credits"),
+        Index("ix_poker_places_tournament_place", "tournament_id", "place"),
+    )

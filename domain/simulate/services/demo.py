@@ -1,0 +1,287 @@
+"""The simulator's reads and writes: the demo's seed, what a tournament looks like to the simulator,
+and each simulated floor action — every one through the same service the CLI command calls
+(`poker checkin`, `poker knockout`, `poker reentry`, `poker addon`, `pusoy join`, `pusoy report`, ...).
+The caller owns the transaction and passes `now`."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+
+from domain.clubs.services import clubs as clubs
+from domain.clubs.rules.catalog import NewClub
+from domain.errors import DomainError
+from domain.poker.services import clock as clock_service
+from domain.poker.services import knockouts as knockout_service
+from domain.poker.services import results as results_service
+from domain.poker.services import seating as seating_service
+from domain.poker.services import tournaments as poker
+from domain.poker.rules.knockouts import Bust
+from domain.poker.rules.settings import TournamentSettings
+from domain.poker.rules.structures import LevelSpec
+from domain.pusoy.services import tournaments as pusoy
+from domain.series.services.series import SeriesSpec, add_series
+from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step
+from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
+from domain.pusoy.tables import PusoyGame, PusoyRound, PusoySeat, PusoyTournament
+from domain.series.tables import Series
+
+DEMO_CLUB = "Tourney Demo Club"
+DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo Pusoy Cup"
+FIRST = ("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor", "Zoya", "Ilya", "Kira", "Lev", "Mila", "Nikita",
+         "Olga", "Pavel", "Rita", "Semyon", "Tanya", "Ulyana", "Fyodor", "Yana")
+LAST = ("Petrova", "Ivanov", "Smirnova", "Orlov", "Kuznetsova", "Popov", "Volkova", "Sokolov")
+# a simulator holds these session-level advisory locks (with the tournament's id) while it drives
+SIMULATING_POKER, SIMULATING_PUSOY = 7411901, 7411902
+# (small blind, big blind), one minute each by default; a break after level 2
+BLINDS = ((100, 200), (200, 400), None, (300, 600), (400, 800), (500, 1000), (600, 1200), (800, 1600),
+          (1000, 2000), (1500, 3000), (2000, 4000), (3000, 6000), (4000, 8000), (6000, 12000))
+
+
+@dataclass(frozen=True)
+class Demo:
+    club_id: int
+    series_id: int
+    poker_id: int
+    pusoy_code: str
+
+
+def demo_club(session: Session) -> int | None:
+    """The demo's club, when a demo was seeded in this database."""
+    return session.scalar(select(Club.id).where(Club.name == DEMO_CLUB).limit(1))
+
+
+def find_demo(session: Session) -> Demo | None:
+    """The demo seeded in this database (its club, series and two tournaments), if any."""
+    club_id = demo_club(session)
+    if club_id is None:
+        return None
+    return Demo(
+        club_id,
+        session.scalar(select(Series.id).where(Series.club_id == club_id, Series.name == DEMO_SERIES)),
+        session.scalar(select(Tournament.id).where(Tournament.club_id == club_id, Tournament.name == DEMO_POKER)),
+        session.scalar(select(PusoyTournament.code).where(PusoyTournament.club_id == club_id,
+                                                          PusoyTournament.name == DEMO_PUSOY)),
+    )
+
+
+@contextmanager
+def driving(engine: Engine, poker_id: int | None, pusoy_code: str | None) -> Iterator[None]:
+    """One simulator at a time on a tournament: the block holds the tournaments' advisory locks (on a
+    connection of its own, released at its end or with the process); another simulator already
+    driving one of them is refused."""
+    with engine.connect() as conn:
+        keys = [(SIMULATING_POKER, poker_id, f"poker tournament {poker_id}")] if poker_id is not None else []
+        if pusoy_code is not None:
+            with Session(conn) as session:
+                found = pusoy.find(session, pusoy_code)
+            keys.append((SIMULATING_PUSOY, found.id, f"Pusoy Dos tournament {found.code}"))
+        try:
+            for key, tid, what in keys:
+                if not conn.execute(select(func.pg_try_advisory_lock(key, tid))).scalar_one():
+                    raise DomainError("simulate-running", f"a simulator is already driving {what}")
+            conn.commit()
+            yield
+        finally:
+            conn.rollback()
+            conn.execute(select(func.pg_advisory_unlock_all()))
+            conn.commit()
+
+
+def seed_demo(
+    session: Session, now: datetime, rng: random.Random, *, players: int = 30, pusoy_players: int = 16,
+    starts_in: timedelta = timedelta(minutes=2), level: timedelta = timedelta(minutes=1),
+) -> Demo:
+    """A club, a weekly series, a live poker tournament open for registration starting `starts_in`
+    from `now` with `players` registered, and a Pusoy Dos tournament of the club filled (so
+    started) by `pusoy_players` players."""
+    if demo_club(session) is not None:
+        raise DomainError("demo-exists", f"the demo is already seeded ('{DEMO_CLUB}'); not seeding twice")
+    now = now.replace(microsecond=0)
+    club = clubs.add_club(session, NewClub(DEMO_CLUB, "legal_entity", "7707083893", "1027700132195",
+                                           "results@demo-club.example", "Europe/Moscow"), now)
+    levels = [
+        LevelSpec(0, 0, 0, int(level.total_seconds()), is_break=True) if blinds is None
+        else LevelSpec(blinds[0], blinds[1], 0, int(level.total_seconds()))
+        for blinds in BLINDS
+    ]
+    structure = poker.import_structure(session, club.id, "Demo turbo", "none", levels, now)
+    series_id = add_series(session, SeriesSpec(
+        club.id, DEMO_SERIES, "poker", "0 19 * * fri", None,
+        {"structure_id": structure.id, "starting_stack": 10000, "currency": "RUB", "buy_in": 100000,
+         "late_reg_minutes": 60},
+    ), now)
+    start = now + starts_in
+    settings = TournamentSettings(
+        name=DEMO_POKER, scheduled_start=start, starting_stack=10000, currency="RUB", buy_in=100000,
+        format="reentry", bounty_type="classic", seat_cap=9, late_reg_deadline=start + 2 * level,
+        reentry_deadline=start + 2 * level, reentry_amount=100000, addon_amount=50000, addon_chips=10000,
+        addon_break=1, no_show_policy="drop",
+    )
+    t = poker.create_tournament(session, club.id, structure.id, settings, now)
+    knockout_service.set_void_window(session, t.id, 1)
+    poker.change_status(session, t.id, "open", now)
+    names = [f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST) + i) % len(LAST)]}" for i in range(players)]
+    for i, name in enumerate(names, start=1):
+        poker.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
+        poker.register(session, t.id, f"demo{i:02d}", now)
+    results_service.apply_preset(session, t.id, "cup")
+    cup = pusoy.create(session, name=DEMO_PUSOY, organizer="demo-host", capacity=pusoy_players,
+                       games_per_round=2, club_id=club.id, now=now, rng=rng)
+    for i in range(1, pusoy_players + 1):
+        pusoy.join(session, cup.code, f"pd{i:02d}", now)
+    return Demo(club.id, series_id, t.id, cup.code)
+
+
+# -- live poker ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PokerFacts:
+    status: str
+    arriving: tuple[str, ...]  # registered, not checked in, late registration still open
+    in_play: tuple[str, ...]  # an active entry
+    times: PokerTimes
+    void_window: timedelta
+
+
+def _handles(session: Session, stmt) -> tuple[str, ...]:
+    return tuple(session.scalars(stmt))
+
+
+def poker_facts(session: Session, tournament_id: int, now: datetime, play: timedelta) -> PokerFacts:
+    """The tournament as the simulator plans it at `now`: busts from the start until `play` later (at
+    least past the re-entry window and the add-on); check-ins only while late registration is open."""
+    t = poker.get_tournament(session, tournament_id)
+    arriving = _handles(session, select(Player.handle).join(Registration, Registration.player_id == Player.id).where(
+        Registration.tournament_id == t.id, Registration.status == "active", Registration.checked_in_at.is_(None),
+    ).order_by(Registration.id))
+    in_play = _handles(session, select(Player.handle).join(Entry, Entry.player_id == Player.id).where(
+        Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id))
+    start = t.scheduled_start
+    late_close = t.late_reg_deadline or start
+    reentry_until = t.reentry_deadline or t.late_reg_deadline
+    offered = t.reentry_amount is not None or t.rebuy_amount is not None
+    addon_at = None
+    if t.addon_amount is not None:
+        addon_at = start + timedelta(seconds=1)
+        if t.addon_break:
+            breaks, elapsed = 0, 0
+            for lv in poker.structure_levels(session, t.structure_id):
+                breaks += lv.is_break
+                if breaks == t.addon_break:
+                    addon_at = start + timedelta(seconds=elapsed + 1)
+                    break
+                elapsed += lv.duration_seconds
+    latest = max(x for x in (start, reentry_until if offered else None, addon_at) if x is not None)
+    finish_by = max(start + play, latest + timedelta(minutes=1))
+    times = PokerTimes(opens=min(now, start), start=start, late_close=late_close,
+                       reentry_until=reentry_until if offered else None, addon_at=addon_at, finish_by=finish_by)
+    if now >= late_close:  # a simulation resumed late: those not checked in can no longer come
+        arriving = ()
+    return PokerFacts(t.status, arriving, in_play, times, knockout_service.void_window(session, t.id))
+
+
+def poker_status(session: Session, tournament_id: int) -> str:
+    return poker.get_tournament(session, tournament_id).status
+
+
+def start_poker(session: Session, tournament_id: int, now: datetime, seed: str) -> dict:
+    """`poker start`, `poker seat draw --seed`, `poker clock start`."""
+    poker.change_status(session, tournament_id, "start", now)
+    drawn = seating_service.draw_initial(session, tournament_id, now, seed)
+    clock_service.act(session, tournament_id, "start", now)
+    return drawn
+
+
+def _entry_of(session: Session, tournament_id: int, handle: str) -> int:
+    found = session.scalar(select(Entry.id).join(Player, Player.id == Entry.player_id).where(
+        Entry.tournament_id == tournament_id, Player.handle == handle, Entry.state == "active"))
+    if found is None:
+        raise DomainError("simulate-not-in-play", f"{handle} has no entry in play in tournament {tournament_id}")
+    return found
+
+
+def poker_step(session: Session, tournament_id: int, step: Step, now: datetime, seed: str,
+               final_table_from: datetime | None = None) -> str:
+    """One scripted floor action through the poker services; returns what happened, in words. A
+    bust that leaves a field fitting one table assembles the final table (`seat final-table
+    --confirm`), from `final_table_from` on: once no one can enter any more (the final-table draw
+    happens once per tournament)."""
+    if step.kind == CHECKIN:
+        entry = poker.check_in(session, tournament_id, step.player, now)
+        seat = seating_service.seat_if_drawn(session, entry.id, now)
+        return f"{step.player} checks in" + (f" (table {seat['table']} seat {seat['seat']})" if seat else "")
+    if step.kind == REENTRY:
+        entry = poker.reenter(session, tournament_id, step.player, now)
+        seating_service.seat_if_drawn(session, entry.id, now)
+        return f"{step.player} re-enters"
+    if step.kind == ADDON:
+        breaks = clock_service.breaks_reached(session, tournament_id, now)
+        poker.add_on(session, tournament_id, step.player, now, breaks_reached=breaks)
+        return f"{step.player} takes the add-on"
+    assert step.kind == BUST and step.killer is not None
+    bust = Bust(_entry_of(session, tournament_id, step.player), _entry_of(session, tournament_id, step.killer))
+    knockout_service.record_knockouts(session, tournament_id, [bust], now=now, actor="simulator")
+    left = session.scalar(select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active"))
+    said = f"{step.player} busted by {step.killer} ({left} left)"
+    if (final_table_from is None or now >= final_table_from) and \
+            seating_service.final_table(session, tournament_id, now, confirm=False)["proposed"]:
+        seating_service.final_table(session, tournament_id, now, confirm=True, seed=f"{seed}-final-table")
+        said += "; final table assembled"
+    return said
+
+
+# -- Pusoy Dos ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Game:
+    round_no: int
+    playoff: int
+    table: int
+    game: int
+    seated: tuple[str, ...]
+
+
+def pusoy_status(session: Session, code: str) -> str:
+    return pusoy.find(session, code).status
+
+
+def pusoy_next_games(session: Session, code: str) -> list[Game]:
+    """The next unreported game of every table of the round (or playoff) being played."""
+    t = pusoy.find(session, code)
+    if t.status != "active" or not t.current_round:
+        return []
+    rnd = session.get(PusoyRound, (t.id, t.current_round))
+    if rnd is None or rnd.status == "locked":
+        return []
+    seats = session.execute(select(PusoySeat.table_no, PusoySeat.player).where(
+        PusoySeat.tournament_id == t.id, PusoySeat.round_no == rnd.number, PusoySeat.stage == rnd.stage,
+    ).order_by(PusoySeat.table_no, PusoySeat.seat_no)).all()
+    reported = dict(session.execute(select(PusoyGame.table_no, func.count()).where(
+        PusoyGame.tournament_id == t.id, PusoyGame.round_no == rnd.number, PusoyGame.stage == rnd.stage,
+    ).group_by(PusoyGame.table_no)).all())
+    games = t.games_per_round if rnd.stage == 0 else 1
+    tables: dict[int, list[str]] = {}
+    for table, player in seats:
+        tables.setdefault(table, []).append(player)
+    return [
+        Game(rnd.number, rnd.stage, table, reported.get(table, 0) + 1, tuple(players))
+        for table, players in tables.items() if reported.get(table, 0) < games
+    ]
+
+
+def pusoy_report(session: Session, code: str, game: Game, finishes, two_of_diamonds: str | None,
+                 now: datetime) -> bool:
+    """`pusoy report`; True when the round (or playoff) is ready to complete."""
+    return pusoy.report(session, code, round_no=game.round_no, table=game.table, game=game.game,
+                        finishes=list(finishes), two_of_diamonds=two_of_diamonds, now=now, by="simulator",
+                        playoff=game.playoff).round_ready

@@ -1,0 +1,305 @@
+"""`tourney`: the operator's and the floor's commands. Calls the same services the flows call."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from importlib.metadata import version as package_version
+from typing import Annotated
+
+import typer
+from psycopg import OperationalError as PsycopgOperationalError
+from psycopg.errors import UndefinedTable
+from sqlalchemy.exc import OperationalError as SQLAlchemyOperationalError
+from sqlalchemy.exc import ProgrammingError as SQLAlchemyProgrammingError
+
+try:  # typer >= 0.29 bundles its own click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older typer uses click itself
+    from click import ClickException
+
+from infra.config import load_settings
+from domain.errors import DomainError
+from flows.cli.output import STATE, emit, say
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+db_app = typer.Typer(no_args_is_help=True, help="The database: embedded cluster and migrations.")
+server_app = typer.Typer(no_args_is_help=True, help="The Prefect server (API and UI) on 127.0.0.1:4200.")
+jobs_app = typer.Typer(no_args_is_help=True, help="The jobs (Prefect flows) and their schedules.")
+app.add_typer(db_app, name="db")
+app.add_typer(server_app, name="server")
+app.add_typer(jobs_app, name="jobs")
+# Each area registers its command group on its own line below.
+
+# area: clubs
+from flows.cli.clubs import app as clubs_app  # noqa: E402
+
+app.add_typer(clubs_app, name="club")
+
+# area: pusoy
+from flows.cli.pusoy import app as pusoy_app  # noqa: E402
+app.add_typer(pusoy_app, name="pusoy")
+
+# area: poker (one `poker` group: its commands are in flows/cli/poker.py, poker_floor.py, poker_results.py)
+from flows.cli import poker_floor, poker_results  # noqa: E402, F401  (their commands join poker_app)
+from flows.cli.poker import player_app, poker_app  # noqa: E402
+
+app.add_typer(poker_app, name="poker")
+app.add_typer(player_app, name="player")
+
+# area: documents
+from flows.cli.documents import app as documents_app  # noqa: E402
+
+app.add_typer(documents_app, name="documents")
+
+# area: series and operations
+from flows.cli.series import app as series_app  # noqa: E402
+
+app.add_typer(series_app, name="series")
+
+# area: demo and simulator
+from flows.cli.simulate import simulate_command  # noqa: E402
+
+app.command("simulate")(simulate_command)
+
+
+@app.command("deploy")
+def deploy(
+    pool: Annotated[str, typer.Option(help="the process work pool (created when missing)")] = "tourney",
+    pool_limit: Annotated[int | None, typer.Option(help="most runs at once in the whole pool")] = None,
+    requeue_after: Annotated[int, typer.Option(help="seconds without a heartbeat before a run is requeued")] = 90,
+    requeue_pending_after: Annotated[int, typer.Option(
+        help="seconds a claimed run may stay Pending before it is requeued (longer than a run's process "
+             "takes to start on a busy machine)")] = 300,
+) -> None:
+    """Register every deployment to a process work pool, for workers on any machine (`tourney worker`)."""
+    from datetime import timedelta
+
+    from flows.ops import register
+
+    _require_prefect_api()
+    emit(register(pool, pool_limit, timedelta(seconds=requeue_after), timedelta(seconds=requeue_pending_after)),
+         f"deployments in pool '{pool}'")
+
+
+@app.command("worker")
+def worker(
+    pool: Annotated[str, typer.Option(help="the work pool to take runs from")] = "tourney",
+    limit: Annotated[int, typer.Option(help="most runs this worker executes at once")] = 4,
+) -> None:
+    """Run a Prefect process worker for the pool in the foreground, with tourney's environment."""
+    _require_prefect_api()
+    command = [sys.executable, "-m", "prefect", "worker", "start", "--pool", pool, "--type", "process", "--limit", str(limit)]
+    os.execv(sys.executable, command)
+
+
+
+@app.callback()
+def _global(
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    STATE["json"] = as_json
+
+
+# -- db ------------------------------------------------------------------------------------------
+
+
+@db_app.command("up")
+def db_up() -> None:
+    """Start the embedded PostgreSQL cluster (reused when running) and create its databases."""
+    settings = load_settings()
+    if not settings.embedded:
+        say("DATABASE_URL is set: using that server, nothing started")
+        return
+    from infra.cluster import Cluster
+
+    say(Cluster(settings.home).up())
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every pending migration."""
+    from domain.store.db import check_reachable, get_engine
+    from domain.store.migrate import database_heads, upgrade
+
+    engine = get_engine()
+    check_reachable(engine)
+    upgrade(engine)
+    emit({"database": engine.url.database, "heads": sorted(database_heads(engine))}, "schema upgraded")
+
+
+@db_app.command("stop")
+def db_stop() -> None:
+    """Stop the embedded cluster cleanly."""
+    settings = load_settings()
+    if not settings.embedded:
+        say("DATABASE_URL is set: nothing to stop")
+        return
+    from infra.cluster import Cluster
+
+    say(Cluster(settings.home).stop())
+
+
+@db_app.command("url")
+def db_url() -> None:
+    """Print the database URL in use (embedded or DATABASE_URL)."""
+    from sqlalchemy.engine import make_url
+
+    from domain.store.db import database_url
+
+    settings = load_settings()
+    url = make_url(database_url(settings))
+    emit(
+        {
+            "url": url.render_as_string(hide_password=True),
+            "embedded": settings.embedded,
+            "prefect_api_url": settings.prefect_api_url,
+        }
+    )
+
+
+# -- Prefect server --------------------------------------------------------------------------------
+
+
+@server_app.command("up")
+def server_up() -> None:
+    """Start the Prefect server in the background (reused when it already answers)."""
+    from infra import prefect_server as server
+
+    say(server.up(load_settings()))
+
+
+@server_app.command("stop")
+def server_stop() -> None:
+    """Stop the Prefect server started by `tourney server up`."""
+    from infra import prefect_server as server
+
+    say(server.stop(load_settings()))
+
+
+# -- jobs ------------------------------------------------------------------------------------------
+
+
+@jobs_app.command("list")
+def jobs_list() -> None:
+    """Every job, with its schedule."""
+    from flows.deployments import JOBS
+
+    emit(
+        [{"name": j.name, "schedule": j.schedule, "description": j.description} for j in JOBS],
+        "jobs",
+    )
+
+
+def _parse_params(pairs: list[str]) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise DomainError("bad-param", f"--param takes key=value, got '{pair}'")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+@jobs_app.command("run")
+def jobs_run(
+    name: str,
+    param: Annotated[list[str], typer.Option("--param", help="key=value (value as JSON if it parses)")] = [],  # noqa: B006
+) -> None:
+    """Run a job now, in this process, reporting to the configured Prefect API."""
+    from flows.deployments import job
+
+    chosen = job(name)
+    params = _parse_params(param)
+    _require_prefect_api()
+    result = chosen.flow(**params)
+    emit({"job": name, "result": result})
+
+
+@app.command("serve")
+def serve(
+    limit: Annotated[int, typer.Option(help="Most flow runs executing at once.")] = 4,
+) -> None:
+    """Serve every deployment with its schedule, in the foreground (Ctrl-C stops)."""
+    from prefect import serve as prefect_serve
+
+    from infra import processes
+    from flows.deployments import deployments
+
+    _require_prefect_api()
+    processes.record(load_settings(), "serve")
+    prefect_serve(*deployments(), limit=limit)
+
+
+@app.command("stop")
+def stop() -> None:
+    """Stop everything `make run` started: the demo simulator, `tourney serve` and the flow runs it
+    started, the Prefect server, the embedded cluster."""
+    from infra import processes
+    from infra import prefect_server as server
+
+    settings = load_settings()
+    for name in processes.NAMES:
+        say(processes.stop(settings, name))
+    say(server.stop(settings))
+    if settings.embedded:
+        from infra.cluster import Cluster
+
+        say(Cluster(settings.home).stop())
+
+
+@app.command("version")
+def version() -> None:
+    """The installed version."""
+    emit({"tourney": package_version("tourney"), "python": sys.version.split()[0]})
+
+
+def _require_prefect_api() -> None:
+    from infra.prefect_server import healthy
+
+    url = os.environ["PREFECT_API_URL"]
+    if not healthy(url):
+        raise DomainError(
+            "prefect-unreachable",
+            f"the Prefect API at {url} does not answer: start it with `make run` "
+            "(or `tourney server up`), or set PREFECT_API_URL",
+        )
+
+
+def main() -> None:
+    """Entry point: Prefect's environment set up, domain errors as one line and exit code 2."""
+    from infra.prefect_server import prefect_env
+
+    for key, value in prefect_env(load_settings()).items():
+        os.environ.setdefault(key, value)
+    try:
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except DomainError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        sys.exit(2)
+    except (SQLAlchemyOperationalError, PsycopgOperationalError) as exc:  # the database does not answer
+        from domain.store.db import unreachable
+
+        print(f"error: {unreachable(exc).message}", file=sys.stderr)
+        sys.exit(2)
+    except SQLAlchemyProgrammingError as exc:
+        if not isinstance(exc.orig, UndefinedTable):
+            raise
+        print("error: the database's schema is behind this version: run `tourney db upgrade` (or `make run`)",
+              file=sys.stderr)
+        sys.exit(2)
+    except typer.Abort:
+        sys.exit(1)
+    except ClickException as exc:  # a bad argument or option: one line, exit 2
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

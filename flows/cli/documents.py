@@ -1,0 +1,130 @@
+"""`tourney documents`: results sheets and certificates — render, send, verify, list (DOC-1..DOC-3)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from infra.config import load_settings
+from domain.errors import DomainError
+from flows.cli.output import emit
+
+app = typer.Typer(no_args_is_help=True, help=__doc__)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@app.command("render")
+def render(
+    source: Annotated[str, typer.Argument(help="poker or pusoy")],
+    tournament: Annotated[int, typer.Argument(help="the tournament's id")],
+    out: Annotated[Path | None, typer.Option(help="folder for the PDFs (default ./documents-SOURCE-ID)")] = None,
+) -> None:
+    """Render a finished tournament's results sheet and certificates into a folder, signed, without
+    storing or sending anything (the job `publish-results` does that)."""
+    from domain.documents.services.publish import rendered
+    from infra.render import Renderer
+    from domain.documents.services.sources import bundle
+    from domain.store.db import unit_of_work
+
+    with unit_of_work() as session:
+        found = bundle(session, source, tournament)
+    folder = out or Path(f"documents-{source}-{tournament}")
+    folder.mkdir(parents=True, exist_ok=True)
+    settings = load_settings()
+    with Renderer(settings.secret_key(), workers=settings.render_workers) as renderer:
+        files = rendered(renderer, found)
+    for f in files:
+        (folder / f.filename).write_bytes(f.data)
+    emit([{"file": str(folder / f.filename), "kind": f.kind, "serial": f.serial, "bytes": len(f.data)} for f in files], "rendered")
+
+
+@app.command("verify")
+def verify(files: Annotated[list[Path], typer.Argument(help="PDF files to check", exists=True, dir_okay=False)]) -> None:
+    """Check each file's signature and seal offline with the platform secret: valid, or what differs.
+    Exits 1 when any file is not valid."""
+    import logging
+
+    from infra.pdf import verify as verify_pdf
+
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # a damaged file is reported below, once
+    key = load_settings().secret_key()
+    rows = []
+    for path in files:
+        embedded, problems = verify_pdf(key, path.read_bytes())
+        data = (embedded or {}).get("data") or {}
+        rows.append(
+            {
+                "file": str(path),
+                "valid": not problems,
+                "type": (embedded or {}).get("type"),
+                "serial": data.get("serial"),
+                "player": data.get("player"),
+                "tournament": data.get("tournament"),
+                "problems": [p.message for p in problems],
+            }
+        )
+    emit(rows, "verification")
+    if not all(r["valid"] for r in rows):
+        raise typer.Exit(1)
+
+
+@app.command("list")
+def list_(
+    source: Annotated[str | None, typer.Option(help="poker or pusoy")] = None,
+) -> None:
+    """Every published tournament: where its files are and its delivery state."""
+    from domain.documents.services.publish import outbox_root
+    from domain.documents.services import records as service
+    from domain.store.db import unit_of_work
+
+    outbox = outbox_root(load_settings().home)
+    with unit_of_work() as session:
+        rows = [
+            {
+                "source": p.source,
+                "tournament_id": p.tournament_id,
+                "tournament": p.tournament,
+                "club": p.club,
+                "recipient": p.recipient,
+                "state": p.state,
+                "attempts": p.attempts,
+                "last_error": p.last_error,
+                "next_attempt_at": p.next_attempt_at,
+                "sent_at": p.sent_at,
+                "files": [d.filename for d in service.documents_of(session, p.id)],
+                "folder": str(outbox / p.folder),
+            }
+            for p in service.publications(session, source)
+        ]
+    emit(rows, "documents")
+
+
+@app.command("send")
+def send(
+    source: Annotated[str | None, typer.Option(help="with --tournament: make that delivery due now")] = None,
+    tournament: Annotated[int | None, typer.Option(help="the tournament's id")] = None,
+) -> None:
+    """Send every delivery that is due now through SMTP_URL (retrying failed ones whose wait is over);
+    with --source and --tournament, that tournament's delivery first becomes due now."""
+    from infra.mail import parse_url
+    from domain.documents.services.publish import outbox_root, send_due
+    from domain.documents.services import records as service
+    from domain.store.db import get_engine, unit_of_work
+
+    settings = load_settings()
+    if not settings.smtp_url:
+        raise DomainError("no-smtp", "SMTP_URL is not set: documents stay in the outbox until it is")
+    now = _now()
+    if (source is None) != (tournament is None):
+        raise DomainError("bad-option", "give both --source and --tournament, or neither")
+    if source is not None and tournament is not None:
+        with unit_of_work() as session:
+            service.retry_now(session, source, tournament, now)
+    outcomes = send_due(get_engine(), outbox_root(settings.home), parse_url(settings.smtp_url), now)
+    emit(outcomes, "deliveries")

@@ -1,0 +1,196 @@
+"""`tourney poker clock ...`, `tourney poker seat ...` and `tourney poker arrive`: the floor's
+clock, seating and arrivals (Sport Poker 3.5, 3.6, 3.8). Each command calls the services the jobs
+call, inside one unit of work."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+
+from domain.errors import DomainError
+from domain.poker.services import clock as clock_service
+from domain.poker.services import noshow as noshow_service
+from domain.poker.services import seating as seating_service
+from domain.poker.services import tournaments as service
+from domain.store.db import unit_of_work
+from flows.cli.poker import run_job_now, poker_app
+from flows.cli.output import emit
+
+clock_app = typer.Typer(no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
+seat_app = typer.Typer(no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6).")
+poker_app.add_typer(clock_app, name="clock")
+poker_app.add_typer(seat_app, name="seat")
+
+TournamentId = Annotated[int, typer.Argument(help="tournament id")]
+Seed = Annotated[str | None, typer.Option(help="the draw's seed (default: a fresh random one, published)")]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _clock(tournament: int, action: str, **kwargs) -> None:
+    with unit_of_work() as session:
+        emit(clock_service.act(session, tournament, action, _now(), **kwargs), f"clock: {action}")
+
+
+@clock_app.command("start")
+def clock_start(
+    tournament: TournamentId,
+    hands_per_hour: Annotated[int | None, typer.Option(help="hands an hour for dead stacks (SP-6)")] = None,
+) -> None:
+    """Start the clock at level 1; schedules the exact run at the first level change."""
+    now = _now()
+    with unit_of_work() as session:
+        view = clock_service.act(session, tournament, "start", now, hands_per_hour=hands_per_hour)
+    view["level_change_run"] = run_job_now("advance-clocks", f"clock-start-{tournament}-{now.isoformat()}", tournament)
+    emit(view, "clock: start")
+
+
+@clock_app.command("pause")
+def clock_pause(tournament: TournamentId) -> None:
+    """Pause the clock."""
+    _clock(tournament, "pause")
+
+
+@clock_app.command("resume")
+def clock_resume(tournament: TournamentId) -> None:
+    """Resume a paused clock."""
+    _clock(tournament, "resume")
+
+
+@clock_app.command("next")
+def clock_next(tournament: TournamentId) -> None:
+    """Go to the next level now (refused on the last level)."""
+    _clock(tournament, "next")
+
+
+@clock_app.command("prev")
+def clock_prev(tournament: TournamentId) -> None:
+    """Go back to the previous level, at its full time."""
+    _clock(tournament, "prev")
+
+
+@clock_app.command("reset")
+def clock_reset(tournament: TournamentId) -> None:
+    """Restart the current level at its full time."""
+    _clock(tournament, "reset")
+
+
+@clock_app.command("override")
+def clock_override(
+    tournament: TournamentId,
+    small: Annotated[int, typer.Option(help="small blind")],
+    big: Annotated[int, typer.Option(help="big blind")],
+    ante: Annotated[int, typer.Option(help="ante")] = 0,
+) -> None:
+    """Override the current level's blinds and ante (a play level needs small > 0, big >= small)."""
+    _clock(tournament, "override", small=small, big=big, ante=ante)
+
+
+@clock_app.command("status")
+def clock_status(tournament: TournamentId) -> None:
+    """Level, blinds, time left, next break and breaks passed, now."""
+    with unit_of_work() as session:
+        emit(clock_service.status(session, tournament, _now()), "clock")
+
+
+@seat_app.command("draw")
+def seat_draw(tournament: TournamentId, seed: Seed = None) -> None:
+    """Draw the initial seating of every checked-in entry by lot (PD-12: the seed is published)."""
+    with unit_of_work() as session:
+        out = seating_service.draw_initial(session, tournament, _now(), seed)
+    emit(out if _json() else out["seats"], f"seated by lot, seed {out['seed']}")
+
+
+@seat_app.command("show")
+def seat_show(tournament: TournamentId) -> None:
+    """Who sits where, the stage (play, final table, heads-up)."""
+    with unit_of_work() as session:
+        out = seating_service.show(session, tournament)
+    if _json():
+        emit(out)
+    else:
+        tables = ", ".join(f"table {t['table']}: {t['players']}" for t in out["tables"])
+        broken = ", ".join(map(str, out["broken"])) or "none"
+        emit(out["seats"], f"tournament {tournament}: {out['stage']} · {tables} · broken: {broken}")
+
+
+@seat_app.command("move")
+def seat_move(
+    tournament: TournamentId,
+    entry: Annotated[int, typer.Argument(help="entry id")],
+    table: Annotated[int, typer.Argument(help="target table")],
+    seat: Annotated[int, typer.Argument(help="target seat")],
+    by: Annotated[str | None, typer.Option(help="who moves the player")] = None,
+) -> None:
+    """Move a player to a free seat of an active table."""
+    with unit_of_work() as session:
+        emit(seating_service.move(session, tournament, entry, table, seat, _now(), by), "moved")
+
+
+@seat_app.command("undo")
+def seat_undo(tournament: TournamentId) -> None:
+    """Undo the last move."""
+    with unit_of_work() as session:
+        emit(seating_service.undo(session, tournament, _now()), "undone")
+
+
+@seat_app.command("break-table")
+def seat_break_table(
+    tournament: TournamentId,
+    table: Annotated[int, typer.Argument(help="the table to break")],
+    seed: Seed = None,
+) -> None:
+    """Break a table: its players go to free seats of the other tables by lot."""
+    with unit_of_work() as session:
+        out = seating_service.break_table(session, tournament, table, _now(), seed)
+    emit(out if _json() else out["moves"], f"table {table} broken (seed {out['seed']})")
+
+
+@seat_app.command("suggest")
+def seat_suggest(tournament: TournamentId) -> None:
+    """Balancing the floor may apply (nothing is moved)."""
+    with unit_of_work() as session:
+        emit(seating_service.suggest(session, tournament), "suggestions")
+
+
+@seat_app.command("final-table")
+def seat_final_table(
+    tournament: TournamentId,
+    confirm: Annotated[bool, typer.Option("--confirm", help="assemble it (seats by lot)")] = False,
+    seed: Seed = None,
+) -> None:
+    """Show the final-table proposal; --confirm assembles it."""
+    with unit_of_work() as session:
+        emit(seating_service.final_table(session, tournament, _now(), confirm, seed), "final table")
+
+
+@poker_app.command("no-shows")
+def poker_no_shows(tournament: TournamentId) -> None:
+    """Process the tournament's no-shows now, by its policy (3.8: the floor may, before the close)."""
+    with unit_of_work() as session:
+        done = noshow_service.process_no_shows(session, _now(), tournament, at_close_only=False)
+    if not done:
+        raise DomainError(
+            "no-shows-not-due", f"tournament {tournament} is not running or its no-shows were processed already"
+        )
+    emit(done[0], "no-shows")
+
+
+@poker_app.command("arrive")
+def poker_arrive(
+    tournament: TournamentId, player: Annotated[str, typer.Argument(help="player id or handle")]
+) -> None:
+    """An absent player (dead stack) has arrived: the stack stops paying blinds (3.8)."""
+    with unit_of_work() as session:
+        player_id = service.find_player(session, player).id
+        emit(noshow_service.arrive(session, tournament, player_id, _now()), "arrived")
+
+
+def _json() -> bool:
+    from flows.cli.output import STATE
+
+    return bool(STATE["json"])

@@ -1,0 +1,182 @@
+"""`tourney poker knockout | void-knockout | void-window | mystery-draw | prizes ... | itm | places`:
+knockouts, bounties, mystery draws, prizes, ITM and final places (Sport Poker 3.2, 3.3, 3.4, 3.7;
+SP-3, SP-4, SP-5, SP-7). Registered onto `poker_app` of flows/cli/poker.py; every command calls the
+domain services inside one unit of work."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from domain.poker.services import knockouts as knockout_service
+from domain.poker.services import results as results_service
+from domain.poker.rules.knockouts import Bust, credit_text
+from domain.poker.rules.prizes import PRESETS
+from domain.store.db import unit_of_work
+from domain.poker.tables.results import Knockout, MysteryDraw
+from flows.cli.poker import poker_app
+from flows.cli.output import emit
+
+prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
+poker_app.add_typer(prizes_app, name="prizes")
+
+TournamentId = Annotated[int, typer.Argument(help="tournament id")]
+KnockoutId = Annotated[int, typer.Argument(help="knockout id")]
+By = Annotated[str, typer.Option("--by", help="who records it (the audit keeps it)")]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def knockout_view(k: Knockout) -> dict:
+    return {
+        "id": k.id,
+        "tournament_id": k.tournament_id,
+        "busted_entry_id": k.busted_entry_id,
+        "killer_entry_id": k.killer_entry_id,
+        "bust_number": k.bust_number,
+        "group": k.bust_group,
+        "level": k.level,
+        "credit": credit_text(k.credit_halves),
+        "recorded_at": k.recorded_at,
+        "voided_at": k.voided_at,
+    }
+
+
+def draw_view(d: MysteryDraw) -> dict:
+    return {
+        "id": d.id,
+        "tournament_id": d.tournament_id,
+        "knockout_id": d.knockout_id,
+        "killer_entry_id": d.killer_entry_id,
+        "draw_number": d.draw_number,
+        "description": d.description,
+        "drawn_at": d.drawn_at,
+    }
+
+
+@poker_app.command("knockout")
+def knockout(
+    tournament: TournamentId,
+    busted: Annotated[list[int], typer.Argument(help="busted entry ids: several = busted together, one number")],
+    killer: Annotated[int | None, typer.Option(help="the killer's entry (none: no killer, e.g. a dead stack)")] = None,
+    second_killer: Annotated[
+        int | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
+    ] = None,
+    level: Annotated[int | None, typer.Option(help="the level it happened at")] = None,
+    group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
+    by: By = "floor",
+) -> None:
+    """Record a bust: the entries go out with the next bust number (3.2)."""
+    busts = [Bust(b, killer, second_killer) for b in busted]
+    with unit_of_work() as session:
+        records = knockout_service.record_knockouts(
+            session, tournament, busts, now=_now(), actor=by, level=level, group=group
+        )
+        emit([knockout_view(k) for k in records], "knockouts")
+
+
+@poker_app.command("void-knockout")
+def void_knockout(knockout_id: KnockoutId, by: By = "floor") -> None:
+    """Void a knockout within the window (SP-5): kept, marked voided; the player is back in."""
+    with unit_of_work() as session:
+        emit(knockout_view(knockout_service.void_knockout(session, knockout_id, now=_now(), actor=by)))
+
+
+@poker_app.command("void-window")
+def void_window(
+    tournament: TournamentId, minutes: Annotated[int, typer.Argument(help="minutes after recording")]
+) -> None:
+    """Set the tournament's knockout void window (SP-5; default 5 minutes; before the start)."""
+    with unit_of_work() as session:
+        window = knockout_service.set_void_window(session, tournament, minutes)
+        emit({"tournament_id": tournament, "void_window_minutes": int(window.total_seconds()) // 60})
+
+
+@poker_app.command("mystery-draw")
+def mystery_draw(
+    knockout_id: KnockoutId,
+    prize: Annotated[str | None, typer.Option(help="what was drawn (text; no money, SP-4)")] = None,
+    by: By = "floor",
+) -> None:
+    """The killer entry of a knockout draws its mystery bounty, once per tournament (3.3)."""
+    with unit_of_work() as session:
+        emit(draw_view(knockout_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
+
+
+def _prize_rows(lines: tuple[str, ...]) -> list[dict]:
+    return [{"place": n, "prize": line} for n, line in enumerate(lines, start=1)]
+
+
+@prizes_app.command("set")
+def prizes_set(
+    tournament: TournamentId,
+    lines: Annotated[list[str] | None, typer.Argument(help="prize of place 1, place 2, ... (none: no prizes)")] = None,
+    file: Annotated[Path | None, typer.Option(help="a UTF-8 text file, one prize line per line")] = None,
+) -> None:
+    """Replace the prize list; line n is the prize of place n (at most 200 lines, 500 characters)."""
+    given = list(lines or [])
+    if file is not None:
+        given += [line for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with unit_of_work() as session:
+        emit(_prize_rows(results_service.set_prizes(session, tournament, given)), "prizes")
+
+
+@prizes_app.command("preset")
+def prizes_preset(
+    tournament: TournamentId,
+    name: Annotated[str, typer.Argument(help="one of: " + ", ".join(PRESETS))],
+) -> None:
+    """Replace the prize list with a preset, trimmed to the field (3.4)."""
+    with unit_of_work() as session:
+        emit(_prize_rows(results_service.apply_preset(session, tournament, name)), "prizes")
+
+
+@prizes_app.command("show")
+def prizes_show(tournament: TournamentId) -> None:
+    """The prize list by place."""
+    with unit_of_work() as session:
+        emit(_prize_rows(results_service.prizes(session, tournament)), "prizes")
+
+
+@poker_app.command("itm")
+def itm(tournament: TournamentId) -> None:
+    """Paid places, remaining to the money, on the bubble, in the money (SP-3)."""
+    with unit_of_work() as session:
+        status = results_service.itm_status(session, tournament)
+        emit(
+            {
+                "tournament_id": tournament,
+                "paid_places": status.paid_places,
+                "remaining": status.remaining,
+                "remaining_to_money": status.remaining_to_money,
+                "on_bubble": status.on_bubble,
+                "in_money": status.in_money,
+            }
+        )
+
+
+@poker_app.command("places")
+def places(tournament: TournamentId) -> None:
+    """Final places (3.7, SP-7): stored once finished, else computed when one player is left."""
+    with unit_of_work() as session:
+        emit(
+            [
+                {
+                    "place": p.place.place,
+                    "player_id": p.place.player_id,
+                    "player": p.name,
+                    "entry_id": p.place.entry_id,
+                    "bust_number": p.place.bust_number,
+                    "knockouts": p.place.knockouts,
+                    "credit": credit_text(p.place.credit_halves),
+                    "prize": p.place.prize,
+                }
+                for p in results_service.places(session, tournament)
+            ],
+            "places",
+        )

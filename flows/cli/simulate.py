@@ -1,0 +1,93 @@
+"""`tourney simulate`: drive a live poker and/or a Pusoy Dos tournament to the end in compressed
+time (flows/simulate.py), or seed the demo first (`--demo`, what `make run` does)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+import typer
+
+from infra.config import load_settings
+from domain.errors import DomainError
+from domain.simulate.services.demo import driving, find_demo, poker_status, pusoy_status, seed_demo
+from domain.store.db import get_engine, unit_of_work
+from flows.cli.output import emit, say
+
+
+def simulate_command(
+    poker: Annotated[int | None, typer.Option(help="live poker tournament id")] = None,
+    pusoy: Annotated[str | None, typer.Option(help="Pusoy Dos join code")] = None,
+    demo: Annotated[bool, typer.Option(help="seed the demo (club, series, tournaments) and drive it; when "
+                                            "it is seeded, drive its unfinished tournaments on")] = False,
+    seed: Annotated[int, typer.Option(help="seed of every random choice")] = 1,
+    speed: Annotated[float, typer.Option(help="1: the wall clock (served jobs); S: S simulated seconds a "
+                                              "second, jobs run here with the simulated now; 0: no waiting")] = 1.0,
+    play_minutes: Annotated[int, typer.Option(help="poker: minutes from the start to the last bust")] = 4,
+    no_shows: Annotated[int, typer.Option(help="poker: registered players who never come")] = 3,
+    players: Annotated[int, typer.Option(help="--demo: live poker players registered")] = 30,
+    pusoy_players: Annotated[int, typer.Option(help="--demo: Pusoy Dos capacity (8, 16 or 32)")] = 16,
+    background: Annotated[bool, typer.Option(help="run the simulation in a detached process "
+                                                  "(log: TOURNEY_HOME/simulate.log)")] = False,
+    timeout_minutes: Annotated[int, typer.Option(help="give up after this long")] = 30,
+) -> None:
+    """Drive tournaments through the real services and jobs: check-ins, no-shows, busts with
+    killers, re-entries, add-ons, Pusoy Dos game reports; stops when both finish and their
+    documents are published."""
+    resuming = None
+    if demo:
+        if poker is not None or pusoy is not None:
+            raise DomainError("simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy")
+        with unit_of_work() as session:
+            made = find_demo(session)
+            if made is None:
+                made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
+                                 pusoy_players=pusoy_players)
+                seeded = None
+            else:
+                seeded = poker_status(session, made.poker_id), pusoy_status(session, made.pusoy_code)
+        if seeded is None:
+            emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
+                  "pusoy_code": made.pusoy_code}, "demo seeded")
+        else:
+            if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
+                say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
+                return
+            resuming = (f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
+                        f"pusoy {made.pusoy_code} {seeded[1]}")
+        poker, pusoy = made.poker_id, made.pusoy_code
+    if poker is None and pusoy is None:
+        raise DomainError("simulate-nothing", "name a tournament: --poker ID and/or --pusoy CODE (or --demo)")
+    try:
+        with driving(get_engine(), poker, pusoy):  # one simulator at a time on a tournament
+            if resuming:
+                say(resuming)
+            if not background:  # (in the background, the detached process takes them itself)
+                from flows.simulate import simulate
+
+                emit(simulate(poker_id=poker, pusoy_code=pusoy, seed=seed, speed=speed,
+                              play=timedelta(minutes=play_minutes), absent=no_shows,
+                              timeout=timedelta(minutes=timeout_minutes), say=say), "simulation")
+                return
+    except DomainError as exc:
+        if demo and exc.code == "simulate-running":  # `make run` again while the demo's simulator runs on
+            say("the demo's simulator is still running: nothing to resume")
+            return
+        raise
+    log = load_settings().home / "simulate.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    args = [sys.executable, "-c", "from flows.cli.app import main; main()", "simulate", "--seed", str(seed),
+            "--speed", str(speed), "--play-minutes", str(play_minutes), "--no-shows", str(no_shows),
+            "--timeout-minutes", str(timeout_minutes)]
+    args += ["--poker", str(poker)] if poker is not None else []
+    args += ["--pusoy", pusoy] if pusoy is not None else []
+    with open(log, "ab") as out:
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    from infra import processes
+
+    processes.record(load_settings(), "simulator", process.pid)
+    say(f"simulator running in the background (pid {process.pid}); log: {log}")

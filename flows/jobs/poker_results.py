@@ -1,0 +1,62 @@
+"""`finalize-tournaments`: when the last bust leaves one player (and its void window has closed),
+compute the final places, assign the prizes, mark the tournament finished, and publish its final
+table as an artifact (Sport Poker 3.7, RULES SP-7). Idempotent: a finished tournament is never
+picked again, and a tournament another run holds is skipped."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+
+from domain.poker.rules.knockouts import credit_text
+from domain.poker.services.results import Finalized, finalize_tournaments
+from domain.store.db import unit_of_work
+from flows.retrying import unless_refused
+from flows.tags import inherited, merged, of_poker, tag_this_run
+
+
+@task(name="finalize-ready-tournaments", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
+def finalize_ready(now: datetime) -> list[Finalized]:
+    with unit_of_work() as session:
+        return finalize_tournaments(session, now)
+
+
+def final_table_rows(done: Finalized) -> list[dict]:
+    """The final table: the places up to the seat cap, and every place with a prize."""
+    return [
+        {
+            "place": p.place.place,
+            "player": p.name,
+            "bust": p.place.bust_number,
+            "knockouts": p.place.knockouts,
+            "credit": credit_text(p.place.credit_halves),
+            "prize": p.place.prize,
+        }
+        for p in done.places
+        if p.place.place <= done.seat_cap or p.place.prize is not None
+    ]
+
+
+@flow(name="finalize-tournaments", log_prints=True)
+def finalize_tournaments_flow(now: datetime | None = None) -> dict:
+    now = now or datetime.now(UTC)
+    with inherited():
+        done = finalize_ready(now)
+        for t in done:
+            create_table_artifact(
+                key=f"poker-final-table-{t.tournament_id}",
+                table=final_table_rows(t),
+                description=f"Final table of tournament {t.tournament_id} “{t.name}”",
+            )
+            print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed")
+        create_table_artifact(
+            key="finalize-tournaments",
+            table=[{"tournament": t.tournament_id, "name": t.name, "placed": len(t.places),
+                    "prizes": sum(1 for p in t.places if p.place.prize is not None)} for t in done]
+            or [{"result": "no tournament was down to one player"}],
+            description=f"Tournaments finished at {now.isoformat()}",
+        )
+        tag_this_run(merged(of_poker(t.tournament_id for t in done)))
+    return {"finished": [t.tournament_id for t in done]}

@@ -1,0 +1,76 @@
+"""`complete-rounds`: completes every Pusoy Dos round (or playoff) whose tables have reported all
+their games — locks the standings, advances or opens a playoff, reseats, crowns the champion — and
+publishes each round's standings as a table artifact. Runs at once after the last report of a round
+(the CLI starts it) and every minute as a sweep; two runs at once complete a round once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from prefect import flow, tags, task
+from prefect.artifacts import create_table_artifact
+
+from domain.pusoy.services import tournaments as service
+from domain.store.db import unit_of_work
+from flows.retrying import unless_refused
+from flows.tags import inherited, merged, of_pusoy, tag_this_run
+
+
+@task(name="complete-ready-rounds", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
+def complete_ready_rounds(tournament_id: int | None, now: datetime) -> list[service.Completion]:
+    return service.complete_ready_rounds(unit_of_work, now, tournament_id)
+
+
+def _result(completion: service.Completion, player: str) -> str:
+    if completion.outcome == "playoff":
+        return "playoff" if any(player in table for table in completion.playoff_tables) else "waiting"
+    if player == completion.champion:
+        return "champion"
+    return "advanced" if player in completion.advanced else "eliminated"
+
+
+def _artifact(completion: service.Completion) -> None:
+    rows = [
+        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by or "",
+         "result": _result(completion, s.player)}
+        for s in completion.standings
+    ]
+    what = {
+        "advanced": f"locked; {len(completion.advanced)} advance",
+        "champion": f"final locked; champion {completion.champion}",
+        "playoff": "playoff opened: " + " | ".join(", ".join(t) for t in completion.playoff_tables),
+    }[completion.outcome]
+    create_table_artifact(
+        key=f"pusoy-{completion.code.lower()}-round-{completion.round_no}",
+        table=rows,
+        description=f"Pusoy Dos {completion.code}, round {completion.round_no}: {what}",
+    )
+
+
+@flow(name="complete-rounds", log_prints=True)
+def complete_rounds(tournament_id: int | None = None) -> dict:
+    with inherited():
+        completions = complete_ready_rounds(tournament_id, datetime.now(UTC))
+        for completion in completions:
+            _artifact(completion)
+            print(f"{completion.code} round {completion.round_no}: {completion.outcome}")
+        create_table_artifact(
+            key="complete-rounds",
+            table=[{"tournament": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion or ""}
+                   for c in completions]
+            or [{"result": "no round had all its games reported"}],
+            description="Pusoy Dos rounds completed by this run",
+        )
+        tag_this_run(merged(of_pusoy(c.tournament_id for c in completions)))
+    return {
+        "completed": [
+            {"code": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion} for c in completions
+        ]
+    }
+
+
+def complete_now(tournament_id: int) -> list[dict]:
+    """`complete-rounds` for one tournament, run in this process (reporting to the Prefect API) under
+    the tournament's tags: what `tourney pusoy report` and the simulator do after a round's last game."""
+    with tags(*of_pusoy([tournament_id]).get(tournament_id, ())):
+        return complete_rounds(tournament_id=tournament_id)["completed"]

@@ -1,0 +1,97 @@
+"""The long-lived processes `make run` starts, each recorded in TOURNEY_HOME/run/<name>.pid, so
+`tourney stop` (`make stop`) finds and ends every one of them and what they started.
+
+A pid file holds the pid and the process's start time (from /proc), so a pid the kernel has since
+given to another process is never signalled. Stopping sends SIGTERM to the process and all its
+descendants, waits, then SIGKILLs what is left."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from infra.config import Settings
+
+# in the order `tourney stop` ends them: what drives work first, the server it reports to last
+NAMES = ("simulator", "serve")
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, starttime (fields after the command name)
+
+
+def _pid_file(settings: Settings, name: str) -> Path:
+    return settings.home / "run" / f"{name}.pid"
+
+
+def record(settings: Settings, name: str, pid: int | None = None) -> None:
+    """Remember process `pid` (default: this one) as `name`."""
+    pid = pid or os.getpid()
+    path = _pid_file(settings, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{pid} {_start_time(pid)}\n")
+
+
+def recorded(settings: Settings, name: str) -> int | None:
+    """The pid recorded as `name`, when that very process still runs."""
+    try:
+        pid_text, started = _pid_file(settings, name).read_text().split()
+    except (FileNotFoundError, ValueError):
+        return None
+    pid = int(pid_text)
+    return pid if _start_time(pid) == started else None
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def stop(settings: Settings, name: str, grace: float = 10.0) -> str:
+    """End the process recorded as `name` and everything it started."""
+    pid = recorded(settings, name)
+    _pid_file(settings, name).unlink(missing_ok=True)
+    if pid is None:
+        return f"{name}: not running"
+    tree = [pid, *_descendants(pid)]
+    for member in tree:
+        try:
+            os.kill(member, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(_alive(m) for m in tree):
+        time.sleep(0.1)
+    killed = [m for m in tree if _alive(m)]
+    for member in killed:
+        try:
+            os.kill(member, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return f"{name}: stopped (pid {pid}{', killed after ' + str(int(grace)) + ' s' if killed else ''})"

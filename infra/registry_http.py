@@ -1,0 +1,147 @@
+"""Registry providers (CL-2, CL-3): the area's one network edge.
+
+`RegistryProvider.lookup(inn)` returns the registry's raw answer for that INN, or raises
+`RegistryUnavailable` when it cannot get one. `HttpPartyProvider` speaks the DaData-style
+`findById/party` call: POST `{"query": INN}` with `Authorization: Token <token>`; one pooled httpx
+client (connections reused, thread-safe), a time-out per request, retries with exponential backoff on
+5xx, 429 (honouring Retry-After) and transport errors, and a `RateLimiter` every request passes
+through, shared by all threads using the provider. No provider configured: `provider_from_settings`
+returns None and applications go to the moderator queue.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import httpx
+
+from infra.config import RegistrySettings
+
+
+class RegistryUnavailable(Exception):
+    """No answer from the registry this time (time-outs, rate limits, server errors, refused token)."""
+
+
+class RegistryProvider(Protocol):
+    name: str
+
+    def lookup(self, inn: str) -> str: ...
+
+
+class RateLimiter:
+    """At most `rate` requests per second across all threads: a request is released only when
+    1/rate seconds have passed since the previous release, checked against the clock at the moment
+    of release (a thread that overslept cannot bunch up with the next one)."""
+
+    def __init__(
+        self,
+        rate: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        if rate <= 0:
+            raise ValueError("the rate limit must be positive")
+        self.interval = 1.0 / rate
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._next = float("-inf")
+
+    def acquire(self) -> float:
+        """Wait until this caller may send; returns the moment of release."""
+        while True:
+            with self._lock:
+                now = self._clock()
+                if now >= self._next:
+                    self._next = now + self.interval
+                    return now
+                wait = self._next - now
+            self._sleep(wait)
+
+
+class HttpPartyProvider:
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        rate: float = 10.0,
+        timeout: float = 5.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        sleep: Callable[[float], None] = time.sleep,
+        limiter: RateLimiter | None = None,
+    ):
+        self.url = url
+        self.name = f"findById/party at {httpx.URL(url).netloc.decode()}"
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self._sleep = sleep
+        self.limiter = limiter or RateLimiter(rate, sleep=sleep)
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Token {token}"
+        self.client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(max_connections=32, max_keepalive_connections=32),
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> HttpPartyProvider:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def lookup(self, inn: str) -> str:
+        """The raw `findById/party` answer for `inn`; RegistryUnavailable after the last retry."""
+        failure, retry_after = "", None
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self._sleep(self._delay(attempt, retry_after))
+            retry_after = None
+            self.limiter.acquire()
+            try:
+                response = self.client.post(self.url, json={"query": inn})
+            except httpx.TimeoutException:
+                failure = "the registry did not answer in time"
+                continue
+            except httpx.TransportError as exc:
+                failure = f"cannot reach the registry: {exc.__class__.__name__}: {exc}"
+                continue
+            if response.status_code == 200:
+                return response.text
+            failure = f"the registry answered HTTP {response.status_code}: {response.text[:200]}"
+            if response.status_code == 429 or response.status_code >= 500:
+                retry_after = response.headers.get("Retry-After")
+                continue
+            raise RegistryUnavailable(failure)  # 401, 403, ...: retrying will not help
+        raise RegistryUnavailable(f"{failure} (after {self.retries + 1} tries)")
+
+    def _delay(self, attempt: int, retry_after: str | None) -> float:
+        """Exponential backoff, at least the server's Retry-After (seconds), never over max_backoff."""
+        delay = self.backoff * 2 ** (attempt - 1)
+        if retry_after and retry_after.isdigit():
+            delay = max(delay, float(retry_after))
+        return min(delay, self.max_backoff)
+
+
+def provider_from_settings(settings: RegistrySettings) -> HttpPartyProvider | None:
+    """The configured provider, or None: then every application goes to the moderator queue (CL-3)."""
+    if not settings.url:
+        return None
+    return HttpPartyProvider(
+        settings.url,
+        settings.token,
+        rate=settings.rate,
+        timeout=settings.timeout,
+        retries=settings.retries,
+    )

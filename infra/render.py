@@ -1,0 +1,164 @@
+"""Rendering (the adapter): Jinja2 templates (autoescaped) + WeasyPrint → signed, sealed PDFs.
+
+A `Renderer` loads the templates, the font configuration and the parsed stylesheet once and reuses
+them for every document. Certificates are rendered as pages of ONE HTML document (one layout, one
+font subset) and then cut into one signed PDF per certificate: the font subsetting that dominates
+a small WeasyPrint document is paid once per batch, not once per certificate (see bench_documents).
+What remains is WeasyPrint's layout of each page, pure Python: a batch of more than one chunk is
+spread over `workers` processes (a `ProcessPoolExecutor` started on first use from a forkserver that
+has imported WeasyPrint once; each worker keeps its own `Renderer`), at most `workers + 1` chunks in
+flight, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+
+import segno
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from pypdf import PdfReader
+from weasyprint import CSS, HTML
+from weasyprint.text.fonts import FontConfiguration
+
+from infra import pdf
+from domain.documents.rules.model import Certificate, PokerSheet, PusoySheet
+from domain.documents.rules.signing import certificate_lines, verification_code
+from domain.errors import ConfigurationError
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+FONT_FILES = ("fonts/LiberationSans-Regular.ttf", "fonts/LiberationSans-Bold.ttf")
+STYLESHEET = "documents.css"
+CHUNK = 100  # certificate pages per WeasyPrint document (bench_documents: time vs memory)
+
+
+def check_assets(templates: Path = TEMPLATES) -> None:
+    """A missing font or stylesheet is a clear error before anything renders (never a fallback to
+    whatever fonts the machine has)."""
+    for name in (*FONT_FILES, STYLESHEET):
+        if not (templates / name).is_file():
+            raise ConfigurationError("document-asset-missing", f"the document asset {templates / name} is missing")
+
+
+def environment(templates: Path = TEMPLATES) -> Environment:
+    # Autoescape on for every template: user text such as "<b>Иван</b>" prints as written (DOC-3).
+    return Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined)
+
+
+def certificate_view(cert: Certificate, key: bytes) -> tuple[dict, dict]:
+    """What the template shows for a certificate, and the signed data embedded with it."""
+    embedded = pdf.signed(key, cert)
+    code = verification_code(embedded["signature"])
+    # one pixel a module; the stylesheet scales it up without smoothing (image-rendering: pixelated)
+    qr = segno.make(f"TOURNEY {cert.serial} {code}", error="m", mask=0).png_data_uri(scale=1, border=0)
+    return {"lines": certificate_lines(cert, code), "qr": qr}, embedded
+
+
+class Renderer:
+    """Renders every document; `workers` > 1 lets large certificate batches use that many processes.
+    Use it as a context manager (or call `close`) to stop the worker processes."""
+
+    def __init__(self, key: bytes, templates: Path = TEMPLATES, workers: int = 1):
+        check_assets(templates)
+        self.key = key
+        self.templates = templates
+        self.workers = workers
+        self.env = environment(templates)
+        self.font_config = FontConfiguration()
+        self.css = CSS(filename=str(templates / STYLESHEET), font_config=self.font_config)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Renderer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def _render(self, template: str, **context) -> PdfReader:
+        html = self.env.get_template(template).render(**context)
+        data = HTML(string=html, base_url=str(self.templates)).write_pdf(
+            stylesheets=[self.css], font_config=self.font_config
+        )
+        return PdfReader(io.BytesIO(data))
+
+    def _sheet(self, template: str, sheet: PokerSheet | PusoySheet) -> bytes:
+        reader = self._render(template, s=sheet)
+        return pdf.seal_pages(
+            self.key, reader, range(len(reader.pages)), pdf.signed(self.key, sheet), f"Results: {sheet.tournament}"
+        )
+
+    def poker_sheet(self, sheet: PokerSheet) -> bytes:
+        return self._sheet("poker_sheet.html", sheet)
+
+    def pusoy_sheet(self, sheet: PusoySheet) -> bytes:
+        return self._sheet("pusoy_sheet.html", sheet)
+
+    def certificates(self, certs: Sequence[Certificate], chunk: int = CHUNK) -> Iterator[bytes]:
+        """One signed one-page PDF per certificate, in order. Certificates are rendered `chunk` pages
+        per WeasyPrint document, so memory stays bounded however many there are; more than one chunk
+        with `workers` > 1 is shared evenly among the worker processes."""
+        if self.workers > 1 and len(certs) > chunk:
+            size = min(chunk, -(-len(certs) // self.workers))
+            yield from self._in_workers([certs[i : i + size] for i in range(0, len(certs), size)])
+            return
+        for start in range(0, len(certs), chunk):
+            yield from self._chunk(certs[start : start + chunk])
+
+    def _chunk(self, part: Sequence[Certificate]) -> list[bytes]:
+        views, embedded = zip(*(certificate_view(c, self.key) for c in part))
+        reader = self._render("certificates.html", certificates=views)
+        if len(reader.pages) != len(part):
+            raise RuntimeError(f"{len(part)} certificates rendered as {len(reader.pages)} pages")
+        return [
+            pdf.seal_pages(self.key, reader, [i], embedded[i], f"Certificate {cert.serial}")
+            for i, cert in enumerate(part)
+        ]
+
+    def _in_workers(self, parts: list[Sequence[Certificate]]) -> Iterator[bytes]:
+        if self._pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload([__name__])
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_start_worker, initargs=(self.key, self.templates)
+            )
+        in_flight: deque[Future[list[bytes]]] = deque()
+        for part in parts:
+            in_flight.append(self._pool.submit(_worker_chunk, part))
+            if len(in_flight) > self.workers:
+                yield from in_flight.popleft().result()
+        while in_flight:
+            yield from in_flight.popleft().result()
+
+
+_worker: Renderer | None = None  # a worker process's own renderer
+
+
+def _start_worker(key: bytes, templates: Path) -> None:
+    global _worker
+    _worker = Renderer(key, templates)
+
+
+def _worker_chunk(part: Sequence[Certificate]) -> list[bytes]:
+    assert _worker is not None, "a worker process renders only after _start_worker"
+    return _worker._chunk(part)
+
+
+def certificate_alone(key: bytes, cert: Certificate, templates: Path = TEMPLATES) -> bytes:
+    """The naive way, for the benchmark: one document per certificate, nothing reused (a new
+    environment, font configuration and stylesheet each time); same template, same output."""
+    env = environment(templates)
+    font_config = FontConfiguration()
+    css = CSS(filename=str(templates / STYLESHEET), font_config=font_config)
+    view, embedded = certificate_view(cert, key)
+    html = env.get_template("certificates.html").render(certificates=[view])
+    data = HTML(string=html, base_url=str(templates)).write_pdf(stylesheets=[css], font_config=font_config)
+    return pdf.seal_pages(key, PdfReader(io.BytesIO(data)), [0], embedded, f"Certificate {cert.serial}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, CheckConstraint, DateTime, ForeignKey, Integer, Text, UniqueConstraint
+from sqlalchemy import BigInteger, CheckConstraint, DateTime, ForeignKey, Index, Integer, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from domain.store.base import Base
@@ -29,6 +29,8 @@ class DocumentPublication(Base):
         CheckConstraint("(state = 'stored') = (recipient IS NULL)", name="recipient_unless_stored"),
         CheckConstraint("(state = 'sent') = (sent_at IS NOT NULL)", name="sent_at_when_sent"),
         CheckConstraint("attempts >= 0", name="attempts"),
+        Index("ix_document_publications_due", "next_attempt_at",
+              postgresql_where=text("state IN ('pending', 'failed')")),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)

@@ -268,7 +268,7 @@ def poker_addon(tournament: TournamentId, player: PlayerRef) -> None:
 
 
 def _seated(session, entry_id: int, now: datetime) -> dict[str, Any]:
-    """Seat a late entry or re-entry in its own transaction once seats are drawn (3.6; area poker2)."""
+    """Seat a late entry or re-entry in its own transaction once seats are drawn (3.6)."""
     seat = seating_service.seat_if_drawn(session, entry_id, now)
     return {"table": seat["table"], "seat": seat["seat"]} if seat else {}
 

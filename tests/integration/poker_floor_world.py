@@ -1,5 +1,5 @@
 """Builders for the poker floor's integration tests and benchmarks: a club, a structure, running
-tournaments with checked-in entries (rows written directly, as poker I's services would)."""
+tournaments with checked-in entries (rows written directly, as the registration services would)."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def register(
 
 
 def enter(session: Session, t: Tournament, name: str | None = None) -> Entry:
-    """A checked-in player with an active entry (as poker I's check-in leaves it)."""
+    """A checked-in player with an active entry (as check-in leaves it)."""
     r = register(session, t, True, name)
     e = Entry(
         tournament_id=t.id,

@@ -1,5 +1,5 @@
 """Rows a poker-results test starts from: a club, a structure, a tournament, players and entries
-(written through the models of live poker I)."""
+(written through the registration models)."""
 
 from __future__ import annotations
 

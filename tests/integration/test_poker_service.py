@@ -1,4 +1,4 @@
-"""Live poker I services on the real PostgreSQL (Sport Poker 1.2.1, 1.6.1, 3.1, 3.4, 3.5, 3.9,
+"""Players, structures, tournaments, registration and fees on the real PostgreSQL (Sport Poker 1.2.1, 1.6.1, 3.1, 3.4, 3.5, 3.9,
 3.10; SP-1, SP-2). Bad input: a specific code and nothing written."""
 
 from __future__ import annotations

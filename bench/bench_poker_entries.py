@@ -1,4 +1,4 @@
-"""Live poker I (Sport Poker 3.4): settling a 500-player tournament with 1,000 top-ups, as one
+"""Fees (Sport Poker 3.4): settling a 500-player tournament with 1,000 top-ups, as one
 batch (`settle_all`, set-based) beside one call per player (`settle`, each in its own unit of work
 as at the counter), with the SQL statements each way; the batch's count must not grow with players."""
 

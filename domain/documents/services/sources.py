@@ -1,4 +1,4 @@
-"""Where the documents' data comes from: finished live poker tournaments (areas poker1/poker3:
+"""Where the documents' data comes from: finished live poker tournaments (registration and results:
 tournaments, entries, top-ups, final places, prizes) and complete Pusoy Dos tournaments (area pusoy:
 locked round standings with the deciding step, playoff finishes, the champion), with the club's
 name, contact address and timezone (area clubs).
@@ -91,7 +91,7 @@ def due_poker_ids(session: Session) -> list[int]:
 
 
 def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped]:
-    """Finished poker tournaments as bundles (4 statements, plus the places poker3 computes for a
+    """Finished poker tournaments as bundles (4 statements, plus the places the results service computes for a
     tournament finished without stored places)."""
     if not ids:
         return []

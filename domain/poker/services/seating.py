@@ -302,7 +302,7 @@ def _move_dict(m: Move) -> dict:
 
 
 def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None:
-    """The seating hook of check-in and re-entry (poker I returns the new entry inside the caller's
+    """The seating hook of check-in and re-entry (registration returns the new entry inside the caller's
     transaction): once the tournament's seats are drawn, the entry is seated in that transaction;
     before the draw, the draw seats it."""
     entry = session.get(Entry, entry_id)

@@ -1,4 +1,4 @@
-"""Live poker I services: players, structures, tournaments, registration, check-in, top-ups, fees
+"""Poker services: players, structures, tournaments, registration, check-in, top-ups, fees
 and settlement (Sport Poker 1.2, 1.6.1, 3.1, 3.4, 3.5, 3.9, 3.10; SP-1, SP-2).
 
 Each function takes the caller's Session (the caller owns the transaction), loads rows, calls the
@@ -8,7 +8,7 @@ settlements for one player are serialised; status changes and edits lock the tou
 registration and top-ups hold it FOR SHARE.
 
 Seating hook: `check_in` and `reenter` return the new Entry inside the caller's transaction; the
-seating area (area poker2) seats it in the same session before the commit.
+seating service seats it in the same session before the commit.
 """
 
 from __future__ import annotations
@@ -491,7 +491,7 @@ def reenter(session: Session, tournament_id: int, player_ref: str | int, now: da
 
 def add_on(session: Session, tournament_id: int, player_ref: str | int, now: datetime, breaks_reached: int = 0) -> TopUp:
     """3.1 add-on into the current entry. `breaks_reached` is the clock's count of breaks passed at
-    `now` (the clock lives in area poker2), for the "at the N-th break" gate."""
+    `now` (the clock lives in services/clock.py), for the "at the N-th break" gate."""
     t, player = _locked(session, tournament_id, player_ref)
     active = [e for e in _entries(session, t.id, player.id) if e.state == "active"]
     taken = session.scalar(

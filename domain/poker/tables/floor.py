@@ -1,6 +1,6 @@
-"""Live poker II (Sport Poker 3.5, 3.6, 3.8; SP-6, SP-8): the clock, its events, tables and seats,
+"""The floor (Sport Poker 3.5, 3.6, 3.8; SP-6, SP-8): the clock, its events, tables and seats,
 moves, seat draws, no-show runs and dead stacks. Keyed by `poker_tournaments.id` and
-`poker_entries.id`; poker I's tables are never edited.
+`poker_entries.id`; the registration tables are never edited.
 
 The database backs what a race could break: one seat per entry and one entry per seat (unique
 constraints), seats only at tables that exist, each clock event once (its natural key), each

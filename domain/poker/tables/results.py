@@ -1,4 +1,4 @@
-"""Live poker III (Sport Poker 3.2, 3.3, 3.4, 3.7; SP-4, SP-5, SP-7): knockouts and their audit,
+"""Results (Sport Poker 3.2, 3.3, 3.4, 3.7; SP-4, SP-5, SP-7): knockouts and their audit,
 mystery draws, prize lines, final places, and the per-tournament void window.
 
 The database backs what a race or a bad write could break: one live knockout per busted entry (a

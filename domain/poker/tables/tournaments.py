@@ -1,4 +1,4 @@
-"""Live poker I (Sport Poker 1.2, 3.1, 3.4, 3.5, 3.9, 3.10; SP-1, SP-2): players, blind structures,
+"""Players, blind structures and tournaments (Sport Poker 1.2, 3.1, 3.4, 3.5, 3.9, 3.10; SP-1, SP-2): players, blind structures,
 tournaments and their settings, registrations, entries, top-ups, fees, settlements, the audit trail.
 
 Other poker areas extend this schema with their own tables keyed by `poker_tournaments.id`,

@@ -1,4 +1,4 @@
-"""Live poker II: the clock and its events, tables, seats, moves, seat draws, no-show runs, dead
+"""The clock and its events, tables, seats, moves, seat draws, no-show runs, dead
 stacks and their charges (Sport Poker 3.5, 3.6, 3.8; SP-6, SP-8).
 
 Revision ID: 0400

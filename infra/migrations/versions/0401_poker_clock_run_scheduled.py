@@ -1,4 +1,4 @@
-"""Live poker II: the instant for which the clock's exact advance-clocks run was scheduled, so the
+"""The instant for which the clock's exact advance-clocks run was scheduled, so the
 sweep schedules each next level change once.
 
 Revision ID: 0401

@@ -1,4 +1,4 @@
-"""Live poker III: knockouts and their audit, mystery draws, prize lines, final places and the
+"""Knockouts and their audit, mystery draws, prize lines, final places and the
 per-tournament void window (Sport Poker 3.2, 3.3, 3.4, 3.7; SP-4, SP-5, SP-7).
 
 The monetary-wording CHECK (SP-4) repeats the domain's pattern (domain.poker.rules.wording.MONEY_PATTERN);

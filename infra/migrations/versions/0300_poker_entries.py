@@ -1,4 +1,4 @@
-"""Live poker I: players, blind structures and levels, tournaments, registrations, entries,
+"""Players, blind structures and levels, tournaments, registrations, entries,
 top-ups, fees, settlements and the append-only audit trail (Sport Poker 1.2, 3.1, 3.4, 3.5, 3.9,
 3.10; SP-1, SP-2).
 

@@ -12,12 +12,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bench.harness import Report
-from domain.pusoy.services import tournaments as service
 from domain.pusoy.rules.advancement import Advance, advance, reseat_order, seats
 from domain.pusoy.rules.scoring import Finish
 from domain.pusoy.rules.standings import standings
-from domain.store.db import StatementCounter, get_engine, unit_of_work
+from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import rounds as pusoy_rounds
+from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyFinish, PusoySeat
+from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -25,9 +27,9 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 def _ready_round(capacity: int, games: int, rnd: random.Random) -> int:
     """A committed tournament whose round 1 has every game reported; returns its id."""
     with unit_of_work() as s:
-        t = service.create(s, name="bench", organizer="bench", capacity=capacity, games_per_round=games, now=NOW)
+        t = pusoy_setup.create(s, name="bench", organizer="bench", capacity=capacity, games_per_round=games, now=NOW)
         for i in range(capacity):
-            service.join(s, t.code, f"p{i:02d}", NOW)
+            pusoy_setup.join(s, t.code, f"p{i:02d}", NOW)
         tables: dict[int, list[str]] = {}
         for table, player in s.execute(
             select(PusoySeat.table_no, PusoySeat.player).where(PusoySeat.tournament_id == t.id, PusoySeat.round_no == 1)
@@ -36,7 +38,7 @@ def _ready_round(capacity: int, games: int, rnd: random.Random) -> int:
         for table, players in tables.items():
             for game in range(1, games + 1):
                 order = rnd.sample(players, 4)
-                service.report(s, t.code, round_no=1, table=table, game=game,
+                pusoy_reports.report(s, t.code, round_no=1, table=table, game=game,
                                finishes=[(p, i) for i, p in enumerate(order, 1)],
                                two_of_diamonds=order[0] if rnd.random() < 0.2 else None, now=NOW)
         return t.id
@@ -48,11 +50,11 @@ def _complete_and_roll_back(tournament_id: int, counter: list[int] | None = None
         outer = conn.begin()
         session = Session(bind=conn, join_transaction_mode="create_savepoint")
         if counter is None:
-            service.complete_round(session, tournament_id, 1, NOW)
+            pusoy_rounds.complete_round(session, tournament_id, 1, NOW)
             session.flush()
         else:
             with StatementCounter(engine) as counted:
-                service.complete_round(session, tournament_id, 1, NOW)
+                pusoy_rounds.complete_round(session, tournament_id, 1, NOW)
                 session.flush()
             counter.append(counted.count)
         session.close()
@@ -81,7 +83,7 @@ def _joins(clients: int, codes: list[str]) -> None:
     def join(pair):
         code, player = pair
         with unit_of_work() as s:
-            service.join(s, code, player, NOW)
+            pusoy_setup.join(s, code, player, NOW)
 
     pairs = [(code, f"p{i:02d}") for code in codes for i in range(32)]
     with ThreadPoolExecutor(max_workers=clients) as pool:
@@ -109,7 +111,7 @@ def run(report: Report) -> None:
         codes.clear()
         with unit_of_work() as s:
             codes.extend(
-                service.create(s, name="bench", organizer="bench", capacity=32, now=NOW).code for _ in range(4)
+                pusoy_setup.create(s, name="bench", organizer="bench", capacity=32, now=NOW).code for _ in range(4)
             )
 
     timing = report.compare(

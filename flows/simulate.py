@@ -26,11 +26,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from domain.ops.services import run_tags
 from domain.errors import DomainError
+from domain.ops.services import run_tags
 from domain.poker.services import clock as clock_service
-from domain.pusoy.services.tournaments import find
-from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, game_finishes, no_shows, poker_script
+from domain.pusoy.services.rows import find
+from domain.simulate.rules.script import (
+    ADDON,
+    BUST,
+    CHECKIN,
+    REENTRY,
+    game_finishes,
+    no_shows,
+    poker_script,
+)
 from domain.simulate.services.demo import (
     poker_facts,
     poker_status,

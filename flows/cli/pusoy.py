@@ -8,7 +8,11 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
-from flows.cli.output import emit, say
+from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import setup as pusoy_setup
+from domain.pusoy.services import views as pusoy_views
+from domain.store.db import unit_of_work
+from flows.cli.output import emit
 
 app = typer.Typer(no_args_is_help=True, help="Pusoy Dos bracket tournaments of 4-player tables.")
 
@@ -17,13 +21,6 @@ Code = Annotated[str, typer.Argument(help="The tournament's join code (any case)
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _service():
-    from domain.pusoy.services import tournaments as service
-    from domain.store.db import unit_of_work
-
-    return service, unit_of_work
 
 
 def _finishes(pairs: list[str]) -> list[tuple[str, int]]:
@@ -57,23 +54,21 @@ def create(
     club_id: Annotated[int | None, typer.Option(help="The club the results go to.")] = None,
 ) -> None:
     """Create a tournament (status Setup) and print its join code."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        t = service.create(
+        t = pusoy_setup.create(
             session, name=name, organizer=organizer, capacity=capacity, games_per_round=games, private=private,
             advancing=_advancing(advance), organizer_email=email, club_id=club_id, now=_now(),
         )
-        emit(service.summary(t), f"created {t.code}")
+        emit(pusoy_views.summary(t), f"created {t.code}")
 
 
 @app.command("browse")
 def browse(limit: int = 50) -> None:
     """Open tournaments that are filling, newest first."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        rows = service.browse(session, limit)
+        rows = pusoy_setup.browse(session, limit)
         emit(
-            [{k: service.summary(t)[k] for k in ("code", "name", "capacity", "entrants", "seats_left",
+            [{k: pusoy_views.summary(t)[k] for k in ("code", "name", "capacity", "entrants", "seats_left",
                                                   "games_per_round", "bracket", "created_at")} for t in rows],
             "open tournaments",
         )
@@ -82,9 +77,8 @@ def browse(limit: int = 50) -> None:
 @app.command("join")
 def join(code: Code, player: str) -> None:
     """Take a seat; the last seat starts the tournament and draws round 1."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        joined = service.join(session, code, player, _now())
+        joined = pusoy_setup.join(session, code, player, _now())
         t = joined.tournament
         emit({"code": t.code, "player": player, "entrants": t.entrants, "capacity": t.capacity,
               "started": joined.started, "status": t.status})
@@ -93,18 +87,16 @@ def join(code: Code, player: str) -> None:
 @app.command("withdraw")
 def withdraw(code: Code, player: str) -> None:
     """Give up a seat while the tournament is filling."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        t = service.withdraw(session, code, player, _now())
+        t = pusoy_setup.withdraw(session, code, player, _now())
         emit({"code": t.code, "player": player, "entrants": t.entrants, "status": t.status})
 
 
 @app.command("cancel")
 def cancel(code: Code, by: Annotated[str, typer.Option(help="The organizer's handle.")]) -> None:
     """Cancel a tournament that is still filling (organizer only)."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        t = service.cancel(session, code, by, _now())
+        t = pusoy_setup.cancel(session, code, by, _now())
         emit({"code": t.code, "status": t.status})
 
 
@@ -128,9 +120,8 @@ def report(
     by: Annotated[str | None, typer.Option(help="Who reports.")] = None,
 ) -> None:
     """Report one table's game; the last game of a round runs `complete-rounds` at once."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        done = service.report(
+        done = pusoy_reports.report(
             session, code, round_no=round_no, table=table, game=game, finishes=_finishes(finishes),
             two_of_diamonds=two_of_diamonds, now=_now(), by=by, playoff=playoff,
         )
@@ -166,9 +157,8 @@ def amend(
     by: Annotated[str | None, typer.Option(help="Who corrects.")] = None,
 ) -> None:
     """Correct a reported game until its round locks (audited)."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        service.amend(
+        pusoy_reports.amend(
             session, code, round_no=round_no, table=table, game=game, finishes=_finishes(finishes),
             two_of_diamonds=two_of_diamonds, now=_now(), by=by, reason=reason, playoff=playoff,
         )
@@ -183,25 +173,22 @@ def standings(
     final: Annotated[bool, typer.Option("--final", help="Every entrant's final position instead.")] = False,
 ) -> None:
     """A round's standings (the current round by default): locked, or live; or the final positions."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
         if final:
-            emit(service.final_standings_view(session, code), "final standings")
+            emit(pusoy_views.final_standings_view(session, code), "final standings")
         else:
-            emit(service.standings_view(session, code, round_no), "standings")
+            emit(pusoy_views.standings_view(session, code, round_no), "standings")
 
 
 @app.command("show")
 def show(code: Code) -> None:
     """The tournament, its rounds and the current tables."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        emit(service.show(session, code))
+        emit(pusoy_views.show(session, code))
 
 
 @app.command("draw-proof")
 def draw_proof(code: Code) -> None:
     """Every draw: commitment, and once revealed the seed and whether it re-runs to the same outcome."""
-    service, unit_of_work = _service()
     with unit_of_work() as session:
-        emit(service.draw_proof(session, code), "draws")
+        emit(pusoy_views.draw_proof(session, code), "draws")

@@ -10,18 +10,18 @@ from datetime import UTC, datetime
 from prefect import flow, tags, task
 from prefect.artifacts import create_table_artifact
 
-from domain.pusoy.services import tournaments as service
+from domain.pusoy.services import rounds as pusoy_rounds
 from domain.store.db import unit_of_work
 from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
 
 
 @task(name="complete-ready-rounds", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
-def complete_ready_rounds(tournament_id: int | None, now: datetime) -> list[service.Completion]:
-    return service.complete_ready_rounds(unit_of_work, now, tournament_id)
+def complete_ready_rounds(tournament_id: int | None, now: datetime) -> list[pusoy_rounds.Completion]:
+    return pusoy_rounds.complete_ready_rounds(unit_of_work, now, tournament_id)
 
 
-def _result(completion: service.Completion, player: str) -> str:
+def _result(completion: pusoy_rounds.Completion, player: str) -> str:
     if completion.outcome == "playoff":
         return "playoff" if any(player in table for table in completion.playoff_tables) else "waiting"
     if player == completion.champion:
@@ -29,7 +29,7 @@ def _result(completion: service.Completion, player: str) -> str:
     return "advanced" if player in completion.advanced else "eliminated"
 
 
-def _artifact(completion: service.Completion) -> None:
+def _artifact(completion: pusoy_rounds.Completion) -> None:
     rows = [
         {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by or "",
          "result": _result(completion, s.player)}

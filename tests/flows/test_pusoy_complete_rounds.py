@@ -12,9 +12,9 @@ from pathlib import Path
 from prefect.client.orchestration import get_client
 from prefect.settings import PREFECT_API_URL
 
-from domain.pusoy.services import tournaments as service
-from domain.store.db import unit_of_work
+from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.tables import PusoyRound
+from domain.store.db import unit_of_work
 from flows.jobs.pusoy import complete_rounds
 from tests.integration.pusoy_helpers import NOW, filled, play, seating
 from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
@@ -63,7 +63,7 @@ def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_ap
     with unit_of_work(committed) as s:
         t = filled(s, 8)
         tables = seating(s, t.id, 1)
-        service.report(s, t.code, round_no=1, table=1, game=1, two_of_diamonds=None, now=NOW,
+        pusoy_reports.report(s, t.code, round_no=1, table=1, game=1, two_of_diamonds=None, now=NOW,
                        finishes=[(p, i) for i, p in enumerate(tables[1], start=1)])
         code, tid = t.code, t.id
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}

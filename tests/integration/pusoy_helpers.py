@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domain.pusoy.services import tournaments as service
+from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoySeat
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -16,13 +17,13 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 def created(session: Session, capacity: int = 8, games: int = 1, **kw):
     kw.setdefault("name", f"Pusoy {capacity}")
     kw.setdefault("organizer", "org")
-    return service.create(session, capacity=capacity, games_per_round=games, now=NOW, **kw)
+    return pusoy_setup.create(session, capacity=capacity, games_per_round=games, now=NOW, **kw)
 
 
 def filled(session: Session, capacity: int = 8, games: int = 1, **kw):
     t = created(session, capacity, games, **kw)
     for i in range(capacity):
-        service.join(session, t.code, f"u{i:02d}", NOW + timedelta(seconds=i))
+        pusoy_setup.join(session, t.code, f"u{i:02d}", NOW + timedelta(seconds=i))
     return t
 
 
@@ -50,7 +51,7 @@ def play(session: Session, tournament, round_no: int, case: dict) -> dict[str, s
     last = None
     for table, games in case.items():
         for number, (order, diamond) in enumerate(games, start=1):
-            last = service.report(
+            last = pusoy_reports.report(
                 session, tournament.code, round_no=round_no, table=table, game=number,
                 finishes=[(roles[p], i) for i, p in enumerate(order.split(), start=1)],
                 two_of_diamonds=roles[diamond] if diamond else None, now=NOW, by="floor",
@@ -62,7 +63,7 @@ def play(session: Session, tournament, round_no: int, case: dict) -> dict[str, s
 def play_playoff(session: Session, tournament, round_no: int, stage: int, orders: dict[int, list[str]]):
     last = None
     for table, order in orders.items():
-        last = service.report(
+        last = pusoy_reports.report(
             session, tournament.code, round_no=round_no, table=table, game=1, playoff=stage,
             finishes=[(p, i) for i, p in enumerate(order, start=1)], two_of_diamonds=None, now=NOW,
         )

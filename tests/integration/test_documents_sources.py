@@ -9,16 +9,16 @@ from decimal import Decimal
 
 import pytest
 
-from domain.documents.services import sources
-from domain.documents.rules.model import Bundle, PokerPlace
-from domain.errors import DomainError
-from domain.poker.services.knockouts import record_knockouts
-from domain.poker.rules.knockouts import Bust
-from domain.poker.services.results import finalize_tournaments, set_prizes
-from domain.pusoy.services import tournaments as pusoy
 from domain.clubs.tables import Club
-from domain.pusoy.tables import PusoyRound
+from domain.documents.rules.model import Bundle, PokerPlace
+from domain.documents.services import sources
 from domain.documents.services.publish import publish
+from domain.errors import DomainError
+from domain.poker.rules.knockouts import Bust
+from domain.poker.services.knockouts import record_knockouts
+from domain.poker.services.results import finalize_tournaments, set_prizes
+from domain.pusoy.services import rounds as pusoy_rounds
+from domain.pusoy.tables import PusoyRound
 from infra.render import Renderer
 from tests.integration import poker_results_helpers as h
 from tests.integration.pusoy_helpers import NOW as PUSOY_NOW
@@ -96,14 +96,14 @@ def complete_pusoy(session, **kw):
     """8 players, 2 games a round: round 1 needs a playoff between p02 and p06 (PD-9)."""
     t = filled(session, 8, games=2, name="Кубок <Пусой>", **kw)
     roles = play(session, t, 1, TWO_FOR_ONE)
-    done = pusoy.complete_round(session, t.id, 1, PUSOY_NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, PUSOY_NOW)
     assert done.outcome == "playoff"
     stage = session.get(PusoyRound, (t.id, 1)).stage
     play_playoff(session, t, 1, stage, {1: [roles["p06"], roles["p02"]]})
-    assert pusoy.complete_round(session, t.id, 1, PUSOY_NOW).outcome == "advanced"
+    assert pusoy_rounds.complete_round(session, t.id, 1, PUSOY_NOW).outcome == "advanced"
     final = {1: [("f1 f2 f3 f4", None), ("f2 f1 f3 f4", None)]}  # f1, f2 level on 5: PD-7 step 6
     finalists = play(session, t, 2, final)
-    assert pusoy.complete_round(session, t.id, 2, PUSOY_NOW).outcome == "champion"
+    assert pusoy_rounds.complete_round(session, t.id, 2, PUSOY_NOW).outcome == "champion"
     session.refresh(t)
     return t, roles, finalists
 

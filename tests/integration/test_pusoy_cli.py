@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from domain.pusoy.services import tournaments as service
+from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import setup as pusoy_setup
 from domain.store.db import unit_of_work
 from tests.integration.pusoy_helpers import NOW, created
 from tests.integration.test_cli import run
@@ -26,7 +27,7 @@ def test_a_tournament_from_the_command_line(committed):
     with unit_of_work(committed) as s:
         listed = created(s, 16, name="Open Cup").code
         for player in ("ann", "bob", "cyd", "dee", "eve", "fay", "gus"):
-            service.join(s, code, player, NOW)
+            pusoy_setup.join(s, code, player, NOW)
     (row,) = tourney("browse")
     assert row["code"] == listed and row["seats_left"] == 16 and row["bracket"] == [16, 8, 4]
     unknown = run("pusoy", "join", "ZZZZZZ", "ann", env=NO_API)
@@ -40,7 +41,7 @@ def test_a_tournament_from_the_command_line(committed):
                    f"{one[2]}=3", f"{one[3]}=4", env=NO_API)
     assert repeated.returncode == 2 and repeated.stderr.strip() == "error: position 1 is given more than once"
     with unit_of_work(committed) as s:
-        service.report(s, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(one, 1)],
+        pusoy_reports.report(s, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(one, 1)],
                        two_of_diamonds=None, now=NOW)
     two = shown["tables"]["table 2"]
     last = tourney("report", code, "--round", "1", "--table", "2", *[f"{p}={i}" for i, p in enumerate(two, 1)])

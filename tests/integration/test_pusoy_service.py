@@ -8,8 +8,11 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.pusoy.services import tournaments as service
 from domain.pusoy.rules.advancement import seats
+from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import rounds as pusoy_rounds
+from domain.pusoy.services import setup as pusoy_setup
+from domain.pusoy.services import views as pusoy_views
 from domain.pusoy.tables import (
     PusoyDraw,
     PusoyEntry,
@@ -20,8 +23,20 @@ from domain.pusoy.tables import (
     PusoyStanding,
     PusoyTournament,
 )
-from tests.integration.pusoy_helpers import NOW, created, filled, play, play_playoff, seating
-from tests.unit.pusoy_cases import SIX_FOR_THREE, THREE_FOR_TWO, TWO_FOR_ONE, WORKED_EXAMPLE
+from tests.integration.pusoy_helpers import (
+    NOW,
+    created,
+    filled,
+    play,
+    play_playoff,
+    seating,
+)
+from tests.unit.pusoy_cases import (
+    SIX_FOR_THREE,
+    THREE_FOR_TWO,
+    TWO_FOR_ONE,
+    WORKED_EXAMPLE,
+)
 
 
 def counts(session):
@@ -68,16 +83,16 @@ def test_pd_1_pd_2_a_tournament_stores_its_bracket_default_or_custom(session):
 def test_bad_creation_is_refused_with_its_code_and_nothing_is_written(session, kwargs, code):
     """PD-1, PD-2, PD-5"""
     args = {"name": "x", "organizer": "org", "capacity": 32, "now": NOW, **kwargs}
-    refused(session, code, service.create, session, **args)
+    refused(session, code, pusoy_setup.create, session, **args)
 
 
 def test_pd_3_the_browser_lists_open_filling_tournaments_newest_first_never_private_ones(session):
     """PD-3"""
     older = created(session, 8, name="older")
-    newer = service.create(session, name="newer", organizer="org", capacity=16, now=NOW + timedelta(minutes=1))
+    newer = pusoy_setup.create(session, name="newer", organizer="org", capacity=16, now=NOW + timedelta(minutes=1))
     created(session, 8, name="hidden", private=True)
     full = filled(session, 8, name="full")
-    listed = [t.code for t in service.browse(session)]
+    listed = [t.code for t in pusoy_setup.browse(session)]
     assert listed[:2] == [newer.code, older.code]
     assert full.code not in listed and len(listed) == 2
 
@@ -98,13 +113,13 @@ def test_pd_4_joining_by_code_any_case_and_starting_at_capacity_in_the_same_tran
     """PD-4, PD-10, PD-12"""
     t = created(session, 8)
     for i in range(7):
-        joined = service.join(session, t.code.lower(), f"u{i}", NOW)
+        joined = pusoy_setup.join(session, t.code.lower(), f"u{i}", NOW)
         assert not joined.started
-    last = service.join(session, f" {t.code} ", "u7", NOW)
+    last = pusoy_setup.join(session, f" {t.code} ", "u7", NOW)
     assert last.started and t.status == "active" and t.entrants == 8 and t.current_round == 1
     tables = seating(session, t.id, 1)
     assert sorted(tables) == [1, 2] and sorted(p for ps in tables.values() for p in ps) == [f"u{i}" for i in range(8)]
-    proof = service.draw_proof(session, t.code)
+    proof = pusoy_views.draw_proof(session, t.code)
     assert proof[0]["purpose"] == "round-1 seating" and proof[0]["verified"] is True
     assert [s.player for s in seats(proof[0]["outcome"])] == proof[0]["outcome"]
     assert {(s.table, s.player) for s in seats(proof[0]["outcome"])} == {(tb, p) for tb, ps in tables.items() for p in ps}
@@ -114,37 +129,37 @@ def test_pd_4_joining_by_code_any_case_and_starting_at_capacity_in_the_same_tran
 def test_bad_joins_each_have_their_code_and_write_nothing(session):
     """PD-3, PD-4, PD-11"""
     t = created(session, 8)
-    service.join(session, t.code, "ann", NOW)
-    refused(session, "unknown-code", service.join, session, "ZZZZZZ", "bob", NOW)
-    refused(session, "already-joined", service.join, session, t.code, "ann", NOW)
-    refused(session, "bad-player", service.join, session, t.code, "a b", NOW)
+    pusoy_setup.join(session, t.code, "ann", NOW)
+    refused(session, "unknown-code", pusoy_setup.join, session, "ZZZZZZ", "bob", NOW)
+    refused(session, "already-joined", pusoy_setup.join, session, t.code, "ann", NOW)
+    refused(session, "bad-player", pusoy_setup.join, session, t.code, "a b", NOW)
     gone = created(session, 8)
-    service.cancel(session, gone.code, "org", NOW)
-    refused(session, "tournament-cancelled", service.join, session, gone.code, "bob", NOW)
+    pusoy_setup.cancel(session, gone.code, "org", NOW)
+    refused(session, "tournament-cancelled", pusoy_setup.join, session, gone.code, "bob", NOW)
     full = filled(session, 8)
-    err = refused(session, "tournament-full", service.join, session, full.code, "late", NOW)
+    err = refused(session, "tournament-full", pusoy_setup.join, session, full.code, "late", NOW)
     assert err.message == "tournament is full"
 
 
 def test_pd_4_withdrawal_only_while_filling(session):
     """PD-4"""
     t = created(session, 8)
-    service.join(session, t.code, "ann", NOW)
-    service.withdraw(session, t.code, "ann", NOW)
+    pusoy_setup.join(session, t.code, "ann", NOW)
+    pusoy_setup.withdraw(session, t.code, "ann", NOW)
     assert t.entrants == 0
-    refused(session, "not-entered", service.withdraw, session, t.code, "ann", NOW)
+    refused(session, "not-entered", pusoy_setup.withdraw, session, t.code, "ann", NOW)
     full = filled(session, 8)
-    refused(session, "withdraw-after-start", service.withdraw, session, full.code, "u01", NOW)
+    refused(session, "withdraw-after-start", pusoy_setup.withdraw, session, full.code, "u01", NOW)
 
 
 def test_pd_11_only_the_organizer_cancels_and_only_while_filling(session):
     """PD-11"""
     t = created(session, 8)
-    refused(session, "not-organizer", service.cancel, session, t.code, "someone", NOW)
-    service.cancel(session, t.code, "org", NOW)
+    refused(session, "not-organizer", pusoy_setup.cancel, session, t.code, "someone", NOW)
+    pusoy_setup.cancel(session, t.code, "org", NOW)
     assert t.status == "cancelled"
     full = filled(session, 8)
-    refused(session, "bad-status-change", service.cancel, session, full.code, "org", NOW)
+    refused(session, "bad-status-change", pusoy_setup.cancel, session, full.code, "org", NOW)
 
 
 # -- reports and amendments (PD-5, PD-6, PD-11) ------------------------------------------------
@@ -152,7 +167,7 @@ def test_pd_11_only_the_organizer_cancels_and_only_while_filling(session):
 
 def report(session, t, table=1, game=1, order=None, diamond=None, round_no=1, playoff=0):
     order = order if order is not None else seating(session, t.id, round_no, playoff)[table]
-    return service.report(
+    return pusoy_reports.report(
         session, t.code, round_no=round_no, table=table, game=game, playoff=playoff,
         finishes=[(p, i) for i, p in enumerate(order, start=1)], two_of_diamonds=diamond, now=NOW,
     )
@@ -175,7 +190,7 @@ def test_bad_reports_each_have_their_code_and_write_nothing(session):
     for code, kwargs in cases:
         refused(session, code, report, session, t, **kwargs)
     refused(
-        session, "repeated-position", service.report, session, t.code, round_no=1, table=1, game=1,
+        session, "repeated-position", pusoy_reports.report, session, t.code, round_no=1, table=1, game=1,
         finishes=[(one[0], 1), (one[1], 1), (one[2], 3), (one[3], 4)], two_of_diamonds=None, now=NOW,
     )
     report(session, t)
@@ -189,7 +204,7 @@ def test_an_amendment_replaces_the_finishes_and_keeps_both_in_the_audit(session)
     t = filled(session, 8)
     a, b, c, d = seating(session, t.id, 1)[1]
     report(session, t, order=[a, b, c, d])
-    service.amend(
+    pusoy_reports.amend(
         session, t.code, round_no=1, table=1, game=1, finishes=[(b, 1), (a, 2), (c, 3), (d, 4)],
         two_of_diamonds=b, now=NOW, by="floor", reason="scores swapped",
     )
@@ -201,7 +216,7 @@ def test_an_amendment_replaces_the_finishes_and_keeps_both_in_the_audit(session)
     assert audit[1].after == {"finishes": {b: 1, a: 2, c: 3, d: 4}, "two_of_diamonds": b}
     assert audit[1].reason == "scores swapped" and audit[1].by == "floor"
     refused(
-        session, "not-reported", service.amend, session, t.code, round_no=1, table=2, game=1,
+        session, "not-reported", pusoy_reports.amend, session, t.code, round_no=1, table=2, game=1,
         finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[2], start=1)], two_of_diamonds=None, now=NOW,
     )
 
@@ -210,17 +225,17 @@ def test_pd_5_a_round_completes_only_when_every_table_reported_every_game_then_l
     """PD-5"""
     t = filled(session, 8, games=2)
     assert not report(session, t, table=1, game=1).round_ready
-    assert service.complete_round(session, t.id, 1, NOW) is None
+    assert pusoy_rounds.complete_round(session, t.id, 1, NOW) is None
     report(session, t, table=1, game=2)
     report(session, t, table=2, game=1)
     assert report(session, t, table=2, game=2).round_ready
-    assert service.ready_rounds(session, t.id) == [(t.id, 1)]
-    done = service.complete_round(session, t.id, 1, NOW)
+    assert pusoy_rounds.ready_rounds(session, t.id) == [(t.id, 1)]
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "advanced" and len(done.advanced) == 4
-    refused(session, "round-locked", service.amend, session, t.code, round_no=1, table=1, game=1,
+    refused(session, "round-locked", pusoy_reports.amend, session, t.code, round_no=1, table=1, game=1,
             finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[1], start=1)],
             two_of_diamonds=None, now=NOW)
-    assert service.complete_round(session, t.id, 1, NOW) is None
+    assert pusoy_rounds.complete_round(session, t.id, 1, NOW) is None
 
 
 # -- completion, advancement, playoffs (PD-7..PD-10, PD-13) ------------------------------------
@@ -230,7 +245,7 @@ def test_pd_7_pd_10_the_worked_example_through_the_services(session):
     """PD-6, PD-7, PD-8, PD-10: B, E, A, G advance and sit at seats 1-4 of the final table."""
     t = filled(session, 8, games=2)
     roles = play(session, t, 1, WORKED_EXAMPLE)
-    done = service.complete_round(session, t.id, 1, NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "advanced"
     assert done.advanced == tuple(roles[r] for r in "BEAG")
     assert seating(session, t.id, 2) == {1: [roles[r] for r in "BEAG"]}
@@ -250,13 +265,13 @@ def test_pd_9_two_tied_for_one_spot_play_off(session):
     """PD-9"""
     t = filled(session, 8, games=2)
     roles = play(session, t, 1, TWO_FOR_ONE)
-    done = service.complete_round(session, t.id, 1, NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "playoff"
     assert sorted(p for table in done.playoff_tables for p in table) == sorted([roles["p02"], roles["p06"]])
     refused(session, "round-locked", report, session, t, table=1, game=1)
     (table,) = done.playoff_tables
     assert play_playoff(session, t, 1, 1, {1: [roles["p06"], roles["p02"]]}).round_ready
-    done = service.complete_round(session, t.id, 1, NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "advanced"
     assert done.advanced == tuple(roles[p] for p in ("p05", "p07", "p01", "p06"))
     final = {s.player: (s.rank, s.decided_by) for s in done.standings}
@@ -267,11 +282,11 @@ def test_pd_9_three_tied_for_two_spots_play_one_table(session):
     """PD-9"""
     t = filled(session, 16, games=2)
     roles = play(session, t, 1, THREE_FOR_TWO)
-    done = service.complete_round(session, t.id, 1, NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "playoff" and len(done.playoff_tables) == 1
     assert sorted(done.playoff_tables[0]) == sorted(roles[p] for p in ("p03", "p09", "p15"))
     play_playoff(session, t, 1, 1, {1: [roles["p15"], roles["p03"], roles["p09"]]})
-    done = service.complete_round(session, t.id, 1, NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "advanced" and len(done.advanced) == 8
     assert roles["p15"] in done.advanced and roles["p03"] in done.advanced and roles["p09"] not in done.advanced
 
@@ -281,20 +296,20 @@ def test_pd_9_six_tied_for_three_spots_two_tables_and_a_playoff_that_ties_again(
     cutoff and play a further playoff."""
     t = filled(session, 32, games=2, advancing=[8, 4])
     roles = play(session, t, 1, SIX_FOR_THREE)
-    first = service.complete_round(session, t.id, 1, NOW)
+    first = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert first.outcome == "playoff" and sorted(len(x) for x in first.playoff_tables) == [3, 3]
     tied = sorted(roles[p] for p in ("p02", "p06", "p10", "p14", "p26", "p30"))
     assert sorted(p for x in first.playoff_tables for p in x) == tied
     play_playoff(session, t, 1, 1, {i: list(x) for i, x in enumerate(first.playoff_tables, start=1)})
-    second = service.complete_round(session, t.id, 1, NOW)
+    second = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     seconds = sorted(x[1] for x in first.playoff_tables)
     assert second.outcome == "playoff" and second.playoff_tables[0] and sorted(second.playoff_tables[0]) == seconds
     play_playoff(session, t, 1, 2, {1: [seconds[1], seconds[0]]})
-    done = service.complete_round(session, t.id, 1, NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "advanced"
     assert {x[0] for x in first.playoff_tables} | {seconds[1]} <= set(done.advanced)
     assert seconds[0] not in done.advanced
-    proof = service.draw_proof(session, t.code)
+    proof = pusoy_views.draw_proof(session, t.code)
     assert [d["purpose"] for d in proof if d["purpose"]] == [
         "round-1 seating", "round-1 playoff-1 tables", "round-1 playoff-2 tables", "round-2 reseat order"
     ]

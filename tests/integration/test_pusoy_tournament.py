@@ -9,11 +9,15 @@ from concurrent.futures import ThreadPoolExecutor
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.pusoy.services import tournaments as service
 from domain.pusoy.rules.advancement import reseat_order, seats
 from domain.pusoy.rules.standings import Standing
-from domain.store.db import StatementCounter, unit_of_work
+from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import rounds as pusoy_rounds
+from domain.pusoy.services import rows as pusoy_rows
+from domain.pusoy.services import setup as pusoy_setup
+from domain.pusoy.services import views as pusoy_views
 from domain.pusoy.tables import PusoyEntry, PusoyRound, PusoyStanding
+from domain.store.db import StatementCounter, unit_of_work
 from tests.integration.pusoy_helpers import NOW, created, filled, play_playoff, seating
 
 
@@ -22,7 +26,7 @@ def play_random_round(session, t, round_no, rnd: random.Random):
     for table, players in seating(session, t.id, round_no).items():
         for game in range(1, t.games_per_round + 1):
             order = rnd.sample(players, len(players))
-            last = service.report(
+            last = pusoy_reports.report(
                 session, t.code, round_no=round_no, table=table, game=game,
                 finishes=[(p, i) for i, p in enumerate(order, start=1)],
                 two_of_diamonds=order[0] if rnd.random() < 0.25 else None, now=NOW,
@@ -48,19 +52,19 @@ def test_pd_1_to_pd_13_a_32_player_tournament_of_3_games_a_round_from_creation_t
     seeds = (f"seed-{i}" for i in range(1, 100))
     t = created(session, 32, games=3, seed="seed-0")
     for i in range(32):
-        service.join(session, t.code, f"u{i:02d}", NOW, next_seed=next(seeds))
+        pusoy_setup.join(session, t.code, f"u{i:02d}", NOW, next_seed=next(seeds))
     assert t.status == "active" and t.bracket == [32, 16, 8, 4]
     playoffs = []
     for round_no, field in enumerate(t.bracket, start=1):
         assert sum(len(p) for p in seating(session, t.id, round_no).values()) == field
         assert play_random_round(session, t, round_no, rnd).round_ready
-        done = service.complete_round(session, t.id, round_no, NOW, next_seed=next(seeds))
+        done = pusoy_rounds.complete_round(session, t.id, round_no, NOW, next_seed=next(seeds))
         while done.outcome == "playoff":
             playoffs.append((round_no, done.playoff_tables))
             stage = session.get(PusoyRound, (t.id, round_no)).stage
             orders = {i: rnd.sample(list(x), len(x)) for i, x in enumerate(done.playoff_tables, start=1)}
             assert play_playoff(session, t, round_no, stage, orders).round_ready
-            done = service.complete_round(session, t.id, round_no, NOW, next_seed=next(seeds))
+            done = pusoy_rounds.complete_round(session, t.id, round_no, NOW, next_seed=next(seeds))
         rows = locked_standings(session, t.id, round_no)
         assert [r.rank for r in rows] == sorted(r.rank for r in rows) and len(rows) == field
         if round_no == len(t.bracket):
@@ -70,7 +74,7 @@ def test_pd_1_to_pd_13_a_32_player_tournament_of_3_games_a_round_from_creation_t
         assert len(advancers) == t.bracket[round_no] and advancers == [
             Standing(r.player, r.points, r.rank, r.decided_by) for r in rows[: t.bracket[round_no]]
         ]
-        proof = {d["purpose"]: d for d in service.draw_proof(session, t.code)}
+        proof = {d["purpose"]: d for d in pusoy_views.draw_proof(session, t.code)}
         reseat = proof[f"round-{round_no + 1} reseat order"]
         assert reseat["verified"] and reseat["items"] == sorted(a.player for a in advancers)
         order = reseat_order(advancers, reseat["seed"], reseat["purpose"])
@@ -90,10 +94,10 @@ def test_pd_1_to_pd_13_a_32_player_tournament_of_3_games_a_round_from_creation_t
     by_round = {r: {s.player for s in locked_standings(session, t.id, r) if not s.advanced} for r in (1, 2, 3)}
     assert all(places[p] > 16 for p in by_round[1]) and all(8 < places[p] <= 16 for p in by_round[2])
     assert all(4 < places[p] <= 8 for p in by_round[3])
-    final_view = service.final_standings_view(session, t.code)
+    final_view = pusoy_views.final_standings_view(session, t.code)
     assert [(r["player"], r["position"]) for r in final_view] == sorted(places.items(), key=lambda x: (x[1], x[0]))
     assert final_view[0] == {"position": 1, "player": t.champion, "left_round": 4}
-    for result in service.draw_proof(session, t.code):
+    for result in pusoy_views.draw_proof(session, t.code):
         assert result["verified"] in (True, None)
     service_error = None
     try:
@@ -111,7 +115,7 @@ def test_completing_a_round_costs_a_constant_number_of_statements(session, engin
         play_random_round(session, t, 1, random.Random(capacity))
         session.flush()
         with StatementCounter(engine) as counter:
-            done = service.complete_round(session, t.id, 1, NOW)
+            done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
             session.flush()
         if done.outcome == "advanced":
             spent.append(counter.count)
@@ -126,7 +130,7 @@ def test_pd_4_200_joins_over_8_connections_seat_exactly_32_and_start_once(commit
     def attempt(i: int):
         try:
             with unit_of_work(committed) as s:
-                return "started" if service.join(s, code, f"p{i:03d}", NOW).started else "seated"
+                return "started" if pusoy_setup.join(s, code, f"p{i:03d}", NOW).started else "seated"
         except DomainError as exc:
             return exc.code
 
@@ -136,7 +140,7 @@ def test_pd_4_200_joins_over_8_connections_seat_exactly_32_and_start_once(commit
     assert outcomes.count("seated") == 31
     assert outcomes.count("tournament-full") == 168
     with unit_of_work(committed) as s:
-        t = service.find(s, code)
+        t = pusoy_rows.find(s, code)
         assert t.status == "active" and t.entrants == 32
         assert s.scalar(select(func.count()).select_from(PusoyEntry).where(PusoyEntry.tournament_id == t.id)) == 32
         assert sum(len(p) for p in seating(s, t.id, 1).values()) == 32
@@ -152,7 +156,7 @@ def test_two_completion_runs_at_once_advance_a_round_once(committed):
 
     def run():
         gate.wait()
-        return service.complete_ready_rounds(lambda: unit_of_work(committed), NOW)
+        return pusoy_rounds.complete_ready_rounds(lambda: unit_of_work(committed), NOW)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = [f.result() for f in [pool.submit(run), pool.submit(run)]]
@@ -173,12 +177,12 @@ def test_a_completion_skips_a_round_while_an_amendment_of_it_is_open(committed):
         code, tid = t.code, t.id
         table_1 = seating(s, tid, 1)[1]
     with unit_of_work(committed) as amending:
-        service.amend(amending, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(table_1, 1)],
+        pusoy_reports.amend(amending, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(table_1, 1)],
                       two_of_diamonds=table_1[0], now=NOW, reason="2♦ missed")
         with unit_of_work(committed) as other:
-            assert service.complete_round(other, tid, 1, NOW) is None
+            assert pusoy_rounds.complete_round(other, tid, 1, NOW) is None
     with unit_of_work(committed) as s:
-        done = service.complete_round(s, tid, 1, NOW)
+        done = pusoy_rounds.complete_round(s, tid, 1, NOW)
     assert done.outcome in ("advanced", "playoff")
     assert {s.player: s.points for s in done.standings}[table_1[0]] == 4
 
@@ -193,7 +197,7 @@ def test_of_two_last_reports_sent_at_once_exactly_one_finds_the_round_ready(comm
     def send(table: int) -> bool:
         gate.wait()
         with unit_of_work(committed) as s:
-            return service.report(s, code, round_no=1, table=table, game=1, two_of_diamonds=None, now=NOW,
+            return pusoy_reports.report(s, code, round_no=1, table=table, game=1, two_of_diamonds=None, now=NOW,
                                   finishes=[(p, i) for i, p in enumerate(tables[table], start=1)]).round_ready
 
     with ThreadPoolExecutor(max_workers=2) as pool:

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
+from domain.clubs.tables import Club
 from domain.errors import DomainError
 from domain.poker.services import tournaments as poker
-from domain.pusoy.services import tournaments as pusoy
-from domain.simulate.services.demo import demo_club, poker_facts, seed_demo
-from domain.clubs.tables import Club
 from domain.poker.tables.tournaments import Registration
+from domain.pusoy.services import rows as pusoy_rows
+from domain.simulate.services.demo import demo_club, poker_facts, seed_demo
 
 NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
 
@@ -26,7 +26,7 @@ def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_
                                                         demo.club_id)
     assert [lv.duration_seconds for lv in poker.structure_levels(session, t.structure_id)][:3] == [60, 60, 60]
     assert session.scalar(select(func.count()).where(Registration.tournament_id == t.id)) == 30
-    cup = pusoy.find(session, demo.pusoy_code)
+    cup = pusoy_rows.find(session, demo.pusoy_code)
     assert (cup.status, cup.entrants, cup.club_id) == ("active", 16, demo.club_id)
     assert demo_club(session) == demo.club_id and demo.series_id
     facts = poker_facts(session, t.id, NOW, timedelta(minutes=4))

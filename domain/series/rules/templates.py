@@ -7,7 +7,7 @@ blind structure), and with deadlines as minutes after the start: `late_reg_minut
 `reentry_minutes`, `addon_minutes`. The poker rules' own validator checks it when the series is
 added or edited, so a template the rules refuse is refused at once, not at the first occurrence.
 
-A Pusoy Dos template is the arguments of `domain.pusoy.services.tournaments.create`: `organizer` and `capacity`
+A Pusoy Dos template is the arguments of `domain.pusoy.services.setup.create`: `organizer` and `capacity`
 (required), `games_per_round`, `private`, `advancing`, `organizer_email`; the Pusoy Dos rules
 (PD-1, PD-2, PD-5) check it. A Pusoy Dos tournament starts when it is full, so its occurrence's
 start is nominal: what counts is when registration (filling) opens."""
@@ -21,7 +21,11 @@ from typing import Any
 
 from domain.errors import Problem
 from domain.poker.rules.settings import TournamentSettings, settings_problems
-from domain.pusoy.rules.bracket import bracket_problems, capacity_problems, games_problems
+from domain.pusoy.rules.bracket import (
+    bracket_problems,
+    capacity_problems,
+    games_problems,
+)
 from domain.pusoy.rules.codes import handle_problems
 
 KINDS = ("poker", "pusoy")

@@ -16,8 +16,17 @@ from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.series.rules.lifecycle import transition
-from domain.series.rules.schedule import DEFAULT_HORIZON_DAYS, Schedule, occurrences, schedule_problems
-from domain.series.rules.templates import poker_settings, template_problems, tournament_name
+from domain.series.rules.schedule import (
+    DEFAULT_HORIZON_DAYS,
+    Schedule,
+    occurrences,
+    schedule_problems,
+)
+from domain.series.rules.templates import (
+    poker_settings,
+    template_problems,
+    tournament_name,
+)
 
 SCHEDULE_FIELDS = ("cron", "timezone", "horizon_days", "opens_before_minutes")
 
@@ -233,7 +242,7 @@ def _create_tournaments(session: Session, opened: list, now: datetime) -> tuple[
     """Create and open the tournament of each occurrence just opened, each in its own savepoint: an
     occurrence the tournament rules refuse becomes `failed` with the reason, the others go on."""
     from domain.poker.services import tournaments as poker
-    from domain.pusoy.services import tournaments as pusoy
+    from domain.pusoy.services import setup as pusoy_setup
 
     created: dict[str, list] = {"id": [], "tournament_id": []}
     failed: list[tuple[int, str]] = []
@@ -248,7 +257,7 @@ def _create_tournaments(session: Session, opened: list, now: datetime) -> tuple[
                     )
                     poker.change_status(session, tournament.id, "open", now)
                 else:  # a Pusoy Dos tournament is open (filling, Setup) from its creation
-                    tournament = pusoy.create(session, name=name, club_id=occ.club_id, now=now, **occ.settings)
+                    tournament = pusoy_setup.create(session, name=name, club_id=occ.club_id, now=now, **occ.settings)
         except DomainError as exc:
             failed.append((occ.id, exc.message))
             continue

@@ -14,24 +14,26 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from domain.clubs.services import clubs as clubs
 from domain.clubs.rules.catalog import NewClub
+from domain.clubs.services import clubs as clubs
+from domain.clubs.tables import Club
 from domain.errors import DomainError
+from domain.poker.rules.knockouts import Bust
+from domain.poker.rules.settings import TournamentSettings
+from domain.poker.rules.structures import LevelSpec
 from domain.poker.services import clock as clock_service
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import results as results_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as poker
-from domain.poker.rules.knockouts import Bust
-from domain.poker.rules.settings import TournamentSettings
-from domain.poker.rules.structures import LevelSpec
-from domain.pusoy.services import tournaments as pusoy
-from domain.series.services.series import SeriesSpec, add_series
-from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step
-from domain.clubs.tables import Club
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
+from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import rows as pusoy_rows
+from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyGame, PusoyRound, PusoySeat, PusoyTournament
+from domain.series.services.series import SeriesSpec, add_series
 from domain.series.tables import Series
+from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step
 
 DEMO_CLUB = "Tourney Demo Club"
 DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo Pusoy Cup"
@@ -81,7 +83,7 @@ def driving(engine: Engine, poker_id: int | None, pusoy_code: str | None) -> Ite
         keys = [(SIMULATING_POKER, poker_id, f"poker tournament {poker_id}")] if poker_id is not None else []
         if pusoy_code is not None:
             with Session(conn) as session:
-                found = pusoy.find(session, pusoy_code)
+                found = pusoy_rows.find(session, pusoy_code)
             keys.append((SIMULATING_PUSOY, found.id, f"Pusoy Dos tournament {found.code}"))
         try:
             for key, tid, what in keys:
@@ -133,10 +135,10 @@ def seed_demo(
         poker.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
         poker.register(session, t.id, f"demo{i:02d}", now)
     results_service.apply_preset(session, t.id, "cup")
-    cup = pusoy.create(session, name=DEMO_PUSOY, organizer="demo-host", capacity=pusoy_players,
+    cup = pusoy_setup.create(session, name=DEMO_PUSOY, organizer="demo-host", capacity=pusoy_players,
                        games_per_round=2, club_id=club.id, now=now, rng=rng)
     for i in range(1, pusoy_players + 1):
-        pusoy.join(session, cup.code, f"pd{i:02d}", now)
+        pusoy_setup.join(session, cup.code, f"pd{i:02d}", now)
     return Demo(club.id, series_id, t.id, cup.code)
 
 
@@ -252,12 +254,12 @@ class Game:
 
 
 def pusoy_status(session: Session, code: str) -> str:
-    return pusoy.find(session, code).status
+    return pusoy_rows.find(session, code).status
 
 
 def pusoy_next_games(session: Session, code: str) -> list[Game]:
     """The next unreported game of every table of the round (or playoff) being played."""
-    t = pusoy.find(session, code)
+    t = pusoy_rows.find(session, code)
     if t.status != "active" or not t.current_round:
         return []
     rnd = session.get(PusoyRound, (t.id, t.current_round))
@@ -282,6 +284,6 @@ def pusoy_next_games(session: Session, code: str) -> list[Game]:
 def pusoy_report(session: Session, code: str, game: Game, finishes, two_of_diamonds: str | None,
                  now: datetime) -> bool:
     """`pusoy report`; True when the round (or playoff) is ready to complete."""
-    return pusoy.report(session, code, round_no=game.round_no, table=game.table, game=game.game,
+    return pusoy_reports.report(session, code, round_no=game.round_no, table=game.table, game=game.game,
                         finishes=list(finishes), two_of_diamonds=two_of_diamonds, now=now, by="simulator",
                         playoff=game.playoff).round_ready

@@ -1,0 +1,166 @@
+"""Reporting and amending a table's games (PD-5, PD-6): a report locks its round row (`FOR UPDATE`), so
+reports of one round queue and exactly the last one sees the round ready."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from domain.errors import DomainError, raise_problems
+from domain.pusoy.rules.scoring import report_problems
+from domain.pusoy.rules.status import Status
+from domain.pusoy.rules.status import report_problems as status_report_problems
+from domain.pusoy.services.rows import find
+from domain.pusoy.tables import (
+    PusoyFinish,
+    PusoyGame,
+    PusoyGameAudit,
+    PusoyRound,
+    PusoySeat,
+)
+
+
+@dataclass(frozen=True)
+class Reported:
+    tournament_id: int
+    round_no: int
+    stage: int
+    table: int
+    game: int
+    round_ready: bool
+
+
+def report(
+    session: Session,
+    code: str,
+    *,
+    round_no: int,
+    table: int,
+    game: int,
+    finishes: Sequence[tuple[str, int]],
+    two_of_diamonds: str | None,
+    now: datetime,
+    by: str | None = None,
+    playoff: int = 0,
+) -> Reported:
+    """One table's game. `round_ready` tells the caller to run the round completion at once."""
+    tournament, rnd = _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff)
+    key = (tournament.id, round_no, playoff, table, game)
+    if session.get(PusoyGame, key) is not None:
+        raise DomainError("already-reported", f"game {game} of table {table} is already reported; amend it instead")
+    session.add(PusoyGame(**_key(key), reported_by=by, reported_at=now))
+    session.flush()
+    _write_finishes(session, key, finishes, two_of_diamonds)
+    session.add(PusoyGameAudit(**_key(key), action="report", by=by, after=_as_json(finishes, two_of_diamonds), at=now))
+    session.flush()
+    done = session.scalar(
+        select(func.count()).where(
+            PusoyGame.tournament_id == tournament.id, PusoyGame.round_no == round_no, PusoyGame.stage == playoff
+        )
+    )
+    return Reported(tournament.id, round_no, playoff, table, game, done == rnd.expected_games)
+
+
+def amend(
+    session: Session,
+    code: str,
+    *,
+    round_no: int,
+    table: int,
+    game: int,
+    finishes: Sequence[tuple[str, int]],
+    two_of_diamonds: str | None,
+    now: datetime,
+    by: str | None = None,
+    reason: str | None = None,
+    playoff: int = 0,
+) -> Reported:
+    """A correction of a reported game, audited with the finishes before and after; allowed until
+    the round (or that playoff) locks."""
+    tournament, rnd = _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff)
+    key = (tournament.id, round_no, playoff, table, game)
+    reported = session.get(PusoyGame, key)
+    if reported is None:
+        raise DomainError("not-reported", f"game {game} of table {table} has not been reported yet")
+    before = session.execute(
+        select(PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds).where(*_match(PusoyFinish, key))
+    ).all()
+    session.execute(delete(PusoyFinish).where(*_match(PusoyFinish, key)))
+    _write_finishes(session, key, finishes, two_of_diamonds)
+    reported.amended_at = now
+    session.add(
+        PusoyGameAudit(
+            **_key(key),
+            action="amend",
+            by=by,
+            reason=reason,
+            before=_as_json([(p, pos) for p, pos, _ in before], next((p for p, _, d in before if d), None)),
+            after=_as_json(finishes, two_of_diamonds),
+            at=now,
+        )
+    )
+    session.flush()
+    return Reported(tournament.id, round_no, playoff, table, game, False)
+
+
+def _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff):
+    tournament = find(session, code)
+    raise_problems(status_report_problems(Status(tournament.status)))
+    rnd = session.scalars(
+        select(PusoyRound)
+        .where(PusoyRound.tournament_id == tournament.id, PusoyRound.number == round_no)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).one_or_none()
+    if rnd is None:
+        raise DomainError("unknown-round", f"{tournament.code} has no round {round_no} yet")
+    if rnd.status == "locked" or playoff < rnd.stage:
+        what = f"round {round_no}" if playoff == 0 else f"playoff {playoff} of round {round_no}"
+        raise DomainError("round-locked", f"{what} is locked: its results can no longer change")
+    if playoff > rnd.stage:
+        raise DomainError("unknown-playoff", f"round {round_no} has no playoff {playoff}")
+    seated = list(
+        session.scalars(
+            select(PusoySeat.player).where(
+                PusoySeat.tournament_id == tournament.id,
+                PusoySeat.round_no == round_no,
+                PusoySeat.stage == playoff,
+                PusoySeat.table_no == table,
+            )
+        )
+    )
+    if not seated:
+        raise DomainError("unknown-table", f"round {round_no} has no table {table}")
+    games = tournament.games_per_round if playoff == 0 else 1
+    raise_problems(report_problems(seated, finishes, two_of_diamonds, game, games))
+    return tournament, rnd
+
+
+GAME_COLUMNS = ("tournament_id", "round_no", "stage", "table_no", "game_no")
+
+
+def _key(key: tuple) -> dict:
+    return dict(zip(GAME_COLUMNS, key))
+
+
+def _match(model, key: tuple) -> list:
+    return [getattr(model, c) == v for c, v in zip(GAME_COLUMNS, key)]
+
+
+def _write_finishes(session: Session, key: tuple, finishes, two_of_diamonds) -> None:
+    session.execute(
+        PusoyFinish.__table__.insert(),
+        [
+            {**_key(key), "player": p, "position": pos, "two_of_diamonds": p == two_of_diamonds}
+            for p, pos in finishes
+        ],
+    )
+
+
+def _as_json(finishes, two_of_diamonds) -> dict:
+    return {"finishes": {p: pos for p, pos in sorted(finishes, key=lambda f: f[1])}, "two_of_diamonds": two_of_diamonds}
+

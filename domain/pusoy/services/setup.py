@@ -1,0 +1,164 @@
+"""Creating a tournament and filling it (PD-1..PD-4, PD-11): a join locks the tournament row (`FOR
+UPDATE`), so the last seat is taken once and the start happens in the same transaction."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from domain import draw
+from domain.clubs.tables import Club
+from domain.errors import DomainError, Problem, raise_problems
+from domain.pusoy.rules import filling
+from domain.pusoy.rules.bracket import (
+    bracket,
+    bracket_problems,
+    capacity_problems,
+    games_problems,
+)
+from domain.pusoy.rules.codes import handle_problems, new_code
+from domain.pusoy.rules.status import Status
+from domain.pusoy.services.draws import commit_draw, reveal
+from domain.pusoy.services.rounds import open_round
+from domain.pusoy.services.rows import change_status, find
+from domain.pusoy.tables import (
+    PusoyEntry,
+    PusoyTournament,
+)
+
+
+def create(
+    session: Session,
+    *,
+    name: str,
+    organizer: str,
+    capacity: int,
+    now: datetime,
+    games_per_round: int = 1,
+    private: bool = False,
+    advancing: Sequence[int] | None = None,
+    organizer_email: str | None = None,
+    club_id: int | None = None,
+    rng: random.Random | None = None,
+    seed: str | None = None,
+) -> PusoyTournament:
+    """A tournament in Setup with its bracket stored and the seed of its first draw committed.
+    Join codes come from `rng` (default: the operating system's cryptographic RNG)."""
+    problems = capacity_problems(capacity) + games_problems(games_per_round)
+    problems += handle_problems(organizer, "organizer")
+    if not name.strip() or len(name) > 120:
+        problems.append(Problem("bad-name", "a tournament name is 1 to 120 characters"))
+    if organizer_email is not None and "@" not in organizer_email.strip(" @"):
+        problems.append(Problem("bad-email", f"{organizer_email!r} is not an e-mail address"))
+    if advancing is not None and not capacity_problems(capacity):
+        problems += bracket_problems(capacity, advancing)
+    if club_id is not None and session.get(Club, club_id) is None:
+        problems.append(Problem("unknown-club", f"no club has the id {club_id}"))
+    raise_problems(problems)
+    rng = rng or secrets.SystemRandom()
+    for _ in range(8):
+        try:
+            with session.begin_nested():
+                tournament = PusoyTournament(
+                    code=new_code(rng),
+                    name=name.strip(),
+                    organizer=organizer,
+                    organizer_email=organizer_email,
+                    club_id=club_id,
+                    capacity=capacity,
+                    private=private,
+                    games_per_round=games_per_round,
+                    bracket=list(bracket(capacity, advancing)),
+                    custom_bracket=advancing is not None,
+                    status=Status.SETUP.value,
+                    entrants=0,
+                    created_at=now,
+                )
+                session.add(tournament)
+                session.flush()
+            break
+        except IntegrityError as exc:
+            if "uq_pusoy_tournaments_code" not in str(exc.orig):
+                raise
+    else:
+        raise DomainError("no-free-code", "no free join code was found; try again")
+    commit_draw(session, tournament.id, 1, now, seed)
+    session.flush()
+    return tournament
+
+
+def browse(session: Session, limit: int = 50) -> list[PusoyTournament]:
+    """PD-3: open tournaments that are filling, newest first; private ones never."""
+    stmt = (
+        select(PusoyTournament)
+        .where(PusoyTournament.status == Status.SETUP.value, PusoyTournament.private.is_(False))
+        .order_by(PusoyTournament.created_at.desc(), PusoyTournament.id.desc())
+        .limit(limit)
+    )
+    return list(session.scalars(stmt))
+
+
+@dataclass(frozen=True)
+class Joined:
+    tournament: PusoyTournament
+    player: str
+    started: bool
+
+
+def join(session: Session, code: str, player: str, now: datetime, next_seed: str | None = None) -> Joined:
+    """PD-4: first come, first seated; the last seat starts the tournament in this transaction.
+    `next_seed` is committed for the tournament's next draw if this join starts it (default: fresh
+    from the OS RNG)."""
+    raise_problems(handle_problems(player))
+    tournament = find(session, code, lock=True)
+    holds_seat = session.get(PusoyEntry, (tournament.id, player)) is not None
+    raise_problems(filling.join_problems(Status(tournament.status), tournament.code, player, holds_seat))
+    session.add(PusoyEntry(tournament_id=tournament.id, player=player, joined_at=now))
+    tournament.entrants += 1
+    session.flush()
+    if filling.starts(tournament.entrants, tournament.capacity):
+        _start(session, tournament, now, next_seed)
+    return Joined(tournament, player, tournament.status == Status.ACTIVE.value)
+
+
+def withdraw(session: Session, code: str, player: str, now: datetime) -> PusoyTournament:
+    """PD-4: only while filling."""
+    tournament = find(session, code, lock=True)
+    entry = session.get(PusoyEntry, (tournament.id, player))
+    raise_problems(filling.withdraw_problems(Status(tournament.status), tournament.code, player, entry is not None))
+    session.delete(entry)
+    tournament.entrants -= 1
+    session.flush()
+    return tournament
+
+
+def cancel(session: Session, code: str, by: str, now: datetime) -> PusoyTournament:
+    """PD-11: the organizer cancels while filling."""
+    tournament = find(session, code, lock=True)
+    if by != tournament.organizer:
+        raise DomainError("not-organizer", f"only the organizer ({tournament.organizer}) can cancel {tournament.code}")
+    change_status(tournament, Status.CANCELLED)
+    tournament.finished_at = now
+    session.flush()
+    return tournament
+
+
+def _start(session: Session, tournament: PusoyTournament, now: datetime, next_seed: str | None) -> None:
+    """PD-4/PD-10/PD-12: Active, round 1 seated by the committed-seed draw."""
+    players = list(
+        session.scalars(
+            select(PusoyEntry.player).where(PusoyEntry.tournament_id == tournament.id).order_by(PusoyEntry.player)
+        )
+    )
+    seed = reveal(session, tournament.id, "round-1 seating", players, now, next_seed)
+    open_round(session, tournament, 1, draw.shuffled(seed, "round-1 seating", players), now)
+    change_status(tournament, Status.ACTIVE)
+    tournament.started_at = now
+

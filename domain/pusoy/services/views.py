@@ -1,0 +1,132 @@
+"""What the CLI, the documents and the pages show of a tournament: summary, standings, final standings, draw proofs."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from domain import draw
+from domain.errors import DomainError
+from domain.pusoy.services.rounds import live_standings
+from domain.pusoy.services.rows import find
+from domain.pusoy.tables import (
+    PusoyDraw,
+    PusoyEntry,
+    PusoyRound,
+    PusoySeat,
+    PusoyStanding,
+    PusoyTournament,
+)
+
+
+def draw_proof(session: Session, code: str) -> list[dict]:
+    """PD-12: every draw with its commitment; revealed ones with the seed, and whether re-running
+    the draw from the seed reproduces the recorded outcome."""
+    tournament = find(session, code)
+    rows = session.scalars(
+        select(PusoyDraw).where(PusoyDraw.tournament_id == tournament.id).order_by(PusoyDraw.seq)
+    )
+    out = []
+    for d in rows:
+        revealed = d.revealed_at is not None
+        out.append(
+            {
+                "seq": d.seq,
+                "commitment": d.commitment,
+                "committed_at": d.committed_at,
+                "purpose": d.purpose,
+                "seed": d.seed if revealed else None,
+                "items": d.items,
+                "outcome": d.outcome,
+                "verified": (
+                    draw.matches(d.seed, d.commitment) and draw.shuffled(d.seed, d.purpose, d.items) == d.outcome
+                    if revealed
+                    else None
+                ),
+            }
+        )
+    return out
+
+
+def summary(t: PusoyTournament) -> dict:
+    return {
+        "code": t.code,
+        "name": t.name,
+        "status": t.status,
+        "capacity": t.capacity,
+        "entrants": t.entrants,
+        "seats_left": t.capacity - t.entrants,
+        "private": t.private,
+        "games_per_round": t.games_per_round,
+        "bracket": list(t.bracket),
+        "custom_bracket": t.custom_bracket,
+        "organizer": t.organizer,
+        "organizer_email": t.organizer_email,
+        "club_id": t.club_id,
+        "current_round": t.current_round,
+        "champion": t.champion,
+        "created_at": t.created_at,
+    }
+
+
+def standings_view(session: Session, code: str, round_no: int | None = None) -> list[dict]:
+    """A round's standings: as locked, or live from the finishes reported so far."""
+    tournament = find(session, code)
+    number = round_no or tournament.current_round
+    rnd = session.get(PusoyRound, (tournament.id, number)) if number else None
+    if rnd is None:
+        raise DomainError("unknown-round", f"{tournament.code} has no round {number or 1} yet")
+    if rnd.status == "locked":
+        rows = session.scalars(
+            select(PusoyStanding)
+            .where(PusoyStanding.tournament_id == tournament.id, PusoyStanding.round_no == number)
+            .order_by(PusoyStanding.listed)
+        )
+        return [
+            {"rank": r.rank, "player": r.player, "points": r.points, "decided_by": r.decided_by, "advanced": r.advanced}
+            for r in rows
+        ]
+    return [
+        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by, "advanced": None}
+        for s in live_standings(session, tournament, rnd)
+    ]
+
+
+def final_standings_view(session: Session, code: str) -> list[dict]:
+    """PD-13: every entrant's final position (set as each round locks; complete once the final does)."""
+    tournament = find(session, code)
+    rows = session.execute(
+        select(PusoyEntry.final_position, PusoyEntry.player, PusoyEntry.left_round)
+        .where(PusoyEntry.tournament_id == tournament.id)
+        .order_by(PusoyEntry.final_position.nulls_first(), PusoyEntry.player)
+    )
+    return [{"position": pos, "player": player, "left_round": left} for pos, player, left in rows]
+
+
+def show(session: Session, code: str) -> dict:
+    """The tournament, its rounds, the current tables (and playoff tables), the next draw's commitment."""
+    tournament = find(session, code)
+    rounds = session.scalars(
+        select(PusoyRound).where(PusoyRound.tournament_id == tournament.id).order_by(PusoyRound.number)
+    ).all()
+    seats_now = session.execute(
+        select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.player)
+        .where(PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == tournament.current_round)
+        .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
+    ).all()
+    tables: dict[str, list[str]] = {}
+    for stage, table, player in seats_now:
+        tables.setdefault(f"table {table}" if stage == 0 else f"playoff {stage} table {table}", []).append(player)
+    pending = session.scalar(
+        select(PusoyDraw.commitment).where(PusoyDraw.tournament_id == tournament.id, PusoyDraw.revealed_at.is_(None))
+    )
+    return {
+        **summary(tournament),
+        "rounds": [
+            {"round": r.number, "field": r.field, "advancing": r.advancing, "status": r.status, "playoffs": r.stage}
+            for r in rounds
+        ],
+        "tables": tables,
+        "next_draw_commitment": pending,
+    }
+

@@ -23,7 +23,7 @@ from prefect.settings import PREFECT_API_URL
 from flows.deployments import JOBS, Job, deployment
 from flows.ops import ensure_pool, ensure_requeue_automation
 from tests.flows.worker_jobs import hold, record
-from tests.integration.test_cli import run as tourney
+from tests.support.cli import run as tourney
 
 ROOT = Path(__file__).resolve().parents[2]
 

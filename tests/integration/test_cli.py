@@ -6,20 +6,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-TOURNEY = str(Path(sys.executable).with_name("tourney"))
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [TOURNEY, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=120
-    )
-
+from tests.support.cli import TOURNEY, embedded_env, run, run_at
 
 def test_an_unknown_job_names_the_known_jobs_and_exits_2():
     result = run("jobs", "run", "nope")
@@ -116,23 +108,12 @@ def test_a_bad_argument_is_one_line_naming_it_and_exit_2():
     assert "Traceback" not in result.stderr
 
 
-def _embedded_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TOURNEY_PG_PORT")}
-    env["TOURNEY_HOME"] = str(home)
-    return env
-
-
-def run_at(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`tourney ARGS` on the embedded cluster of data folder `home` (whatever DATABASE_URL says)."""
-    return subprocess.run([TOURNEY, *args], capture_output=True, text=True, env=_embedded_env(home), timeout=120)
-
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root hands the cluster to another user")
 def test_a_clone_in_a_folder_postgres_cannot_traverse_gets_its_cluster_in_a_folder_postgres_owns():
     parent = Path(tempfile.mkdtemp(prefix="tourney-0700-"))  # mkdtemp makes it 0700, like root's home
     assert parent.stat().st_mode & 0o777 == 0o700
     home = parent / "clone" / ".tourney"
-    env = _embedded_env(home)
+    env = embedded_env(home)
     try:
         result = subprocess.run([TOURNEY, "db", "up"], capture_output=True, text=True, env=env, timeout=120)
         assert result.returncode == 0, result.stderr
@@ -200,7 +181,7 @@ def test_a_cluster_made_with_trust_is_switched_to_passwords_on_the_next_db_up():
 def test_tourney_from_another_folder_with_the_database_down_says_one_line_naming_it():
     home = Path(tempfile.mkdtemp(prefix="tourney-nohome-")) / "data"
     result = subprocess.run([TOURNEY, "poker", "show", "1"], capture_output=True, text=True,
-                            env=_embedded_env(home), cwd=tempfile.gettempdir(), timeout=120)
+                            env=embedded_env(home), cwd=tempfile.gettempdir(), timeout=120)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

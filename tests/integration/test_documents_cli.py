@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from domain.store.db import unit_of_work
-from tests.integration.test_cli import run
+from tests.support.cli import run
 from tests.integration.test_documents_sources import finished_poker
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player, Tournament
 from tests.integration.poker_helpers import club
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 
 def j(*args: str):

@@ -10,7 +10,7 @@ from sqlalchemy import text
 from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player
 from tests.integration.poker_floor_world import enter, register, tournament
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 
 def j(*args: str):

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from domain.store.db import unit_of_work
 from domain.poker.tables.results import Knockout, MysteryDraw, Prize
 from tests.integration import poker_results_helpers as h
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ from domain.poker.knockouts import (
 )
 from domain.poker.seating_service import seat_if_drawn
 from domain.poker.service import get_tournament
+from domain.poker.wording import wording_seal
 from domain.store.poker import Entry, Tournament
 from domain.store.poker_results import Knockout, KnockoutAudit, KnockoutSettings, MysteryDraw
 
@@ -218,6 +219,7 @@ def mystery_draw(
         killer_entry_id=knockout.killer_entry_id,
         draw_number=number,
         description=description,
+        wording_seal=wording_seal(description) if description is not None else None,  # SP-4
         drawn_at=now,
         drawn_by=actor,
     )

@@ -15,6 +15,7 @@ from domain.poker.knockout_service import locked_tournament
 from domain.poker.places import LiveKnockout, Place, PlacedEntry, final_places
 from domain.poker.prizes import Itm, itm, preset_lines, validated_prize_lines
 from domain.poker.service import get_tournament
+from domain.poker.wording import wording_seal
 from domain.store.poker import Entry, Player, Registration, Tournament
 from domain.store.poker_results import FinalPlace, Knockout, KnockoutSettings, Prize
 
@@ -37,7 +38,10 @@ def set_prizes(session: Session, tournament_id: int, lines: Sequence[str]) -> tu
     if cleaned:
         session.execute(
             insert(Prize),
-            [{"tournament_id": tournament_id, "place": n, "description": d} for n, d in enumerate(cleaned, 1)],
+            [
+                {"tournament_id": tournament_id, "place": n, "description": d, "wording_seal": wording_seal(d)}
+                for n, d in enumerate(cleaned, 1)
+            ],
         )
     return cleaned
 

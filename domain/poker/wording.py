@@ -403,6 +403,7 @@ _TOKEN = re.compile(
 )
 _WORDISH = re.compile(rf"(?:{_LETTER}\.){{2,}}|{_LETTER}+(?:(?:{_JOINER}|[0136]+){_LETTER}+)*")
 _SPLIT_JOINER = re.compile(_JOINER)
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -566,8 +567,9 @@ def _hits(norm: str, lex: _Lexicon) -> list[_Hit]:
         if m.group() in u.sign_chars
     ]
     line_script = _line_script(norm, lex)
-    if not any(map(_token_flag, set(_WORDISH.findall(norm)), repeat(line_script))):
-        return hits  # no word of the line names money anywhere: the common case, decided in C loops
+    flags = [c for c in map(_chunk_flag, set(norm.split(_SPACE)), repeat(line_script)) if c is not None]
+    if not flags or (not any(c.always for c in flags) and not _DIGIT.search(norm)):
+        return hits  # no word names money here (most lines): decided on cached space-separated chunks
     amount_end = -1  # where the amount just before this token ends; -1: the token before is no amount
     pending: tuple[int, int, _Class] | None = None  # a word that counts right before an amount
     for m in _TOKEN.finditer(norm):
@@ -598,10 +600,17 @@ def _hits(norm: str, lex: _Lexicon) -> list[_Hit]:
 
 
 @lru_cache(maxsize=100_000)
-def _token_flag(token: str, line_script: str | None) -> _Class | None:
-    """A word or abbreviation's class, None when it names no money in any place."""
-    c = _word_class(token.rstrip("."), line_script) if token.endswith(".") else _compound_class(token, line_script)
-    return None if c is _NOTHING else c
+def _chunk_flag(chunk: str, line_script: str | None) -> _Class | None:
+    """What the words of a space-separated piece of a line may name: the first class found (one
+    that names money anywhere first), None when none of them names money in any place."""
+    found = None
+    for token in _WORDISH.findall(chunk):
+        c = _word_class(token.rstrip("."), line_script) if token.endswith(".") else _compound_class(token, line_script)
+        if c.always:
+            return c
+        if c is not _NOTHING and found is None:
+            found = c
+    return found
 
 
 def _adjacent(norm: str, end: int, start: int) -> bool:
@@ -666,7 +675,7 @@ def _verdict(text: str) -> Verdict:
     ]
     if not hits and not raw_signs:
         return Verdict(text, ())
-    mapped, origin = _normalise_mapped(text)
+    mapped, origin = (norm, list(range(len(text)))) if norm == text else _normalise_mapped(text)
     findings: list[MoneyFinding] = []
     for h in hits:
         if mapped == norm and origin:

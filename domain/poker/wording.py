@@ -108,7 +108,7 @@ _EN_AFTER_AMOUNT: dict[str, str] = {
 }
 # multipliers that make an amount of a number: 10к, 5 тыс., 2 млн, 3k
 _MULTIPLIERS = frozenset(
-    "к k kk кк тыс тыщ тысяча тысяч тысячи млн млрд миллион миллиард mln bn thousand thousands "
+    "к k kk кк т тыс тыщ тысяча тысяч тысячи млн млрд миллион миллиард mln bn thousand thousands "
     "million millions".split()
 )
 
@@ -138,6 +138,10 @@ _IGNORABLE_NON_FORMAT = frozenset(
 )
 
 
+# pictographs of money by their Unicode names: 💰 MONEY BAG, 💵 BANKNOTE WITH DOLLAR SIGN, 💱 CURRENCY EXCHANGE
+_MONEY_SYMBOL_NAME = re.compile(r"\b(?:MONEY|BANKNOTE|CURRENCY)\b|\b(?:DOLLAR|YEN|EURO|POUND|RUPEE|RUBLE) SIGN\b")
+
+
 @cache
 def _unicode() -> _Unicode:
     invisible = set(_IGNORABLE_NON_FORMAT)
@@ -146,7 +150,7 @@ def _unicode() -> _Unicode:
         cat = unicodedata.category(chr(cp))
         if cat == "Cf":
             invisible.add(chr(cp))
-        elif cat == "Sc":
+        elif cat == "Sc" or (cat == "So" and _MONEY_SYMBOL_NAME.search(unicodedata.name(chr(cp), ""))):
             signs.append(cp)
     plain = {
         c
@@ -229,7 +233,6 @@ class _Lexicon:
     en_money: dict[str, str]  # English word -> what it names
     en_after_amount: dict[str, str]
     ru_lemmas: dict[str, str]  # Russian lemma -> what it names
-    ru_after_amount_lemmas: dict[str, str]
     ru_words: dict[str, str]  # Russian forms the dictionary does not know (ё written е)
     ru_after_amount_words: dict[str, str]
     ru_prefixes: frozenset[str]  # first 4 letters of every form of a money lemma: worth lemmatising
@@ -276,7 +279,6 @@ def _lexicon() -> _Lexicon:
     en_money = {w: _names(c) for w, c in _EN_MONEY_WORDS.items()}
     en_after = {w: _names(c, after=True) for w, c in _EN_AFTER_AMOUNT.items()}
     ru_lemmas = {_fold_yo(w): _names(c) for w, c in _RU_MONEY_LEMMAS.items()}
-    ru_after_lemmas: dict[str, str] = {}
     ru_words = {_fold_yo(w): _names(c) for w, c in _RU_MONEY_WORDS.items()}
     ru_after_words = {w: _names(c, after=True) for w, c in _RU_AFTER_AMOUNT.items()}
     morph = _morph()
@@ -305,9 +307,11 @@ def _lexicon() -> _Lexicon:
         surfaces = {head} | {
             ws[index] for ws in (normalise(_strip_parens(p)).lower().split() for p in plural) if len(ws) > index
         }
+        # a currency name by its lemma, so every inflection counts; an everyday word only in the forms
+        # CLDR gives for counting it («5 марок», «2 лева» — not «2 льва», lions)
         parses = [p for p in morph.parse(head) if p.normal_form == head and {"NOUN", "ADJF"} & p.tag.grammemes]
-        if parses:
-            (ru_after_lemmas if everyday else ru_lemmas).setdefault(_fold_yo(head), label)
+        if parses and not everyday:
+            ru_lemmas.setdefault(_fold_yo(head), label)
             forms.update(_fold_yo(f.word) for f in parses[0].lexeme)
         target = ru_after_words if everyday else ru_words
         for surface in surfaces:
@@ -337,7 +341,6 @@ def _lexicon() -> _Lexicon:
         en_money=en_money,
         en_after_amount=en_after,
         ru_lemmas=ru_lemmas,
-        ru_after_amount_lemmas=ru_after_lemmas,
         ru_words=ru_words,
         ru_after_amount_words=ru_after_words,
         ru_prefixes=frozenset(f[:4] for f in forms),
@@ -403,7 +406,6 @@ _TOKEN = re.compile(
 )
 _WORDISH = re.compile(rf"(?:{_LETTER}\.){{2,}}|{_LETTER}+(?:(?:{_JOINER}|[0136]+){_LETTER}+)*")
 _SPLIT_JOINER = re.compile(_JOINER)
-_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -504,9 +506,6 @@ def _classify(reading: str, lex: _Lexicon) -> _Class | None:
             for lemma in sorted(lemmas):
                 if lemma in lex.ru_lemmas:
                     return _Class(reading, always=lex.ru_lemmas[lemma])
-            for lemma in sorted(lemmas):
-                if lemma in lex.ru_after_amount_lemmas:
-                    return _Class(reading, after=lex.ru_after_amount_lemmas[lemma])
     return None
 
 
@@ -568,7 +567,7 @@ def _hits(norm: str, lex: _Lexicon) -> list[_Hit]:
     ]
     line_script = _line_script(norm, lex)
     flags = [c for c in map(_chunk_flag, set(norm.split(_SPACE)), repeat(line_script)) if c is not None]
-    if not flags or (not any(c.always for c in flags) and not _DIGIT.search(norm)):
+    if not flags:
         return hits  # no word names money here (most lines): decided on cached space-separated chunks
     amount_end = -1  # where the amount just before this token ends; -1: the token before is no amount
     pending: tuple[int, int, _Class] | None = None  # a word that counts right before an amount
@@ -587,6 +586,9 @@ def _hits(norm: str, lex: _Lexicon) -> list[_Hit]:
         amount_end = -1
         if after and kind == "word" and _is_multiplier(text):
             amount_end = m.end()
+            continue
+        if kind == "word" and _is_number_word(text):
+            amount_end = m.end()  # «сто р», «пятьсот рублей», «две тысячи р»
             continue
         c = _word_class(text.rstrip("."), line_script) if kind == "abbr" else _compound_class(text, line_script)
         if c is _NOTHING:
@@ -616,6 +618,17 @@ def _chunk_flag(chunk: str, line_script: str | None) -> _Class | None:
 def _adjacent(norm: str, end: int, start: int) -> bool:
     """Nothing but spaces between two tokens."""
     return end == start or not norm[end:start].strip(_SPACE)
+
+
+@lru_cache(maxsize=4096)
+def _is_number_word(word: str) -> bool:
+    """A Russian numeral («сто», «пятьсот», «две»), or «тысяча», «миллион» on their own."""
+    for reading in _readings(word, None, _lexicon()):
+        low = reading.lower()
+        if _script(low) == "cyr" and "-" not in low:
+            if any("NUMR" in p.tag for p in _morph().parse(low)) or _lemmas(low) <= _MULTIPLIERS:
+                return True
+    return False
 
 
 @lru_cache(maxsize=4096)

@@ -2,10 +2,10 @@
 
 How a line is checked (docs/wording.md tells the why and the decisions):
 
-1. Normalised: Unicode NFKC (fullwidth «ＵＳＤ» is USD, «5 000» with a figure space is 5 000); combining
-   marks (stress marks, accents) and default-ignorable characters (zero-width spaces and joiners,
-   soft hyphens, bidi controls, variation selectors) removed, except the marks that make the Russian
-   letters «й» and «ё»; every kind of space is one space.
+1. Normalised: default-ignorable characters (zero-width spaces and joiners, soft hyphens, bidi
+   controls, variation selectors) removed; Unicode NFKC (fullwidth «ＵＳＤ» is USD, «5 000» with a
+   figure space is 5 000); combining marks (stress marks, accents) removed, except the marks that
+   make the Russian letters «й» and «ё»; every kind of space is one space.
 2. Split into tokens: amounts (digits with group separators, «10к», «5 тыс.»), words (letters, with
    inner hyphens and apostrophes; the digits 0 1 3 6 between letters are read as the letters they
    look like), currency signs, the rest.

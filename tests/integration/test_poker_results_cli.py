@@ -8,6 +8,7 @@ import json
 import pytest
 from sqlalchemy import func, select
 
+from domain.poker.rules.wording import CHECKER, seal_for
 from domain.store.db import unit_of_work
 from domain.poker.tables.results import Knockout, MysteryDraw, Prize
 from tests.integration import poker_results_helpers as h
@@ -52,13 +53,28 @@ def test_the_floor_records_knockouts_draws_and_reads_places_as_json(game, commit
     ]
 
 
-@pytest.mark.parametrize("line", ["1000 руб.", "$50", "5 000 р", "денежный приз", "cash"])
+@pytest.mark.parametrize(
+    "line", ["1000 руб.", "$50", "5 000 р", "денежный приз", "cash", "саsh", "ＵＳＤ 100", "10к р", "100 rubles"]
+)
 def test_sp_4_a_prize_line_with_money_is_refused_by_the_cli_in_one_line_and_nothing_written(game, committed, line):
     t, _ = game
     out = run("--json", "poker", "prizes", "set", str(t), "Cup", line)
     assert out.returncode == 2
     assert out.stderr.startswith("error: prize line 2 names money") and len(out.stderr.strip().splitlines()) == 1
     assert rows(Prize, committed, Prize.tournament_id == t) == 0
+
+
+def test_sp4_the_cli_stores_innocent_lines_with_the_domains_seal(game, committed):
+    """SP-4: lines sharing letters with money words pass the CLI and are stored sealed."""
+    t, _ = game
+    lines = ["Ужин в «Рублёвке»", "Орехи кешью", "Футболка 52 р-р", "TOP 3: a cup"]
+    out = run("--json", "poker", "prizes", "set", str(t), *lines)
+    assert out.returncode == 0, out.stderr
+    with committed.connect() as conn:
+        stored = conn.execute(select(Prize.description, Prize.wording_seal).where(Prize.tournament_id == t)
+                              .order_by(Prize.place)).all()
+    assert [d for d, _ in stored] == lines
+    assert all(seal == seal_for(CHECKER, d) for d, seal in stored)
 
 
 def test_bad_knockouts_and_draws_are_refused_in_one_line_and_nothing_written(game, committed):

@@ -29,6 +29,7 @@ from domain.poker.rules.knockouts import (
 )
 from domain.poker.services.seating import seat_if_drawn
 from domain.poker.services.tournaments import get_tournament
+from domain.poker.rules.wording import wording_seal
 from domain.poker.tables.tournaments import Entry, Tournament
 from domain.poker.tables.results import Knockout, KnockoutAudit, KnockoutSettings, MysteryDraw
 
@@ -218,6 +219,7 @@ def mystery_draw(
         killer_entry_id=knockout.killer_entry_id,
         draw_number=number,
         description=description,
+        wording_seal=wording_seal(description) if description is not None else None,  # SP-4
         drawn_at=now,
         drawn_by=actor,
     )

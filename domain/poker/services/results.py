@@ -15,6 +15,7 @@ from domain.poker.services.knockouts import locked_tournament
 from domain.poker.rules.places import LiveKnockout, Place, PlacedEntry, final_places
 from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_lines
 from domain.poker.services.tournaments import get_tournament
+from domain.poker.rules.wording import wording_seal
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
 from domain.poker.tables.results import FinalPlace, Knockout, KnockoutSettings, Prize
 
@@ -37,7 +38,10 @@ def set_prizes(session: Session, tournament_id: int, lines: Sequence[str]) -> tu
     if cleaned:
         session.execute(
             insert(Prize),
-            [{"tournament_id": tournament_id, "place": n, "description": d} for n, d in enumerate(cleaned, 1)],
+            [
+                {"tournament_id": tournament_id, "place": n, "description": d, "wording_seal": wording_seal(d)}
+                for n, d in enumerate(cleaned, 1)
+            ],
         )
     return cleaned
 

@@ -3,8 +3,10 @@ mystery draws, prize lines, final places, and the per-tournament void window.
 
 The database backs what a race or a bad write could break: one live knockout per busted entry (a
 partial unique index), one mystery draw per killer entry and tournament, knockouts immutable but for
-voiding (a trigger), draws, audit rows and places append-only (triggers), and the monetary-wording
-check (SP-4) on prize lines and draw descriptions as a CHECK with the domain's own pattern.
+voiding (a trigger), draws, audit rows and places append-only (triggers), and the monetary wording
+(SP-4): a prize line or draw description is stored only with the domain's verdict, its
+`wording_seal`, which only a text the domain's check accepts gets (domain.poker.rules.wording); a CHECK
+refuses a row whose seal is missing or is not the seal of its text.
 """
 
 from __future__ import annotations
@@ -28,15 +30,19 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from domain.poker.rules.wording import MAX_DESCRIPTION_CHARS, MONEY_PATTERN
+from domain.poker.rules.wording import MAX_DESCRIPTION_CHARS
 from domain.store.base import Base
 
 TZ = DateTime(timezone=True)
 
 
-def no_money_sql(column: str) -> str:
-    """SP-4 as SQL: the same pattern the domain searches (the CHECK of prize lines and draws)."""
-    return f"{column} !~ '{MONEY_PATTERN}'"
+def sealed_sql(column: str, seal: str = "wording_seal") -> str:
+    """SP-4 as SQL: `seal` is the domain's seal of `column` (domain.poker.rules.wording.seal_for:
+    `<checker>:<hex sha256 of "<checker>:<text>">`). The database cannot run the check itself
+    (lemmas need pymorphy3), so it refuses every text the domain has not accepted."""
+    checker = f"split_part({seal}, ':', 1)"
+    digest = f"encode(sha256(convert_to({checker} || ':' || {column}, 'UTF8')), 'hex')"
+    return f"({seal} IS NOT NULL AND {column} IS NOT NULL AND {seal} = {checker} || ':' || {digest})"
 
 
 class KnockoutSettings(Base):
@@ -122,6 +128,7 @@ class MysteryDraw(Base):
     killer_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
     draw_number: Mapped[int] = mapped_column(Integer)
     description: Mapped[str | None] = mapped_column(Text)
+    wording_seal: Mapped[str | None] = mapped_column(Text)  # SP-4: the domain's verdict on the description
     drawn_at: Mapped[datetime] = mapped_column(TZ)
     drawn_by: Mapped[str] = mapped_column(Text)
 
@@ -135,8 +142,8 @@ class MysteryDraw(Base):
         UniqueConstraint("tournament_id", "draw_number", name="uq_poker_mystery_draws_number"),
         CheckConstraint("draw_number >= 1", name="draw_number_positive"),
         CheckConstraint(
-            f"description IS NULL OR (char_length(description) <= {MAX_DESCRIPTION_CHARS}"
-            f" AND {no_money_sql('description')})",
+            f"(description IS NULL AND wording_seal IS NULL) OR (char_length(description) <= {MAX_DESCRIPTION_CHARS}"
+            f" AND {sealed_sql('description')})",
             name="description",
         ),
     )
@@ -150,12 +157,13 @@ class Prize(Base):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
     place: Mapped[int] = mapped_column(Integer, primary_key=True)
     description: Mapped[str] = mapped_column(Text)
+    wording_seal: Mapped[str] = mapped_column(Text)  # SP-4: the domain's verdict on the line
 
     __table_args__ = (
         CheckConstraint("place BETWEEN 1 AND 200", name="place"),
         CheckConstraint(
             f"length(btrim(description)) > 0 AND char_length(description) <= {MAX_DESCRIPTION_CHARS}"
-            f" AND {no_money_sql('description')}",
+            f" AND {sealed_sql('description')}",
             name="description",
         ),
     )

@@ -1,8 +1,8 @@
 """Knockouts and their audit, mystery draws, prize lines, final places and the
 per-tournament void window (Sport Poker 3.2, 3.3, 3.4, 3.7; SP-4, SP-5, SP-7).
 
-The monetary-wording CHECK (SP-4) repeats the domain's pattern (domain.poker.rules.wording.MONEY_PATTERN);
-tests/integration/test_poker_results_store.py fails if the two ever differ.
+The monetary-wording CHECK (SP-4) was the domain's regular expression of the time, frozen below as
+MONEY_PATTERN; migration 0501 replaces it with the domain's seal (domain.poker.rules.wording).
 
 Revision ID: 0500
 Revises: 0300
@@ -12,7 +12,21 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
-from domain.poker.rules.wording import MONEY_PATTERN
+# SP-4 as one regular expression, as domain.poker.rules.wording had it when this migration was written
+MONEY_PATTERN = (
+    '[₽$€£¥₸₴]|(?<![a-zA-Zа-яА-ЯёЁ])(?:[rR][uU][bB]|[rR][uU][rR]|[uU][sS][dD]|[eE][uU][rR]|[gG][bB][p'
+    'P]|[jJ][pP][yY]|[cC][nN][yY]|[kK][zZ][tT]|[uU][aA][hH]|[bB][yY][nN]|[bB][yY][rR]|[cC][hH][fF]|[u'
+    'U][sS][dD][tT]|[bB][tT][cC])(?![a-zA-Zа-яА-ЯёЁ])|(?<![a-zA-Zа-яА-ЯёЁ])(?:[рР][уУ][бБ][лЛ][а-яА-Я'
+    'ёЁ]*|[рР][уУ][бБ]|[кК][оО][пП][еЕ](?:[йЙ][кК]|[еЕ][кК])[а-яА-ЯёЁ]*|[кК][оО][пП]|[дД][оО][лЛ][лЛ]'
+    '[аА][рР][а-яА-ЯёЁ]*|[бБ][аА][кК][сС][а-яА-ЯёЁ]*|[еЕ][вВ][рР][оО]|[тТ][еЕ][нН][гГ][еЕ]|[гГ][рР][и'
+    'И][вВ][нН][а-яА-ЯёЁ]*|[гГ][рР][нН]|[юЮ][аА][нН][а-яА-ЯёЁ]*|[дД][еЕ][нН][ьЬеЕ][гГ][а-яА-ЯёЁ]*|[дД'
+    '][еЕ][нН][еЕ][жЖ][нН][а-яА-ЯёЁ]*|[нН][аА][лЛ][иИ][чЧ][нН][а-яА-ЯёЁ]*|[нН][аА][лЛ][иИ][чЧ][кК][а-'
+    'яА-ЯёЁ]*|[кК][эЭеЕ][шШ][а-яА-ЯёЁ]*|[rR]?[oO][uU][bB][lL][eE][sS]?|[dD][oO][lL][lL][aA][rR][sS]?|'
+    '[bB][uU][cC][kK][sS]?|[eE][uU][rR][oO][sS]?|[cC][eE][nN][tT][sS]?|[kK][oO][pP][eE][cC][kK][sS]?|'
+    '[cC][aA][sS][hH](?:[eE][sS])?|[mM][oO][nN][eE](?:[yY]|[yY][sS]|[iI][eE][sS])|[mM][oO][nN][eE][tT'
+    '][aA][rR][yY]|[bB][iI][tT][cC][oO][iI][nN][sS]?)(?![a-zA-Zа-яА-ЯёЁ])|[0-9](?:[0-9.,]|[ \xa0\u202f\u2009])*[рР'
+    '](?![a-zA-Zа-яА-ЯёЁ])|(?<![a-zA-Zа-яА-ЯёЁ])[рР]\\.'
+)
 
 revision = "0500"
 down_revision = "0300"

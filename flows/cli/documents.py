@@ -45,33 +45,52 @@ def render(
 
 
 @app.command("verify")
-def verify(files: Annotated[list[Path], typer.Argument(help="PDF files to check", exists=True, dir_okay=False)]) -> None:
+def verify(files: Annotated[list[Path], typer.Argument(help="PDF files to check")]) -> None:
     """Check each file's signature and seal offline with the platform secret: valid, or what differs.
-    Exits 1 when any file is not valid."""
+    Every file given is reported (a missing or unreadable one too). Exits 1 when any file is not valid;
+    2 when there is no key to check with (a key is never created here)."""
     import logging
 
-    from infra.pdf import verify as verify_pdf
-
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # a damaged file is reported below, once
-    key = load_settings().secret_key()
-    rows = []
-    for path in files:
-        embedded, problems = verify_pdf(key, path.read_bytes())
-        data = (embedded or {}).get("data") or {}
-        rows.append(
-            {
-                "file": str(path),
-                "valid": not problems,
-                "type": (embedded or {}).get("type"),
-                "serial": data.get("serial"),
-                "player": data.get("player"),
-                "tournament": data.get("tournament"),
-                "problems": [p.message for p in problems],
-            }
-        )
+    key = load_settings().secret_key(create=False)
+    rows = [verify_file(key, path) for path in files]
     emit(rows, "verification")
     if not all(r["valid"] for r in rows):
         raise typer.Exit(1)
+
+
+def verify_file(key: bytes, path: Path) -> dict:
+    """One file's verdict; never raises, whatever the file holds."""
+    from infra.pdf import verify as verify_pdf
+
+    row: dict = {"file": str(path), "valid": False, "type": None, "serial": None, "player": None, "tournament": None}
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {**row, "problems": ["the file does not exist"]}
+    except IsADirectoryError:
+        return {**row, "problems": ["this is a folder, not a file"]}
+    except OSError as exc:
+        return {**row, "problems": [f"the file cannot be read: {exc.strerror or type(exc).__name__}"]}
+    try:
+        embedded, problems = verify_pdf(key, data)
+    except Exception as exc:  # noqa: BLE001 - a hostile file must give a verdict, not a traceback
+        return {**row, "problems": [f"the file cannot be checked: {type(exc).__name__}"]}
+    fields = (embedded or {}).get("data")
+    fields = fields if isinstance(fields, dict) else {}
+
+    def text(value: object) -> str | None:
+        return value if isinstance(value, str) else None
+
+    return {
+        **row,
+        "valid": not problems,
+        "type": text((embedded or {}).get("type")),
+        "serial": text(fields.get("serial")),
+        "player": text(fields.get("player")),
+        "tournament": text(fields.get("tournament")),
+        "problems": [p.message for p in problems],
+    }
 
 
 @app.command("list")

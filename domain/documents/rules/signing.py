@@ -89,8 +89,19 @@ def certificate_lines(cert: Certificate, code: str) -> dict[str, str]:
     return lines
 
 
-def certificate_from(data: dict[str, Any]) -> Certificate:
-    """A certificate back from its signed data."""
+_CERTIFICATE_TYPES: dict[str, tuple[type, ...]] = {
+    "serial": (str,), "source": (str,), "tournament_id": (int,), "tournament": (str,), "club": (str, type(None)),
+    "held_on": (str,), "player": (str,), "place": (int,), "prize": (str, type(None)), "title": (str,),
+}
+
+
+def certificate_from(data: Any) -> Certificate:
+    """A certificate back from its signed data; ValueError when it is not exactly a certificate's."""
+    if not isinstance(data, dict) or set(data) != set(_CERTIFICATE_TYPES):
+        raise ValueError("not a certificate's fields")
+    for name, types in _CERTIFICATE_TYPES.items():
+        if not isinstance(data[name], types) or isinstance(data[name], bool):
+            raise ValueError(f"bad {name}")
     values = dict(data)
     values["held_on"] = date.fromisoformat(values["held_on"])
     return Certificate(**values)
@@ -119,6 +130,8 @@ def check(
         problems.append(Problem("seal-mismatch", "the file was changed after it was signed"))
     if embedded is None:
         return problems + [Problem("not-signed", "the file carries no signed Tourney data")]
+    if not isinstance(embedded, dict):
+        return problems + [Problem("bad-data", "the embedded Tourney data is not an object")]
     data = {"type": embedded.get("type"), "data": embedded.get("data")}
     signature = str(embedded.get("signature", ""))
     if not hmac.compare_digest(sign(key, data), signature):

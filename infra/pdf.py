@@ -100,7 +100,9 @@ def verify(key: bytes, data: bytes) -> tuple[dict[str, Any] | None, list[Problem
     if not data.lstrip()[:5].startswith(b"%PDF-"):
         return None, [Problem("not-pdf", "the file is not a PDF")]
     embedded, text, seal_found, unsealed, problems = read(data)
-    checked = signing.check(key, embedded, text, seal_found, unsealed)
+    from infra.i18n import certificate_lines
+
+    checked = signing.check(key, embedded, text, seal_found, unsealed, certificate_lines)
     if any(p.code == "bad-data" for p in problems):  # the attachment is there but unusable: say so, once
         checked = [p for p in checked if p.code != "not-signed"]
     return embedded, problems + checked

@@ -1,4 +1,4 @@
-"""`tourney documents`: results sheets and certificates — render, send, verify, list (DOC-1..DOC-3)."""
+"""`tourney documents`: results sheets and certificates — render, send, verify, list, language (DOC-1..DOC-5)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def render(
     folder = out or Path(f"documents-{source}-{tournament}")
     folder.mkdir(parents=True, exist_ok=True)
     settings = load_settings()
-    with Renderer(settings.secret_key(), workers=settings.render_workers) as renderer:
+    with Renderer(settings.secret_key(), workers=settings.render_workers, public_url=settings.public_url()) as renderer:
         files = rendered(renderer, found)
     for f in files:
         (folder / f.filename).write_bytes(f.data)
@@ -91,6 +91,21 @@ def verify_file(key: bytes, path: Path) -> dict:
         "tournament": text(fields.get("tournament")),
         "problems": [p.message for p in problems],
     }
+
+
+@app.command("language")
+def language(
+    scope: Annotated[str, typer.Argument(help="club, or pusoy (one Pusoy Dos tournament)")],
+    ref_id: Annotated[int, typer.Argument(metavar="ID", help="the club's or the tournament's id")],
+    locale: Annotated[str, typer.Argument(help="ru or en")],
+) -> None:
+    """Set the language of a club's documents, or of one Pusoy Dos tournament's (its organizer's
+    choice). Without one: Russian for a Sport Poker club; Pusoy Dos follows its club, else English."""
+    from domain.documents.services.locales import set_locale
+    from domain.store.db import unit_of_work
+
+    with unit_of_work() as session:
+        emit(set_locale(session, scope, ref_id, locale, _now()), "documents' language set")
 
 
 @app.command("list")

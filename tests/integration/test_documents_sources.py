@@ -61,7 +61,7 @@ def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_place
     sheet = found.sheet
     assert (sheet.tournament, sheet.club) == ("<b>Пятница</b>", session.get(Club, t.club_id).name)
     assert sheet.held_on == date(2026, 11, 30)  # finished 21:10 UTC: the next day at the club (Moscow)
-    assert (sheet.entries, sheet.reentries, sheet.addons, sheet.paid_places) == (11, 1, 0, 2)
+    assert (sheet.entries, sheet.reentries, sheet.addons, sheet.prize_places) == (11, 1, 0, 2)
     assert [(p.place, p.player) for p in sheet.places] == [
         (1, "Кирилл"), (2, "J"), (3, "I"), (4, "H"), (5, "Борис"), (6, "G"), (7, "F"), (8, "D"), (8, "E"), (10, "C")
     ]

@@ -155,3 +155,19 @@ def test_the_status_report_counts_tournaments_to_publish_and_deliveries_due(sess
     assert session.execute(count).scalar_one() == before + 1
     publish(session, Renderer(b"k"), tmp_path, sources.bundle(session, "poker", t.id), LATER)
     assert session.execute(count).scalar_one() == before + 1  # now a delivery due to its club
+
+
+def test_doc_1_the_poker_sheet_counts_rebuys_and_add_ons_of_live_entries(session):
+    """DOC-1: rebuys and add-ons counted per tournament, each kind apart."""
+    from sqlalchemy import select
+
+    from domain.poker.tables.tournaments import Entry, TopUp
+
+    t = finished_poker(session)
+    entries = session.scalars(select(Entry).where(Entry.tournament_id == t.id).order_by(Entry.id)).all()
+    for entry, kind in [(entries[0], "rebuy"), (entries[1], "rebuy"), (entries[2], "addon")]:
+        session.add(TopUp(tournament_id=t.id, player_id=entry.player_id, entry_id=entry.id, kind=kind, chips=20000,
+                          created_at=h.NOW))
+    session.flush()
+    sheet = sources.bundle(session, "poker", t.id).sheet
+    assert (sheet.rebuys, sheet.addons, sheet.reentries) == (2, 1, 1)

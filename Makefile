@@ -8,7 +8,7 @@ TOURNEY := $(BIN)/tourney
 # `make run DEMO=0` (or TOURNEY_DEMO=0 in the environment): serve without seeding or simulating the demo
 DEMO ?= $(if $(TOURNEY_DEMO),$(TOURNEY_DEMO),1)
 
-.PHONY: run test test-unit bench stop setup db clean
+.PHONY: run test test-unit bench stop setup db clean catalogs
 
 $(VENV)/.installed: pyproject.toml
 	bash infra/setup-system.sh
@@ -40,6 +40,11 @@ bench: db
 
 stop: setup
 	$(TOURNEY) stop
+
+# the documents' gettext catalogs (DOC-4): extract with Babel (babel.cfg), merge into each language's
+# templates/locale/<lang>/LC_MESSAGES/messages.po, compile the .mo files (committed)
+catalogs: setup
+	$(BIN)/python -m infra.catalogs
 
 # deletes the database, the outbox and the signing key: asks first (FORCE=1 does not ask)
 clean: setup

@@ -7,20 +7,28 @@ TOURNEY_HOME     data folder (embedded cluster, outbox, secret key); default the
 SMTP_URL         smtp://[user:pass@]host:port for delivering documents to clubs; unset = outbox only
 REGISTRY_URL     the state-registry provider (DaData-style findById/party); unset = moderator queue
 REGISTRY_TOKEN   the provider's API token
-TOURNEY_SECRET_KEY  the platform secret (signatures); unset = generated once into TOURNEY_HOME
+TOURNEY_SECRET_KEY  the platform secret (signatures, at least 32 bytes); unset = generated once into
+                 TOURNEY_HOME/secret.key (mode 0600)
+TOURNEY_PUBLIC_URL  where the public verification page is served (certificate QR codes point at
+                 <it>/verify/<serial>?code=<code>); default http://127.0.0.1:8080
 TOURNEY_RENDER_WORKERS  processes that render a large batch of certificates; default the CPU count
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from domain.errors import ConfigurationError
 
 DEFAULT_PREFECT_API_URL = "http://127.0.0.1:4200/api"
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080"
+MIN_KEY_BYTES = 32  # an HMAC-SHA256 key shorter than its output weakens every signature (DOC-2)
+KEY_FILE = "secret.key"
 
 
 @dataclass(frozen=True)
@@ -33,28 +41,122 @@ class Settings:
     registry_token: str | None
     render_workers: int
 
+    def __repr__(self) -> str:  # never a password in a log line, a traceback or a run's parameters
+        return (
+            f"Settings(home={str(self.home)!r}, database_url={masked(self.database_url)!r}, "
+            f"prefect_api_url={masked(self.prefect_api_url)!r}, smtp_url={masked(self.smtp_url)!r}, "
+            f"registry_url={masked(self.registry_url)!r}, render_workers={self.render_workers})"
+        )
+
     @property
     def embedded(self) -> bool:
         """True when the project runs its own PostgreSQL cluster."""
         return self.database_url is None
 
-    def secret_key(self) -> bytes:
-        """The platform secret: TOURNEY_SECRET_KEY, else a key generated once into TOURNEY_HOME."""
+    def secret_key(self, create: bool = True) -> bytes:
+        """The platform secret: TOURNEY_SECRET_KEY, else TOURNEY_HOME/secret.key, created once when
+        missing and `create` (DOC-2). A key shorter than 32 bytes is refused; `create=False` (checking
+        documents) never makes a key: a new key could not check anything signed before."""
         given = os.environ.get("TOURNEY_SECRET_KEY")
         if given:
-            return given.encode()
-        path = self.home / "secret.key"
+            key = given.encode()
+            if len(key) < MIN_KEY_BYTES:
+                raise ConfigurationError(
+                    "short-secret-key",
+                    f"TOURNEY_SECRET_KEY is {len(key)} bytes: a signing key must be at least {MIN_KEY_BYTES} bytes",
+                )
+            return key
+        path = self.home / KEY_FILE
         if not path.exists():
-            self.home.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(secrets.token_hex(32))
-            tmp.chmod(0o600)
-            try:
-                os.link(tmp, path)  # first writer wins; a concurrent second keeps the first key
-            except FileExistsError:
-                pass
-            tmp.unlink()
-        return path.read_text().strip().encode()
+            if not create:
+                raise ConfigurationError(
+                    "no-secret-key",
+                    f"there is no signing key to check with: {path} does not exist and TOURNEY_SECRET_KEY is not set "
+                    "(restore the key from your backup)",
+                )
+            create_key_file(path)
+        key = path.read_bytes().strip()
+        if len(key) < MIN_KEY_BYTES:
+            raise ConfigurationError(
+                "short-secret-key",
+                f"the signing key {path} is {len(key)} bytes: a signing key must be at least {MIN_KEY_BYTES} bytes "
+                "(restore it from your backup)",
+            )
+        return key
+
+    def public_url(self) -> str:
+        """TOURNEY_PUBLIC_URL without a trailing slash: http(s)://host[:port][/prefix]."""
+        value = (os.environ.get("TOURNEY_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/")
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.query or parts.fragment:
+            raise ConfigurationError(
+                "bad-setting", f"TOURNEY_PUBLIC_URL must look like https://host[:port][/path], not {masked(value)!r}"
+            )
+        return value
+
+
+def create_key_file(path: Path) -> None:
+    """Create the key file once, atomically, even with many processes at once: each writer fills its
+    own temporary file (a unique name, created exclusively with mode 0600), fsyncs it, then links it
+    to the final name; link fails when the name exists, so the first complete key wins and nobody
+    ever reads a partial or empty key."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            os.write(fd, secrets.token_hex(32).encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)  # atomic; never replaces an existing key
+        except FileExistsError:
+            pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def masked(url: str | None) -> str:
+    """A URL with its password replaced by ***, for any message, log or run output."""
+    if not url:
+        return url or ""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+    if not password:
+        return url
+    netloc = parts.netloc.rpartition("@")
+    user = netloc[0].partition(":")[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[2]}"))
+
+
+def redact(text: str, settings: Settings | None = None) -> str:
+    """`text` with the password of every configured URL (DATABASE_URL, SMTP_URL) masked: for error
+    messages whose origin (a driver, a server) might echo one."""
+    urls = [os.environ.get("DATABASE_URL"), os.environ.get("SMTP_URL")]
+    if settings is not None:
+        urls += [settings.database_url, settings.smtp_url]
+    for url in filter(None, urls):
+        text = text.replace(url, masked(url))
+        try:
+            password = urlsplit(url).password
+        except ValueError:
+            password = None
+        if password:
+            from urllib.parse import unquote
+
+            for secret in {password, unquote(password)}:
+                if len(secret) >= 3:
+                    text = text.replace(secret, "***")
+    return text
 
 
 def load_settings() -> Settings:

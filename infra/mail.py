@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import smtplib
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import EmailMessage
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from domain.errors import ConfigurationError
+from infra.config import masked
 
 DEFAULT_SENDER = "tourney@localhost"
 TIMEOUT_S = 30
@@ -24,20 +25,26 @@ class SmtpTarget:
     host: str
     port: int
     user: str | None
-    password: str | None
+    password: str | None = field(repr=False)
     sender: str
     tls: bool
     starttls: bool
 
 
 def parse_url(url: str) -> SmtpTarget:
-    parts = urlsplit(url)
+    """The SMTP target; a malformed URL is refused with its password masked (never printed)."""
+    bad = ConfigurationError("bad-smtp-url", f"SMTP_URL must look like smtp://[user:pass@]host:port, got {masked(url)!r}")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise bad from None
     if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-        raise ConfigurationError("bad-smtp-url", f"SMTP_URL must look like smtp://[user:pass@]host:port, got {url!r}")
+        raise bad
     query = parse_qs(parts.query)
     return SmtpTarget(
         host=parts.hostname,
-        port=parts.port or (465 if parts.scheme == "smtps" else 25),
+        port=port or (465 if parts.scheme == "smtps" else 25),
         user=unquote(parts.username) if parts.username else None,
         password=unquote(parts.password) if parts.password else None,
         sender=query.get("from", [DEFAULT_SENDER])[0],
@@ -73,7 +80,10 @@ def send(target: SmtpTarget, msg: EmailMessage) -> None:
                 client.login(target.user, target.password or "")
             client.send_message(msg)
     except (OSError, smtplib.SMTPException) as exc:
-        raise DeliveryError(f"{target.host}:{target.port}: {_describe(exc)}") from exc
+        reason = _describe(exc)
+        if target.password:  # a server or library might echo it back: never recorded nor shown
+            reason = reason.replace(target.password, "***")
+        raise DeliveryError(f"{target.host}:{target.port}: {reason}") from None
 
 
 def _describe(exc: Exception) -> str:

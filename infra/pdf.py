@@ -75,17 +75,37 @@ def read(data: bytes) -> tuple[dict[str, Any] | None, str, str | None, bytes, li
     try:
         reader = PdfReader(io.BytesIO(data))
         found = reader.attachments.get(ATTACHMENT)
-        embedded = json.loads(found[0]) if found else None
         text = "\n".join(page.extract_text() or "" for page in reader.pages)
     except Exception as exc:  # a damaged file can fail anywhere inside the parser
-        return None, "", seal_found, unsealed, [Problem("unreadable", f"the PDF cannot be read: {exc}")]
+        return None, "", seal_found, unsealed, [Problem("unreadable", f"the PDF cannot be read: {_one_line(exc)}")]
+    if not found:
+        return None, text, seal_found, unsealed, []
+    try:
+        embedded = json.loads(found[0])
+    except (ValueError, TypeError):
+        embedded = None
+    if not isinstance(embedded, dict):
+        return None, text, seal_found, unsealed, [
+            Problem("bad-data", f"the attachment {ATTACHMENT} is not a JSON object of signed Tourney data")
+        ]
     return embedded, text, seal_found, unsealed, []
+
+
+def _one_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
 
 def verify(key: bytes, data: bytes) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Check a file: (its embedded data if any, every problem found; none means valid)."""
+    if not data.lstrip()[:5].startswith(b"%PDF-"):
+        return None, [Problem("not-pdf", "the file is not a PDF")]
     embedded, text, seal_found, unsealed, problems = read(data)
-    return embedded, problems + signing.check(key, embedded, text, seal_found, unsealed)
+    from infra.i18n import certificate_lines
+
+    checked = signing.check(key, embedded, text, seal_found, unsealed, certificate_lines)
+    if any(p.code == "bad-data" for p in problems):  # the attachment is there but unusable: say so, once
+        checked = [p for p in checked if p.code != "not-signed"]
+    return embedded, problems + checked
 
 
 def page_text(data: bytes) -> list[str]:

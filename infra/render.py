@@ -13,7 +13,10 @@ flight, so memory stays bounded.
 from __future__ import annotations
 
 import io
+import itertools
+import json
 import multiprocessing
+import re
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -21,13 +24,15 @@ from pathlib import Path
 
 import segno
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 from pypdf import PdfReader
 from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 
-from infra import pdf
-from domain.documents.rules.model import Certificate, PokerSheet, PusoySheet
-from domain.documents.rules.signing import certificate_lines, verification_code
+from infra import i18n, pdf
+from infra.config import DEFAULT_PUBLIC_URL
+from domain.documents.rules.model import LOCALES, Certificate, PokerSheet, PusoySheet
+from domain.documents.rules.signing import verification_code
 from domain.errors import ConfigurationError
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -42,32 +47,65 @@ def check_assets(templates: Path = TEMPLATES) -> None:
     for name in (*FONT_FILES, STYLESHEET):
         if not (templates / name).is_file():
             raise ConfigurationError("document-asset-missing", f"the document asset {templates / name} is missing")
+    for locale in LOCALES:
+        i18n.translations(locale)  # a missing catalog is named here too
 
 
-def environment(templates: Path = TEMPLATES) -> Environment:
+def environment(templates: Path = TEMPLATES, locale: str = "en") -> Environment:
+    """One environment per document language (DOC-4): the catalog's gettext and the CLDR formats."""
     # Autoescape on for every template: user text such as "<b>Иван</b>" prints as written (DOC-3).
-    return Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined)
+    env = Environment(
+        loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined, extensions=["jinja2.ext.i18n"]
+    )
+    env.install_gettext_translations(i18n.translations(locale), newstyle=True)
+    env.filters["longdate"] = lambda day: i18n.long_date(day, locale)
+    env.filters["number"] = lambda value: i18n.number(value, locale)
+    env.filters["place"] = lambda n: i18n.place(n, locale)
+    env.globals["locale"] = locale
+    env.globals["page_css"] = page_css(i18n.page_footer(locale))
+    return env
 
 
-def certificate_view(cert: Certificate, key: bytes) -> tuple[dict, dict]:
+def page_css(footer: str) -> Markup:
+    """The page footer (`page 2 of 3` in the document's language) as an @page rule: the words as CSS
+    strings, the numbers as CSS counters."""
+    parts = []
+    for piece in re.split(r"(%\((?:page|pages)\)s)", footer):
+        if piece in ("%(page)s", "%(pages)s"):
+            parts.append(f"counter({piece[2:-2]})")
+        elif piece:
+            parts.append(json.dumps(piece, ensure_ascii=False))
+    return Markup("@page { @bottom-right { content: %s; } }" % " ".join(parts).replace("<", "\\3c "))
+
+
+def verification_url(public_url: str, serial: str, code: str) -> str:
+    """What a certificate's QR code opens (DOC-5): the public verification page of that certificate."""
+    return f"{public_url.rstrip('/')}/verify/{serial}?code={code}"
+
+
+def certificate_view(cert: Certificate, key: bytes, public_url: str = DEFAULT_PUBLIC_URL) -> tuple[dict, dict]:
     """What the template shows for a certificate, and the signed data embedded with it."""
     embedded = pdf.signed(key, cert)
     code = verification_code(embedded["signature"])
+    url = verification_url(public_url, cert.serial, code)
     # one pixel a module; the stylesheet scales it up without smoothing (image-rendering: pixelated)
-    qr = segno.make(f"TOURNEY {cert.serial} {code}", error="m", mask=0).png_data_uri(scale=1, border=0)
-    return {"lines": certificate_lines(cert, code), "qr": qr}, embedded
+    qr = segno.make(url, error="m", mask=0).png_data_uri(scale=1, border=0)
+    return {"lines": i18n.certificate_lines(cert, code), "qr": qr, "url": url}, embedded
 
 
 class Renderer:
     """Renders every document; `workers` > 1 lets large certificate batches use that many processes.
     Use it as a context manager (or call `close`) to stop the worker processes."""
 
-    def __init__(self, key: bytes, templates: Path = TEMPLATES, workers: int = 1):
+    def __init__(
+        self, key: bytes, templates: Path = TEMPLATES, workers: int = 1, public_url: str = DEFAULT_PUBLIC_URL
+    ):
         check_assets(templates)
         self.key = key
         self.templates = templates
         self.workers = workers
-        self.env = environment(templates)
+        self.public_url = public_url
+        self.envs = {locale: environment(templates, locale) for locale in LOCALES}
         self.font_config = FontConfiguration()
         self.css = CSS(filename=str(templates / STYLESHEET), font_config=self.font_config)
         self._pool: ProcessPoolExecutor | None = None
@@ -83,15 +121,15 @@ class Renderer:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
-    def _render(self, template: str, **context) -> PdfReader:
-        html = self.env.get_template(template).render(**context)
+    def _render(self, template: str, locale: str, **context) -> PdfReader:
+        html = self.envs[i18n.checked(locale)].get_template(template).render(public_url=self.public_url, **context)
         data = HTML(string=html, base_url=str(self.templates)).write_pdf(
             stylesheets=[self.css], font_config=self.font_config
         )
         return PdfReader(io.BytesIO(data))
 
     def _sheet(self, template: str, sheet: PokerSheet | PusoySheet) -> bytes:
-        reader = self._render(template, s=sheet)
+        reader = self._render(template, sheet.locale, s=sheet)
         return pdf.seal_pages(
             self.key, reader, range(len(reader.pages)), pdf.signed(self.key, sheet), f"Results: {sheet.tournament}"
         )
@@ -106,6 +144,10 @@ class Renderer:
         """One signed one-page PDF per certificate, in order. Certificates are rendered `chunk` pages
         per WeasyPrint document, so memory stays bounded however many there are; more than one chunk
         with `workers` > 1 is shared evenly among the worker processes."""
+        for _locale, same in itertools.groupby(certs, key=lambda c: c.locale):  # one language a document
+            yield from self._certificates(list(same), chunk)
+
+    def _certificates(self, certs: Sequence[Certificate], chunk: int) -> Iterator[bytes]:
         if self.workers > 1 and len(certs) > chunk:
             size = min(chunk, -(-len(certs) // self.workers))
             yield from self._in_workers([certs[i : i + size] for i in range(0, len(certs), size)])
@@ -114,8 +156,8 @@ class Renderer:
             yield from self._chunk(certs[start : start + chunk])
 
     def _chunk(self, part: Sequence[Certificate]) -> list[bytes]:
-        views, embedded = zip(*(certificate_view(c, self.key) for c in part))
-        reader = self._render("certificates.html", certificates=views)
+        views, embedded = zip(*(certificate_view(c, self.key, self.public_url) for c in part))
+        reader = self._render("certificates.html", part[0].locale, certificates=views)
         if len(reader.pages) != len(part):
             raise RuntimeError(f"{len(part)} certificates rendered as {len(reader.pages)} pages")
         return [
@@ -128,7 +170,10 @@ class Renderer:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=_start_worker, initargs=(self.key, self.templates)
+                self.workers,
+                mp_context=context,
+                initializer=_start_worker,
+                initargs=(self.key, self.templates, self.public_url),
             )
         in_flight: deque[Future[list[bytes]]] = deque()
         for part in parts:
@@ -142,9 +187,9 @@ class Renderer:
 _worker: Renderer | None = None  # a worker process's own renderer
 
 
-def _start_worker(key: bytes, templates: Path) -> None:
+def _start_worker(key: bytes, templates: Path, public_url: str) -> None:
     global _worker
-    _worker = Renderer(key, templates)
+    _worker = Renderer(key, templates, public_url=public_url)
 
 
 def _worker_chunk(part: Sequence[Certificate]) -> list[bytes]:
@@ -155,10 +200,10 @@ def _worker_chunk(part: Sequence[Certificate]) -> list[bytes]:
 def certificate_alone(key: bytes, cert: Certificate, templates: Path = TEMPLATES) -> bytes:
     """The naive way, for the benchmark: one document per certificate, nothing reused (a new
     environment, font configuration and stylesheet each time); same template, same output."""
-    env = environment(templates)
+    env = environment(templates, cert.locale)
     font_config = FontConfiguration()
     css = CSS(filename=str(templates / STYLESHEET), font_config=font_config)
     view, embedded = certificate_view(cert, key)
-    html = env.get_template("certificates.html").render(certificates=[view])
+    html = env.get_template("certificates.html").render(certificates=[view], public_url=DEFAULT_PUBLIC_URL)
     data = HTML(string=html, base_url=str(templates)).write_pdf(stylesheets=[css], font_config=font_config)
     return pdf.seal_pages(key, PdfReader(io.BytesIO(data)), [0], embedded, f"Certificate {cert.serial}")

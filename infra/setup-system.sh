@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # System packages the project needs and pip cannot bring: the PostgreSQL 15 server (only when the
-# embedded cluster is used) and the Pango libraries WeasyPrint renders with. Installs only what is
+# embedded cluster is used), the Pango libraries WeasyPrint renders with, and poppler-utils (pdftoppm)
+# for the documents' picture tests. Installs only what is
 # missing, and only as root; otherwise says what to install.
 set -euo pipefail
 
@@ -15,6 +16,10 @@ fi
 # document than its fontTools fallback, bench_documents); checked on its own: Pango may be there without it.
 if ! ldconfig -p 2>/dev/null | grep -q libharfbuzz-subset; then
   missing+=(libharfbuzz-subset0)
+fi
+# pdftoppm draws a document's first page as pixels for the picture tests (tests/integration/test_documents_pictures.py)
+if ! command -v pdftoppm >/dev/null; then
+  missing+=(poppler-utils)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="tourney-prefect-"))
-os.environ.setdefault("TOURNEY_SECRET_KEY", "test-secret-key")
+os.environ.setdefault("TOURNEY_SECRET_KEY", "test-secret-key-of-at-least-32-bytes")  # DOC-2: >= 32 bytes
 
 
 @pytest.fixture(scope="session")

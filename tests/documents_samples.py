@@ -23,7 +23,7 @@ from domain.documents.rules.model import (
 )
 
 
-def poker_sheet(players: int = 10, paid: int = 3) -> PokerSheet:
+def poker_sheet(players: int = 10, paid: int = 3, locale: str = "en") -> PokerSheet:
     names = ["<b>Иван</b>", "Zoë O'Hara & Co", "Пётр Ёлкин"] + [f"Player {i}" for i in range(4, players + 1)]
     places = tuple(
         PokerPlace(
@@ -44,26 +44,28 @@ def poker_sheet(players: int = 10, paid: int = 3) -> PokerSheet:
         entries=players + 2,
         reentries=2,
         addons=5,
-        paid_places=paid,
+        prize_places=paid,
         places=places,
+        rebuys=3,
+        locale=locale,
     )
 
 
-def pusoy_sheet() -> PusoySheet:
+def pusoy_sheet(locale: str = "en") -> PusoySheet:
     """The 8-player worked example of RULES PD-6/PD-7, then a final table settled by a playoff."""
     r1 = (
         PusoyStanding(1, "Борис", 6, None, True),
         PusoyStanding(2, "E", 5, None, True),
-        PusoyStanding(3, "A", 5, "first places won on the 2 of diamonds", True),
+        PusoyStanding(3, "A", 5, "fewer first places won on the 2 of diamonds", True),
         PusoyStanding(4, "G", 4, None, True),
         PusoyStanding(5, "H", 2, None, False),
-        PusoyStanding(6, "F", 2, "finish in the round's last game", False),
+        PusoyStanding(6, "F", 2, "a worse finish in the round's last game", False),
         PusoyStanding(7, "D", 1, None, False),
-        PusoyStanding(8, "C", 1, "finish in the round's last game", False),
+        PusoyStanding(8, "C", 1, "a worse finish in the round's last game", False),
     )
     r2 = (
         PusoyStanding(1, "Борис", 3, None, True),
-        PusoyStanding(2, "E", 3, "playoff", False),
+        PusoyStanding(2, "E", 3, "the playoff", False),
         PusoyStanding(3, "A", 2, None, False),
         PusoyStanding(4, "G", 1, None, False),
     )
@@ -78,6 +80,7 @@ def pusoy_sheet() -> PusoySheet:
         rounds=(PusoyRound(1, 2, r1), PusoyRound(2, 2, r2)),
         playoffs=(PusoyPlayoff(2, 1, ("Борис", "E")),),
         champion="Борис",
+        locale=locale,
     )
 
 

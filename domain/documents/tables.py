@@ -70,6 +70,24 @@ class Document(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class DocumentLocale(Base):
+    """The language of a club's documents, or of one Pusoy Dos tournament's (its organizer's choice)
+    (DOC-4). No row: Russian for a Sport Poker club; a Pusoy Dos tournament follows its club, else
+    English. `ref_id` is the club's or the Pusoy Dos tournament's id (no foreign key: the documents
+    area's migrations stand alone; a row for a removed club is simply never read)."""
+
+    __tablename__ = "document_locales"
+    __table_args__ = (
+        CheckConstraint("scope IN ('club', 'pusoy')", name="scope"),
+        CheckConstraint("locale IN ('ru', 'en')", name="locale"),
+    )
+
+    scope: Mapped[str] = mapped_column(Text, primary_key=True)
+    ref_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    locale: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 # The status report's count for publish-results: tournaments to publish plus deliveries due.
 PENDING_SQL = (
     "SELECT (SELECT count(*) FROM poker_tournaments t WHERE t.status = 'finished' AND NOT EXISTS "

@@ -19,7 +19,7 @@ try:  # typer >= 0.29 bundles its own click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import ClickException
 
-from infra.config import load_settings
+from infra.config import load_settings, redact
 from domain.errors import DomainError
 from flows.cli.output import STATE, emit, say
 
@@ -281,12 +281,12 @@ def main() -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except DomainError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {redact(exc.message)}", file=sys.stderr)
         sys.exit(2)
     except (SQLAlchemyOperationalError, PsycopgOperationalError) as exc:  # the database does not answer
         from domain.store.db import unreachable
 
-        print(f"error: {unreachable(exc).message}", file=sys.stderr)
+        print(f"error: {redact(unreachable(exc).message)}", file=sys.stderr)
         sys.exit(2)
     except SQLAlchemyProgrammingError as exc:
         if not isinstance(exc.orig, UndefinedTable):

@@ -1,4 +1,4 @@
-"""`tourney documents`: results sheets and certificates — render, send, verify, list (DOC-1..DOC-3)."""
+"""`tourney documents`: results sheets and certificates — render, send, verify, list, language (DOC-1..DOC-5)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def render(
     folder = out or Path(f"documents-{source}-{tournament}")
     folder.mkdir(parents=True, exist_ok=True)
     settings = load_settings()
-    with Renderer(settings.secret_key(), workers=settings.render_workers) as renderer:
+    with Renderer(settings.secret_key(), workers=settings.render_workers, public_url=settings.public_url()) as renderer:
         files = rendered(renderer, found)
     for f in files:
         (folder / f.filename).write_bytes(f.data)
@@ -45,33 +45,67 @@ def render(
 
 
 @app.command("verify")
-def verify(files: Annotated[list[Path], typer.Argument(help="PDF files to check", exists=True, dir_okay=False)]) -> None:
+def verify(files: Annotated[list[Path], typer.Argument(help="PDF files to check")]) -> None:
     """Check each file's signature and seal offline with the platform secret: valid, or what differs.
-    Exits 1 when any file is not valid."""
+    Every file given is reported (a missing or unreadable one too). Exits 1 when any file is not valid;
+    2 when there is no key to check with (a key is never created here)."""
     import logging
 
-    from infra.pdf import verify as verify_pdf
-
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # a damaged file is reported below, once
-    key = load_settings().secret_key()
-    rows = []
-    for path in files:
-        embedded, problems = verify_pdf(key, path.read_bytes())
-        data = (embedded or {}).get("data") or {}
-        rows.append(
-            {
-                "file": str(path),
-                "valid": not problems,
-                "type": (embedded or {}).get("type"),
-                "serial": data.get("serial"),
-                "player": data.get("player"),
-                "tournament": data.get("tournament"),
-                "problems": [p.message for p in problems],
-            }
-        )
+    key = load_settings().secret_key(create=False)
+    rows = [verify_file(key, path) for path in files]
     emit(rows, "verification")
     if not all(r["valid"] for r in rows):
         raise typer.Exit(1)
+
+
+def verify_file(key: bytes, path: Path) -> dict:
+    """One file's verdict; never raises, whatever the file holds."""
+    from infra.pdf import verify as verify_pdf
+
+    row: dict = {"file": str(path), "valid": False, "type": None, "serial": None, "player": None, "tournament": None}
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {**row, "problems": ["the file does not exist"]}
+    except IsADirectoryError:
+        return {**row, "problems": ["this is a folder, not a file"]}
+    except OSError as exc:
+        return {**row, "problems": [f"the file cannot be read: {exc.strerror or type(exc).__name__}"]}
+    try:
+        embedded, problems = verify_pdf(key, data)
+    except Exception as exc:  # noqa: BLE001 - a hostile file must give a verdict, not a traceback
+        return {**row, "problems": [f"the file cannot be checked: {type(exc).__name__}"]}
+    fields = (embedded or {}).get("data")
+    fields = fields if isinstance(fields, dict) else {}
+
+    def text(value: object) -> str | None:
+        return value if isinstance(value, str) else None
+
+    return {
+        **row,
+        "valid": not problems,
+        "type": text((embedded or {}).get("type")),
+        "serial": text(fields.get("serial")),
+        "player": text(fields.get("player")),
+        "tournament": text(fields.get("tournament")),
+        "problems": [p.message for p in problems],
+    }
+
+
+@app.command("language")
+def language(
+    scope: Annotated[str, typer.Argument(help="club, or pusoy (one Pusoy Dos tournament)")],
+    ref_id: Annotated[int, typer.Argument(metavar="ID", help="the club's or the tournament's id")],
+    locale: Annotated[str, typer.Argument(help="ru or en")],
+) -> None:
+    """Set the language of a club's documents, or of one Pusoy Dos tournament's (its organizer's
+    choice). Without one: Russian for a Sport Poker club; Pusoy Dos follows its club, else English."""
+    from domain.documents.services.locales import set_locale
+    from domain.store.db import unit_of_work
+
+    with unit_of_work() as session:
+        emit(set_locale(session, scope, ref_id, locale, _now()), "documents' language set")
 
 
 @app.command("list")

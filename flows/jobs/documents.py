@@ -30,7 +30,7 @@ def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
     """(published, skipped): every due tournament, each published in its own transaction."""
     settings = load_settings()
     # a missing font fails here, before anything is claimed
-    with Renderer(settings.secret_key(), workers=settings.render_workers) as renderer:
+    with Renderer(settings.secret_key(), workers=settings.render_workers, public_url=settings.public_url()) as renderer:
         with unit_of_work() as session:
             found = sources.due(session)
         published, skipped = [], []

@@ -53,7 +53,7 @@ def test_doc_1_publish_results_renders_stores_sends_once_and_lists_it_in_an_arti
     ]
     champion = PdfReader(io.BytesIO(attachments[f"certificate-SP-{poker_id:06d}-01.pdf"])).pages[0].extract_text()
     assert "Кирилл" in champion and "Кубок чемпиона" in champion and "<b>Пятница</b>" in champion
-    assert all(pdf.verify(b"test-secret-key", data)[1] == [] for data in attachments.values())
+    assert all(pdf.verify(b"test-secret-key-of-at-least-32-bytes", data)[1] == [] for data in attachments.values())
     stored = sorted(p.relative_to(tmp_path / "outbox").as_posix() for p in (tmp_path / "outbox").rglob("*.pdf"))
     assert len(stored) == 5 and f"no-club/pusoy-{pusoy_id}-Кубок-Пусой/results.pdf" in stored
     assert [(r["tournament"], r["produced"], r["delivery"], r["recipient"]) for r in rows] == [

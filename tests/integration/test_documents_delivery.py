@@ -23,7 +23,7 @@ from domain.store.db import unit_of_work
 from domain.documents.tables import Document, DocumentPublication
 from tests.documents_samples import free_port, poker_sheet, pusoy_sheet, smtp_inbox
 
-KEY = b"test-secret-key"
+KEY = b"test-secret-key-of-at-least-32-bytes"
 NOW = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
 CLUB_MAIL = "results@tuz.example"
 

@@ -43,8 +43,9 @@ def test_doc_3_the_poker_sheet_prints_cyrillic_and_markup_as_written(poker_pdf):
     (text,) = pdf.page_text(poker_pdf)
     text = _squeeze(text)
     assert "Пятничный турнир <i>Deepstack</i>" in text
-    assert "Club: Клуб «Туз» Date: 27 November 2026" in text
-    assert "Entries: 14 Re-entries: 2 Add-ons: 5 Paid places: 4" in text
+    assert text.startswith("Клуб «Туз» Пятничный турнир <i>Deepstack</i> November 27, 2026 ")
+    assert "Entries Re-entries Rebuys Add-ons Prize places 14 2 3 5 4" in text
+    assert "paid" not in text.lower()  # DOC-4: prize places, never "paid"
     assert "1 <b>Иван</b> 2.5 Кубок чемпиона" in text
     assert "2 Zoë O'Hara & Co 0 Club hoodie" in text
     assert "4 Player 4 0 Freeroll ×4" in text
@@ -54,11 +55,11 @@ def test_doc_3_the_poker_sheet_prints_cyrillic_and_markup_as_written(poker_pdf):
 def test_doc_1_the_pusoy_sheet_shows_rounds_tiebreak_steps_playoffs_and_champion(renderer):
     """DOC-1, PD-7"""
     text = _squeeze(" ".join(pdf.page_text(renderer.pusoy_sheet(pusoy_sheet()))))
-    assert "Кубок <Пусой>" in text and "Champion: Борис" in text
-    assert "Players: 8 Bracket: 8 → 4 Games per round: 2" in text
-    assert "3 A 5 first places won on the 2 of diamonds advanced" in text
-    assert "6 F 2 finish in the round's last game out" in text
-    assert "2 E 3 playoff" in text
+    assert text.startswith("Кубок <Пусой> November 28, 2026 ")
+    assert "Players Bracket Games per round Champion 8 8 → 4 2 Борис" in text
+    assert "3 A 5 fewer first places won on the 2 of diamonds advanced" in text
+    assert "6 F 2 a worse finish in the round's last game out" in text
+    assert "2 E 3 the playoff" in text
     assert "1 Борис 3 champion" in text
     assert "Playoffs" in text and "2 1 Борис, E" in text
 
@@ -80,7 +81,11 @@ def test_doc_1_each_certificate_is_one_signed_page_with_its_own_fields(certifica
     texts = [pdf.page_text(data) for data in certificate_pdfs]
     assert all(len(t) == 1 for t in texts)
     first = texts[0][0].splitlines()
-    assert first[:5] == ["Champion", "<b>Иван</b>", "Place 1", "Кубок чемпиона", "Пятничный турнир <i>Deepstack</i>"]
+    assert first[:7] == [
+        "Клуб «Туз»", "Champion", "awarded to", "<b>Иван</b>", "1st place", "Кубок чемпиона",
+        "Пятничный турнир <i>Deepstack</i>",
+    ]
+    assert "tourney documents verify" not in texts[0][0]  # DOC-5: no command line on a certificate
     assert "Serial SP-000042-01" in first
     assert "Serial SP-000042-04" in texts[3][0] and "Freeroll ×4" in texts[3][0]
     for data in certificate_pdfs:
@@ -121,7 +126,7 @@ def test_doc_2_an_altered_field_fails_even_when_the_file_is_resealed(renderer, c
     altered = pdf.seal_pages(KEY, reader, [0], embedded, "x")
     _, problems = pdf.verify(KEY, altered)
     assert [p.code for p in problems] == ["signature-mismatch", "field-mismatch"]
-    assert problems[1].message == "the page does not show the signed place: 'Place 1'"
+    assert problems[1].message == "the page does not show the signed place: '1st place'"
 
 
 def test_doc_2_a_certificate_page_swapped_under_valid_data_names_what_differs(certificate_pdfs):
@@ -156,7 +161,7 @@ def test_the_naive_single_render_gives_the_same_page_text(certificate_pdfs):
 
 def test_a_pusoy_champion_certificate_without_a_club_verifies(renderer):
     (data,) = renderer.certificates(pusoy_certificates(pusoy_sheet()))
-    assert pdf.page_text(data)[0].startswith("Champion\nБорис")
+    assert pdf.page_text(data)[0].startswith("Champion\nawarded to\nБорис\n1st place\n")
     embedded, problems = pdf.verify(KEY, data)
     assert problems == [] and embedded["data"]["club"] is None
     assert json.loads(json.dumps(embedded))["data"]["player"] == "Борис"

@@ -61,7 +61,7 @@ def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_place
     sheet = found.sheet
     assert (sheet.tournament, sheet.club) == ("<b>Пятница</b>", session.get(Club, t.club_id).name)
     assert sheet.held_on == date(2026, 11, 30)  # finished 21:10 UTC: the next day at the club (Moscow)
-    assert (sheet.entries, sheet.reentries, sheet.addons, sheet.paid_places) == (11, 1, 0, 2)
+    assert (sheet.entries, sheet.reentries, sheet.addons, sheet.prize_places) == (11, 1, 0, 2)
     assert [(p.place, p.player) for p in sheet.places] == [
         (1, "Кирилл"), (2, "J"), (3, "I"), (4, "H"), (5, "Борис"), (6, "G"), (7, "F"), (8, "D"), (8, "E"), (10, "C")
     ]
@@ -155,3 +155,19 @@ def test_the_status_report_counts_tournaments_to_publish_and_deliveries_due(sess
     assert session.execute(count).scalar_one() == before + 1
     publish(session, Renderer(b"k"), tmp_path, sources.bundle(session, "poker", t.id), LATER)
     assert session.execute(count).scalar_one() == before + 1  # now a delivery due to its club
+
+
+def test_doc_1_the_poker_sheet_counts_rebuys_and_add_ons_of_live_entries(session):
+    """DOC-1: rebuys and add-ons counted per tournament, each kind apart."""
+    from sqlalchemy import select
+
+    from domain.poker.tables.tournaments import Entry, TopUp
+
+    t = finished_poker(session)
+    entries = session.scalars(select(Entry).where(Entry.tournament_id == t.id).order_by(Entry.id)).all()
+    for entry, kind in [(entries[0], "rebuy"), (entries[1], "rebuy"), (entries[2], "addon")]:
+        session.add(TopUp(tournament_id=t.id, player_id=entry.player_id, entry_id=entry.id, kind=kind, chips=20000,
+                          created_at=h.NOW))
+    session.flush()
+    sheet = sources.bundle(session, "poker", t.id).sheet
+    assert (sheet.rebuys, sheet.addons, sheet.reentries) == (2, 1, 1)

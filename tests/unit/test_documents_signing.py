@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.documents.rules import signing
+from infra.i18n import certificate_lines
 from domain.documents.rules.model import Certificate, poker_certificates, pusoy_certificates, serial
 from tests.documents_samples import poker_sheet, pusoy_sheet
 
@@ -28,7 +29,7 @@ def _embedded(doc) -> dict:
 
 
 def _check(embedded, text, unsealed=b"file"):
-    return signing.check(KEY, embedded, text, signing.seal(KEY, unsealed), unsealed)
+    return signing.check(KEY, embedded, text, signing.seal(KEY, unsealed), unsealed, certificate_lines)
 
 
 def test_doc_1_poker_certificates_go_to_every_prize_winner_and_the_champion():
@@ -81,7 +82,7 @@ def test_doc_2_a_valid_certificate_passes():
     """DOC-2"""
     cert = _cert()
     embedded = _embedded(cert)
-    text = "\n".join(signing.certificate_lines(cert, signing.verification_code(embedded["signature"])).values())
+    text = "\n".join(certificate_lines(cert, signing.verification_code(embedded["signature"])).values())
     assert _check(embedded, text) == []
 
 
@@ -129,7 +130,7 @@ def test_doc_2_a_page_that_does_not_show_the_signed_fields_names_each_one():
     """DOC-2"""
     cert = _cert(prize="Cup")
     embedded = _embedded(cert)
-    lines = signing.certificate_lines(cert, signing.verification_code(embedded["signature"]))
+    lines = certificate_lines(cert, signing.verification_code(embedded["signature"]))
     shown = dict(lines, player="Пётр", prize="Car")
     problems = _check(embedded, "\n".join(shown.values()))
     assert [p.message for p in problems] == [
@@ -141,7 +142,7 @@ def test_doc_2_a_page_that_does_not_show_the_signed_fields_names_each_one():
 def test_page_text_is_compared_without_regard_to_line_breaks():
     cert = _cert(tournament="A very long tournament name that wraps")
     embedded = _embedded(cert)
-    lines = signing.certificate_lines(cert, signing.verification_code(embedded["signature"]))
+    lines = certificate_lines(cert, signing.verification_code(embedded["signature"]))
     text = " ".join(lines.values()).replace("long tournament", "long\ntournament")
     assert _check(embedded, text) == []
 

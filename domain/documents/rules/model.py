@@ -1,4 +1,4 @@
-"""What the documents say (RULES DOC-1..DOC-3): the data of a results sheet and of a certificate,
+"""What the documents say (RULES DOC-1..DOC-5): the data of a results sheet and of a certificate,
 as frozen dataclasses built by the services from the poker and Pusoy Dos read services.
 
 Nothing here renders: the Jinja2 + WeasyPrint adapter (`infra.render`) turns these into PDFs.
@@ -14,6 +14,24 @@ from typing import Literal
 
 Source = Literal["poker", "pusoy"]
 SERIAL_PREFIX: dict[str, str] = {"poker": "SP", "pusoy": "PD"}
+LOCALES = ("ru", "en")  # the documents' languages (DOC-4)
+# Without a choice: Russian for a Sport Poker club, English for Pusoy Dos (its organizer chooses).
+DEFAULT_LOCALE: dict[str, str] = {"poker": "ru", "pusoy": "en"}
+
+
+def N_(message: str) -> str:
+    """Marks a message for extraction into the catalogs (infra/catalogs.py); translated where shown."""
+    return message
+
+
+CHAMPION = N_("Champion")
+PRIZE_WINNER = N_("Prize winner")
+
+
+def locale_problem(locale: str) -> str | None:
+    if locale not in LOCALES:
+        return f"the documents' language must be one of {', '.join(LOCALES)}, not {locale!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -21,7 +39,7 @@ class PokerPlace:
     place: int
     player: str
     knockouts: Decimal  # total knockout credit across the player's entries (3.7): 2.5 is possible
-    prize: str | None  # the prize line of this place (non-monetary, SP-4), None when unpaid
+    prize: str | None  # the prize line of this place (non-monetary, SP-4), None outside the prize places
 
 
 @dataclass(frozen=True)
@@ -35,8 +53,10 @@ class PokerSheet:
     entries: int  # every non-voided entry, re-entries included (SP-3)
     reentries: int
     addons: int
-    paid_places: int
+    prize_places: int  # the places that carry prizes (SP-3): "prize places", never "paid" (DOC-4)
     places: tuple[PokerPlace, ...]  # best first; shared places (SP-7) appear once per player
+    rebuys: int = 0
+    locale: str = "en"
 
 
 @dataclass(frozen=True)
@@ -76,6 +96,32 @@ class PusoySheet:
     rounds: tuple[PusoyRound, ...]
     playoffs: tuple[PusoyPlayoff, ...]
     champion: str
+    locale: str = "en"
+
+    @property
+    def final_standings(self) -> tuple[FinalStanding, ...]:
+        return final_standings(self)
+
+
+@dataclass(frozen=True)
+class FinalStanding:
+    position: int
+    player: str
+    round_left: int  # the last round the player played (the final round for the final table)
+
+
+def final_standings(sheet: PusoySheet) -> tuple[FinalStanding, ...]:
+    """PD-13: the champion 1st, the rest of the final table by final-round rank, then each earlier
+    round's eliminated players below everyone who went further, by their rank in the round they left."""
+    if not sheet.rounds:
+        return (FinalStanding(1, sheet.champion, 0),)
+    final = sheet.rounds[-1]
+    order = [(final.number, sheet.champion)] + [
+        (final.number, row.player) for row in final.standings if row.player != sheet.champion
+    ]
+    for rnd in reversed(sheet.rounds[:-1]):
+        order += [(rnd.number, row.player) for row in rnd.standings if not row.advanced]
+    return tuple(FinalStanding(i, player, rnd) for i, (rnd, player) in enumerate(order, start=1))
 
 
 @dataclass(frozen=True)
@@ -91,7 +137,8 @@ class Certificate:
     player: str
     place: int
     prize: str | None
-    title: str  # "Champion" or "Prize winner"
+    title: str  # "Champion" or "Prize winner" (the English message; printed in the locale)
+    locale: str = "en"
 
 
 def serial(source: Source, tournament_id: int, ordinal: int) -> str:
@@ -115,7 +162,8 @@ def poker_certificates(sheet: PokerSheet) -> tuple[Certificate, ...]:
             player=p.player,
             place=p.place,
             prize=p.prize,
-            title="Champion" if p.place == 1 else "Prize winner",
+            title=CHAMPION if p.place == 1 else PRIZE_WINNER,
+            locale=sheet.locale,
         )
         for i, p in enumerate(chosen, start=1)
     )
@@ -134,7 +182,8 @@ def pusoy_certificates(sheet: PusoySheet) -> tuple[Certificate, ...]:
             player=sheet.champion,
             place=1,
             prize=None,
-            title="Champion",
+            title=CHAMPION,
+            locale=sheet.locale,
         ),
     )
 

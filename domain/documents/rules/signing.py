@@ -24,8 +24,9 @@ import re
 from datetime import date
 from decimal import Decimal
 from typing import Any
+from collections.abc import Callable
 
-from domain.documents.rules.model import Certificate
+from domain.documents.rules.model import LOCALES, Certificate
 from domain.errors import Problem
 
 SIGNATURE_CONTEXT = b"tourney-document-v1\n"
@@ -71,26 +72,24 @@ def seal(key: bytes, unsealed: bytes) -> str:
     return hmac.new(key, SEAL_CONTEXT + unsealed, hashlib.sha256).hexdigest()
 
 
-def certificate_lines(cert: Certificate, code: str) -> dict[str, str]:
-    """The lines a certificate prints, exactly as printed; `check` looks for each on the page."""
-    lines = {
-        "title": cert.title,
-        "player": cert.player,
-        "place": f"Place {cert.place}",
-        "tournament": cert.tournament,
-        "date": cert.held_on.strftime("%d %B %Y"),
-        "serial": f"Serial {cert.serial}",
-        "code": f"Verification code {code}",
-    }
-    if cert.club:
-        lines["club"] = cert.club
-    if cert.prize:
-        lines["prize"] = cert.prize
-    return lines
+_CERTIFICATE_TYPES: dict[str, tuple[type, ...]] = {
+    "serial": (str,), "source": (str,), "tournament_id": (int,), "tournament": (str,), "club": (str, type(None)),
+    "held_on": (str,), "player": (str,), "place": (int,), "prize": (str, type(None)), "title": (str,),
+    "locale": (str,),
+}
+OPTIONAL = {"locale": "en"}  # certificates signed before DOC-4 are English
 
 
-def certificate_from(data: dict[str, Any]) -> Certificate:
-    """A certificate back from its signed data."""
+def certificate_from(data: Any) -> Certificate:
+    """A certificate back from its signed data; ValueError when it is not exactly a certificate's."""
+    if not isinstance(data, dict):
+        raise ValueError("not a certificate's fields")
+    data = {**OPTIONAL, **data}
+    if set(data) != set(_CERTIFICATE_TYPES) or data["locale"] not in LOCALES:
+        raise ValueError("not a certificate's fields")
+    for name, types in _CERTIFICATE_TYPES.items():
+        if not isinstance(data[name], types) or isinstance(data[name], bool):
+            raise ValueError(f"bad {name}")
     values = dict(data)
     values["held_on"] = date.fromisoformat(values["held_on"])
     return Certificate(**values)
@@ -106,12 +105,14 @@ def check(
     page_text: str,
     seal_found: str | None,
     unsealed: bytes,
+    printed: Callable[[Certificate, str], dict[str, str]] | None = None,
 ) -> list[Problem]:
     """Every way a file read back differs from what was signed; an empty list means valid.
 
     `embedded` is the embedded file's JSON ({"type", "data", "signature"}), `page_text` the text
     extracted from the pages, `seal_found` the seal value in the file and `unsealed` the file's
-    bytes with that value blanked."""
+    bytes with that value blanked. `printed(certificate, code)` words a certificate's lines exactly as
+    its page prints them (infra.i18n.certificate_lines); without it the page is not compared."""
     problems = []
     if seal_found is None:
         problems.append(Problem("seal-missing", "the file's seal is missing or damaged"))
@@ -119,6 +120,8 @@ def check(
         problems.append(Problem("seal-mismatch", "the file was changed after it was signed"))
     if embedded is None:
         return problems + [Problem("not-signed", "the file carries no signed Tourney data")]
+    if not isinstance(embedded, dict):
+        return problems + [Problem("bad-data", "the embedded Tourney data is not an object")]
     data = {"type": embedded.get("type"), "data": embedded.get("data")}
     signature = str(embedded.get("signature", ""))
     if not hmac.compare_digest(sign(key, data), signature):
@@ -127,7 +130,8 @@ def check(
         )
     if data["type"] == "Certificate":
         try:
-            lines = certificate_lines(certificate_from(data["data"]), verification_code(signature))
+            cert, code = certificate_from(data["data"]), verification_code(signature)
+            lines = printed(cert, code) if printed is not None else {}
         except (TypeError, ValueError, KeyError):
             return problems + [Problem("bad-data", "the embedded certificate data is malformed")]
         page = _squeezed(page_text)

@@ -20,6 +20,7 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from domain.documents.rules.model import (
+    N_,
     Bundle,
     PokerPlace,
     PokerSheet,
@@ -28,6 +29,7 @@ from domain.documents.rules.model import (
     PusoySheet,
     PusoyStanding,
 )
+from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
 from domain.poker.rules.prizes import paid_places, prize_line_problems
 from domain.poker.services.results import places as computed_places
@@ -37,17 +39,17 @@ from domain.poker.tables.tournaments import Entry, Player, TopUp, Tournament
 from domain.poker.tables.results import FinalPlace
 from domain.pusoy.tables import PusoyFinish, PusoyStanding as StandingRow, PusoyTournament
 
-# PD-7's steps as a results sheet words them: why a player is listed below the one above.
+# PD-7's steps as a results sheet words them (English messages, printed in the sheet's language): why a player is listed below the one above.
 STEP_WORDING = {
-    "points": "fewer points",
-    "first-places": "fewer first places",
-    "first-places-on-2d": "fewer first places won on the 2 of diamonds",
-    "second-places": "fewer second places",
-    "third-places": "fewer third places",
-    "head-to-head": "head-to-head",
-    "earliest-first-place": "a later first win (or none)",
-    "last-game-position": "a worse finish in the round's last game",
-    "earlier-rounds-points": "fewer points in earlier rounds",
+    "points": N_("fewer points"),
+    "first-places": N_("fewer first places"),
+    "first-places-on-2d": N_("fewer first places won on the 2 of diamonds"),
+    "second-places": N_("fewer second places"),
+    "third-places": N_("fewer third places"),
+    "head-to-head": N_("head-to-head"),
+    "earliest-first-place": N_("a later first win (or none)"),
+    "last-game-position": N_("a worse finish in the round's last game"),
+    "earlier-rounds-points": N_("fewer points in earlier rounds"),
 }
 
 
@@ -62,9 +64,9 @@ def step_wording(decided_by: str | None, listed: int) -> str | None:
     if listed == 1:
         return None
     if decided_by is None:
-        return "level: shared rank"
+        return N_("level: shared rank")
     if decided_by.startswith("playoff"):
-        return "the playoff"
+        return N_("the playoff")
     return STEP_WORDING.get(decided_by, decided_by)
 
 
@@ -91,7 +93,7 @@ def due_poker_ids(session: Session) -> list[int]:
 
 
 def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped]:
-    """Finished poker tournaments as bundles (4 statements, plus the places the results service computes for a
+    """Finished poker tournaments as bundles (5 statements, plus the places the results service computes for a
     tournament finished without stored places)."""
     if not ids:
         return []
@@ -111,14 +113,16 @@ def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             .group_by(Entry.tournament_id)
         )
     }
-    addons = dict(
-        session.execute(
-            select(TopUp.tournament_id, func.count())
+    topups: dict[tuple[int, str], int] = {
+        (tid, kind): n
+        for tid, kind, n in session.execute(
+            select(TopUp.tournament_id, TopUp.kind, func.count())
             .join(Entry, Entry.id == TopUp.entry_id)
-            .where(TopUp.tournament_id.in_(ids), TopUp.kind == "addon", Entry.state != "voided")
-            .group_by(TopUp.tournament_id)
+            .where(TopUp.tournament_id.in_(ids), TopUp.kind.in_(("addon", "rebuy")), Entry.state != "voided")
+            .group_by(TopUp.tournament_id, TopUp.kind)
         ).all()
-    )
+    }
+    club_locales = locales.locales(session, "club", sorted({club.id for _, club in heads}))
     stored: dict[int, list[PokerPlace]] = defaultdict(list)
     for r in session.execute(
         select(
@@ -160,9 +164,11 @@ def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             held_on=_local_date(tournament.finished_at, club.timezone),
             entries=entries,
             reentries=c.reentries if c else 0,
-            addons=addons.get(tid, 0),
-            paid_places=paid_places(entries, players, tournament.itm_percent, tournament.itm_min) if players else 0,
+            addons=topups.get((tid, "addon"), 0),
+            prize_places=paid_places(entries, players, tournament.itm_percent, tournament.itm_min) if players else 0,
             places=tuple(places),
+            rebuys=topups.get((tid, "rebuy"), 0),
+            locale=locales.poker_locale(club_locales.get(club.id)),
         )
         out.append(Bundle(sheet, club_id=club.id, recipient=club.contact_email))
     return out
@@ -182,7 +188,7 @@ def due_pusoy_ids(session: Session) -> list[int]:
 
 
 def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped]:
-    """Complete Pusoy Dos tournaments as bundles (3 statements). A tournament without a club goes
+    """Complete Pusoy Dos tournaments as bundles (5 statements). A tournament without a club goes
     to its organizer's address when one is set, else it is only stored."""
     if not ids:
         return []
@@ -208,6 +214,8 @@ def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
         )
     ):
         playoffs[(r.tournament_id, r.round_no, r.stage)].append(r.player)
+    own_locales = locales.locales(session, "pusoy", list(ids))
+    club_locales = locales.locales(session, "club", sorted({club.id for _, club in heads if club is not None}))
     out: list[Bundle | Skipped] = []
     for tournament, club in heads:
         tid = tournament.id
@@ -246,6 +254,7 @@ def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             rounds=tuple(rounds),
             playoffs=tuple(played),
             champion=tournament.champion,
+            locale=locales.pusoy_locale(own_locales.get(tid), club_locales.get(club.id) if club else None),
         )
         recipient = club.contact_email if club else tournament.organizer_email
         out.append(Bundle(sheet, club_id=club.id if club else None, recipient=recipient or None))

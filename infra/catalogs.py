@@ -1,0 +1,116 @@
+"""The documents' gettext catalogs (RULES DOC-4): extract every message with Babel (`babel.cfg`:
+the templates and the labels made in code), merge into each language's
+`templates/locale/<lang>/LC_MESSAGES/messages.po` (translations kept, new messages added
+untranslated, gone ones dropped), and compile the `.mo` files the renderer loads.
+
+    python -m infra.catalogs           # update the .po files and compile them (make catalogs)
+    python -m infra.catalogs --check   # exit 1 naming what is missing, untranslated or stale
+
+English is the source language: its catalog maps each message to itself. The .mo files are
+committed; `tests/unit/test_documents_i18n.py` fails when a catalog is incomplete or stale.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+from domain.documents.rules.model import LOCALES
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE_DIR = ROOT / "templates" / "locale"
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "PN_": ((1, "c"), 2)}
+
+
+def extracted() -> Catalog:
+    """Every message the documents use, from the sources named in babel.cfg."""
+    with (ROOT / "babel.cfg").open() as fp:
+        method_map, options_map = parse_mapping_cfg(fp)
+    catalog = Catalog(project="tourney", charset="utf-8")
+    for filename, lineno, message, comments, context in extract_from_dir(
+        str(ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True
+    ):
+        if message:
+            catalog.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
+    return catalog
+
+
+def po_path(locale: str) -> Path:
+    return LOCALE_DIR / locale / "LC_MESSAGES" / "messages.po"
+
+
+def read(locale: str) -> Catalog:
+    path = po_path(locale)
+    if not path.exists():
+        return Catalog(locale=locale, charset="utf-8")
+    with path.open("rb") as fp:
+        return read_po(fp, locale=locale)
+
+
+def updated(locale: str, template: Catalog) -> Catalog:
+    catalog = read(locale)
+    catalog.update(template, no_fuzzy_matching=True)
+    catalog.obsolete.clear()
+    if locale == "en":  # the source language: each message is its own translation
+        for message in catalog:
+            if message.id and not message.string:
+                message.string = message.id
+    return catalog
+
+
+def compiled(catalog: Catalog) -> bytes:
+    out = io.BytesIO()
+    write_mo(out, catalog)
+    return out.getvalue()
+
+
+def problems() -> list[str]:
+    """What makes the committed catalogs wrong: a message missing, untranslated, fuzzy, obsolete, or a
+    .mo that is not the compiled .po."""
+    template = extracted()
+    wanted = {(m.context, m.id) for m in template if m.id}
+    found = []
+    for locale in LOCALES:
+        catalog = read(locale)
+        have = {(m.context, m.id): m for m in catalog if m.id}
+        found += [f"{locale}: missing {ctx or ''}{'|' if ctx else ''}{mid!r}" for ctx, mid in sorted(wanted - set(have), key=str)]
+        found += [f"{locale}: no longer used {key[1]!r}" for key in sorted(set(have) - wanted, key=str)]
+        for key, message in have.items():
+            if not message.string or (isinstance(message.string, tuple) and not all(message.string)):
+                found.append(f"{locale}: untranslated {key[1]!r}")
+            if message.fuzzy:
+                found.append(f"{locale}: fuzzy {key[1]!r}")
+        mo = po_path(locale).with_suffix(".mo")
+        if not mo.exists() or mo.read_bytes() != compiled(catalog):
+            found.append(f"{locale}: {mo.relative_to(ROOT)} is not the compiled .po (run make catalogs)")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    if "--check" in argv:
+        found = problems()
+        for line in found:
+            print(line, file=sys.stderr)
+        return 1 if found else 0
+    template = extracted()
+    for locale in LOCALES:
+        catalog = updated(locale, template)
+        path = po_path(locale)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fp:
+            write_po(fp, catalog, width=100, omit_header=False, sort_output=True, include_lineno=False)
+        path.with_suffix(".mo").write_bytes(compiled(catalog))
+        untranslated = [m.id for m in catalog if m.id and not m.string]
+        print(f"{path.relative_to(ROOT)}: {len(catalog)} messages, {len(untranslated)} untranslated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,104 @@
+"""The documents' language and formats (RULES DOC-4): gettext catalogs compiled from
+`templates/locale/<lang>/LC_MESSAGES/messages.po` (extracted with Babel from the templates and the
+few labels made in code, see `babel.cfg` and `infra/catalogs.py`), and dates, numbers and places
+formatted by Babel (CLDR) in the document's locale.
+
+`certificate_lines` is the one place that words a certificate's lines: the template prints them and
+the check (`infra.pdf.verify`) looks for exactly them on the page, in the certificate's own locale.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+
+from babel import Locale
+from babel.dates import format_date
+from babel.numbers import format_decimal
+from babel.support import Translations
+
+from domain.documents.rules.model import LOCALES, Certificate
+
+LOCALE_DIR = Path(__file__).resolve().parents[1] / "templates" / "locale"
+DOMAIN = "messages"
+
+
+def PN_(context: str, message: str) -> tuple[str, str]:
+    """Marks a message with a context for extraction (pgettext); translated where it is shown."""
+    return context, message
+
+
+# A place in words, by the locale's CLDR ordinal category (English: 1st 2nd 3rd 4th 11th 21st).
+ORDINAL_PLACE = {
+    "zero": PN_("ordinal zero", "%(n)sth place"),
+    "one": PN_("ordinal one", "%(n)sst place"),
+    "two": PN_("ordinal two", "%(n)snd place"),
+    "few": PN_("ordinal few", "%(n)srd place"),
+    "many": PN_("ordinal many", "%(n)sth place"),
+    "other": PN_("ordinal other", "%(n)sth place"),
+}
+
+
+def checked(locale: str) -> str:
+    if locale not in LOCALES:
+        raise ValueError(f"unknown document locale {locale!r}")
+    return locale
+
+
+@lru_cache(maxsize=None)
+def translations(locale: str) -> Translations:
+    """The compiled catalog of a locale; a missing .mo is an error, never a silent fallback."""
+    path = LOCALE_DIR / checked(locale) / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    if not path.is_file():
+        from domain.errors import ConfigurationError
+
+        raise ConfigurationError("document-asset-missing", f"the document asset {path} is missing")
+    with path.open("rb") as fp:
+        return Translations(fp, domain=DOMAIN)
+
+
+def gettext(message: str, locale: str) -> str:
+    return translations(locale).gettext(message)
+
+
+def page_footer(locale: str) -> str:
+    """The sheets' page footer, with %(page)s and %(pages)s for the CSS counters."""
+    return translations(locale).gettext("page %(page)s of %(pages)s")
+
+
+def long_date(day: date, locale: str) -> str:
+    """27 ноября 2026 г. / November 27, 2026 (CLDR long date)."""
+    return format_date(day, "long", locale=checked(locale))
+
+
+def number(value: int | Decimal, locale: str) -> str:
+    """1 234 / 2,5 (CLDR decimal format; no-break space grouping in Russian)."""
+    return format_decimal(value, locale=checked(locale))
+
+
+def place(n: int, locale: str) -> str:
+    """1st place / 1-е место: the locale's CLDR ordinal category picks the wording."""
+    category = Locale.parse(checked(locale)).ordinal_form(n)
+    context, message = ORDINAL_PLACE[category]
+    return translations(locale).pgettext(context, message) % {"n": number(n, locale)}
+
+
+def certificate_lines(cert: Certificate, code: str) -> dict[str, str]:
+    """The lines a certificate prints, exactly as printed in its locale; the check looks for each."""
+    t = translations(cert.locale)
+    lines = {
+        "title": t.gettext(cert.title),
+        "player": cert.player,
+        "place": place(cert.place, cert.locale),
+        "tournament": cert.tournament,
+        "date": long_date(cert.held_on, cert.locale),
+        "serial": t.gettext("Serial %(serial)s") % {"serial": cert.serial},
+        "code": t.gettext("Verification code %(code)s") % {"code": code},
+    }
+    if cert.club:
+        lines["club"] = cert.club
+    if cert.prize:
+        lines["prize"] = cert.prize
+    return lines

@@ -1,0 +1,95 @@
+"""Picture tests: each kind of document is rendered and its first page drawn as pixels (pdftoppm,
+poppler-utils) and compared with a committed reference PNG, so a layout regression fails a test even
+when every word is still on the page. Deterministic input: the sample documents (fixed dates) and a
+fixed key (the QR code and verification code depend on it).
+
+A deliberate layout change: `TOURNEY_UPDATE_PICTURES=1 pytest tests/integration/test_documents_pictures.py`
+rewrites the references; look at them before committing. On a mismatch the rendered page is kept
+beside the test's temporary folder and named in the failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from domain.documents.rules.model import poker_certificates, pusoy_certificates
+from infra.render import TEMPLATES, Renderer
+from tests.documents_samples import poker_sheet, pusoy_sheet
+
+KEY = b"picture-test-key-of-at-least-32-bytes"
+PUBLIC_URL = "https://tourney.example.org"
+REFERENCES = Path(__file__).parent / "pictures"
+DPI = 40
+# a pixel differs when its grey level moves by more than LEVEL; a page differs when more than
+# TOLERANCE of its pixels do (anti-aliasing may vary by a level or two between poppler builds)
+LEVEL = 48
+TOLERANCE = 0.002
+
+pytestmark = pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="pdftoppm (poppler-utils) is not installed")
+
+
+def documents(renderer: Renderer) -> dict[str, bytes]:
+    return {
+        "poker-sheet-ru": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="ru")),
+        "poker-sheet-en": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="en")),
+        "pusoy-sheet-en": renderer.pusoy_sheet(pusoy_sheet(locale="en")),
+        "certificate-poker-ru": next(iter(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))[1:2]))),
+        "certificate-pusoy-en": next(iter(renderer.certificates(pusoy_certificates(pusoy_sheet(locale="en"))))),
+    }
+
+
+def first_page(data: bytes, folder: Path, name: str) -> Image.Image:
+    source = folder / f"{name}.pdf"
+    source.write_bytes(data)
+    subprocess.run(
+        ["pdftoppm", "-f", "1", "-l", "1", "-r", str(DPI), "-gray", "-png", "-singlefile", str(source), str(folder / name)],
+        check=True, capture_output=True, timeout=60,
+    )
+    with Image.open(folder / f"{name}.png") as picture:
+        return picture.convert("L")
+
+
+def differing(a: Image.Image, b: Image.Image) -> float:
+    """The share of pixels whose grey level differs by more than LEVEL (1.0 when the sizes differ)."""
+    if a.size != b.size:
+        return 1.0
+    diff = ImageChops.difference(a, b).point(lambda v: 255 if v > LEVEL else 0)
+    return diff.histogram()[255] / (a.size[0] * a.size[1])
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, bytes]:
+    with Renderer(KEY, public_url=PUBLIC_URL) as renderer:
+        return documents(renderer)
+
+
+@pytest.mark.parametrize("name", ["poker-sheet-ru", "poker-sheet-en", "pusoy-sheet-en", "certificate-poker-ru", "certificate-pusoy-en"])
+def test_each_document_s_first_page_looks_like_its_reference(rendered, tmp_path, name):
+    """DOC-1, DOC-4, DOC-5"""
+    page = first_page(rendered[name], tmp_path, name)
+    reference = REFERENCES / f"{name}.png"
+    if os.environ.get("TOURNEY_UPDATE_PICTURES") == "1":
+        page.save(reference, optimize=True)
+    assert reference.exists(), f"no reference picture {reference}: run with TOURNEY_UPDATE_PICTURES=1"
+    with Image.open(reference) as expected:
+        share = differing(page, expected.convert("L"))
+    assert share <= TOLERANCE, f"{name}: {share:.2%} of the pixels differ; rendered page: {tmp_path / (name + '.png')}"
+
+
+def test_a_layout_regression_is_caught(tmp_path):
+    """The comparison is sensitive: the certificate's title a little larger fails it."""
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    css = templates / "documents.css"
+    css.write_text(css.read_text().replace(".certificate .title { font-size: 36pt;", ".certificate .title { font-size: 40pt;"))
+    with Renderer(KEY, templates, public_url=PUBLIC_URL) as renderer:
+        (data,) = renderer.certificates(pusoy_certificates(pusoy_sheet(locale="en")))
+    page = first_page(data, tmp_path, "changed")
+    with Image.open(REFERENCES / "certificate-pusoy-en.png") as expected:
+        assert differing(page, expected.convert("L")) > TOLERANCE

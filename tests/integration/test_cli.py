@@ -54,20 +54,19 @@ def test_db_up_repairs_a_half_initialised_data_folder():
     home.chmod(0o755)
     (home / "pg").mkdir()
     (home / "pg" / "PG_VERSION").write_text("15\n")  # what a killed initdb leaves behind
-    env = {"TOURNEY_HOME": str(home)}
-    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TOURNEY_PG_PORT")}
+    clean = embedded_env(home)
     try:
         result = subprocess.run(
-            [TOURNEY, "db", "up"], capture_output=True, text=True, env={**clean, **env}, timeout=120
+            [TOURNEY, "db", "up"], capture_output=True, text=True, env=clean, timeout=120
         )
         assert result.returncode == 0, result.stderr
         assert "half-initialised" in result.stdout
         again = subprocess.run(
-            [TOURNEY, "db", "up"], capture_output=True, text=True, env={**clean, **env}, timeout=120
+            [TOURNEY, "db", "up"], capture_output=True, text=True, env=clean, timeout=120
         )
         assert "reused the running cluster" in again.stdout
     finally:
-        subprocess.run([TOURNEY, "db", "stop"], capture_output=True, env={**clean, **env}, timeout=120)
+        subprocess.run([TOURNEY, "db", "stop"], capture_output=True, env=clean, timeout=120)
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -75,8 +74,7 @@ def test_two_db_up_at_once_start_one_cluster_and_reuse_it():
     Path(".tourney").mkdir(exist_ok=True)
     home = Path(tempfile.mkdtemp(prefix="test-home-", dir=".tourney")).resolve()
     home.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TOURNEY_PG_PORT")}
-    env["TOURNEY_HOME"] = str(home)
+    env = embedded_env(home)
     try:
         both = [
             subprocess.Popen([TOURNEY, "db", "up"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -170,7 +168,7 @@ def test_a_cluster_made_with_trust_is_switched_to_passwords_on_the_next_db_up():
         import psycopg
 
         with pytest.raises(psycopg.OperationalError):
-            psycopg.connect(host="127.0.0.1", port=cluster.port, user="tourney", dbname="postgres", password="",
+            psycopg.connect(host="127.0.0.1", port=int(embedded_env(home)["TOURNEY_PG_PORT"]), user="tourney", dbname="postgres", password="",
                             connect_timeout=5)
         assert run_at(home, "db", "upgrade").returncode == 0
     finally:

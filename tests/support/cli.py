@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +18,21 @@ def run(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> 
     )
 
 
+_PORTS: dict[Path, str] = {}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def embedded_env(home: Path) -> dict[str, str]:
-    """The environment of a `tourney` on the embedded cluster of data folder `home`."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TOURNEY_PG_PORT")}
+    """The environment of a `tourney` on the embedded cluster of data folder `home`, on a port free
+    when first asked for (the port derived from the path may be another checkout's on a busy machine)."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["TOURNEY_HOME"] = str(home)
+    env["TOURNEY_PG_PORT"] = _PORTS.setdefault(home, str(free_port()))
     return env
 
 

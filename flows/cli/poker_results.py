@@ -13,6 +13,7 @@ import typer
 
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import results as results_service
+from domain.poker.rules.bounties import units_text
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
 from domain.store.db import unit_of_work
@@ -67,12 +68,17 @@ def knockout(
     second_killer: Annotated[
         int | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
     ] = None,
+    also_killer: Annotated[
+        list[int] | None,
+        typer.Option(help="a third, fourth, ... killer (repeat; needs shared_knockouts=true, SP-10)"),
+    ] = None,
     level: Annotated[int | None, typer.Option(help="the level it happened at")] = None,
     group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
     by: By = "floor",
 ) -> None:
-    """Record a bust: the entries go out with the next bust number (3.2)."""
-    busts = [Bust(b, killer, second_killer) for b in busted]
+    """Record a bust: the entries go out with the next bust number (3.2). With shared_knockouts on,
+    every killer named shares the credit equally (SP-10)."""
+    busts = [Bust(b, killer, second_killer, tuple(also_killer or ())) for b in busted]
     with unit_of_work() as session:
         records = knockout_service.record_knockouts(
             session, tournament, busts, now=_now(), actor=by, level=level, group=group
@@ -173,8 +179,11 @@ def places(tournament: TournamentId) -> None:
                     "entry_id": p.place.entry_id,
                     "bust_number": p.place.bust_number,
                     "knockouts": p.place.knockouts,
-                    "credit": credit_text(p.place.credit_halves),
+                    "credit": credit_text(p.place.credit_halves)
+                    if p.place.credit_units is None
+                    else units_text(p.place.credit_units),
                     "prize": p.place.prize,
+                    **({"pko_points": p.place.pko_points} if p.place.pko_points is not None else {}),
                 }
                 for p in results_service.places(session, tournament)
             ],

@@ -174,3 +174,36 @@ def test_sp10_credit_text_is_exact():
     assert units_text(5 * CREDIT_UNIT // 2) == "2.5"
     assert units_text(CREDIT_UNIT // 3) == "1/3"
     assert units_text(CREDIT_UNIT + CREDIT_UNIT // 3) == "1 1/3"
+
+
+# -- the settings ---------------------------------------------------------------------------------
+
+from dataclasses import replace  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+
+import pytest  # noqa: E402
+
+from domain.poker.rules.settings import TournamentSettings, setting_from_text, settings_problems  # noqa: E402
+
+BASE = TournamentSettings(name="Friday", scheduled_start=datetime(2026, 12, 4, 19, tzinfo=UTC), starting_stack=20000,
+                          currency="RUB", buy_in=0)
+
+
+def test_sp9_pko_head_defaults_to_unset_and_todays_rule():
+    """SP-9"""
+    assert BASE.pko_head is None and BASE.shared_knockouts is False
+    assert settings_problems(replace(BASE, bounty_type="pko")) == []
+
+
+@pytest.mark.parametrize("head, bounty, code", [(1, "pko", "pko-head-bad"), (0, "pko", "pko-head-bad"),
+                                                (100, "classic", "pko-head-without-pko")])
+def test_sp9_a_bad_pko_head_is_refused(head, bounty, code):
+    """SP-9"""
+    assert [p.code for p in settings_problems(replace(BASE, bounty_type=bounty, pko_head=head))] == [code]
+
+
+def test_sp9_sp10_settings_from_text():
+    """SP-9, SP-10"""
+    assert setting_from_text("pko_head", "100") == (100, [])
+    assert setting_from_text("pko_head", "none") == (None, [])
+    assert setting_from_text("shared_knockouts", "true") == (True, [])

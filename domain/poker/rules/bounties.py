@@ -49,7 +49,7 @@ def units_text(units: int) -> str:
     if value.denominator == 1:
         return str(value.numerator)
     if value.denominator == 2:
-        return f"{value.numerator // 2}.5" if value.numerator > 0 else "0.5"
+        return f"{value.numerator // 2}.5"
     whole, part = divmod(value.numerator, value.denominator)
     return f"{whole} {part}/{value.denominator}" if whole else f"{part}/{value.denominator}"
 

@@ -46,6 +46,8 @@ class TournamentSettings:
     no_show_policy: str = "drop"
     itm_percent: int = 15
     itm_min: int = 1
+    pko_head: int | None = None  # SP-9: with bounty_type=pko, every entry's starting head (points)
+    shared_knockouts: bool = False  # SP-10: k >= 2 killers share a bust equally
 
 
 SETTING_FIELDS = tuple(f.name for f in fields(TournamentSettings))
@@ -135,6 +137,21 @@ def deadline_problems(s: TournamentSettings) -> list[Problem]:
     return out
 
 
+def bounty_problems(s: TournamentSettings) -> list[Problem]:
+    """SP-9: `pko_head` is a whole number of points, at least 2, and only with the pko bounty type.
+    Unset, a pko tournament records credits as today (no heads)."""
+    if s.pko_head is None:
+        return []
+    if isinstance(s.pko_head, bool) or not isinstance(s.pko_head, int) or s.pko_head < 2:
+        return [Problem("pko-head-bad", f"the PKO head {s.pko_head} must be a whole number of points, at least 2 (SP-9)")]
+    if s.bounty_type != "pko":
+        return [Problem(
+            "pko-head-without-pko",
+            f"a PKO head needs bounty type pko, not '{s.bounty_type}' (SP-9)",
+        )]
+    return []
+
+
 def settings_problems(s: TournamentSettings) -> list[Problem]:
     """Every problem with a tournament's settings, in field order."""
     out: list[Problem] = []
@@ -149,6 +166,7 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
             "mystery-draw-without-mystery-bounty",
             "the mystery draw can be switched on only with the mystery bounty type (rule 3.3)",
         ))
+    out += bounty_problems(s)
     if isinstance(s.seat_cap, bool) or not isinstance(s.seat_cap, int) or not SEAT_CAP_MIN <= s.seat_cap <= SEAT_CAP_MAX:
         out.append(Problem(
             "seat-cap-out-of-range",
@@ -176,10 +194,10 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
 
 
 _TIME_FIELDS = ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline")
-_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min")
-_BOOL_FIELDS = ("mystery_draw", "addon_once")
+_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min", "pko_head")
+_BOOL_FIELDS = ("mystery_draw", "addon_once", "shared_knockouts")
 _OPTIONAL = ("late_reg_deadline", "reentry_deadline", "addon_deadline", "addon_break", "addon_chips",
-             "rebuy_amount", "reentry_amount", "addon_amount")
+             "rebuy_amount", "reentry_amount", "addon_amount", "pko_head")
 
 
 def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]]:

@@ -27,10 +27,51 @@ from domain.poker.rules.knockouts import (
     knockout_problems,
     void_problems,
 )
+from domain.poker.rules.bounties import (
+    KnockoutShares,
+    Share,
+    classic_shares,
+    ledger,
+    pko_void_problems,
+    record,
+    shared_killer_problems,
+)
 from domain.poker.services.seating import seat_if_drawn
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.tournaments import Entry, Tournament
-from domain.poker.tables.results import Knockout, KnockoutAudit, KnockoutSettings, MysteryDraw
+from domain.poker.tables.results import Knockout, KnockoutAudit, KnockoutSettings, KnockoutShare, MysteryDraw
+
+
+def pko_head_of(tournament: Tournament) -> int | None:
+    """SP-9: the starting head when the tournament plays progressive knockouts, else None."""
+    return tournament.pko_head if tournament.bounty_type == "pko" else None
+
+
+def uses_shares(tournament: Tournament) -> bool:
+    """Share rows are written under SP-9 or SP-10; otherwise a knockout is recorded as today."""
+    return pko_head_of(tournament) is not None or bool(tournament.shared_knockouts)
+
+
+def live_shares(session: Session, tournament_id: int) -> list[KnockoutShares]:
+    """The live knockouts of a tournament with their shares (two statements)."""
+    kos = session.execute(
+        select(Knockout.id, Knockout.busted_entry_id).where(
+            Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)
+        )
+    ).all()
+    by_ko: dict[int, list[Share]] = {k.id: [] for k in kos}
+    for r in session.execute(
+        select(KnockoutShare)
+        .join(Knockout, Knockout.id == KnockoutShare.knockout_id)
+        .where(Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None))
+        .order_by(KnockoutShare.knockout_id, KnockoutShare.position)
+    ).scalars():
+        by_ko[r.knockout_id].append(Share(r.killer_entry_id, r.position, r.credit_units, r.pko_points, r.head_added))
+    return [
+        KnockoutShares(k.id, k.busted_entry_id, sum(s.pko_points + s.head_added for s in by_ko[k.id]),
+                       tuple(by_ko[k.id]))
+        for k in kos
+    ]
 
 
 def locked_tournament(session: Session, tournament_id: int) -> Tournament:
@@ -89,6 +130,9 @@ def record_knockouts(
     ).all()
     entries = {r.id: EntryState(r.id, r.player_id, r.state == "busted") for r in rows}
     problems = knockout_problems(busts, entries, level)
+    shared = bool(tournament.shared_knockouts)
+    for b in busts:
+        problems += [p for p in shared_killer_problems(b.killers, shared=shared) if p.code != "knockout-same-killers"]
     live = Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)
     latest = session.scalar(select(func.max(Knockout.bust_number)).where(*live)) or 0
     group_number = None
@@ -100,6 +144,9 @@ def record_knockouts(
     raise_problems(problems)
 
     number = bust_number([latest], group_number)
+    head = pko_head_of(tournament)
+    # SP-9: the heads as they stand before this block (read before its records exist)
+    before = ledger(head, entries, live_shares(session, tournament_id)) if head is not None else None
     records = [
         Knockout(
             tournament_id=tournament_id,
@@ -116,6 +163,20 @@ def record_knockouts(
     ]
     session.add_all(records)
     session.flush()
+    shares_of: dict[int, tuple[Share, ...]] = {}
+    if uses_shares(tournament):
+        for r, b in zip(records, busts, strict=True):
+            if before is not None:
+                _, shares = record(head, before, b.busted_entry_id, b.killers, shared=shared)
+            else:
+                shares = classic_shares(b.killers, shared=shared)
+            shares_of[r.id] = shares
+            session.add_all(
+                KnockoutShare(knockout_id=r.id, position=x.position, killer_entry_id=x.killer_entry_id,
+                              credit_units=x.credit_units, pko_points=x.pko_points, head_added=x.head_added)
+                for x in shares
+            )
+        session.flush()
     session.add_all(
         KnockoutAudit(
             tournament_id=tournament_id,
@@ -125,7 +186,10 @@ def record_knockouts(
             actor=actor,
             at=now,
             data={"busted_entry_id": r.busted_entry_id, "killer_entry_id": r.killer_entry_id,
-                  "bust_number": number, "credit_halves": r.credit_halves},
+                  "bust_number": number, "credit_halves": r.credit_halves,
+                  **({"killers": list(b.killers),
+                      "shares": [[x.credit_units, x.pko_points, x.head_added] for x in shares_of[r.id]]}
+                     if r.id in shares_of else {})},
         )
         for r, b in zip(records, busts, strict=True)
     )
@@ -163,6 +227,16 @@ def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: s
     drawn = session.scalar(select(exists().where(MysteryDraw.knockout_id == knockout_id)))
     state = KnockoutState(knockout.id, knockout.recorded_at, knockout.voided_at is not None, reentered, drawn)
     problems = void_problems(state, now, void_window(session, tournament.id))
+    if pko_head_of(tournament) is not None:
+        killers = list(session.scalars(
+            select(KnockoutShare.killer_entry_id).where(KnockoutShare.knockout_id == knockout.id)
+        ))
+        killers_out = session.scalars(
+            select(Knockout.busted_entry_id).where(
+                Knockout.busted_entry_id.in_(killers), Knockout.voided_at.is_(None)
+            )
+        ).all() if killers else []
+        problems += pko_void_problems(knockout.id, killers, killers_out)
     if tournament.status != "running":
         problems.append(
             Problem("void-not-running", f"tournament {tournament.id} is {tournament.status}: its knockouts are final")

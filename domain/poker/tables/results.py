@@ -88,6 +88,31 @@ class Knockout(Base):
     )
 
 
+class KnockoutShare(Base):
+    """One killer's share of a knockout (SP-9, SP-10), written with the knockout when the tournament
+    has a PKO head or shared knockouts (migration 0501); without a share row a knockout counts as
+    today (`credit_halves` for its primary killer). `credit_units` are 1/2520 of a full credit, so
+    every 1/k share is exact; `pko_points` are credited, `head_added` goes to the killer entry's
+    head. Append-only: a void marks the knockout, and its shares stop counting with it."""
+
+    __tablename__ = "poker_knockout_shares"
+
+    knockout_id: Mapped[int] = mapped_column(ForeignKey("poker_knockouts.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    killer_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    credit_units: Mapped[int] = mapped_column(Integer)
+    pko_points: Mapped[int] = mapped_column(BigInteger)
+    head_added: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        UniqueConstraint("knockout_id", "killer_entry_id", name="uq_poker_knockout_shares_killer"),
+        CheckConstraint("position BETWEEN 1 AND 9", name="position"),
+        CheckConstraint("credit_units > 0 AND credit_units <= 2520", name="credit_units"),
+        CheckConstraint("pko_points >= 0 AND head_added >= 0", name="points"),
+        Index("ix_poker_knockout_shares_killer", "killer_entry_id"),
+    )
+
+
 class KnockoutAudit(Base):
     """Append-only log of every knockout event: recorded (with the second killer, if any), voided,
     drawn."""
@@ -174,6 +199,8 @@ class FinalPlace(Base):
     knockouts: Mapped[int] = mapped_column(Integer)
     credit_halves: Mapped[int] = mapped_column(Integer)
     prize: Mapped[str | None] = mapped_column(Text)
+    credit_units: Mapped[int | None] = mapped_column(Integer)  # exact credit, 1/2520 (0501; NULL before)
+    pko_points: Mapped[int | None] = mapped_column(BigInteger)  # SP-9 total, champion's head included
     placed_at: Mapped[datetime] = mapped_column(TZ)
 
     __table_args__ = (

@@ -141,6 +141,8 @@ class Tournament(Base):
     no_show_policy: Mapped[str] = mapped_column(String(16))
     itm_percent: Mapped[int] = mapped_column(Integer)
     itm_min: Mapped[int] = mapped_column(Integer)
+    pko_head: Mapped[int | None] = mapped_column(Integer)  # SP-9 (migration 0501)
+    shared_knockouts: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))  # SP-10 (0501)
     created_at: Mapped[datetime] = mapped_column(TZ)
     opened_at: Mapped[datetime | None] = mapped_column(TZ)
     started_at: Mapped[datetime | None] = mapped_column(TZ)
@@ -173,6 +175,7 @@ class Tournament(Base):
             name="reentry_not_before_late_reg",
         ),
         CheckConstraint("addon_deadline IS NULL OR addon_deadline > scheduled_start", name="addon_after_start"),
+        CheckConstraint("pko_head IS NULL OR (pko_head >= 2 AND bounty_type = 'pko')", name="pko_head"),
         Index("ix_poker_tournaments_status", "status"),
     )
 

@@ -48,6 +48,10 @@ class TournamentSettings:
     itm_min: int = 1
     pko_head: int | None = None  # SP-9: with bounty_type=pko, every entry's starting head (points)
     shared_knockouts: bool = False  # SP-10: k >= 2 killers share a bust equally
+    rebuy_until: datetime | None = None  # SP-12: rebuys open strictly before this instant
+    rebuy_until_level: int | None = None  # SP-12: rebuys open until level N ends
+    rebuy_limit: int | None = None  # SP-12: rebuys per player, over all their entries
+    reentry_limit: int | None = None  # SP-12: re-entries per player
 
 
 SETTING_FIELDS = tuple(f.name for f in fields(TournamentSettings))
@@ -152,12 +156,37 @@ def bounty_problems(s: TournamentSettings) -> list[Problem]:
     return []
 
 
+def topup_limit_problems(s: TournamentSettings) -> list[Problem]:
+    """SP-12: one rebuy window at most (an instant or a level), after the start; a level from 1;
+    limits whole numbers from 0."""
+    out: list[Problem] = []
+    if s.rebuy_until is not None and s.rebuy_until_level is not None:
+        out.append(Problem(
+            "rebuy-window-twice", "set rebuy_until (an instant) or rebuy_until_level (a level), not both (SP-12)"
+        ))
+    if (s.rebuy_until is not None and s.rebuy_until.tzinfo is not None and s.scheduled_start.tzinfo is not None
+            and s.rebuy_until <= s.scheduled_start):
+        out.append(Problem(
+            "rebuy-until-before-start",
+            f"rebuy_until {s.rebuy_until.isoformat()} must be after the start {s.scheduled_start.isoformat()} (SP-12)",
+        ))
+    if s.rebuy_until_level is not None and (
+        isinstance(s.rebuy_until_level, bool) or not isinstance(s.rebuy_until_level, int) or s.rebuy_until_level < 1
+    ):
+        out.append(Problem("rebuy-until-level-bad", f"rebuy_until_level {s.rebuy_until_level} must be a level number from 1 (SP-12)"))
+    for field in ("rebuy_limit", "reentry_limit"):
+        value = getattr(s, field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            out.append(Problem(f"{field.replace('_', '-')}-bad", f"{field} {value} must be a whole number from 0 (SP-12)"))
+    return out
+
+
 def settings_problems(s: TournamentSettings) -> list[Problem]:
     """Every problem with a tournament's settings, in field order."""
     out: list[Problem] = []
     if not isinstance(s.name, str) or not s.name.strip():
         out.append(Problem("name-blank", "the tournament needs a name"))
-    for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline"):
+    for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until"):
         out += _aware(field, getattr(s, field))
     out += _one_of("format", s.format, FORMATS, "rule 3.1")
     out += _one_of("bounty_type", s.bounty_type, BOUNTY_TYPES, "rule 3.2")
@@ -167,6 +196,7 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
             "the mystery draw can be switched on only with the mystery bounty type (rule 3.3)",
         ))
     out += bounty_problems(s)
+    out += topup_limit_problems(s)
     if isinstance(s.seat_cap, bool) or not isinstance(s.seat_cap, int) or not SEAT_CAP_MIN <= s.seat_cap <= SEAT_CAP_MAX:
         out.append(Problem(
             "seat-cap-out-of-range",
@@ -193,11 +223,13 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
     return out
 
 
-_TIME_FIELDS = ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline")
-_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min", "pko_head")
+_TIME_FIELDS = ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until")
+_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min", "pko_head",
+               "rebuy_until_level", "rebuy_limit", "reentry_limit")
 _BOOL_FIELDS = ("mystery_draw", "addon_once", "shared_knockouts")
 _OPTIONAL = ("late_reg_deadline", "reentry_deadline", "addon_deadline", "addon_break", "addon_chips",
-             "rebuy_amount", "reentry_amount", "addon_amount", "pko_head")
+             "rebuy_amount", "reentry_amount", "addon_amount", "pko_head", "rebuy_until", "rebuy_until_level",
+             "rebuy_limit", "reentry_limit")
 
 
 def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]]:

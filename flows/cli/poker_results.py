@@ -23,6 +23,8 @@ from flows.cli.output import emit
 
 prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
 poker_app.add_typer(prizes_app, name="prizes")
+mystery_app = typer.Typer(no_args_is_help=True, help="The mystery prize table (SP-11; non-monetary only, SP-4).")
+poker_app.add_typer(mystery_app, name="mystery-table")
 
 TournamentId = Annotated[int, typer.Argument(help="tournament id")]
 KnockoutId = Annotated[int, typer.Argument(help="knockout id")]
@@ -56,6 +58,7 @@ def draw_view(d: MysteryDraw) -> dict:
         "killer_entry_id": d.killer_entry_id,
         "draw_number": d.draw_number,
         "description": d.description,
+        "prize_position": d.prize_position,
         "drawn_at": d.drawn_at,
     }
 
@@ -112,6 +115,25 @@ def mystery_draw(
     """The killer entry of a knockout draws its mystery bounty, once per tournament (3.3)."""
     with unit_of_work() as session:
         emit(draw_view(knockout_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
+
+
+@mystery_app.command("set")
+def mystery_table_set(
+    tournament: Annotated[int, typer.Argument(help="tournament id")],
+    lines: Annotated[list[str] | None, typer.Argument(help="the prizes (none: back to free-text draws)")] = None,
+) -> None:
+    """Declare the mystery prizes (SP-11); refused once the phase has started."""
+    with unit_of_work() as session:
+        cleaned = knockout_service.set_mystery_prizes(session, tournament, list(lines or []))
+        emit(_prize_rows(cleaned), "mystery prizes")
+
+
+@mystery_app.command("show")
+def mystery_table_show(tournament: Annotated[int, typer.Argument(help="tournament id")]) -> None:
+    """The table: each prize drawn, remaining or (once finished) undrawn; the seed's commitment, and
+    the seed once the tournament is finished (SP-11, PD-12)."""
+    with unit_of_work() as session:
+        emit(knockout_service.mystery_table(session, tournament))
 
 
 def _prize_rows(lines: tuple[str, ...]) -> list[dict]:

@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 import pycountry
 
 from domain.errors import Problem
+from domain.poker.rules.mystery import mode_problems, parse_phase
 
 FORMATS = ("freezeout", "rebuy", "reentry", "addon", "bounty")
 BOUNTY_TYPES = ("none", "classic", "pko", "mystery")
@@ -52,6 +53,8 @@ class TournamentSettings:
     rebuy_until_level: int | None = None  # SP-12: rebuys open until level N ends
     rebuy_limit: int | None = None  # SP-12: rebuys per player, over all their entries
     reentry_limit: int | None = None  # SP-12: re-entries per player
+    mystery_phase: str = "start"  # SP-11: start | itm | level:N (with a declared prize table)
+    mystery_draw_per: str = "per_killer_entry"  # SP-11: per_killer_entry (3.3) | per_knockout
 
 
 SETTING_FIELDS = tuple(f.name for f in fields(TournamentSettings))
@@ -181,6 +184,11 @@ def topup_limit_problems(s: TournamentSettings) -> list[Problem]:
     return out
 
 
+def mystery_setting_problems(s: TournamentSettings) -> list[Problem]:
+    """SP-11: the phase and the draw mode of the mystery prize table."""
+    return parse_phase(s.mystery_phase)[1] + mode_problems(s.mystery_draw_per)
+
+
 def settings_problems(s: TournamentSettings) -> list[Problem]:
     """Every problem with a tournament's settings, in field order."""
     out: list[Problem] = []
@@ -197,6 +205,7 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
         ))
     out += bounty_problems(s)
     out += topup_limit_problems(s)
+    out += mystery_setting_problems(s)
     if isinstance(s.seat_cap, bool) or not isinstance(s.seat_cap, int) or not SEAT_CAP_MIN <= s.seat_cap <= SEAT_CAP_MAX:
         out.append(Problem(
             "seat-cap-out-of-range",

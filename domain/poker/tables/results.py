@@ -13,6 +13,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     ForeignKey,
@@ -149,6 +150,8 @@ class MysteryDraw(Base):
     description: Mapped[str | None] = mapped_column(Text)
     drawn_at: Mapped[datetime] = mapped_column(TZ)
     drawn_by: Mapped[str] = mapped_column(Text)
+    per_killer: Mapped[bool] = mapped_column(Boolean, server_default=text("true"))  # 3.3; false: per knockout (0503)
+    prize_position: Mapped[int | None] = mapped_column(Integer)  # SP-11: the table's prize drawn (0503)
 
     __table_args__ = (
         ForeignKeyConstraint(
@@ -156,7 +159,11 @@ class MysteryDraw(Base):
             ["poker_knockouts.id", "poker_knockouts.killer_entry_id"],
             name="fk_poker_mystery_draws_knockout_killer",
         ),
-        UniqueConstraint("tournament_id", "killer_entry_id", name="uq_poker_mystery_draws_killer"),
+        Index(
+            "uq_poker_mystery_draws_killer", "tournament_id", "killer_entry_id", unique=True,
+            postgresql_where=text("per_killer"),
+        ),
+        UniqueConstraint("tournament_id", "prize_position", name="uq_poker_mystery_draws_prize"),
         UniqueConstraint("tournament_id", "draw_number", name="uq_poker_mystery_draws_number"),
         CheckConstraint("draw_number >= 1", name="draw_number_positive"),
         CheckConstraint(
@@ -165,6 +172,40 @@ class MysteryDraw(Base):
             name="description",
         ),
     )
+
+
+class MysteryPrize(Base):
+    """A declared prize of a tournament's mystery table (SP-11): non-monetary text (SP-4)."""
+
+    __tablename__ = "poker_mystery_prizes"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    description: Mapped[str] = mapped_column(Text)
+
+    __table_args__ = (
+        CheckConstraint("position BETWEEN 1 AND 200", name="position"),
+        CheckConstraint(
+            f"length(btrim(description)) > 0 AND char_length(description) <= {MAX_DESCRIPTION_CHARS}"
+            f" AND {no_money_sql('description')}",
+            name="description",
+        ),
+    )
+
+
+class MysteryPhase(Base):
+    """The start of a tournament's mystery phase (SP-11): the committed seed (PD-12) whose shuffle
+    orders the prizes; `seed` is shown only once the tournament is finished. Append-only."""
+
+    __tablename__ = "poker_mystery_phases"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    seed: Mapped[str] = mapped_column(Text)
+    commitment: Mapped[str] = mapped_column(Text)
+    prize_count: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(TZ)
+
+    __table_args__ = (CheckConstraint("prize_count >= 1", name="prize_count"),)
 
 
 class Prize(Base):

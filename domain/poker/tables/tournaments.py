@@ -147,6 +147,8 @@ class Tournament(Base):
     rebuy_until_level: Mapped[int | None] = mapped_column(Integer)  # SP-12 (0502)
     rebuy_limit: Mapped[int | None] = mapped_column(Integer)  # SP-12 (0502)
     reentry_limit: Mapped[int | None] = mapped_column(Integer)  # SP-12 (0502)
+    mystery_phase: Mapped[str] = mapped_column(Text, server_default=text("'start'"))  # SP-11 (0503)
+    mystery_draw_per: Mapped[str] = mapped_column(Text, server_default=text("'per_killer_entry'"))  # SP-11 (0503)
     created_at: Mapped[datetime] = mapped_column(TZ)
     opened_at: Mapped[datetime | None] = mapped_column(TZ)
     started_at: Mapped[datetime | None] = mapped_column(TZ)
@@ -185,6 +187,8 @@ class Tournament(Base):
             " AND coalesce(rebuy_until_level, 1) >= 1 AND coalesce(rebuy_limit, 0) >= 0 AND coalesce(reentry_limit, 0) >= 0",
             name="topup_limits",
         ),
+        CheckConstraint("mystery_phase ~ '^(start|itm|level:[1-9][0-9]*)$'", name="mystery_phase"),
+        CheckConstraint("mystery_draw_per IN ('per_killer_entry', 'per_knockout')", name="mystery_draw_per"),
         Index("ix_poker_tournaments_status", "status"),
     )
 

@@ -115,3 +115,20 @@ def test_sp11_without_a_table_draws_stay_as_today(session):
     k = ko(session, t, e["B"].id, e["A"].id)
     d = mystery_draw(session, k.id, now=NOW, actor="floor", description="Лимонад")
     assert (d.description, d.prize_position, d.per_killer) == ("Лимонад", None, True)
+
+
+def test_sp11_sp4_the_mystery_prize_check_carries_the_current_pattern_and_refuses_money(session):
+    """SP-11, SP-4: the same check at the database door as on prize lines."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    from domain.poker.rules.wording import MONEY_PATTERN
+
+    definition = session.execute(text(
+        "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'ck_poker_mystery_prizes_description'"
+    )).scalar_one()
+    assert MONEY_PATTERN in definition
+    t = h.tournament(session, bounty="mystery", mystery=True)
+    with pytest.raises(IntegrityError):
+        with session.begin_nested():
+            session.execute(text("INSERT INTO poker_mystery_prizes VALUES (:t, 1, '100 $')"), {"t": t.id})

@@ -255,3 +255,13 @@ def test_sp12_bad_limits_are_refused_each_by_name():
         "rebuy-window-twice", "rebuy-until-before-start", "rebuy-until-level-bad", "rebuy-limit-bad",
         "reentry-limit-bad",
     ]
+
+
+def test_sp12_a_series_template_sets_the_rebuy_window_as_minutes_after_the_start():
+    """SP-12: a series template gives the rebuy instant as an offset, like the other deadlines."""
+    from domain.series.rules.templates import poker_settings
+
+    made = poker_settings({"starting_stack": 1, "currency": "RUB", "buy_in": 0, "rebuy_amount": 1,
+                           "rebuy_until_minutes": 90}, "Friday", START)
+    assert made.rebuy_until == START + _td(minutes=90)
+    assert _settings_problems(_replace(REBUY, rebuy_until="soon")) != []  # a plain refusal, no crash

@@ -107,6 +107,8 @@ def _one_of(field: str, value: object, allowed: tuple[str, ...], rule: str) -> l
 
 
 def _aware(field: str, value: datetime | None) -> list[Problem]:
+    if value is not None and not isinstance(value, datetime):
+        return [Problem("time-not-aware", f"{field.replace('_', ' ')} must be a time with a timezone, not '{value}'")]
     if value is None or value.tzinfo is not None:
         return []
     return [Problem("time-not-aware", f"{field.replace('_', ' ')} must carry a timezone (times are UTC)")]
@@ -167,7 +169,7 @@ def topup_limit_problems(s: TournamentSettings) -> list[Problem]:
         out.append(Problem(
             "rebuy-window-twice", "set rebuy_until (an instant) or rebuy_until_level (a level), not both (SP-12)"
         ))
-    if (s.rebuy_until is not None and s.rebuy_until.tzinfo is not None and s.scheduled_start.tzinfo is not None
+    if (isinstance(s.rebuy_until, datetime) and s.rebuy_until.tzinfo is not None and s.scheduled_start.tzinfo is not None
             and s.rebuy_until <= s.scheduled_start):
         out.append(Problem(
             "rebuy-until-before-start",

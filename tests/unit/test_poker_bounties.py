@@ -207,3 +207,22 @@ def test_sp9_sp10_settings_from_text():
     assert setting_from_text("pko_head", "100") == (100, [])
     assert setting_from_text("pko_head", "none") == (None, [])
     assert setting_from_text("shared_knockouts", "true") == (True, [])
+
+
+@given(st.integers(2, 500), st.integers(2, 500), st.booleans())
+def test_sp9_a_block_by_one_killer_is_the_same_in_any_order(h1, h2, reverse):
+    """SP-9: several entries busted by one killer in one hand are each handled from the heads
+    before the hand; the order does not change any total."""
+    from domain.poker.rules.bounties import PkoLedger
+
+    before = PkoLedger({1: 100, 2: h1, 3: h2}, {1: 0, 2: 0, 3: 0})
+    busted = [3, 2] if reverse else [2, 3]
+    kos = []
+    for i, b in enumerate(busted, 1):
+        taken, shares = record(100, before, b, [1], shared=False)
+        kos.append(KnockoutShares(i, b, taken, shares))
+    after = ledger(100, [1, 2, 3], kos)
+    # the ledger starts every entry at 100; compare the killer's gains only
+    gained = sum(s.pko_points for k in kos for s in k.shares), sum(s.head_added for k in kos for s in k.shares)
+    assert gained == (h1 - h1 // 2 + h2 - h2 // 2, h1 // 2 + h2 // 2)
+    assert after.points[1] == gained[0]

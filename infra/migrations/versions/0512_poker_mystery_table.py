@@ -17,8 +17,8 @@ from alembic import op
 
 from domain.poker.rules.wording import MONEY_PATTERN
 
-revision = "0503"
-down_revision = "0502"
+revision = "0512"
+down_revision = "0511"
 branch_labels = None
 depends_on = None
 

@@ -13,8 +13,8 @@ Revises: 0500
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0501"
-down_revision = "0500"
+revision = "0510"
+down_revision = "0501"
 branch_labels = None
 depends_on = None
 

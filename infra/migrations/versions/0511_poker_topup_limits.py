@@ -8,8 +8,8 @@ Revises: 0501
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0502"
-down_revision = "0501"
+revision = "0511"
+down_revision = "0510"
 branch_labels = None
 depends_on = None
 

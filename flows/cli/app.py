@@ -58,6 +58,11 @@ from flows.cli.series import app as series_app  # noqa: E402
 
 app.add_typer(series_app, name="series")
 
+# area: leagues
+from flows.cli.leagues import app as leagues_app  # noqa: E402
+
+app.add_typer(leagues_app, name="league")
+
 # area: demo and simulator
 from flows.cli.simulate import simulate_command  # noqa: E402
 

@@ -245,8 +245,12 @@ def poker_checkin(tournament: TournamentId, player: PlayerRef) -> None:
 @poker_app.command("rebuy")
 def poker_rebuy(tournament: TournamentId, player: PlayerRef) -> None:
     """Top the current entry up by the starting stack at the rebuy amount (3.1)."""
+    now = _now()
     with unit_of_work() as session:
-        emit(service.topup_view(service.rebuy(session, tournament, player, _now())))
+        reading = clock_service.status(session, tournament, now)  # SP-12: rebuy_until_level
+        level = {"running": reading.get("level"), "paused": reading.get("level"),
+                 "structure exhausted": reading.get("levels", 0) + 1}.get(reading.get("status"))
+        emit(service.topup_view(service.rebuy(session, tournament, player, now, level=level)))
 
 
 @poker_app.command("reentry")

@@ -13,6 +13,7 @@ import typer
 
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import results as results_service
+from domain.poker.rules.bounties import units_text
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
 from domain.store.db import unit_of_work
@@ -22,6 +23,8 @@ from flows.cli.output import emit
 
 prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
 poker_app.add_typer(prizes_app, name="prizes")
+mystery_app = typer.Typer(no_args_is_help=True, help="The mystery prize table (SP-11; non-monetary only, SP-4).")
+poker_app.add_typer(mystery_app, name="mystery-table")
 
 TournamentId = Annotated[int, typer.Argument(help="tournament id")]
 KnockoutId = Annotated[int, typer.Argument(help="knockout id")]
@@ -55,6 +58,7 @@ def draw_view(d: MysteryDraw) -> dict:
         "killer_entry_id": d.killer_entry_id,
         "draw_number": d.draw_number,
         "description": d.description,
+        "prize_position": d.prize_position,
         "drawn_at": d.drawn_at,
     }
 
@@ -67,12 +71,17 @@ def knockout(
     second_killer: Annotated[
         int | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
     ] = None,
+    also_killer: Annotated[
+        list[int] | None,
+        typer.Option(help="a third, fourth, ... killer (repeat; needs shared_knockouts=true, SP-10)"),
+    ] = None,
     level: Annotated[int | None, typer.Option(help="the level it happened at")] = None,
     group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
     by: By = "floor",
 ) -> None:
-    """Record a bust: the entries go out with the next bust number (3.2)."""
-    busts = [Bust(b, killer, second_killer) for b in busted]
+    """Record a bust: the entries go out with the next bust number (3.2). With shared_knockouts on,
+    every killer named shares the credit equally (SP-10)."""
+    busts = [Bust(b, killer, second_killer, tuple(also_killer or ())) for b in busted]
     with unit_of_work() as session:
         records = knockout_service.record_knockouts(
             session, tournament, busts, now=_now(), actor=by, level=level, group=group
@@ -106,6 +115,25 @@ def mystery_draw(
     """The killer entry of a knockout draws its mystery bounty, once per tournament (3.3)."""
     with unit_of_work() as session:
         emit(draw_view(knockout_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
+
+
+@mystery_app.command("set")
+def mystery_table_set(
+    tournament: Annotated[int, typer.Argument(help="tournament id")],
+    lines: Annotated[list[str] | None, typer.Argument(help="the prizes (none: back to free-text draws)")] = None,
+) -> None:
+    """Declare the mystery prizes (SP-11); refused once the phase has started."""
+    with unit_of_work() as session:
+        cleaned = knockout_service.set_mystery_prizes(session, tournament, list(lines or []))
+        emit(_prize_rows(cleaned), "mystery prizes")
+
+
+@mystery_app.command("show")
+def mystery_table_show(tournament: Annotated[int, typer.Argument(help="tournament id")]) -> None:
+    """The table: each prize drawn, remaining or (once finished) undrawn; the seed's commitment, and
+    the seed once the tournament is finished (SP-11, PD-12)."""
+    with unit_of_work() as session:
+        emit(knockout_service.mystery_table(session, tournament))
 
 
 def _prize_rows(lines: tuple[str, ...]) -> list[dict]:
@@ -173,8 +201,11 @@ def places(tournament: TournamentId) -> None:
                     "entry_id": p.place.entry_id,
                     "bust_number": p.place.bust_number,
                     "knockouts": p.place.knockouts,
-                    "credit": credit_text(p.place.credit_halves),
+                    "credit": credit_text(p.place.credit_halves)
+                    if p.place.credit_units is None
+                    else units_text(p.place.credit_units),
                     "prize": p.place.prize,
+                    **({"pko_points": p.place.pko_points} if p.place.pko_points is not None else {}),
                 }
                 for p in results_service.places(session, tournament)
             ],

@@ -3,7 +3,6 @@ the certificate's QR code read back from the PDF's pixels as the public verifica
 
 from __future__ import annotations
 
-import json
 
 import pytest
 import segno

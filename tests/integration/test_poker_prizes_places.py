@@ -206,7 +206,7 @@ def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(s
     finished_down_to_one(3)
     with StatementCounter(engine) as three:
         assert len(finalize_tournaments(session, LATER)) == 3
-    assert one.count == three.count == 7  # lock+pick, entries, knockouts, prizes, insert, update, names
+    assert one.count == three.count == 8  # lock+pick, entries, shares (SP-9, SP-10), knockouts, prizes, insert, update, names
 
 
 def test_finalize_run_twice_at_once_finishes_a_tournament_once(committed):

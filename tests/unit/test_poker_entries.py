@@ -199,3 +199,69 @@ def test_3_4_settling_is_allowed_in_every_status_but_cancelled(status):
 def test_3_4_settling_a_cancelled_tournament_is_refused():
     assert codes(settlement_problems("cancelled", "cash", "Olga")) == ["settlement-tournament-cancelled"]
     assert codes(settlement_problems("running", "barter", " ")) == ["settlement-method-unknown", "settled-by-blank"]
+
+
+# -- SP-12 top-up limits -----------------------------------------------------------------------------
+
+from dataclasses import replace as _replace  # noqa: E402
+from datetime import timedelta as _td  # noqa: E402
+
+from domain.poker.rules.settings import settings_problems as _settings_problems  # noqa: E402
+
+
+def test_sp12_unset_limits_keep_todays_rebuy_and_reentry():
+    """SP-12"""
+    assert rebuy_problems("running", REBUY, True, now=START + _td(days=3), level=99, rebuys_taken=50) == []
+
+
+def test_sp12_rebuy_until_closes_the_window_at_the_instant():
+    """SP-12"""
+    s = _replace(REBUY, rebuy_until=START + _td(hours=1))
+    assert rebuy_problems("running", s, True, now=START + _td(minutes=59)) == []
+    found = rebuy_problems("running", s, True, now=START + _td(hours=1))
+    assert codes(found) == ["rebuy-window-closed"] and "rebuy_until" in found[0].message
+
+
+def test_sp12_rebuy_until_level_closes_when_level_n_ends():
+    """SP-12"""
+    s = _replace(REBUY, rebuy_until_level=4)
+    assert rebuy_problems("running", s, True, now=START, level=4) == []
+    assert rebuy_problems("running", s, True, now=START, level=None) == []  # the clock has not started
+    found = rebuy_problems("running", s, True, now=START, level=5)
+    assert codes(found) == ["rebuy-window-closed"] and "level 4" in found[0].message
+
+
+def test_sp12_rebuy_limit_counts_over_all_entries():
+    """SP-12"""
+    s = _replace(REBUY, rebuy_limit=2)
+    assert rebuy_problems("running", s, True, now=START, rebuys_taken=1) == []
+    found = rebuy_problems("running", s, True, now=START, rebuys_taken=2)
+    assert codes(found) == ["rebuy-limit-reached"] and "limit is 2" in found[0].message
+
+
+def test_sp12_reentry_limit_names_the_limit():
+    """SP-12"""
+    s = _replace(RE, reentry_limit=1)
+    now = RE.reentry_deadline - _td(minutes=1) if RE.reentry_deadline else START
+    assert "reentry-limit-reached" not in codes(reentry_problems("running", s, "busted", now, reentries_taken=0))
+    found = reentry_problems("running", s, "busted", now, reentries_taken=1)
+    assert "reentry-limit-reached" in codes(found)
+
+
+def test_sp12_bad_limits_are_refused_each_by_name():
+    """SP-12"""
+    s = _replace(REBUY, rebuy_until=START - _td(minutes=1), rebuy_until_level=0, rebuy_limit=-1, reentry_limit=-2)
+    assert [p.code for p in _settings_problems(s)] == [
+        "rebuy-window-twice", "rebuy-until-before-start", "rebuy-until-level-bad", "rebuy-limit-bad",
+        "reentry-limit-bad",
+    ]
+
+
+def test_sp12_a_series_template_sets_the_rebuy_window_as_minutes_after_the_start():
+    """SP-12: a series template gives the rebuy instant as an offset, like the other deadlines."""
+    from domain.series.rules.templates import poker_settings
+
+    made = poker_settings({"starting_stack": 1, "currency": "RUB", "buy_in": 0, "rebuy_amount": 1,
+                           "rebuy_until_minutes": 90}, "Friday", START)
+    assert made.rebuy_until == START + _td(minutes=90)
+    assert _settings_problems(_replace(REBUY, rebuy_until="soon")) != []  # a plain refusal, no crash

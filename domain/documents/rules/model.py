@@ -40,6 +40,8 @@ class PokerPlace:
     player: str
     knockouts: Decimal  # total knockout credit across the player's entries (3.7): 2.5 is possible
     prize: str | None  # the prize line of this place (non-monetary, SP-4), None outside the prize places
+    credit_text: str | None = None  # SP-10: the exact credit when shares are not halves ("1/3")
+    pko_points: int | None = None  # SP-9: the player's PKO total (rating points, never money)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,9 @@ class PokerSheet:
     places: tuple[PokerPlace, ...]  # best first; shared places (SP-7) appear once per player
     rebuys: int = 0
     locale: str = "en"
+    options: tuple[str, ...] = ()  # SP-9..SP-12 settings that differ from the defaults, as printed
+    mystery_prizes: tuple[tuple[str, str], ...] = ()  # SP-11: (prize, "drawn #n" | "undrawn")
+    mystery_seed: str | None = None  # SP-11: the seed revealed at the finish
 
 
 @dataclass(frozen=True)

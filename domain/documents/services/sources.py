@@ -36,7 +36,8 @@ from domain.poker.services.results import places as computed_places
 from domain.clubs.tables import Club
 from domain.documents.tables import DocumentPublication
 from domain.poker.tables.tournaments import Entry, Player, TopUp, Tournament
-from domain.poker.tables.results import FinalPlace
+from domain.poker.rules.bounties import HALF_UNITS, units_text
+from domain.poker.tables.results import FinalPlace, MysteryDraw, MysteryPhase, MysteryPrize
 from domain.pusoy.tables import PusoyFinish, PusoyStanding as StandingRow, PusoyTournament
 
 # PD-7's steps as a results sheet words them (English messages, printed in the sheet's language): why a player is listed below the one above.
@@ -131,12 +132,18 @@ def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             func.coalesce(Player.name, Player.pseudonym).label("player"),
             FinalPlace.credit_halves,
             FinalPlace.prize,
+            FinalPlace.credit_units,
+            FinalPlace.pko_points,
         )
         .join(Player, Player.id == FinalPlace.player_id)
         .where(FinalPlace.tournament_id.in_(ids))
         .order_by(FinalPlace.tournament_id, FinalPlace.place, func.coalesce(Player.name, Player.pseudonym))
     ):
-        stored[r.tournament_id].append(PokerPlace(r.place, r.player, Decimal(r.credit_halves) / 2, r.prize))
+        stored[r.tournament_id].append(PokerPlace(
+            r.place, r.player, Decimal(r.credit_halves) / 2, r.prize,
+            _exact_credit(r.credit_units), r.pko_points,
+        ))
+    mystery = _mystery(session, ids)
     out: list[Bundle | Skipped] = []
     for tournament, club in sorted(heads, key=lambda h: h[0].id):
         tid = tournament.id
@@ -145,7 +152,8 @@ def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             continue
         try:
             places = stored[tid] or [
-                PokerPlace(p.place.place, p.name, Decimal(p.place.credit.numerator) / p.place.credit.denominator, p.place.prize)
+                PokerPlace(p.place.place, p.name, Decimal(p.place.credit_halves) / 2, p.place.prize,
+                           _exact_credit(p.place.credit_units), p.place.pko_points)
                 for p in computed_places(session, tid)
             ]
         except DomainError as exc:
@@ -169,9 +177,69 @@ def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             places=tuple(places),
             rebuys=topups.get((tid, "rebuy"), 0),
             locale=locales.poker_locale(club_locales.get(club.id)),
+            options=_options(tournament),
+            mystery_prizes=mystery.get(tid, ((), None))[0],
+            mystery_seed=mystery.get(tid, ((), None))[1],
         )
         out.append(Bundle(sheet, club_id=club.id, recipient=club.contact_email))
     return out
+
+
+def _exact_credit(units: int | None) -> str | None:
+    """SP-10: the exact credit as text when it is not a whole number of halves, else None."""
+    if units is None or units % HALF_UNITS == 0:
+        return None
+    return units_text(units)
+
+
+def _options(t: Tournament) -> tuple[str, ...]:
+    """The SP-9..SP-12 settings that differ from the defaults, one printed line each."""
+    lines = []
+    if t.bounty_type == "pko" and t.pko_head is not None:
+        lines.append(f"Progressive knockout: heads of {t.pko_head} rating points (SP-9)")
+    if t.shared_knockouts:
+        lines.append("Shared knockouts: several killers share a knockout equally (SP-10)")
+    if t.rebuy_until is not None:
+        lines.append(f"Rebuys until {t.rebuy_until:%H:%M} UTC (SP-12)")
+    if t.rebuy_until_level is not None:
+        lines.append(f"Rebuys until the end of level {t.rebuy_until_level} (SP-12)")
+    if t.rebuy_limit is not None:
+        lines.append(f"At most {t.rebuy_limit} rebuy(s) per player (SP-12)")
+    if t.reentry_limit is not None:
+        lines.append(f"At most {t.reentry_limit} re-entry(ies) per player (SP-12)")
+    if t.mystery_phase != "start" or t.mystery_draw_per != "per_killer_entry":
+        lines.append(f"Mystery prizes: phase {t.mystery_phase}, one draw {t.mystery_draw_per.replace('_', ' ')} (SP-11)")
+    return tuple(lines)
+
+
+def _mystery(session: Session, ids: Sequence[int]) -> dict[int, tuple[tuple[tuple[str, str], ...], str | None]]:
+    """SP-11: each tournament's declared mystery prizes, drawn or undrawn, and the phase's seed
+    (three statements for all the tournaments)."""
+    prizes: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for r in session.execute(
+        select(MysteryPrize.tournament_id, MysteryPrize.position, MysteryPrize.description)
+        .where(MysteryPrize.tournament_id.in_(ids)).order_by(MysteryPrize.tournament_id, MysteryPrize.position)
+    ):
+        prizes[r.tournament_id].append((r.position, r.description))
+    if not prizes:
+        return {}
+    drawn = {
+        (r.tournament_id, r.prize_position): r.draw_number
+        for r in session.execute(
+            select(MysteryDraw.tournament_id, MysteryDraw.prize_position, MysteryDraw.draw_number)
+            .where(MysteryDraw.tournament_id.in_(list(prizes)), MysteryDraw.prize_position.is_not(None))
+        )
+    }
+    seeds = dict(session.execute(
+        select(MysteryPhase.tournament_id, MysteryPhase.seed).where(MysteryPhase.tournament_id.in_(list(prizes)))
+    ).all())
+    return {
+        tid: (
+            tuple((d, f"drawn #{drawn[(tid, n)]}" if (tid, n) in drawn else "undrawn") for n, d in rows),
+            seeds.get(tid),
+        )
+        for tid, rows in prizes.items()
+    }
 
 
 # -- Pusoy Dos -------------------------------------------------------------------------------------

@@ -79,13 +79,38 @@ def _needs_active(kind: str, has_active_entry: bool) -> list[Problem]:
     return [Problem("no-active-entry", f"the player has no entry in play to take a {kind} into (rule 3.1)")]
 
 
-def rebuy_problems(status: str, s: TournamentSettings, has_active_entry: bool) -> list[Problem]:
-    """3.1 rebuy: tops up the current entry. As the rules say today, its only limit is that the
-    tournament is not finished or cancelled (no window, no stack condition)."""
+def rebuy_problems(
+    status: str,
+    s: TournamentSettings,
+    has_active_entry: bool,
+    *,
+    now: datetime | None = None,
+    level: int | None = None,
+    rebuys_taken: int = 0,
+) -> list[Problem]:
+    """3.1 rebuy: tops up the current entry, refused once the tournament is finished or cancelled.
+    SP-12 options: the window `rebuy_until` (open strictly before that instant) or
+    `rebuy_until_level` N (open while the clock's level is N or earlier: it closes when level N
+    ends); `rebuy_limit` rebuys per player over all their entries. Unset: no window, no limit."""
     out = _over(REBUY, status)
     if s.rebuy_amount is None:
         out.append(Problem("rebuy-not-offered", "this tournament sets no rebuy amount (rule 3.1)"))
-    return out + (_needs_active(REBUY, has_active_entry) if not out else [])
+    if out:
+        return out
+    if s.rebuy_until is not None and now is not None and now >= s.rebuy_until:
+        out.append(Problem("rebuy-window-closed", f"the rebuy window closed at {s.rebuy_until.isoformat()} (rebuy_until, SP-12)"))
+    if s.rebuy_until_level is not None and level is not None and level > s.rebuy_until_level:
+        out.append(Problem(
+            "rebuy-window-closed",
+            f"the rebuy window closed when level {s.rebuy_until_level} ended; the clock is at level {level} "
+            "(rebuy_until_level, SP-12)",
+        ))
+    if s.rebuy_limit is not None and rebuys_taken >= s.rebuy_limit:
+        out.append(Problem(
+            "rebuy-limit-reached",
+            f"the player has taken {rebuys_taken} rebuy(s): the limit is {s.rebuy_limit} per player (rebuy_limit, SP-12)",
+        ))
+    return out + _needs_active(REBUY, has_active_entry)
 
 
 def reentry_deadline(s: TournamentSettings) -> datetime | None:
@@ -93,10 +118,19 @@ def reentry_deadline(s: TournamentSettings) -> datetime | None:
     return s.reentry_deadline if s.reentry_deadline is not None else s.late_reg_deadline
 
 
-def reentry_problems(status: str, s: TournamentSettings, latest_state: str | None, now: datetime) -> list[Problem]:
+def reentry_problems(
+    status: str, s: TournamentSettings, latest_state: str | None, now: datetime, *, reentries_taken: int = 0
+) -> list[Problem]:
     """3.1 re-entry: a new entry after a bust, only while running, within the re-entry deadline
-    (or the late-registration deadline when unset)."""
+    (or the late-registration deadline when unset); SP-12: at most `reentry_limit` re-entries per
+    player (unset: no limit)."""
     out: list[Problem] = []
+    if s.reentry_limit is not None and reentries_taken >= s.reentry_limit:
+        out.append(Problem(
+            "reentry-limit-reached",
+            f"the player has re-entered {reentries_taken} time(s): the limit is {s.reentry_limit} per player "
+            "(reentry_limit, SP-12)",
+        ))
     if status != RUNNING:
         out.append(Problem("reentry-not-running", f"re-entry is possible only while the tournament runs; it is {status.replace('_', ' ')} (rule 3.1)"))
     if topup_price(REENTRY, s) is None:

@@ -41,6 +41,13 @@ class Bust:
     busted_entry_id: int
     killer_entry_id: int | None = None
     second_killer_entry_id: int | None = None
+    more_killers: tuple[int, ...] = ()  # the third and later killers (SP-10, shared knockouts only)
+
+    @property
+    def killers(self) -> tuple[int, ...]:
+        """Every killer named, in the order named."""
+        named = (self.killer_entry_id, self.second_killer_entry_id, *self.more_killers)
+        return tuple(k for k in named if k is not None)
 
 
 def credit_halves(bust: Bust) -> int:
@@ -87,11 +94,13 @@ def knockout_problems(
             problems.append(
                 Problem("knockout-duplicate", f"entry {bust.busted_entry_id} is named twice in one knockout")
             )
-        killers = [k for k in (bust.killer_entry_id, bust.second_killer_entry_id) if k is not None]
-        if bust.killer_entry_id is None and bust.second_killer_entry_id is not None:
+        killers = list(bust.killers)
+        if bust.killer_entry_id is None and (bust.second_killer_entry_id is not None or bust.more_killers):
             problems.append(Problem("knockout-second-without-primary", "a second killer needs a primary killer"))
         if len(killers) == 2 and killers[0] == killers[1]:
             problems.append(Problem("knockout-same-killers", "the primary and the second killer are the same entry"))
+        elif len(set(killers)) != len(killers):
+            problems.append(Problem("knockout-same-killers", "the same killer entry is named twice"))
         for killer_id in killers:
             killer = entries.get(killer_id)
             if killer_id == bust.busted_entry_id or (killer is not None and killer.player_id == busted.player_id):

@@ -5,7 +5,11 @@
 - a player gets one place, by the last entry; earlier entries get none;
 - the later the bust, the better the place; a block of k simultaneous busts (one bust number) while
   R players remain all get R − k + 1, which is 2 + the number of players busted later;
-- knockout credit is summed over all of a player's entries (exact: 2.5 stays 5/2);
+- knockout credit is summed over all of a player's entries (exact: 2.5 stays 5/2); a knockout with
+  shares (SP-10) counts one knockout and its exact share for every killer named, one without shares
+  counts as today (its primary killer, `credit_halves`);
+- with a PKO head (SP-9) every player's PKO total is the points of their entries' knockouts plus,
+  for the champion, its own head;
 - the prize of line n goes to every player on place n (a shared place shares its line; the lines of
   the places a block skips are not awarded).
 """
@@ -17,7 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from domain.errors import Problem, raise_problems
-from domain.poker.rules.knockouts import as_credit, credit_halves_by_player
+from domain.poker.rules.bounties import HALF_UNITS, KnockoutShares, Share, ledger, pko_totals_by_player, units_as_credit
+from domain.poker.rules.knockouts import as_credit
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class LiveKnockout:
     bust_number: int
     killer_entry_id: int | None = None
     credit_halves: int = 2
+    shares: tuple[Share, ...] = ()  # SP-9/SP-10: when present, they replace the primary's credit
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +55,13 @@ class Place:
     knockouts: int  # live records with this player's entries as the primary killer
     credit_halves: int  # knockout credit in halves (exact)
     prize: str | None
+    credit_units: int | None = None  # exact credit in 1/2520 (SP-10); None on rows placed before it
+    pko_points: int | None = None  # SP-9 total; None without a PKO head
 
     @property
     def credit(self) -> Fraction:
+        if self.credit_units is not None:
+            return units_as_credit(self.credit_units)
         return as_credit(self.credit_halves)
 
 
@@ -60,7 +70,10 @@ PLACE_ORDER = ("place", "player_id")
 
 
 def final_places(
-    entries: Iterable[PlacedEntry], knockouts: Iterable[LiveKnockout], prizes: Sequence[str] = ()
+    entries: Iterable[PlacedEntry],
+    knockouts: Iterable[LiveKnockout],
+    prizes: Sequence[str] = (),
+    pko_head: int | None = None,
 ) -> tuple[Place, ...]:
     """Every player's final place (3.7, SP-7), or a DomainError while more than one player is in."""
     player_of: dict[int, int] = {}
@@ -74,21 +87,39 @@ def final_places(
             last[entry.player_id] = entry
 
     bust_of: dict[int, int] = {}
-    counted: list[tuple[int | None, int]] = []
+    units: dict[int, int] = {}
     knocks: dict[int, int] = {}
+    live_shares: list[KnockoutShares] = []
     for ko in knockouts:
         if ko.busted_entry_id not in player_of:
             continue
         bust_of[ko.busted_entry_id] = ko.bust_number
-        counted.append((ko.killer_entry_id, ko.credit_halves))
-        killer = player_of.get(ko.killer_entry_id) if ko.killer_entry_id is not None else None
-        if killer is not None:
-            knocks[killer] = knocks.get(killer, 0) + 1
+        credits = (
+            [(s.killer_entry_id, s.credit_units) for s in ko.shares]
+            if ko.shares
+            else [(ko.killer_entry_id, ko.credit_halves * HALF_UNITS)] if ko.killer_entry_id is not None else []
+        )
+        for killer_entry, credit in credits:
+            killer = player_of.get(killer_entry)
+            if killer is not None:
+                knocks[killer] = knocks.get(killer, 0) + 1
+                units[killer] = units.get(killer, 0) + credit
+        live_shares.append(KnockoutShares(0, ko.busted_entry_id, 0, ko.shares))
 
     still_in = [p for p, e in last.items() if e.entry_id not in bust_of]
     if len(still_in) != 1:
         raise_problems([_not_finished(len(still_in))])
-    halves = credit_halves_by_player(counted, player_of)
+    halves = {p: u // HALF_UNITS for p, u in units.items()}  # exact unless a share is not a half
+    pko: dict[int, int] = {}
+    if pko_head is not None:
+        pko = pko_totals_by_player(
+            ledger(pko_head, player_of, live_shares), player_of, last[still_in[0]].entry_id
+        )
+
+    def extra(player: int) -> dict:
+        # today's rows (no shares anywhere) keep credit_units None: credit_halves is exact for them
+        exact = units.get(player, 0) if any(k.shares for k in live_shares) else None
+        return {"credit_units": exact, "pko_points": pko.get(player, 0) if pko_head is not None else None}
 
     # in PLACE_ORDER: the champion, then by bust number descending, ties by player id;
     # a block's place is 2 + the players busted later
@@ -97,7 +128,7 @@ def final_places(
     )
     champion = still_in[0]
     rows = [Place(1, champion, last[champion].entry_id, None, knocks.get(champion, 0), halves.get(champion, 0),
-                  prizes[0] if prizes else None)]
+                  prizes[0] if prizes else None, **extra(champion))]
     later = 0
     block_number, block_place = None, 0
     for negative, player, entry_id in busted:
@@ -106,7 +137,7 @@ def final_places(
         later += 1
         rows.append(
             Place(block_place, player, entry_id, -negative, knocks.get(player, 0), halves.get(player, 0),
-                  prizes[block_place - 1] if block_place <= len(prizes) else None)
+                  prizes[block_place - 1] if block_place <= len(prizes) else None, **extra(player))
         )
     return tuple(rows)
 

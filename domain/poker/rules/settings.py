@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 import pycountry
 
 from domain.errors import Problem
+from domain.poker.rules.mystery import mode_problems, parse_phase
 
 FORMATS = ("freezeout", "rebuy", "reentry", "addon", "bounty")
 BOUNTY_TYPES = ("none", "classic", "pko", "mystery")
@@ -46,6 +47,14 @@ class TournamentSettings:
     no_show_policy: str = "drop"
     itm_percent: int = 15
     itm_min: int = 1
+    pko_head: int | None = None  # SP-9: with bounty_type=pko, every entry's starting head (points)
+    shared_knockouts: bool = False  # SP-10: k >= 2 killers share a bust equally
+    rebuy_until: datetime | None = None  # SP-12: rebuys open strictly before this instant
+    rebuy_until_level: int | None = None  # SP-12: rebuys open until level N ends
+    rebuy_limit: int | None = None  # SP-12: rebuys per player, over all their entries
+    reentry_limit: int | None = None  # SP-12: re-entries per player
+    mystery_phase: str = "start"  # SP-11: start | itm | level:N (with a declared prize table)
+    mystery_draw_per: str = "per_killer_entry"  # SP-11: per_killer_entry (3.3) | per_knockout
 
 
 SETTING_FIELDS = tuple(f.name for f in fields(TournamentSettings))
@@ -98,6 +107,8 @@ def _one_of(field: str, value: object, allowed: tuple[str, ...], rule: str) -> l
 
 
 def _aware(field: str, value: datetime | None) -> list[Problem]:
+    if value is not None and not isinstance(value, datetime):
+        return [Problem("time-not-aware", f"{field.replace('_', ' ')} must be a time with a timezone, not '{value}'")]
     if value is None or value.tzinfo is not None:
         return []
     return [Problem("time-not-aware", f"{field.replace('_', ' ')} must carry a timezone (times are UTC)")]
@@ -135,12 +146,57 @@ def deadline_problems(s: TournamentSettings) -> list[Problem]:
     return out
 
 
+def bounty_problems(s: TournamentSettings) -> list[Problem]:
+    """SP-9: `pko_head` is a whole number of points, at least 2, and only with the pko bounty type.
+    Unset, a pko tournament records credits as today (no heads)."""
+    if s.pko_head is None:
+        return []
+    if isinstance(s.pko_head, bool) or not isinstance(s.pko_head, int) or s.pko_head < 2:
+        return [Problem("pko-head-bad", f"the PKO head {s.pko_head} must be a whole number of points, at least 2 (SP-9)")]
+    if s.bounty_type != "pko":
+        return [Problem(
+            "pko-head-without-pko",
+            f"a PKO head needs bounty type pko, not '{s.bounty_type}' (SP-9)",
+        )]
+    return []
+
+
+def topup_limit_problems(s: TournamentSettings) -> list[Problem]:
+    """SP-12: one rebuy window at most (an instant or a level), after the start; a level from 1;
+    limits whole numbers from 0."""
+    out: list[Problem] = []
+    if s.rebuy_until is not None and s.rebuy_until_level is not None:
+        out.append(Problem(
+            "rebuy-window-twice", "set rebuy_until (an instant) or rebuy_until_level (a level), not both (SP-12)"
+        ))
+    if (isinstance(s.rebuy_until, datetime) and s.rebuy_until.tzinfo is not None and s.scheduled_start.tzinfo is not None
+            and s.rebuy_until <= s.scheduled_start):
+        out.append(Problem(
+            "rebuy-until-before-start",
+            f"rebuy_until {s.rebuy_until.isoformat()} must be after the start {s.scheduled_start.isoformat()} (SP-12)",
+        ))
+    if s.rebuy_until_level is not None and (
+        isinstance(s.rebuy_until_level, bool) or not isinstance(s.rebuy_until_level, int) or s.rebuy_until_level < 1
+    ):
+        out.append(Problem("rebuy-until-level-bad", f"rebuy_until_level {s.rebuy_until_level} must be a level number from 1 (SP-12)"))
+    for field in ("rebuy_limit", "reentry_limit"):
+        value = getattr(s, field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            out.append(Problem(f"{field.replace('_', '-')}-bad", f"{field} {value} must be a whole number from 0 (SP-12)"))
+    return out
+
+
+def mystery_setting_problems(s: TournamentSettings) -> list[Problem]:
+    """SP-11: the phase and the draw mode of the mystery prize table."""
+    return parse_phase(s.mystery_phase)[1] + mode_problems(s.mystery_draw_per)
+
+
 def settings_problems(s: TournamentSettings) -> list[Problem]:
     """Every problem with a tournament's settings, in field order."""
     out: list[Problem] = []
     if not isinstance(s.name, str) or not s.name.strip():
         out.append(Problem("name-blank", "the tournament needs a name"))
-    for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline"):
+    for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until"):
         out += _aware(field, getattr(s, field))
     out += _one_of("format", s.format, FORMATS, "rule 3.1")
     out += _one_of("bounty_type", s.bounty_type, BOUNTY_TYPES, "rule 3.2")
@@ -149,6 +205,9 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
             "mystery-draw-without-mystery-bounty",
             "the mystery draw can be switched on only with the mystery bounty type (rule 3.3)",
         ))
+    out += bounty_problems(s)
+    out += topup_limit_problems(s)
+    out += mystery_setting_problems(s)
     if isinstance(s.seat_cap, bool) or not isinstance(s.seat_cap, int) or not SEAT_CAP_MIN <= s.seat_cap <= SEAT_CAP_MAX:
         out.append(Problem(
             "seat-cap-out-of-range",
@@ -175,11 +234,13 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
     return out
 
 
-_TIME_FIELDS = ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline")
-_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min")
-_BOOL_FIELDS = ("mystery_draw", "addon_once")
+_TIME_FIELDS = ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until")
+_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min", "pko_head",
+               "rebuy_until_level", "rebuy_limit", "reentry_limit")
+_BOOL_FIELDS = ("mystery_draw", "addon_once", "shared_knockouts")
 _OPTIONAL = ("late_reg_deadline", "reentry_deadline", "addon_deadline", "addon_break", "addon_chips",
-             "rebuy_amount", "reentry_amount", "addon_amount")
+             "rebuy_amount", "reentry_amount", "addon_amount", "pko_head", "rebuy_until", "rebuy_until_level",
+             "rebuy_limit", "reentry_limit")
 
 
 def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]]:

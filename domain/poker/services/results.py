@@ -17,7 +17,8 @@ from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_li
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.rules.wording import wording_seal
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
-from domain.poker.tables.results import FinalPlace, Knockout, KnockoutSettings, Prize
+from domain.poker.rules.bounties import Share
+from domain.poker.tables.results import FinalPlace, Knockout, KnockoutSettings, KnockoutShare, Prize
 
 # -- prizes (3.4) ----------------------------------------------------------------------------------
 
@@ -95,7 +96,18 @@ class NamedPlace:
 
 
 def _graphs(session: Session, tournament_ids: Sequence[int]) -> dict[int, tuple[list, list]]:
-    """Entries and live knockouts of the tournaments, in two statements."""
+    """Entries and live knockouts of the tournaments with their shares (SP-9, SP-10), in three
+    statements."""
+    shares: dict[int, list[Share]] = {}
+    for r in session.execute(
+        select(KnockoutShare)
+        .join(Knockout, Knockout.id == KnockoutShare.knockout_id)
+        .where(Knockout.tournament_id.in_(tournament_ids), Knockout.voided_at.is_(None))
+        .order_by(KnockoutShare.knockout_id, KnockoutShare.position)
+    ).scalars():
+        shares.setdefault(r.knockout_id, []).append(
+            Share(r.killer_entry_id, r.position, r.credit_units, r.pko_points, r.head_added)
+        )
     graphs: dict[int, tuple[list, list]] = {t: ([], []) for t in tournament_ids}
     for r in session.execute(
         select(Entry.tournament_id, Entry.id, Entry.player_id, Entry.sequence, Entry.state).where(
@@ -105,12 +117,13 @@ def _graphs(session: Session, tournament_ids: Sequence[int]) -> dict[int, tuple[
         graphs[r.tournament_id][0].append(PlacedEntry(r.id, r.player_id, r.sequence, r.state == "voided"))
     for r in session.execute(
         select(
-            Knockout.tournament_id, Knockout.busted_entry_id, Knockout.bust_number, Knockout.killer_entry_id,
-            Knockout.credit_halves,
+            Knockout.id, Knockout.tournament_id, Knockout.busted_entry_id, Knockout.bust_number,
+            Knockout.killer_entry_id, Knockout.credit_halves,
         ).where(Knockout.tournament_id.in_(tournament_ids), Knockout.voided_at.is_(None))
     ):
         graphs[r.tournament_id][1].append(
-            LiveKnockout(r.busted_entry_id, r.bust_number, r.killer_entry_id, r.credit_halves)
+            LiveKnockout(r.busted_entry_id, r.bust_number, r.killer_entry_id, r.credit_halves,
+                         tuple(shares.get(r.id, ())))
         )
     return graphs
 
@@ -126,11 +139,18 @@ def _prize_lists(session: Session, tournament_ids: Sequence[int]) -> dict[int, l
     return lists
 
 
+def _pko_head(bounty_type: str, pko_head: int | None) -> int | None:
+    return pko_head if bounty_type == "pko" else None
+
+
 def compute_places(session: Session, tournament_id: int) -> tuple[Place, ...]:
     """The places from the elimination graph as it stands (refused while two players are in)."""
-    get_tournament(session, tournament_id)
+    tournament = get_tournament(session, tournament_id)
     entries, knockouts = _graphs(session, [tournament_id])[tournament_id]
-    return final_places(entries, knockouts, _prize_lists(session, [tournament_id])[tournament_id])
+    return final_places(
+        entries, knockouts, _prize_lists(session, [tournament_id])[tournament_id],
+        _pko_head(tournament.bounty_type, tournament.pko_head),
+    )
 
 
 def places(session: Session, tournament_id: int) -> list[NamedPlace]:
@@ -142,7 +162,8 @@ def places(session: Session, tournament_id: int) -> list[NamedPlace]:
     ).scalars().all()
     if stored:
         found = tuple(
-            Place(p.place, p.player_id, p.entry_id, p.bust_number, p.knockouts, p.credit_halves, p.prize)
+            Place(p.place, p.player_id, p.entry_id, p.bust_number, p.knockouts, p.credit_halves, p.prize,
+                  p.credit_units, p.pko_points)
             for p in stored
         )
     else:
@@ -207,7 +228,7 @@ def finalize_tournaments(session: Session, now: datetime) -> list[Finalized]:
     """Places, prizes and `finished` for every tournament down to one player, in a constant number
     of statements. Tournaments locked by another run are skipped (SKIP LOCKED): safe to run twice."""
     ready = session.execute(
-        select(Tournament.id, Tournament.name, Tournament.seat_cap)
+        select(Tournament.id, Tournament.name, Tournament.seat_cap, Tournament.bounty_type, Tournament.pko_head)
         .where(_ready(now))
         .order_by(Tournament.id)
         .with_for_update(skip_locked=True, of=Tournament)
@@ -217,7 +238,8 @@ def finalize_tournaments(session: Session, now: datetime) -> list[Finalized]:
     ids = [r.id for r in ready]
     graphs = _graphs(session, ids)
     prize_lists = _prize_lists(session, ids)
-    computed = {t: final_places(*graphs[t], prize_lists[t]) for t in ids}
+    heads = {r.id: _pko_head(r.bounty_type, r.pko_head) for r in ready}
+    computed = {t: final_places(*graphs[t], prize_lists[t], heads[t]) for t in ids}
     session.execute(
         FinalPlace.__table__.insert(),  # Core: one executemany, whatever columns are NULL
         [
@@ -225,6 +247,7 @@ def finalize_tournaments(session: Session, now: datetime) -> list[Finalized]:
                 "tournament_id": t, "player_id": p.player_id, "entry_id": p.entry_id, "place": p.place,
                 "bust_number": p.bust_number, "knockouts": p.knockouts,
                 "credit_halves": p.credit_halves, "prize": p.prize, "placed_at": now,
+                "credit_units": p.credit_units, "pko_points": p.pko_points,
             }
             for t in ids
             for p in computed[t]

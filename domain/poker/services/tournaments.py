@@ -468,11 +468,18 @@ def _topup(session: Session, t: Tournament, entry: Entry, kind: str, now: dateti
     return top
 
 
-def rebuy(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> TopUp:
-    """3.1 rebuy: the starting stack into the current entry, at the rebuy amount."""
+def rebuy(
+    session: Session, tournament_id: int, player_ref: str | int, now: datetime, level: int | None = None
+) -> TopUp:
+    """3.1 rebuy: the starting stack into the current entry, at the rebuy amount. `level` is the
+    clock's level at `now` (None: not started), for the `rebuy_until_level` window (SP-12); the
+    `rebuy_limit` counts the player's rebuys over all their entries."""
     t, player = _locked(session, tournament_id, player_ref)
     active = [e for e in _entries(session, t.id, player.id) if e.state == "active"]
-    raise_problems(rules.rebuy_problems(t.status, settings_of(t), bool(active)))
+    taken = session.scalar(
+        select(func.count()).where(TopUp.tournament_id == t.id, TopUp.player_id == player.id, TopUp.kind == rules.REBUY)
+    )
+    raise_problems(rules.rebuy_problems(t.status, settings_of(t), bool(active), now=now, level=level, rebuys_taken=taken))
     return _topup(session, t, active[0], rules.REBUY, now)
 
 
@@ -482,7 +489,10 @@ def reenter(session: Session, tournament_id: int, player_ref: str | int, now: da
     t, player = _locked(session, tournament_id, player_ref)
     entries = _entries(session, t.id, player.id)
     latest = entries[-1] if entries else None
-    raise_problems(rules.reentry_problems(t.status, settings_of(t), latest.state if latest else None, now))
+    reentries = max(len([e for e in entries if e.state != "voided"]) - 1, 0)  # SP-12: entries after the first
+    raise_problems(rules.reentry_problems(
+        t.status, settings_of(t), latest.state if latest else None, now, reentries_taken=reentries
+    ))
     reg = session.get(Registration, latest.registration_id)
     entry = _open_entry(session, t, reg, now, previous=latest)
     _topup(session, t, entry, rules.REENTRY, now)

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     ForeignKey,
@@ -94,6 +95,31 @@ class Knockout(Base):
     )
 
 
+class KnockoutShare(Base):
+    """One killer's share of a knockout (SP-9, SP-10), written with the knockout when the tournament
+    has a PKO head or shared knockouts (migration 0501); without a share row a knockout counts as
+    today (`credit_halves` for its primary killer). `credit_units` are 1/2520 of a full credit, so
+    every 1/k share is exact; `pko_points` are credited, `head_added` goes to the killer entry's
+    head. Append-only: a void marks the knockout, and its shares stop counting with it."""
+
+    __tablename__ = "poker_knockout_shares"
+
+    knockout_id: Mapped[int] = mapped_column(ForeignKey("poker_knockouts.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    killer_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    credit_units: Mapped[int] = mapped_column(Integer)
+    pko_points: Mapped[int] = mapped_column(BigInteger)
+    head_added: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        UniqueConstraint("knockout_id", "killer_entry_id", name="uq_poker_knockout_shares_killer"),
+        CheckConstraint("position BETWEEN 1 AND 9", name="position"),
+        CheckConstraint("credit_units > 0 AND credit_units <= 2520", name="credit_units"),
+        CheckConstraint("pko_points >= 0 AND head_added >= 0", name="points"),
+        Index("ix_poker_knockout_shares_killer", "killer_entry_id"),
+    )
+
+
 class KnockoutAudit(Base):
     """Append-only log of every knockout event: recorded (with the second killer, if any), voided,
     drawn."""
@@ -131,6 +157,8 @@ class MysteryDraw(Base):
     wording_seal: Mapped[str | None] = mapped_column(Text)  # SP-4: the domain's verdict on the description
     drawn_at: Mapped[datetime] = mapped_column(TZ)
     drawn_by: Mapped[str] = mapped_column(Text)
+    per_killer: Mapped[bool] = mapped_column(Boolean, server_default=text("true"))  # 3.3; false: per knockout (0503)
+    prize_position: Mapped[int | None] = mapped_column(Integer)  # SP-11: the table's prize drawn (0503)
 
     __table_args__ = (
         ForeignKeyConstraint(
@@ -138,7 +166,11 @@ class MysteryDraw(Base):
             ["poker_knockouts.id", "poker_knockouts.killer_entry_id"],
             name="fk_poker_mystery_draws_knockout_killer",
         ),
-        UniqueConstraint("tournament_id", "killer_entry_id", name="uq_poker_mystery_draws_killer"),
+        Index(
+            "uq_poker_mystery_draws_killer", "tournament_id", "killer_entry_id", unique=True,
+            postgresql_where=text("per_killer"),
+        ),
+        UniqueConstraint("tournament_id", "prize_position", name="uq_poker_mystery_draws_prize"),
         UniqueConstraint("tournament_id", "draw_number", name="uq_poker_mystery_draws_number"),
         CheckConstraint("draw_number >= 1", name="draw_number_positive"),
         CheckConstraint(
@@ -147,6 +179,41 @@ class MysteryDraw(Base):
             name="description",
         ),
     )
+
+
+class MysteryPrize(Base):
+    """A declared prize of a tournament's mystery table (SP-11): non-monetary text (SP-4)."""
+
+    __tablename__ = "poker_mystery_prizes"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    description: Mapped[str] = mapped_column(Text)
+    wording_seal: Mapped[str] = mapped_column(Text)  # SP-4: the domain's verdict on the line
+
+    __table_args__ = (
+        CheckConstraint("position BETWEEN 1 AND 200", name="position"),
+        CheckConstraint(
+            f"length(btrim(description)) > 0 AND char_length(description) <= {MAX_DESCRIPTION_CHARS}"
+            f" AND {sealed_sql('description')}",
+            name="description",
+        ),
+    )
+
+
+class MysteryPhase(Base):
+    """The start of a tournament's mystery phase (SP-11): the committed seed (PD-12) whose shuffle
+    orders the prizes; `seed` is shown only once the tournament is finished. Append-only."""
+
+    __tablename__ = "poker_mystery_phases"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    seed: Mapped[str] = mapped_column(Text)
+    commitment: Mapped[str] = mapped_column(Text)
+    prize_count: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(TZ)
+
+    __table_args__ = (CheckConstraint("prize_count >= 1", name="prize_count"),)
 
 
 class Prize(Base):
@@ -182,6 +249,8 @@ class FinalPlace(Base):
     knockouts: Mapped[int] = mapped_column(Integer)
     credit_halves: Mapped[int] = mapped_column(Integer)
     prize: Mapped[str | None] = mapped_column(Text)
+    credit_units: Mapped[int | None] = mapped_column(Integer)  # exact credit, 1/2520 (0501; NULL before)
+    pko_points: Mapped[int | None] = mapped_column(BigInteger)  # SP-9 total, champion's head included
     placed_at: Mapped[datetime] = mapped_column(TZ)
 
     __table_args__ = (

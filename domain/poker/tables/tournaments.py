@@ -141,6 +141,14 @@ class Tournament(Base):
     no_show_policy: Mapped[str] = mapped_column(String(16))
     itm_percent: Mapped[int] = mapped_column(Integer)
     itm_min: Mapped[int] = mapped_column(Integer)
+    pko_head: Mapped[int | None] = mapped_column(Integer)  # SP-9 (migration 0501)
+    shared_knockouts: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))  # SP-10 (0501)
+    rebuy_until: Mapped[datetime | None] = mapped_column(TZ)  # SP-12 (0502)
+    rebuy_until_level: Mapped[int | None] = mapped_column(Integer)  # SP-12 (0502)
+    rebuy_limit: Mapped[int | None] = mapped_column(Integer)  # SP-12 (0502)
+    reentry_limit: Mapped[int | None] = mapped_column(Integer)  # SP-12 (0502)
+    mystery_phase: Mapped[str] = mapped_column(Text, server_default=text("'start'"))  # SP-11 (0503)
+    mystery_draw_per: Mapped[str] = mapped_column(Text, server_default=text("'per_killer_entry'"))  # SP-11 (0503)
     created_at: Mapped[datetime] = mapped_column(TZ)
     opened_at: Mapped[datetime | None] = mapped_column(TZ)
     started_at: Mapped[datetime | None] = mapped_column(TZ)
@@ -173,6 +181,14 @@ class Tournament(Base):
             name="reentry_not_before_late_reg",
         ),
         CheckConstraint("addon_deadline IS NULL OR addon_deadline > scheduled_start", name="addon_after_start"),
+        CheckConstraint("pko_head IS NULL OR (pko_head >= 2 AND bounty_type = 'pko')", name="pko_head"),
+        CheckConstraint(
+            "(rebuy_until IS NULL OR rebuy_until_level IS NULL) AND (rebuy_until IS NULL OR rebuy_until > scheduled_start)"
+            " AND coalesce(rebuy_until_level, 1) >= 1 AND coalesce(rebuy_limit, 0) >= 0 AND coalesce(reentry_limit, 0) >= 0",
+            name="topup_limits",
+        ),
+        CheckConstraint("mystery_phase ~ '^(start|itm|level:[1-9][0-9]*)$'", name="mystery_phase"),
+        CheckConstraint("mystery_draw_per IN ('per_killer_entry', 'per_knockout')", name="mystery_draw_per"),
         Index("ix_poker_tournaments_status", "status"),
     )
 

@@ -4,7 +4,7 @@ that depend on the start given as offsets from it.
 A live poker template is the tournament's settings (Sport Poker 3.1-3.9) without `name` and
 `scheduled_start` (they come from the series and the occurrence), with `structure_id` (the club's
 blind structure), and with deadlines as minutes after the start: `late_reg_minutes`,
-`reentry_minutes`, `addon_minutes`. The poker rules' own validator checks it when the series is
+`reentry_minutes`, `addon_minutes`, `rebuy_until_minutes` (SP-12). The poker rules' own validator checks it when the series is
 added or edited, so a template the rules refuse is refused at once, not at the first occurrence.
 
 A Pusoy Dos template is the arguments of `domain.pusoy.services.setup.create`: `organizer` and `capacity`
@@ -33,6 +33,7 @@ POKER_OFFSETS = {
     "late_reg_minutes": "late_reg_deadline",
     "reentry_minutes": "reentry_deadline",
     "addon_minutes": "addon_deadline",
+    "rebuy_until_minutes": "rebuy_until",  # SP-12: the rebuy window's instant, after the start
 }
 _POKER_FROM_SERIES = ("name", "scheduled_start", *POKER_OFFSETS.values())
 POKER_KEYS = (

@@ -1,0 +1,151 @@
+"""Seasons and their standings on the database (RULES LG-1..LG-3). The caller owns the transaction.
+
+Standings are derived on every read from the stored final places of the season's finished
+tournaments, in a constant number of statements whatever the number of tournaments and players:
+the season, its tournaments (chosen series + picked ones, start in [from, to) in the club's
+timezone, finished only), their places, the players' names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from fractions import Fraction
+
+from sqlalchemy import and_, func, or_, select
+from sqlalchemy.orm import Session
+
+from domain.clubs.tables import Club
+from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.leagues.rules.points import Placing, Standing, results, season_problems, standings
+from domain.leagues.tables import Season, SeasonSeries, SeasonTournament
+from domain.poker.tables.results import FinalPlace
+from domain.poker.tables.tournaments import Player, Tournament
+from domain.series.tables import Series, SeriesOccurrence
+
+CREDIT_UNIT = 2520  # domain.poker.rules.bounties.CREDIT_UNIT: exact credit units of poker_places
+
+
+def create_season(
+    session: Session, *, club_id: int, name: str, date_from: date, date_to: date, formula: str,
+    table: Sequence[Decimal] = (), shared: str = "best", bonus: Decimal | None = None, best_k: int | None = None,
+    now: datetime,
+) -> Season:
+    problems = season_problems(name=name, date_from=date_from, date_to=date_to, formula=formula, table=table,
+                               shared=shared, bonus=bonus, best_k=best_k)
+    if session.get(Club, club_id) is None:
+        problems.append(Problem("season-club-unknown", f"no club {club_id}"))
+    elif session.scalar(select(Season.id).where(Season.club_id == club_id, Season.name == name.strip())):
+        problems.append(Problem("season-name-taken", f"club {club_id} already has a season named '{name.strip()}'"))
+    raise_problems(problems)
+    season = Season(club_id=club_id, name=name.strip(), date_from=date_from, date_to=date_to, formula=formula,
+                    points_table=list(table), knockout_bonus=bonus, shared=shared, best_k=best_k, created_at=now)
+    session.add(season)
+    session.flush()
+    return season
+
+
+def get_season(session: Session, season_id: int) -> Season:
+    season = session.get(Season, season_id)
+    if season is None:
+        raise NotFound("season-not-found", f"no season {season_id}")
+    return season
+
+
+def add_to_season(
+    session: Session, season_id: int, *, series_ids: Sequence[int] = (), tournament_ids: Sequence[int] = ()
+) -> Season:
+    """LG-1: chosen series and picked tournaments of the season's club; adding one twice is a no-op."""
+    season = get_season(session, season_id)
+    problems: list[Problem] = []
+    if not series_ids and not tournament_ids:
+        problems.append(Problem("season-add-nothing", "name a series (--series) or a tournament (--tournament)"))
+    found_series = dict(session.execute(select(Series.id, Series.club_id).where(Series.id.in_(series_ids))).all())
+    for sid in series_ids:
+        if sid not in found_series:
+            problems.append(Problem("season-series-unknown", f"no series {sid}"))
+        elif found_series[sid] != season.club_id:
+            problems.append(Problem("season-series-other-club", f"series {sid} is not of club {season.club_id}"))
+    found = dict(session.execute(select(Tournament.id, Tournament.club_id).where(Tournament.id.in_(tournament_ids))).all())
+    for tid in tournament_ids:
+        if tid not in found:
+            problems.append(Problem("season-tournament-unknown", f"no poker tournament {tid}"))
+        elif found[tid] != season.club_id:
+            problems.append(Problem("season-tournament-other-club", f"tournament {tid} is not of club {season.club_id}"))
+    raise_problems(problems)
+    have_s = set(session.scalars(select(SeasonSeries.series_id).where(SeasonSeries.season_id == season_id)))
+    have_t = set(session.scalars(select(SeasonTournament.tournament_id).where(SeasonTournament.season_id == season_id)))
+    session.add_all(SeasonSeries(season_id=season_id, series_id=s) for s in dict.fromkeys(series_ids) if s not in have_s)
+    session.add_all(
+        SeasonTournament(season_id=season_id, tournament_id=t) for t in dict.fromkeys(tournament_ids) if t not in have_t
+    )
+    session.flush()
+    return season
+
+
+def _season_tournaments(season: Season):
+    """LG-1 as one query: finished poker tournaments of the season's club, of its series or picked,
+    whose scheduled start falls in [from, to) in the club's timezone."""
+    local_start = func.timezone(Club.timezone, Tournament.scheduled_start)
+    of_series = select(SeriesOccurrence.tournament_id).join(
+        SeasonSeries, SeasonSeries.series_id == SeriesOccurrence.series_id
+    ).where(SeasonSeries.season_id == season.id, SeriesOccurrence.tournament_id.is_not(None))
+    picked = select(SeasonTournament.tournament_id).where(SeasonTournament.season_id == season.id)
+    return (
+        select(Tournament.id)
+        .join(Club, Club.id == Tournament.club_id)
+        .where(
+            Tournament.club_id == season.club_id,
+            Tournament.status == "finished",
+            or_(Tournament.id.in_(of_series), Tournament.id.in_(picked)),
+            and_(local_start >= season.date_from, local_start < season.date_to),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class NamedStanding:
+    standing: Standing
+    name: str
+
+
+def season_standings(session: Session, season_id: int) -> tuple[Season, list[int], list[NamedStanding]]:
+    """LG-2, LG-3: derived now from the stored places (four statements)."""
+    season = get_season(session, season_id)
+    tournament_ids = list(session.scalars(_season_tournaments(season).order_by(Tournament.id)))
+    placings = [
+        Placing(r.tournament_id, r.player_id, r.place,
+                Fraction(r.credit_units, CREDIT_UNIT) if r.credit_units is not None else Fraction(r.credit_halves, 2))
+        for r in session.execute(
+            select(FinalPlace.tournament_id, FinalPlace.player_id, FinalPlace.place, FinalPlace.credit_units,
+                   FinalPlace.credit_halves).where(FinalPlace.tournament_id.in_(tournament_ids))
+        )
+    ] if tournament_ids else []
+    table = standings(
+        results(placings, formula=season.formula, table=[Decimal(v) for v in season.points_table],
+                shared=season.shared, bonus=season.knockout_bonus),
+        season.best_k,
+    )
+    names = dict(session.execute(
+        select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(Player.id.in_([s.player_id for s in table]))
+    ).all()) if table else {}
+    return season, tournament_ids, [NamedStanding(s, names[s.player_id]) for s in table]
+
+
+def date_from_text(field: str, raw: str) -> date:
+    try:
+        return date.fromisoformat(raw.strip())
+    except ValueError:
+        raise DomainError("season-date-invalid", f"{field} '{raw}' is not a date such as 2026-09-01") from None
+
+
+def decimal_from_text(field: str, raw: str) -> Decimal:
+    try:
+        value = Decimal(raw.strip())
+    except ArithmeticError:
+        raise DomainError("season-number-invalid", f"{field} '{raw}' is not a number") from None
+    if not value.is_finite():
+        raise DomainError("season-number-invalid", f"{field} '{raw}' is not a number")
+    return value

@@ -1,0 +1,116 @@
+"""Leagues on the real database (RULES LG-1..LG-3): which tournaments count, points, standings
+derived on every read."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, UTC
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import func, select
+
+from domain.errors import DomainError
+from domain.leagues.services import leagues as service
+from domain.leagues.tables import Season
+from domain.poker.rules.knockouts import Bust
+from domain.poker.services.knockouts import record_knockouts
+from domain.poker.services.results import finalize_tournaments
+from domain.series.tables import Series, SeriesOccurrence
+from tests.integration import poker_results_helpers as h
+from tests.integration.poker_results_helpers import NOW
+
+pytestmark = pytest.mark.integration
+
+
+def played(session, names: str, start: datetime, *, finish: bool = True):
+    """A tournament at `start` with players `names`; each busted by the last, in order: the last
+    name wins. Finished (places stored) unless `finish` is false."""
+    t = h.tournament(session)
+    t.scheduled_start = start
+    session.flush()
+    e = h.field(session, t, names)
+    champion = e[names[-1]]
+    for i, n in enumerate(names[:-1]):
+        record_knockouts(session, t.id, [Bust(e[n].id, champion.id)], now=NOW + timedelta(seconds=i), actor="floor")
+    if finish:
+        finalize_tournaments(session, NOW + timedelta(hours=1))
+    return t, e
+
+
+def season(session, t, **kw):
+    values = dict(club_id=t.club_id, name=f"Winter {t.id}", date_from=date(2026, 11, 1), date_to=date(2026, 12, 1),
+                  formula="sqrt", now=NOW)
+    values.update(kw)
+    return service.create_season(session, **values)
+
+
+def test_lg1_only_finished_tournaments_in_range_in_the_clubs_timezone_count(session):
+    """LG-1: the club is in Moscow (UTC+3): 30 Nov 21:30 UTC is already 1 Dec there."""
+    inside, _ = played(session, "AB", datetime(2026, 11, 29, 20, 0, tzinfo=UTC))
+    late, _ = played(session, "CD", datetime(2026, 11, 30, 21, 30, tzinfo=UTC))
+    other, _ = played(session, "GH", datetime(2026, 11, 16, 12, 0, tzinfo=UTC))  # not picked, no series
+    running, _ = played(session, "EF", datetime(2026, 11, 15, 12, 0, tzinfo=UTC), finish=False)  # made last
+    s = season(session, inside)
+    service.add_to_season(session, s.id, tournament_ids=[inside.id, late.id, running.id])
+    _, ids, _ = service.season_standings(session, s.id)
+    assert ids == [inside.id]
+
+
+def test_lg1_tournaments_of_a_chosen_series_count(session):
+    """LG-1"""
+    t, _ = played(session, "ABC", datetime(2026, 11, 20, 16, 0, tzinfo=UTC))
+    series = Series(club_id=t.club_id, name=f"Fridays {t.id}", kind="poker", cron="0 19 * * 5", timezone="Europe/Moscow",
+                    horizon_days=14, opens_before_minutes=60, template={}, status="active", created_at=NOW,
+                    updated_at=NOW)
+    session.add(series)
+    session.flush()
+    session.add(SeriesOccurrence(series_id=series.id, starts_at=t.scheduled_start, opens_at=t.scheduled_start,
+                                 local_date=date(2026, 11, 20), status="open", settings={}, tournament_id=t.id,
+                                 opened_at=NOW))
+    session.flush()
+    s = season(session, t)
+    service.add_to_season(session, s.id, series_ids=[series.id])
+    _, ids, rows = service.season_standings(session, s.id)
+    assert ids == [t.id]
+    # sqrt, 3 players: C 1st 17.32, B 2nd 12.25, A 3rd 10.00
+    assert [(r.name, r.standing.rank, r.standing.total) for r in rows] == [
+        ("C", 1, Decimal("17.32")), ("B", 2, Decimal("12.25")), ("A", 3, Decimal("10.00"))]
+
+
+def test_lg2_lg3_table_bonus_best_k_and_a_derived_read(session):
+    """LG-2, LG-3: table points, knockout bonus per credit, best 1 result."""
+    t1, _ = played(session, "ABC", datetime(2026, 11, 6, 16, 0, tzinfo=UTC))
+    s = season(session, t1, formula="table", table=[Decimal(10), Decimal(6), Decimal(3)], bonus=Decimal("0.5"),
+               best_k=1)
+    service.add_to_season(session, s.id, tournament_ids=[t1.id])
+    _, _, rows = service.season_standings(session, s.id)
+    # C won with 2 knockouts: 10 + 0.5 × 2 = 11.00
+    assert [(r.name, r.standing.total) for r in rows] == [("C", Decimal("11.00")), ("B", Decimal("6.00")),
+                                                          ("A", Decimal("3.00"))]
+    t2, _ = played(session, "XYZ", datetime(2026, 11, 13, 16, 0, tzinfo=UTC))
+    service.add_to_season(session, s.id, tournament_ids=[t2.id])
+    _, _, rows = service.season_standings(session, s.id)  # the next read sees it
+    assert [(r.standing.rank, r.standing.total) for r in rows][:2] == [(1, Decimal("11.00")), (1, Decimal("11.00"))]
+
+
+def test_lg_bad_input_is_refused_with_its_code_and_nothing_written(session):
+    """LG-1, LG-2"""
+    t, _ = played(session, "AB", datetime(2026, 11, 6, 16, 0, tzinfo=UTC))
+    before = session.scalar(select(func.count()).select_from(Season))
+    with pytest.raises(DomainError) as caught:
+        with session.begin_nested():
+            season(session, t, date_to=date(2026, 10, 1), formula="cubic")
+    assert [p.code for p in caught.value.problems] == ["season-range-empty", "season-formula-unknown"]
+    assert session.scalar(select(func.count()).select_from(Season)) == before
+
+
+def test_lg_the_migrated_league_tables_match_the_models(engine):
+    """LG-1: migration 0800 and domain/leagues/tables.py agree."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    from domain.tables import metadata
+
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
+    assert [d for d in diff if "league_" in repr(d)] == []

@@ -9,6 +9,8 @@ REGISTRY_URL     the state-registry provider (DaData-style findById/party); unse
 REGISTRY_TOKEN   the provider's API token
 TOURNEY_SECRET_KEY  the platform secret (signatures); unset = generated once into TOURNEY_HOME
 TOURNEY_RENDER_WORKERS  processes that render a large batch of certificates; default the CPU count
+TOURNEY_PUBLIC_URL  the public web pages' address (certificates' QR codes point there); default
+                 http://127.0.0.1:8080
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from domain.errors import ConfigurationError
 
 DEFAULT_PREFECT_API_URL = "http://127.0.0.1:4200/api"
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080"
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Settings:
     registry_url: str | None
     registry_token: str | None
     render_workers: int
+    public_url: str = DEFAULT_PUBLIC_URL
 
     @property
     def embedded(self) -> bool:
@@ -68,6 +72,7 @@ def load_settings() -> Settings:
         registry_url=os.environ.get("REGISTRY_URL") or None,
         registry_token=os.environ.get("REGISTRY_TOKEN") or None,
         render_workers=_positive_int("TOURNEY_RENDER_WORKERS", os.cpu_count() or 1),
+        public_url=(os.environ.get("TOURNEY_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/"),
     )
 
 

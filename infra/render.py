@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from urllib.parse import quote
 
 import segno
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -26,6 +27,7 @@ from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 
 from infra import pdf
+from infra.config import load_settings
 from domain.documents.rules.model import Certificate, PokerSheet, PusoySheet
 from domain.documents.rules.signing import certificate_lines, verification_code
 from domain.errors import ConfigurationError
@@ -54,8 +56,14 @@ def certificate_view(cert: Certificate, key: bytes) -> tuple[dict, dict]:
     embedded = pdf.signed(key, cert)
     code = verification_code(embedded["signature"])
     # one pixel a module; the stylesheet scales it up without smoothing (image-rendering: pixelated)
-    qr = segno.make(f"TOURNEY {cert.serial} {code}", error="m", mask=0).png_data_uri(scale=1, border=0)
+    # DOC-5: the QR code opens the public verification page
+    qr = segno.make(verify_url(cert.serial, code), error="m", mask=0).png_data_uri(scale=1, border=0)
     return {"lines": certificate_lines(cert, code), "qr": qr}, embedded
+
+
+def verify_url(serial: str, code: str) -> str:
+    """The public page that checks a certificate (DOC-5): TOURNEY_PUBLIC_URL/verify/<serial>?code=…"""
+    return f"{load_settings().public_url}/verify/{quote(serial, safe='')}?code={quote(code, safe='')}"
 
 
 class Renderer:

@@ -16,6 +16,10 @@ fi
 if ! ldconfig -p 2>/dev/null | grep -q libharfbuzz-subset; then
   missing+=(libharfbuzz-subset0)
 fi
+# the web pages' browser tests drive Debian's headless Chromium (never a downloaded browser build)
+if ! command -v chromium >/dev/null; then
+  missing+=(chromium)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -80,3 +80,16 @@ def test_sp_3_a_bust_updates_players_left_and_the_bubble(committed, web, page):
     world.bust(committed, t["id"], t["entries"][8], t["entries"][-1])
     _, took = _wait_text(page, "#itm", lambda v: v == "BUBBLE", timeout=3)
     assert took < 1.0 and page.text_content("#players-left") == "3"
+
+
+def test_the_results_page_shows_a_bust_without_a_reload(committed, web, page):
+    t = world.running_poker(committed, players=4)
+    page.goto(f"{web.url}/t/{t['id']}")
+    page.evaluate("window.__same_document = true")
+    assert "No one is out yet" in page.text_content("#live-body")
+    time.sleep(0.3)  # the stream's first message
+    world.bust(committed, t["id"], t["entries"][0], t["entries"][3])
+    _, took = _wait_text(page, "#live-body", lambda v: "Player 1" in v and "No one is out" not in v, timeout=3)
+    assert took < 1.5
+    assert page.evaluate("window.__same_document") is True  # not reloaded
+    assert page.errors == []

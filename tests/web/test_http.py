@@ -38,3 +38,215 @@ def test_sp_8_the_event_stream_sends_the_state_at_once(committed, web):
                     break
     assert state["clock"]["level"] == 1 and state["clock"]["status"] == "running"
     assert state["players_left"] == 3 and state["clock"]["level_ends_at"]
+
+
+# -- certificates (DOC-5) ----------------------------------------------------------------------------
+
+
+def _published(engine, tmp_path):
+    from domain.documents.rules.model import Bundle
+    from domain.documents.services.publish import publish
+    from domain.store.db import unit_of_work
+    from infra.render import Renderer
+    from tests.documents_samples import poker_sheet
+
+    with Renderer(b"test-secret-key") as renderer, unit_of_work(engine) as session:
+        outcome = publish(session, renderer, tmp_path, Bundle(poker_sheet(players=6, paid=2), club_id=12, recipient=None), world.now())
+    from pathlib import Path
+
+    return Path(outcome["folder"])
+
+
+def test_doc_5_the_qr_code_opens_the_verification_page_which_says_valid(committed, web, http, tmp_path, monkeypatch):
+    """DOC-5: the QR code holds exactly TOURNEY_PUBLIC_URL/verify/<serial>?code=…; that page says valid"""
+    import segno
+
+    from domain.documents.rules.model import poker_certificates
+    from infra.render import certificate_view, verify_url
+    from tests.documents_samples import poker_sheet
+
+    monkeypatch.setenv("TOURNEY_PUBLIC_URL", web.url)
+    folder = _published(committed, tmp_path)
+    cert = poker_certificates(poker_sheet(players=6, paid=2))[0]
+    view, embedded = certificate_view(cert, b"test-secret-key")
+    from domain.documents.rules.signing import verification_code
+
+    url = verify_url(cert.serial, verification_code(embedded["signature"]))
+    assert url.startswith(f"{web.url}/verify/{cert.serial}?code=")
+    assert view["qr"] == segno.make(url, error="m", mask=0).png_data_uri(scale=1, border=0)
+    r = httpx.get(url)
+    assert r.status_code == 200 and 'id="verdict">Valid' in r.text
+    assert "&lt;b&gt;Иван&lt;/b&gt;" in r.text and "<b>Иван</b>" not in r.text  # the player, escaped
+    altered = url[:-1] + ("A" if url[-1] != "A" else "B")
+    r = httpx.get(altered)
+    assert r.status_code == 200 and "Not valid" in r.text and "does not match" in r.text
+    r = http.get("/verify/SP-999999-01?code=ABCD-EFGH")
+    assert "Not valid" in r.text and "no certificate with this serial" in r.text
+    assert folder.is_dir()
+
+
+def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(committed, http, tmp_path):
+    folder = _published(committed, tmp_path)
+    data = (folder / "certificate-SP-000042-01.pdf").read_bytes()
+    r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", data, "application/pdf")})
+    assert r.status_code == 200 and "Valid: the file is the signed certificate" in r.text
+    changed = bytearray(data)
+    at = changed.index(b"/Producer") if b"/Producer" in changed else len(changed) // 2
+    changed[at + 2] ^= 1
+    r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", bytes(changed), "application/pdf")})
+    assert r.status_code == 200 and "Not valid" in r.text
+    r = http.post("/verify/SP-000042-02", files={"file": ("c.pdf", data, "application/pdf")})
+    assert "Not valid" in r.text and "not SP-000042-02" in r.text
+    r = http.post("/verify/SP-000042-01", content=b"junk", headers={"content-type": "multipart/form-data"})
+    assert r.status_code == 400 and "Traceback" not in r.text
+
+
+# -- the front page, Pusoy Dos, privacy and the rate limit (PD-3) ----------------------------------------
+
+
+def _pusoy(engine, *, private: bool, capacity: int = 8, fill: bool = False, name: str = "Cup") -> str:
+    from datetime import timedelta
+
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.store.db import unit_of_work
+
+    with unit_of_work(engine) as session:
+        t = pusoy.create(session, name=name, organizer="org", capacity=capacity, now=world.now(), private=private,
+                         organizer_email="secret-organizer@example.org")
+        if fill:
+            for i in range(capacity):
+                pusoy.join(session, t.code, f"u{i:02d}", world.now() + timedelta(seconds=i))
+        return t.code
+
+
+def test_pd_3_the_front_page_lists_open_tournaments_but_never_a_private_one(committed, http):
+    """PD-3"""
+    poker = world.running_poker(committed, players=3, name="Open <script>x</script> Night")
+    public = _pusoy(committed, private=False, name="Public cup")
+    private = _pusoy(committed, private=True, name="Private cup")
+    r = http.get("/")
+    assert r.status_code == 200
+    assert f'href="/t/{poker["id"]}"' in r.text and "Open &lt;script&gt;x&lt;/script&gt; Night" in r.text
+    assert public in r.text and "Public cup" in r.text
+    assert private not in r.text and "Private cup" not in r.text
+    r = http.get(f"/p/{private}")  # the link with its join code opens it
+    assert r.status_code == 200 and "Private cup" in r.text
+    assert "secret-organizer" not in r.text
+
+
+def test_pd_a_pusoy_page_shows_tables_and_live_standings(committed, http):
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.store.db import unit_of_work
+
+    code = _pusoy(committed, private=False, fill=True)
+    with unit_of_work(committed) as session:
+        tables = pusoy.show(session, code)["tables"]
+        first = tables["table 1"]
+        pusoy.report(session, code, round_no=1, table=1, game=1,
+                     finishes=[(p, i) for i, p in enumerate(first, start=1)], two_of_diamonds=None,
+                     now=world.now(), by="floor")
+    r = http.get(f"/p/{code.lower()}")
+    assert r.status_code == 200
+    assert "table 1" in r.text and "table 2" in r.text and "Round 1" in r.text
+    assert f"<td>{first[0]}</td><td>3</td>" in r.text  # a win is 3 points (PD-6)
+    fragment = http.get(f"/p/{code}?fragment=1")
+    assert fragment.status_code == 200 and "<html" not in fragment.text
+
+
+def test_join_code_look_ups_are_rate_limited_per_client(committed, http):
+    code = _pusoy(committed, private=True)
+    guesses = ["ZZZZZ" + c for c in "23456789AB"]
+    answers = [http.get(f"/p/{g}").status_code for g in guesses[:9]]
+    assert answers == [404] * 9
+    assert http.get(f"/p/{code}").status_code == 200  # the 10th code in the minute
+    assert http.get(f"/p/{guesses[9]}").status_code == 429
+    assert http.get(f"/p/{code}").status_code == 200  # the same code again costs nothing
+    r = http.get("/p/QQQQQQ")
+    assert r.status_code == 429 and "Too many" in r.text
+
+
+# -- the club's calendar ------------------------------------------------------------------------------
+
+
+def test_the_club_calendar_parses_with_icalendar_in_the_club_timezone(committed, http):
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    from icalendar import Calendar
+
+    from domain.series.services.series import SeriesSpec, add_series
+    from domain.store.db import unit_of_work
+
+    t = world.running_poker(committed, players=3, name="Friday <Deep>")
+    with unit_of_work(committed) as session:
+        add_series(session, SeriesSpec(
+            club_id=t["club_id"], name="Nightly Pusoy", kind="pusoy", cron="30 21 * * *", timezone=None,
+            template={"organizer": "royal", "capacity": 16}, horizon_days=3, opens_before_minutes=60,
+        ), world.now())
+    r = http.get(f"/clubs/{t['club_id']}/calendar.ics")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/calendar")
+    cal = Calendar.from_ical(r.content)
+    events = [c for c in cal.walk("VEVENT")]
+    names = [str(e["summary"]) for e in events]
+    assert "Friday <Deep>" in names and names.count("Nightly Pusoy") >= 2
+    moscow = ZoneInfo("Europe/Moscow")  # the club's timezone (poker_floor_world)
+    for e in events:
+        start = e["dtstart"].dt
+        assert start.utcoffset() == start.astimezone(moscow).utcoffset()
+        assert str(start.tzinfo) in ("Europe/Moscow", "MSK") or getattr(start.tzinfo, "key", "") == "Europe/Moscow"
+    nightly = [e["dtstart"].dt for e in events if str(e["summary"]) == "Nightly Pusoy"]
+    assert all((s.hour, s.minute) == (21, 30) for s in nightly)
+    assert all(s > world.now() - timedelta(minutes=1) for s in nightly)
+    assert any(c.name == "VTIMEZONE" for c in cal.walk())
+    assert http.get("/clubs/999999/calendar.ics").status_code == 404
+
+
+# -- hostile input -------------------------------------------------------------------------------------
+
+
+def test_hostile_input_in_every_parameter_gives_a_plain_400_or_404(committed, http):
+    world.running_poker(committed, players=2)
+    paths = [
+        "/t/0", "/t/-1", "/t/abc", "/t/99999999999999999999", "/t/9223372036854775808", "/t/1%00",
+        "/t/%3Cscript%3E/screen", "/t/99999/screen", "/t/99999/events", "/t/１/screen",
+        "/p/%3Cscript%3E", "/p/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "/verify/%00", "/verify/..%2F..%2Fetc%2Fpasswd",
+        "/verify/SP-1?code=%3Cscript%3Ealert(1)%3C/script%3E", "/clubs/x/calendar.ics",
+        "/clubs/99999999999999999999999/calendar.ics", "/static/../pyproject.toml", "/nope",
+        "/t/1'%20OR%201=1--",
+    ]
+    for path in paths:
+        r = http.get(path)
+        assert r.status_code in (400, 404), (path, r.status_code)
+        assert "Traceback" not in r.text and "sqlalchemy" not in r.text.lower() and "<script>" not in r.text
+        assert "content-security-policy" in r.headers
+    assert http.post("/t/1/screen").status_code == 405
+    assert http.delete("/verify/SP-1").status_code == 405
+
+
+# -- live results (3.7) --------------------------------------------------------------------------------
+
+
+def test_places_fall_as_players_bust_and_knockouts_are_listed(committed, http):
+    t = world.running_poker(committed, players=5)
+    e = t["entries"]
+    world.bust(committed, t["id"], e[0], e[4])
+    world.bust(committed, t["id"], e[1], e[4])
+    r = http.get(f"/t/{t['id']}")
+    assert r.status_code == 200
+    assert "<td>5</td><td>Player 1</td>" in r.text and "<td>4</td><td>Player 2</td>" in r.text
+    assert "<td>Player 2</td><td>Player 5</td>" in r.text  # knockouts: out, by
+    assert 'id="players-left">3<' in r.text
+
+
+def test_an_internal_error_is_a_plain_500_page(monkeypatch):
+    from sqlalchemy import create_engine
+    from starlette.testclient import TestClient
+
+    from flows.web.app import create_app
+    from tests.documents_samples import free_port
+
+    dead = create_engine(f"postgresql+psycopg://nobody:x@127.0.0.1:{free_port()}/none")
+    with TestClient(create_app(dead), raise_server_exceptions=False) as client:
+        r = client.get("/t/1")
+    assert r.status_code == 500 and "Something went wrong" in r.text
+    assert "Traceback" not in r.text and "psycopg" not in r.text and "127.0.0.1" not in r.text

@@ -96,10 +96,11 @@ def _id(raw: str) -> int:
 
 
 def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join_limit: int = 10,
-               join_window: float = 60.0) -> Starlette:
+               join_window: float = 60.0, outbox: Path | None = None) -> Starlette:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True))
     settings = load_settings()
     hub = Hub(poll_interval)
+    outbox = outbox or settings.home / "outbox"
     join_limits = RateLimit(join_limit, join_window)
 
     def db():
@@ -218,8 +219,9 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
             reasons.append("the link carries no verification code")
         elif _normal_code(code) != _normal_code(found["code"]):
             reasons.append("the verification code does not match this certificate's signature")
+        signed = await to_thread.run_sync(_signed_data, outbox, found) if not reasons else None
         return page("verify.html", serial=serial, cert=found if not reasons else None, reasons=reasons,
-                    upload=None)
+                    upload=None, signed=signed)
 
     async def _verify_upload(request: Request, serial: str) -> Response:
         if int(request.headers.get("content-length") or 0) > MAX_UPLOAD:
@@ -293,6 +295,35 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
     env.globals["public_url"] = settings.public_url
     env.globals["quote"] = quote
     return app
+
+
+def _signed_data(outbox: Path, found: dict) -> dict | None:
+    """The certificate's signed data (place, prize, date) from its stored PDF, when the file is there
+    unchanged and carries the very signature on record; else None (the page shows the record)."""
+    import hashlib
+    import json
+
+    from pypdf import PdfReader
+
+    folder, filename = found["path"]
+    path = (outbox / folder / filename).resolve()
+    if not path.is_relative_to(outbox.resolve()) or not path.is_file():
+        return None
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != found["sha256"]:
+        return None
+    try:
+        import io
+
+        from infra.pdf import ATTACHMENT
+
+        attached = PdfReader(io.BytesIO(data)).attachments.get(ATTACHMENT)
+        embedded = json.loads(attached[0]) if attached else None
+    except Exception:
+        return None
+    if not embedded or embedded.get("signature") != found["signature"]:
+        return None
+    return embedded.get("data")
 
 
 def _normal_code(code: str) -> str:

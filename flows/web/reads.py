@@ -251,6 +251,7 @@ def certificate(session: Session, serial: str) -> dict[str, Any] | None:
         "issued_at": doc.created_at,
         "code": verification_code(doc.signature),
         "sha256": doc.sha256,
+        "signature": doc.signature,
         "path": (pub.folder, doc.filename),
     }
 

@@ -47,11 +47,15 @@ class Server:
 
 
 @pytest.fixture
-def web(committed):
-    """A server of the public pages on the test database (tables emptied after the test)."""
+def web(committed, tmp_path):
+    """A server of the public pages on the test database (tables emptied after the test), its
+    documents' outbox in `server.outbox`."""
     from flows.web.app import create_app
 
-    with Server(create_app(committed, join_limit=10, join_window=60.0), free_port()) as server:
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    with Server(create_app(committed, join_limit=10, join_window=60.0, outbox=outbox), free_port()) as server:
+        server.outbox = outbox
         yield server
 
 

@@ -66,7 +66,7 @@ def test_doc_5_the_qr_code_opens_the_verification_page_which_says_valid(committe
     from tests.documents_samples import poker_sheet
 
     monkeypatch.setenv("TOURNEY_PUBLIC_URL", web.url)
-    folder = _published(committed, tmp_path)
+    folder = _published(committed, web.outbox)
     cert = poker_certificates(poker_sheet(players=6, paid=2))[0]
     view, embedded = certificate_view(cert, b"test-secret-key")
     from domain.documents.rules.signing import verification_code
@@ -77,6 +77,7 @@ def test_doc_5_the_qr_code_opens_the_verification_page_which_says_valid(committe
     r = httpx.get(url)
     assert r.status_code == 200 and 'id="verdict">Valid' in r.text
     assert "&lt;b&gt;Иван&lt;/b&gt;" in r.text and "<b>Иван</b>" not in r.text  # the player, escaped
+    assert 'id="place">1<' in r.text  # the signed data, from the stored PDF
     altered = url[:-1] + ("A" if url[-1] != "A" else "B")
     r = httpx.get(altered)
     assert r.status_code == 200 and "Not valid" in r.text and "does not match" in r.text
@@ -85,8 +86,8 @@ def test_doc_5_the_qr_code_opens_the_verification_page_which_says_valid(committe
     assert folder.is_dir()
 
 
-def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(committed, http, tmp_path):
-    folder = _published(committed, tmp_path)
+def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(committed, web, http):
+    folder = _published(committed, web.outbox)
     data = (folder / "certificate-SP-000042-01.pdf").read_bytes()
     r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", data, "application/pdf")})
     assert r.status_code == 200 and "Valid: the file is the signed certificate" in r.text

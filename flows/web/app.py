@@ -96,7 +96,9 @@ def _id(raw: str) -> int:
 
 
 def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join_limit: int = 10,
-               join_window: float = 60.0, outbox: Path | None = None) -> Starlette:
+               join_window: float = 60.0, outbox: Path | None = None, shared_poller: bool = True) -> Starlette:
+    """The application. `shared_poller=False` gives every event-stream client a poller of its own:
+    the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True))
     settings = load_settings()
     hub = Hub(poll_interval)
@@ -180,6 +182,8 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
         return code
 
     async def _stream(request: Request, key: str, fingerprint, build) -> Response:
+        if not shared_poller:
+            key = f"{key}:{id(request)}"
         queue, topic = await hub.subscribe(key, fingerprint, build)
 
         async def events():

@@ -27,6 +27,7 @@ from tests.web import world
 CLIENTS = int(os.environ.get("BENCH_WEB_CLIENTS") or 500)
 IDLE_S = float(os.environ.get("BENCH_WEB_IDLE_S") or 10)
 CHANGES = int(os.environ.get("BENCH_WEB_CHANGES") or 5)
+MODES = (os.environ.get("BENCH_WEB_MODES") or "per-client,shared").split(",")
 TICK = os.sysconf("SC_CLK_TCK")
 
 SERVER = """
@@ -124,7 +125,7 @@ def run(report: Report) -> None:
     engine = get_engine()
     name = f"web: {CLIENTS} SSE clients on one tournament's screen"
     results = {}
-    for mode in ("per-client", "shared"):
+    for mode in MODES:
         t = world.running_poker(engine, players=30)
         process, port = _serve(mode)
         try:

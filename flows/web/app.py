@@ -188,16 +188,16 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
 
         async def events():
             try:
-                yield "retry: 1000\n\n"
+                yield b"retry: 1000\n\n"
                 while True:
                     try:
                         message = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
                     except TimeoutError:
                         if await request.is_disconnected():
                             return
-                        yield ": keep-alive\n\n"
+                        yield b": keep-alive\n\n"
                         continue
-                    yield f"data: {message}\n\n"
+                    yield message
             finally:
                 hub.unsubscribe(topic, queue)
 

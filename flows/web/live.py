@@ -43,7 +43,7 @@ class Topic:
     fingerprint: Fingerprint
     build: Build
     subscribers: set[asyncio.Queue] = field(default_factory=set)
-    message: str | None = None
+    message: bytes | None = None  # the server-sent event, encoded once for every subscriber
     version: str | None = None
     wake_at: datetime | None = None
     task: asyncio.Task | None = None
@@ -94,7 +94,7 @@ class Hub:
         topic.builds += 1
         topic.version = version
         topic.wake_at = _wake_at(state)
-        topic.message = encode(state)
+        topic.message = f"data: {encode(state)}\n\n".encode()
         for queue in list(topic.subscribers):
             if queue.full():  # a slow client gets the newest state, not a backlog
                 try:

@@ -61,6 +61,8 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
     """Everything the club's screen shows, as JSON-able values; instants as ISO strings so the
     browser counts down from them."""
     t = get_tournament(session, tournament_id)
+    if t.status == "draft":  # not announced yet: not public
+        raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
     reading = clock_service.status(session, tournament_id, now)
     entries, players = results.field_size(session, tournament_id)
     itm = results.itm_status(session, tournament_id)
@@ -303,6 +305,7 @@ def club_calendar(session: Session, club_id: int, now: datetime) -> dict[str, An
 
 def fingerprint_or_404(session: Session, tournament_id: int) -> str:
     found = fingerprint(session, tournament_id)
-    if found is None:
+    status = session.scalar(select(Tournament.status).where(Tournament.id == tournament_id))
+    if found is None or status == "draft":
         raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
     return found

@@ -251,3 +251,14 @@ def test_an_internal_error_is_a_plain_500_page(monkeypatch):
         r = client.get("/t/1")
     assert r.status_code == 500 and "Something went wrong" in r.text
     assert "Traceback" not in r.text and "psycopg" not in r.text and "127.0.0.1" not in r.text
+
+
+def test_a_draft_tournament_is_not_public(committed, http):
+    from domain.store.db import unit_of_work
+    from tests.integration import poker_floor_world
+
+    with unit_of_work(committed) as session:
+        draft = poker_floor_world.tournament(session, status="draft", late_reg=None).id
+    for path in (f"/t/{draft}", f"/t/{draft}/screen", f"/t/{draft}/events"):
+        assert http.get(path).status_code == 404, path
+    assert f"/t/{draft}" not in http.get("/").text

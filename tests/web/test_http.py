@@ -262,3 +262,51 @@ def test_a_draft_tournament_is_not_public(committed, http):
     for path in (f"/t/{draft}", f"/t/{draft}/screen", f"/t/{draft}/events"):
         assert http.get(path).status_code == 404, path
     assert f"/t/{draft}" not in http.get("/").text
+
+
+def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positions_and_champion(committed, http):
+    """PD-7, PD-10, PD-13: the 32-player script of tests/integration/test_pusoy_tournament.py (its
+    seeds give one playoff in round 1), played through the services with times from now."""
+    import random
+
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.pusoy.tables import PusoyRound
+    from domain.store.db import unit_of_work
+    from tests.integration.pusoy_helpers import seating
+
+    rnd = random.Random(5)
+    seeds = (f"seed-{i}" for i in range(1, 100))
+    with unit_of_work(committed) as session:
+        t = pusoy.create(session, name="Кубок <Пусой>", organizer="org", capacity=32, games_per_round=3,
+                         now=world.now(), seed="seed-0", private=True)
+        for i in range(32):
+            pusoy.join(session, t.code, f"u{i:02d}", world.now(), next_seed=next(seeds))
+        for round_no in range(1, len(t.bracket) + 1):
+            for table, players in seating(session, t.id, round_no).items():
+                for game in range(1, 4):
+                    order = rnd.sample(players, len(players))
+                    pusoy.report(session, t.code, round_no=round_no, table=table, game=game,
+                                 finishes=[(p, i) for i, p in enumerate(order, start=1)],
+                                 two_of_diamonds=order[0] if rnd.random() < 0.25 else None, now=world.now())
+            done = pusoy.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
+            while done.outcome == "playoff":
+                stage = session.get(PusoyRound, (t.id, round_no)).stage
+                for i, x in enumerate(done.playoff_tables, start=1):
+                    order = rnd.sample(list(x), len(x))
+                    pusoy.report(session, t.code, round_no=round_no, table=i, game=1, playoff=stage,
+                                 finishes=[(p, n) for n, p in enumerate(order, start=1)], two_of_diamonds=None,
+                                 now=world.now())
+                done = pusoy.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
+        session.refresh(t)
+        code, champion = t.code, t.champion
+    assert champion
+    r = http.get(f"/p/{code}")
+    assert r.status_code == 200
+    body = r.text
+    assert "Кубок &lt;Пусой&gt;" in body
+    assert f'id="champion">{champion}<' in body
+    assert "playoffs 1" in body  # round 1 went to one playoff
+    assert "first-places" in body or "head-to-head" in body or "last-game-position" in body  # a deciding step
+    assert body.count("Round ") == 4 and "Final positions" in body
+    assert f"<td>1</td><td>{champion}</td><td>4</td>" in body
+    assert code not in http.get("/").text  # private: never listed

@@ -93,3 +93,16 @@ def test_the_results_page_shows_a_bust_without_a_reload(committed, web, page):
     assert took < 1.5
     assert page.evaluate("window.__same_document") is True  # not reloaded
     assert page.errors == []
+
+
+def test_sp_8_a_level_ending_on_time_moves_the_screen_on_without_any_write(committed, web, page):
+    """SP-8: the clock is stored, never ticked: the screen reaches level 2 when level 1's time is up,
+    with nothing written in between (the shared poller wakes at the level's end)."""
+    t = world.running_poker(committed, players=4, levels=((100, 200, 0, 3, False), (200, 400, 25, 600, False)))
+    _open(page, web, t["id"])
+    assert page.text_content("#level") == "Level 1"
+    _wait_text(page, "#time-left", lambda v: _seconds(v) <= 1, timeout=4)
+    _, took = _wait_text(page, "#level", lambda v: v == "Level 2", timeout=4)
+    assert took < 2.0
+    assert page.text_content("#blinds") == "200 / 400" and page.text_content("#ante") == "ante 25"
+    assert _seconds(page.text_content("#time-left")) >= 9 * 60

@@ -310,3 +310,26 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
     assert body.count("Round ") == 4 and "Final positions" in body
     assert f"<td>1</td><td>{champion}</td><td>4</td>" in body
     assert code not in http.get("/").text  # private: never listed
+
+
+def test_a_pusoy_event_stream_announces_a_reported_game(committed, web):
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.store.db import unit_of_work
+
+    code = _pusoy(committed, private=True, fill=True)
+    seen = []
+    with httpx.Client(base_url=web.url, timeout=10) as client:
+        with client.stream("GET", f"/p/{code}/events") as r:
+            assert r.status_code == 200
+            for line in r.iter_lines():
+                if line.startswith("data: "):
+                    seen.append(json.loads(line[6:])["version"])
+                    if len(seen) == 1:
+                        with unit_of_work(committed) as session:
+                            first = pusoy.show(session, code)["tables"]["table 1"]
+                            pusoy.report(session, code, round_no=1, table=1, game=1,
+                                         finishes=[(p, i) for i, p in enumerate(first, start=1)],
+                                         two_of_diamonds=None, now=world.now(), by="floor")
+                    else:
+                        break
+    assert len(seen) == 2 and seen[0] != seen[1]

@@ -19,10 +19,12 @@ def now() -> datetime:
 
 
 def running_poker(engine, players: int = 12, *, name: str | None = None, start: bool = True,
-                  prizes=("Cup and a free entry", "Free entry")) -> dict:
-    """A running tournament with checked-in entries, its clock started now, and prizes."""
+                  prizes=("Cup and a free entry", "Free entry"), levels=None) -> dict:
+    """A running tournament with checked-in entries, its clock started now, and prizes; `levels`
+    (small, big, ante, seconds, is_break) rows, default poker_floor_world.LEVELS."""
     with unit_of_work(engine) as session:
-        t = world.tournament(session)
+        structure_id = world.structure(session, levels=levels).id if levels else None
+        t = world.tournament(session, structure_id=structure_id)
         t.scheduled_start = t.started_at = t.created_at = now() - timedelta(minutes=5)
         t.late_reg_deadline = now() + timedelta(hours=1)
         if name:

@@ -17,7 +17,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
 from domain.poker.tables.results import Knockout
-from domain.poker.tables.tournaments import Entry, Player, Tournament
+from domain.poker.tables.tournaments import Entry, Player, Structure, Tournament
 from domain.pusoy.services import tournaments as pusoy
 
 PUBLIC_POKER = ("registration_open", "running")
@@ -64,8 +64,13 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
     if t.status == "draft":  # not announced yet: not public
         raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
     reading = clock_service.status(session, tournament_id, now)
+    if t.status in ("finished", "cancelled"):  # the clock stops with the tournament
+        reading = {**reading, "status": t.status}
+    elif t.status == "registration_open" and reading["status"] == "not started":
+        reading = {**reading, "status": "registration open"}
     entries, players = results.field_size(session, tournament_id)
     itm = results.itm_status(session, tournament_id)
+    ante_type = session.scalar(select(Structure.ante_type).where(Structure.id == t.structure_id))
     return {
         "tournament_id": t.id,
         "name": t.name,
@@ -80,6 +85,7 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
             "small_blind": reading["small_blind"],
             "big_blind": reading["big_blind"],
             "ante": reading["ante"],
+            "ante_label": "BB ante" if ante_type == "bb_ante" else "ante",
             "time_left_s": reading["time_left_s"],
             "level_ends_at": _iso(reading["level_ends_at"]) if reading["status"] == "running" else None,
             "next_break_in_s": reading["next_break_in_s"],

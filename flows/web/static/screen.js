@@ -39,7 +39,7 @@
     var c = state.clock;
     text("level", c.is_break ? "Break" : (c.level ? "Level " + c.level : "Not started"));
     text("blinds", !c.is_break && c.level ? c.small_blind + " / " + c.big_blind : "");
-    text("ante", !c.is_break && c.ante ? "ante " + c.ante : "");
+    text("ante", !c.is_break && c.ante ? (c.ante_label || "ante") + " " + c.ante : "");
     text("clock-status", c.status === "running" ? "" : c.status);
     root.dataset.status = c.status;
     text("players-left", state.players_left);

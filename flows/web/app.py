@@ -228,7 +228,10 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
                     upload=None, signed=signed)
 
     async def _verify_upload(request: Request, serial: str) -> Response:
-        if int(request.headers.get("content-length") or 0) > MAX_UPLOAD:
+        length = request.headers.get("content-length", "")
+        if not length.isdigit():  # no chunked uploads: the size is known before anything is read
+            raise HTTPException(400)
+        if int(length) > MAX_UPLOAD:
             raise HTTPException(413)
         try:
             async with request.form(max_files=1, max_fields=2) as form:

@@ -100,6 +100,13 @@ def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(commit
     assert "Not valid" in r.text and "not SP-000042-02" in r.text
     r = http.post("/verify/SP-000042-01", content=b"junk", headers={"content-type": "multipart/form-data"})
     assert r.status_code == 400 and "Traceback" not in r.text
+    import socket
+
+    host, port = web.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as raw:  # declares 11 MB, sends none
+        raw.sendall(b"POST /verify/SP-000042-01 HTTP/1.1\r\nHost: x\r\nContent-Length: 11534336\r\n"
+                    b"Content-Type: multipart/form-data; boundary=b\r\n\r\n")
+        assert raw.recv(200).startswith(b"HTTP/1.1 413")
 
 
 # -- the front page, Pusoy Dos, privacy and the rate limit (PD-3) ----------------------------------------

@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from domain.errors import DomainError, NotFound
 from domain.store.db import get_engine, unit_of_work
 from flows.web import reads
-from flows.web.live import Hub, encode
+from flows.web.live import Hub
 from infra.config import load_settings
 
 STATIC = Path(__file__).with_name("static")
@@ -360,4 +360,4 @@ class SecurityHeaders:
         await self.app(scope, receive, sending)
 
 
-__all__ = ["create_app", "encode"]
+__all__ = ["create_app"]

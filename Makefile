@@ -25,6 +25,7 @@ db: setup
 run: db
 	$(TOURNEY) server up
 	@if [ "$(DEMO)" != "0" ]; then $(TOURNEY) simulate --demo --background; fi
+	$(TOURNEY) web --background --port $${TOURNEY_WEB_PORT:-8080}
 	$(TOURNEY) serve --limit $${TOURNEY_SERVE_LIMIT:-4}
 
 test: setup

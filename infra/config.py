@@ -12,6 +12,8 @@ TOURNEY_SECRET_KEY  the platform secret (signatures, at least 32 bytes); unset =
 TOURNEY_PUBLIC_URL  where the public verification page is served (certificate QR codes point at
                  <it>/verify/<serial>?code=<code>); default http://127.0.0.1:8080
 TOURNEY_RENDER_WORKERS  processes that render a large batch of certificates; default the CPU count
+TOURNEY_PUBLIC_URL  the public web pages' address (certificates' QR codes point there); default
+                 http://127.0.0.1:8080
 """
 
 from __future__ import annotations

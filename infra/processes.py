@@ -15,7 +15,7 @@ from pathlib import Path
 from infra.config import Settings
 
 # in the order `tourney stop` ends them: what drives work first, the server it reports to last
-NAMES = ("simulator", "serve")
+NAMES = ("simulator", "web", "serve")
 
 
 def _start_time(pid: int) -> str | None:

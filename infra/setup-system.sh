@@ -21,6 +21,10 @@ fi
 if ! command -v pdftoppm >/dev/null; then
   missing+=(poppler-utils)
 fi
+# the web pages' browser tests drive Debian's headless Chromium (never a downloaded browser build)
+if ! command -v chromium >/dev/null; then
+  missing+=(chromium)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

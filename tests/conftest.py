@@ -83,3 +83,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
         elif "flows" in parts:
             item.add_marker(pytest.mark.flows)
+        elif "web" in parts:
+            item.add_marker(pytest.mark.web)

@@ -68,6 +68,11 @@ from flows.cli.simulate import simulate_command  # noqa: E402
 
 app.command("simulate")(simulate_command)
 
+# area: web (the public pages)
+from flows.cli.web import web_command  # noqa: E402
+
+app.command("web")(web_command)
+
 
 @app.command("deploy")
 def deploy(

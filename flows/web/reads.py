@@ -1,0 +1,317 @@
+"""What the public pages show, read through the domain's services (and a few read-only queries of
+their tables). Every function takes a session and returns plain dicts; nothing here writes."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, text
+from sqlalchemy.orm import Session
+
+from domain.clubs.tables import Club
+from domain.documents.rules.signing import verification_code
+from domain.documents.tables import Document, DocumentPublication
+from domain.errors import DomainError, NotFound
+from domain.poker.services import clock as clock_service
+from domain.poker.services import results
+from domain.poker.services.tournaments import get_tournament, tournament_window
+from domain.poker.tables.results import Knockout
+from domain.poker.tables.tournaments import Entry, Player, Structure, Tournament
+from domain.pusoy.services import tournaments as pusoy
+
+PUBLIC_POKER = ("registration_open", "running")
+BIGINT_MAX = 2**63 - 1
+
+# -- the screen's fingerprint ------------------------------------------------------------------------
+
+# One cheap statement: changes whenever anything the screen or the results page shows changes
+# (status, the clock's stored state, entries and busts, knockouts and voids, prizes, registrations).
+FINGERPRINT_SQL = text(
+    """
+SELECT md5(concat_ws('|', t.status, t.name, c.updated_at, c.segments::text, c.pauses::text, c.overrides::text,
+  (SELECT count(*) || ':' || count(*) FILTER (WHERE e.state = 'active') || ':' || coalesce(max(e.id), 0)
+          || ':' || coalesce(max(e.busted_at)::text, '') FROM poker_entries e WHERE e.tournament_id = t.id),
+  (SELECT count(*) || ':' || coalesce(max(k.id), 0) || ':' || count(k.voided_at)
+     FROM poker_knockouts k WHERE k.tournament_id = t.id),
+  (SELECT string_agg(p.description, '|' ORDER BY p.place) FROM poker_prizes p WHERE p.tournament_id = t.id),
+  (SELECT count(*) FROM poker_registrations r WHERE r.tournament_id = t.id AND r.status = 'active'),
+  (SELECT count(*) FROM poker_places f WHERE f.tournament_id = t.id)))
+FROM poker_tournaments t LEFT JOIN poker_clock c ON c.tournament_id = t.id WHERE t.id = :id
+"""
+)
+
+
+def fingerprint(session: Session, tournament_id: int) -> str | None:
+    return session.execute(FINGERPRINT_SQL, {"id": tournament_id}).scalar_one_or_none()
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _club_name(session: Session, club_id: int | None) -> str | None:
+    return None if club_id is None else session.scalar(select(Club.name).where(Club.id == club_id))
+
+
+# -- the club's screen (SP-8, SP-3) -------------------------------------------------------------------
+
+
+def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any]:
+    """Everything the club's screen shows, as JSON-able values; instants as ISO strings so the
+    browser counts down from them."""
+    t = get_tournament(session, tournament_id)
+    if t.status == "draft":  # not announced yet: not public
+        raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
+    reading = clock_service.status(session, tournament_id, now)
+    if t.status in ("finished", "cancelled"):  # the clock stops with the tournament
+        reading = {**reading, "status": t.status}
+    elif t.status == "registration_open" and reading["status"] == "not started":
+        reading = {**reading, "status": "registration open"}
+    entries, players = results.field_size(session, tournament_id)
+    itm = results.itm_status(session, tournament_id)
+    ante_type = session.scalar(select(Structure.ante_type).where(Structure.id == t.structure_id))
+    return {
+        "tournament_id": t.id,
+        "name": t.name,
+        "club": _club_name(session, t.club_id),
+        "status": t.status,
+        "server_now": now.isoformat(),
+        "clock": {
+            "status": reading["status"],
+            "level": reading["level"],
+            "levels": reading["levels"],
+            "is_break": reading["is_break"],
+            "small_blind": reading["small_blind"],
+            "big_blind": reading["big_blind"],
+            "ante": reading["ante"],
+            "ante_label": "BB ante" if ante_type == "bb_ante" else "ante",
+            "time_left_s": reading["time_left_s"],
+            "level_ends_at": _iso(reading["level_ends_at"]) if reading["status"] == "running" else None,
+            "next_break_in_s": reading["next_break_in_s"],
+            "next_break_at": _iso(reading["next_break_at"]) if reading["status"] == "running" else None,
+        },
+        "entries": entries,
+        "players": players,
+        "players_left": itm.remaining,
+        "paid_places": itm.paid_places,
+        "remaining_to_money": itm.remaining_to_money,
+        "on_bubble": itm.on_bubble,
+        "in_money": itm.in_money,
+        "prizes": list(results.prizes(session, tournament_id)),
+    }
+
+
+# -- live results of a poker tournament (3.7) ----------------------------------------------------------
+
+
+def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
+    """Places as they fall: the stored places once finished, else every player out so far with the
+    place the bust gave (players still in + players busted later + 1; a block shares its place)."""
+    t = get_tournament(session, tournament_id)
+    if t.status == "finished":
+        return [
+            {"place": n.place.place, "player": n.name, "knockouts": n.place.knockouts, "prize": n.place.prize}
+            for n in results.places(session, tournament_id)
+        ]
+    entries = session.execute(
+        select(Entry.id, Entry.player_id, Entry.sequence).where(
+            Entry.tournament_id == tournament_id, Entry.state != "voided"
+        )
+    ).all()
+    last: dict[int, tuple[int, int]] = {}
+    for entry_id, player_id, sequence in entries:
+        if player_id not in last or sequence > last[player_id][1]:
+            last[player_id] = (entry_id, sequence)
+    bust_of = dict(
+        session.execute(
+            select(Knockout.busted_entry_id, Knockout.bust_number).where(
+                Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)
+            )
+        ).all()
+    )
+    still_in = sum(1 for entry_id, _ in last.values() if entry_id not in bust_of)
+    busted = sorted((-bust_of[e], p) for p, (e, _) in last.items() if e in bust_of)
+    names = _names(session, [p for _, p in busted])
+    prize_lines = results.prizes(session, tournament_id)
+    rows, later, block, block_place = [], 0, None, 0
+    for negative, player in busted:
+        if negative != block:
+            block, block_place = negative, still_in + later + 1
+        later += 1
+        rows.append({
+            "place": block_place, "player": names.get(player, "?"), "knockouts": None,
+            "prize": prize_lines[block_place - 1] if block_place <= len(prize_lines) else None,
+        })
+    return rows
+
+
+def _names(session: Session, player_ids) -> dict[int, str]:
+    ids = list(set(player_ids))
+    if not ids:
+        return {}
+    return dict(session.execute(
+        select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(Player.id.in_(ids))
+    ).all())
+
+
+def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
+    rows = session.execute(
+        text(
+            "SELECT k.bust_number, k.level, k.recorded_at, k.voided_at IS NOT NULL AS voided,"
+            " coalesce(bp.name, bp.pseudonym) AS busted, coalesce(kp.name, kp.pseudonym) AS killer"
+            " FROM poker_knockouts k JOIN poker_entries be ON be.id = k.busted_entry_id"
+            " JOIN players bp ON bp.id = be.player_id"
+            " LEFT JOIN poker_entries ke ON ke.id = k.killer_entry_id LEFT JOIN players kp ON kp.id = ke.player_id"
+            " WHERE k.tournament_id = :id ORDER BY k.bust_number DESC, k.id DESC"
+        ),
+        {"id": tournament_id},
+    ).mappings()
+    return [dict(r) for r in rows]
+
+
+def poker_results(session: Session, tournament_id: int, now: datetime) -> dict[str, Any]:
+    return {
+        "screen": screen(session, tournament_id, now),
+        "places": live_places(session, tournament_id),
+        "knockouts": knockouts(session, tournament_id),
+    }
+
+
+# -- the front page ------------------------------------------------------------------------------------
+
+
+def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
+    """Poker tournaments open for registration or running; public Pusoy Dos tournaments filling
+    (PD-3: private ones are never listed)."""
+    poker_rows = session.execute(
+        select(Tournament.id, Tournament.name, Tournament.status, Tournament.scheduled_start, Club.name)
+        .join(Club, Club.id == Tournament.club_id)
+        .where(Tournament.status.in_(PUBLIC_POKER))
+        .order_by(Tournament.scheduled_start, Tournament.id)
+        .limit(200)
+    ).all()
+    return {
+        "poker": [
+            {"id": i, "name": n, "status": s.replace("_", " "), "scheduled_start": st, "club": c}
+            for i, n, s, st, c in poker_rows
+        ],
+        "pusoy": [
+            {"code": p.code, "name": p.name, "entrants": p.entrants, "capacity": p.capacity}
+            for p in pusoy.browse(session)
+        ],
+    }
+
+
+# -- Pusoy Dos (PD-*) ----------------------------------------------------------------------------------
+
+
+def pusoy_page(session: Session, code: str) -> dict[str, Any]:
+    shown = pusoy.show(session, code)
+    shown.pop("organizer_email", None)  # never public
+    rounds = []
+    for r in shown["rounds"]:
+        try:
+            standings = pusoy.standings_view(session, code, r["round"])
+        except DomainError:
+            standings = []
+        rounds.append({**r, "standings": standings})
+    return {
+        **shown,
+        "rounds": rounds,
+        "final": [row for row in pusoy.final_standings_view(session, code) if row["position"] is not None],
+    }
+
+
+def pusoy_version(session: Session, code: str) -> str | None:
+    return session.execute(
+        text(
+            "SELECT md5(concat_ws('|', t.status, t.entrants, t.current_round, t.champion,"
+            " (SELECT count(*) FROM pusoy_finishes f WHERE f.tournament_id = t.id),"
+            " (SELECT string_agg(r.status || r.stage, ',' ORDER BY r.number) FROM pusoy_rounds r"
+            "  WHERE r.tournament_id = t.id)))"
+            " FROM pusoy_tournaments t WHERE t.code = :code"
+        ),
+        {"code": code},
+    ).scalar_one_or_none()
+
+
+# -- certificates (DOC-5) -----------------------------------------------------------------------------
+
+
+def certificate(session: Session, serial: str) -> dict[str, Any] | None:
+    """The stored certificate with this serial and its publication, or None."""
+    row = session.execute(
+        select(Document, DocumentPublication)
+        .join(DocumentPublication, DocumentPublication.id == Document.publication_id)
+        .where(Document.kind == "certificate", Document.serial == serial)
+        .order_by(Document.id.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    doc, pub = row
+    return {
+        "serial": doc.serial,
+        "player": doc.player,
+        "tournament": pub.tournament,
+        "club": pub.club,
+        "issued_at": doc.created_at,
+        "code": verification_code(doc.signature),
+        "sha256": doc.sha256,
+        "signature": doc.signature,
+        "path": (pub.folder, doc.filename),
+    }
+
+
+# -- the club's calendar -------------------------------------------------------------------------------
+
+
+def club_calendar(session: Session, club_id: int, now: datetime) -> dict[str, Any]:
+    club = session.get(Club, club_id)
+    if club is None or club.listing_status != "listed":
+        raise NotFound("unknown-club", f"no club {club_id}")
+    events = []
+    for t in session.scalars(
+        select(Tournament)
+        .where(
+            Tournament.club_id == club_id,
+            Tournament.status.in_(PUBLIC_POKER),
+            Tournament.scheduled_start >= now - timedelta(hours=12),
+        )
+        .order_by(Tournament.scheduled_start)
+        .limit(500)
+    ):
+        try:
+            end = tournament_window(session, t).end
+        except DomainError:
+            end = None
+        events.append({
+            "uid": f"poker-{t.id}", "summary": t.name, "start": t.scheduled_start,
+            "end": end if end and end > t.scheduled_start else t.scheduled_start + timedelta(hours=4),
+            "status": t.status, "kind": "poker",
+        })
+    occurrences = session.execute(
+        text(
+            "SELECT o.id, o.starts_at, s.name, o.tournament_id FROM series_occurrence o"
+            " JOIN series s ON s.id = o.series_id"
+            " WHERE s.club_id = :club AND s.status = 'active' AND o.status = 'planned' AND o.starts_at >= :now"
+            " ORDER BY o.starts_at LIMIT 500"
+        ),
+        {"club": club_id, "now": now},
+    ).all()
+    for o in occurrences:
+        events.append({
+            "uid": f"series-occurrence-{o.id}", "summary": o.name, "start": o.starts_at,
+            "end": o.starts_at + timedelta(hours=4), "status": "planned", "kind": "series",
+        })
+    events.sort(key=lambda e: e["start"])
+    return {"club": club.name, "timezone": club.timezone, "id": club.id, "events": events}
+
+
+def fingerprint_or_404(session: Session, tournament_id: int) -> str:
+    found = fingerprint(session, tournament_id)
+    status = session.scalar(select(Tournament.status).where(Tournament.id == tournament_id))
+    if found is None or status == "draft":
+        raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
+    return found

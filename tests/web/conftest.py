@@ -1,0 +1,93 @@
+"""The web pages' fixtures: a real uvicorn server on a free loopback port (in a thread of the test
+process) over the session's real PostgreSQL test database, and Debian's headless Chromium driven by
+Playwright (never a downloaded browser)."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.documents_samples import free_port
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+
+
+class Server:
+    def __init__(self, app, port: int):
+        import uvicorn
+
+        self.app = app
+        self.url = f"http://127.0.0.1:{port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                                    lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Server:
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the web server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.server.force_exit = True  # open event streams do not hold the test up
+        self.thread.join(10)
+
+
+@pytest.fixture
+def web(committed, tmp_path):
+    """A server of the public pages on the test database (tables emptied after the test), its
+    documents' outbox in `server.outbox`."""
+    from flows.web.app import create_app
+
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    with Server(create_app(committed, join_limit=10, join_window=60.0, outbox=outbox), free_port()) as server:
+        server.outbox = outbox
+        yield server
+
+
+@pytest.fixture
+def http(web) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=web.url, timeout=10, follow_redirects=False) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not shutil.which("chromium") and not shutil.os.path.exists(CHROMIUM):
+        pytest.fail("Debian's chromium is missing: run infra/setup-system.sh (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    try:
+        yield pg
+    finally:
+        context.close()

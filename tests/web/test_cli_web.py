@@ -1,0 +1,53 @@
+"""`tourney web --background` serves the pages in a detached process recorded for `tourney stop`,
+which ends it (as `make run` and `make stop` use them)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.documents_samples import free_port
+
+TOURNEY = str(Path(sys.executable).with_name("tourney"))
+
+
+def _up(url: str, timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            return httpx.get(url, timeout=1).status_code == 200
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    return False
+
+
+def test_tourney_web_background_is_recorded_and_tourney_stop_ends_it(engine, tmp_path):
+    port = free_port()
+    env = {**os.environ, "TOURNEY_HOME": str(tmp_path), "TOURNEY_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    started = subprocess.run([TOURNEY, "web", "--background", "--port", str(port)], capture_output=True,
+                             text=True, env=env, timeout=60)
+    assert started.returncode == 0, started.stderr
+    try:
+        assert "in the background" in started.stdout and (tmp_path / "run" / "web.pid").exists()
+        assert _up(f"http://127.0.0.1:{port}/")
+        again = subprocess.run([TOURNEY, "web", "--background", "--port", str(port)], capture_output=True,
+                               text=True, env=env, timeout=60)
+        assert "already served" in again.stdout
+        stopped = subprocess.run([TOURNEY, "stop"], capture_output=True, text=True, env=env, timeout=60)
+        assert stopped.returncode == 0, stopped.stderr
+        assert "web: stopped" in stopped.stdout
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            answered = True
+        except httpx.HTTPError:
+            answered = False
+        assert not answered
+    finally:
+        pid_file = tmp_path / "run" / "web.pid"
+        if pid_file.exists():
+            subprocess.run([TOURNEY, "stop"], env=env, timeout=60, capture_output=True)

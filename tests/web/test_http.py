@@ -1,0 +1,342 @@
+"""The public pages over real HTTP (uvicorn on loopback) and the real PostgreSQL: contents,
+security headers, hostile input, the rate limit, calendars and certificate checks."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from tests.web import world
+
+
+def test_sp_8_the_screen_shows_level_blinds_players_itm_and_prizes(committed, http):
+    """SP-8, SP-3"""
+    t = world.running_poker(committed, players=12, name="Friday <b>Deep</b>")
+    r = http.get(f"/t/{t['id']}/screen")
+    assert r.status_code == 200
+    body = r.text
+    assert "Level 1" in body and "100 / 200" in body
+    assert "Friday &lt;b&gt;Deep&lt;/b&gt;" in body and "<b>Deep</b>" not in body
+    assert 'id="players-left">12<' in body and 'id="entries">12<' in body
+    assert 'id="paid">2<' in body  # 15 % of 12 = 1.8 → 2
+    assert "Cup and a free entry" in body
+    assert "<script src=\"/static/screen.js\"" in body and "<script>" not in body
+    csp = r.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_sp_8_the_event_stream_sends_the_state_at_once(committed, web):
+    t = world.running_poker(committed, players=3)
+    with httpx.Client(base_url=web.url, timeout=10) as client:
+        with client.stream("GET", f"/t/{t['id']}/events") as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            for line in r.iter_lines():
+                if line.startswith("data: "):
+                    state = json.loads(line[6:])
+                    break
+    assert state["clock"]["level"] == 1 and state["clock"]["status"] == "running"
+    assert state["players_left"] == 3 and state["clock"]["level_ends_at"]
+
+
+# -- certificates (DOC-5) ----------------------------------------------------------------------------
+
+
+def _published(engine, tmp_path):
+    from domain.documents.rules.model import Bundle
+    from domain.documents.services.publish import publish
+    from domain.store.db import unit_of_work
+    from infra.render import Renderer
+    from tests.documents_samples import poker_sheet
+
+    with Renderer(b"test-secret-key") as renderer, unit_of_work(engine) as session:
+        outcome = publish(session, renderer, tmp_path, Bundle(poker_sheet(players=6, paid=2), club_id=12, recipient=None), world.now())
+    from pathlib import Path
+
+    return Path(outcome["folder"])
+
+
+def test_doc_5_the_qr_code_opens_the_verification_page_which_says_valid(committed, web, http, tmp_path, monkeypatch):
+    """DOC-5: the QR code holds exactly TOURNEY_PUBLIC_URL/verify/<serial>?code=…; that page says valid"""
+    import segno
+
+    from domain.documents.rules.model import poker_certificates
+    from infra.render import certificate_view, verification_url
+    from tests.documents_samples import poker_sheet
+
+    monkeypatch.setenv("TOURNEY_PUBLIC_URL", web.url)
+    folder = _published(committed, web.outbox)
+    cert = poker_certificates(poker_sheet(players=6, paid=2))[0]
+    view, embedded = certificate_view(cert, b"test-secret-key", web.url)
+    from domain.documents.rules.signing import verification_code
+
+    url = verification_url(web.url, cert.serial, verification_code(embedded["signature"]))
+    assert url.startswith(f"{web.url}/verify/{cert.serial}?code=")
+    assert view["qr"] == segno.make(url, error="m", mask=0).png_data_uri(scale=1, border=0)
+    r = httpx.get(url)
+    assert r.status_code == 200 and 'id="verdict">Valid' in r.text
+    assert "&lt;b&gt;Иван&lt;/b&gt;" in r.text and "<b>Иван</b>" not in r.text  # the player, escaped
+    assert 'id="place">1<' in r.text  # the signed data, from the stored PDF
+    altered = url[:-1] + ("A" if url[-1] != "A" else "B")
+    r = httpx.get(altered)
+    assert r.status_code == 200 and "Not valid" in r.text and "does not match" in r.text
+    r = http.get("/verify/SP-999999-01?code=ABCD-EFGH")
+    assert "Not valid" in r.text and "no certificate with this serial" in r.text
+    assert folder.is_dir()
+
+
+def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(committed, web, http):
+    folder = _published(committed, web.outbox)
+    data = (folder / "certificate-SP-000042-01.pdf").read_bytes()
+    r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", data, "application/pdf")})
+    assert r.status_code == 200 and "Valid: the file is the signed certificate" in r.text
+    changed = bytearray(data)
+    at = changed.index(b"/Producer") if b"/Producer" in changed else len(changed) // 2
+    changed[at + 2] ^= 1
+    r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", bytes(changed), "application/pdf")})
+    assert r.status_code == 200 and "Not valid" in r.text
+    r = http.post("/verify/SP-000042-02", files={"file": ("c.pdf", data, "application/pdf")})
+    assert "Not valid" in r.text and "not SP-000042-02" in r.text
+    r = http.post("/verify/SP-000042-01", content=b"junk", headers={"content-type": "multipart/form-data"})
+    assert r.status_code == 400 and "Traceback" not in r.text
+    import socket
+
+    host, port = web.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as raw:  # declares 11 MB, sends none
+        raw.sendall(b"POST /verify/SP-000042-01 HTTP/1.1\r\nHost: x\r\nContent-Length: 11534336\r\n"
+                    b"Content-Type: multipart/form-data; boundary=b\r\n\r\n")
+        assert raw.recv(200).startswith(b"HTTP/1.1 413")
+
+
+# -- the front page, Pusoy Dos, privacy and the rate limit (PD-3) ----------------------------------------
+
+
+def _pusoy(engine, *, private: bool, capacity: int = 8, fill: bool = False, name: str = "Cup") -> str:
+    from datetime import timedelta
+
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.store.db import unit_of_work
+
+    with unit_of_work(engine) as session:
+        t = pusoy.create(session, name=name, organizer="org", capacity=capacity, now=world.now(), private=private,
+                         organizer_email="secret-organizer@example.org")
+        if fill:
+            for i in range(capacity):
+                pusoy.join(session, t.code, f"u{i:02d}", world.now() + timedelta(seconds=i))
+        return t.code
+
+
+def test_pd_3_the_front_page_lists_open_tournaments_but_never_a_private_one(committed, http):
+    """PD-3"""
+    poker = world.running_poker(committed, players=3, name="Open <script>x</script> Night")
+    public = _pusoy(committed, private=False, name="Public cup")
+    private = _pusoy(committed, private=True, name="Private cup")
+    r = http.get("/")
+    assert r.status_code == 200
+    assert f'href="/t/{poker["id"]}"' in r.text and "Open &lt;script&gt;x&lt;/script&gt; Night" in r.text
+    assert public in r.text and "Public cup" in r.text
+    assert private not in r.text and "Private cup" not in r.text
+    r = http.get(f"/p/{private}")  # the link with its join code opens it
+    assert r.status_code == 200 and "Private cup" in r.text
+    assert "secret-organizer" not in r.text
+
+
+def test_pd_a_pusoy_page_shows_tables_and_live_standings(committed, http):
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.store.db import unit_of_work
+
+    code = _pusoy(committed, private=False, fill=True)
+    with unit_of_work(committed) as session:
+        tables = pusoy.show(session, code)["tables"]
+        first = tables["table 1"]
+        pusoy.report(session, code, round_no=1, table=1, game=1,
+                     finishes=[(p, i) for i, p in enumerate(first, start=1)], two_of_diamonds=None,
+                     now=world.now(), by="floor")
+    r = http.get(f"/p/{code.lower()}")
+    assert r.status_code == 200
+    assert "table 1" in r.text and "table 2" in r.text and "Round 1" in r.text
+    assert f"<td>{first[0]}</td><td>3</td>" in r.text  # a win is 3 points (PD-6)
+    fragment = http.get(f"/p/{code}?fragment=1")
+    assert fragment.status_code == 200 and "<html" not in fragment.text
+
+
+def test_join_code_look_ups_are_rate_limited_per_client(committed, http):
+    code = _pusoy(committed, private=True)
+    guesses = ["ZZZZZ" + c for c in "23456789AB"]
+    answers = [http.get(f"/p/{g}").status_code for g in guesses[:9]]
+    assert answers == [404] * 9
+    assert http.get(f"/p/{code}").status_code == 200  # the 10th code in the minute
+    assert http.get(f"/p/{guesses[9]}").status_code == 429
+    assert http.get(f"/p/{code}").status_code == 200  # the same code again costs nothing
+    r = http.get("/p/QQQQQQ")
+    assert r.status_code == 429 and "Too many" in r.text
+
+
+# -- the club's calendar ------------------------------------------------------------------------------
+
+
+def test_the_club_calendar_parses_with_icalendar_in_the_club_timezone(committed, http):
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    from icalendar import Calendar
+
+    from domain.series.services.series import SeriesSpec, add_series
+    from domain.store.db import unit_of_work
+
+    t = world.running_poker(committed, players=3, name="Friday <Deep>")
+    with unit_of_work(committed) as session:
+        add_series(session, SeriesSpec(
+            club_id=t["club_id"], name="Nightly Pusoy", kind="pusoy", cron="30 21 * * *", timezone=None,
+            template={"organizer": "royal", "capacity": 16}, horizon_days=3, opens_before_minutes=60,
+        ), world.now())
+    r = http.get(f"/clubs/{t['club_id']}/calendar.ics")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/calendar")
+    cal = Calendar.from_ical(r.content)
+    events = [c for c in cal.walk("VEVENT")]
+    names = [str(e["summary"]) for e in events]
+    assert "Friday <Deep>" in names and names.count("Nightly Pusoy") >= 2
+    moscow = ZoneInfo("Europe/Moscow")  # the club's timezone (poker_floor_world)
+    for e in events:
+        start = e["dtstart"].dt
+        assert start.utcoffset() == start.astimezone(moscow).utcoffset()
+        assert str(start.tzinfo) in ("Europe/Moscow", "MSK") or getattr(start.tzinfo, "key", "") == "Europe/Moscow"
+    nightly = [e["dtstart"].dt for e in events if str(e["summary"]) == "Nightly Pusoy"]
+    assert all((s.hour, s.minute) == (21, 30) for s in nightly)
+    assert all(s > world.now() - timedelta(minutes=1) for s in nightly)
+    assert any(c.name == "VTIMEZONE" for c in cal.walk())
+    assert http.get("/clubs/999999/calendar.ics").status_code == 404
+
+
+# -- hostile input -------------------------------------------------------------------------------------
+
+
+def test_hostile_input_in_every_parameter_gives_a_plain_400_or_404(committed, http):
+    world.running_poker(committed, players=2)
+    paths = [
+        "/t/0", "/t/-1", "/t/abc", "/t/99999999999999999999", "/t/9223372036854775808", "/t/1%00",
+        "/t/%3Cscript%3E/screen", "/t/99999/screen", "/t/99999/events", "/t/１/screen",
+        "/p/%3Cscript%3E", "/p/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "/verify/%00", "/verify/..%2F..%2Fetc%2Fpasswd",
+        "/verify/SP-1?code=%3Cscript%3Ealert(1)%3C/script%3E", "/clubs/x/calendar.ics",
+        "/clubs/99999999999999999999999/calendar.ics", "/static/../pyproject.toml", "/nope",
+        "/t/1'%20OR%201=1--",
+    ]
+    for path in paths:
+        r = http.get(path)
+        assert r.status_code in (400, 404), (path, r.status_code)
+        assert "Traceback" not in r.text and "sqlalchemy" not in r.text.lower() and "<script>" not in r.text
+        assert "content-security-policy" in r.headers
+    assert http.post("/t/1/screen").status_code == 405
+    assert http.delete("/verify/SP-1").status_code == 405
+
+
+# -- live results (3.7) --------------------------------------------------------------------------------
+
+
+def test_places_fall_as_players_bust_and_knockouts_are_listed(committed, http):
+    t = world.running_poker(committed, players=5)
+    e = t["entries"]
+    world.bust(committed, t["id"], e[0], e[4])
+    world.bust(committed, t["id"], e[1], e[4])
+    r = http.get(f"/t/{t['id']}")
+    assert r.status_code == 200
+    assert "<td>5</td><td>Player 1</td>" in r.text and "<td>4</td><td>Player 2</td>" in r.text
+    assert "<td>Player 2</td><td>Player 5</td>" in r.text  # knockouts: out, by
+    assert 'id="players-left">3<' in r.text
+
+
+def test_an_internal_error_is_a_plain_500_page(monkeypatch):
+    from sqlalchemy import create_engine
+    from starlette.testclient import TestClient
+
+    from flows.web.app import create_app
+    from tests.documents_samples import free_port
+
+    dead = create_engine(f"postgresql+psycopg://nobody:x@127.0.0.1:{free_port()}/none")
+    with TestClient(create_app(dead), raise_server_exceptions=False) as client:
+        r = client.get("/t/1")
+    assert r.status_code == 500 and "Something went wrong" in r.text
+    assert "Traceback" not in r.text and "psycopg" not in r.text and "127.0.0.1" not in r.text
+
+
+def test_a_draft_tournament_is_not_public(committed, http):
+    from domain.store.db import unit_of_work
+    from tests.integration import poker_floor_world
+
+    with unit_of_work(committed) as session:
+        draft = poker_floor_world.tournament(session, status="draft", late_reg=None).id
+    for path in (f"/t/{draft}", f"/t/{draft}/screen", f"/t/{draft}/events"):
+        assert http.get(path).status_code == 404, path
+    assert f"/t/{draft}" not in http.get("/").text
+
+
+def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positions_and_champion(committed, http):
+    """PD-7, PD-10, PD-13: the 32-player script of tests/integration/test_pusoy_tournament.py (its
+    seeds give one playoff in round 1), played through the services with times from now."""
+    import random
+
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.pusoy.tables import PusoyRound
+    from domain.store.db import unit_of_work
+    from tests.integration.pusoy_helpers import seating
+
+    rnd = random.Random(5)
+    seeds = (f"seed-{i}" for i in range(1, 100))
+    with unit_of_work(committed) as session:
+        t = pusoy.create(session, name="Кубок <Пусой>", organizer="org", capacity=32, games_per_round=3,
+                         now=world.now(), seed="seed-0", private=True)
+        for i in range(32):
+            pusoy.join(session, t.code, f"u{i:02d}", world.now(), next_seed=next(seeds))
+        for round_no in range(1, len(t.bracket) + 1):
+            for table, players in seating(session, t.id, round_no).items():
+                for game in range(1, 4):
+                    order = rnd.sample(players, len(players))
+                    pusoy.report(session, t.code, round_no=round_no, table=table, game=game,
+                                 finishes=[(p, i) for i, p in enumerate(order, start=1)],
+                                 two_of_diamonds=order[0] if rnd.random() < 0.25 else None, now=world.now())
+            done = pusoy.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
+            while done.outcome == "playoff":
+                stage = session.get(PusoyRound, (t.id, round_no)).stage
+                for i, x in enumerate(done.playoff_tables, start=1):
+                    order = rnd.sample(list(x), len(x))
+                    pusoy.report(session, t.code, round_no=round_no, table=i, game=1, playoff=stage,
+                                 finishes=[(p, n) for n, p in enumerate(order, start=1)], two_of_diamonds=None,
+                                 now=world.now())
+                done = pusoy.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
+        session.refresh(t)
+        code, champion = t.code, t.champion
+    assert champion
+    r = http.get(f"/p/{code}")
+    assert r.status_code == 200
+    body = r.text
+    assert "Кубок &lt;Пусой&gt;" in body
+    assert f'id="champion">{champion}<' in body
+    assert "playoffs 1" in body  # round 1 went to one playoff
+    assert "first-places" in body or "head-to-head" in body or "last-game-position" in body  # a deciding step
+    assert body.count("Round ") == 4 and "Final positions" in body
+    assert f"<td>1</td><td>{champion}</td><td>4</td>" in body
+    assert code not in http.get("/").text  # private: never listed
+
+
+def test_a_pusoy_event_stream_announces_a_reported_game(committed, web):
+    from domain.pusoy.services import tournaments as pusoy
+    from domain.store.db import unit_of_work
+
+    code = _pusoy(committed, private=True, fill=True)
+    seen = []
+    with httpx.Client(base_url=web.url, timeout=10) as client:
+        with client.stream("GET", f"/p/{code}/events") as r:
+            assert r.status_code == 200
+            for line in r.iter_lines():
+                if line.startswith("data: "):
+                    seen.append(json.loads(line[6:])["version"])
+                    if len(seen) == 1:
+                        with unit_of_work(committed) as session:
+                            first = pusoy.show(session, code)["tables"]["table 1"]
+                            pusoy.report(session, code, round_no=1, table=1, game=1,
+                                         finishes=[(p, i) for i, p in enumerate(first, start=1)],
+                                         two_of_diamonds=None, now=world.now(), by="floor")
+                    else:
+                        break
+    assert len(seen) == 2 and seen[0] != seen[1]

@@ -18,7 +18,8 @@ from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
 from domain.poker.tables.results import Knockout
 from domain.poker.tables.tournaments import Entry, Player, Structure, Tournament
-from domain.pusoy.services import tournaments as pusoy
+from domain.pusoy.services import setup as pusoy_setup
+from domain.pusoy.services import views as pusoy_views
 
 PUBLIC_POKER = ("registration_open", "running")
 BIGINT_MAX = 2**63 - 1
@@ -198,7 +199,7 @@ def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
         ],
         "pusoy": [
             {"code": p.code, "name": p.name, "entrants": p.entrants, "capacity": p.capacity}
-            for p in pusoy.browse(session)
+            for p in pusoy_setup.browse(session)
         ],
     }
 
@@ -207,19 +208,19 @@ def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
 
 
 def pusoy_page(session: Session, code: str) -> dict[str, Any]:
-    shown = pusoy.show(session, code)
+    shown = pusoy_views.show(session, code)
     shown.pop("organizer_email", None)  # never public
     rounds = []
     for r in shown["rounds"]:
         try:
-            standings = pusoy.standings_view(session, code, r["round"])
+            standings = pusoy_views.standings_view(session, code, r["round"])
         except DomainError:
             standings = []
         rounds.append({**r, "standings": standings})
     return {
         **shown,
         "rounds": rounds,
-        "final": [row for row in pusoy.final_standings_view(session, code) if row["position"] is not None],
+        "final": [row for row in pusoy_views.final_standings_view(session, code) if row["position"] is not None],
     }
 
 

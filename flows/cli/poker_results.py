@@ -15,10 +15,10 @@ from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import results as results_service
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
-from domain.store.db import unit_of_work
 from domain.poker.tables.results import Knockout, MysteryDraw
 from flows.cli.poker import poker_app
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
+from flows.cli.params import INT_MAX, confirm, read_text_file
 
 prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
 poker_app.add_typer(prizes_app, name="prizes")
@@ -67,44 +67,67 @@ def knockout(
     second_killer: Annotated[
         int | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
     ] = None,
-    level: Annotated[int | None, typer.Option(help="the level it happened at")] = None,
+    level: Annotated[int | None, typer.Option(help="the level it happened at", min=1, max=INT_MAX)] = None,
     group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
     by: By = "floor",
 ) -> None:
     """Record a bust: the entries go out with the next bust number (3.2)."""
     busts = [Bust(b, killer, second_killer) for b in busted]
-    with unit_of_work() as session:
+    with transaction() as session:
         records = knockout_service.record_knockouts(
             session, tournament, busts, now=_now(), actor=by, level=level, group=group
         )
         emit([knockout_view(k) for k in records], "knockouts")
 
 
+def _knockout_of(session, tournament: int, knockout_id: int) -> Knockout:
+    """The knockout, only if it is the tournament's (the floor names both)."""
+    from domain.errors import NotFound
+
+    k = session.get(Knockout, knockout_id)
+    if k is None or k.tournament_id != tournament:
+        raise NotFound("knockout-not-found", f"no knockout {knockout_id} in tournament {tournament}")
+    return k
+
+
 @poker_app.command("void-knockout")
-def void_knockout(knockout_id: KnockoutId, by: By = "floor") -> None:
-    """Void a knockout within the window (SP-5): kept, marked voided; the player is back in."""
-    with unit_of_work() as session:
+def void_knockout(
+    tournament: TournamentId,
+    knockout_id: KnockoutId,
+    by: By = "floor",
+    yes: Annotated[bool, typer.Option("--yes", help="do it without asking")] = False,
+) -> None:
+    """Void a knockout within the window (SP-5): kept, marked voided; the player is back in. Asks unless --yes."""
+    with transaction() as session:
+        k = _knockout_of(session, tournament, knockout_id)
+        plan = (f"void knockout {k.id} of tournament {tournament} (bust {k.bust_number}, entry "
+                f"{k.busted_entry_id}): the player is back in and seated")
+    confirm(plan, yes)
+    with transaction() as session:
+        _knockout_of(session, tournament, knockout_id)
         emit(knockout_view(knockout_service.void_knockout(session, knockout_id, now=_now(), actor=by)))
 
 
 @poker_app.command("void-window")
 def void_window(
-    tournament: TournamentId, minutes: Annotated[int, typer.Argument(help="minutes after recording")]
+    tournament: TournamentId, minutes: Annotated[int, typer.Argument(help="minutes after recording", min=0, max=INT_MAX // 60)]
 ) -> None:
     """Set the tournament's knockout void window (SP-5; default 5 minutes; before the start)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         window = knockout_service.set_void_window(session, tournament, minutes)
         emit({"tournament_id": tournament, "void_window_minutes": int(window.total_seconds()) // 60})
 
 
 @poker_app.command("mystery-draw")
 def mystery_draw(
+    tournament: TournamentId,
     knockout_id: KnockoutId,
     prize: Annotated[str | None, typer.Option(help="what was drawn (text; no money, SP-4)")] = None,
     by: By = "floor",
 ) -> None:
     """The killer entry of a knockout draws its mystery bounty, once per tournament (3.3)."""
-    with unit_of_work() as session:
+    with transaction() as session:
+        _knockout_of(session, tournament, knockout_id)
         emit(draw_view(knockout_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
 
 
@@ -121,8 +144,8 @@ def prizes_set(
     """Replace the prize list; line n is the prize of place n (at most 200 lines, 500 characters)."""
     given = list(lines or [])
     if file is not None:
-        given += [line for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
-    with unit_of_work() as session:
+        given += [line for line in read_text_file(file, "prizes").splitlines() if line.strip()]
+    with transaction() as session:
         emit(_prize_rows(results_service.set_prizes(session, tournament, given)), "prizes")
 
 
@@ -132,21 +155,21 @@ def prizes_preset(
     name: Annotated[str, typer.Argument(help="one of: " + ", ".join(PRESETS))],
 ) -> None:
     """Replace the prize list with a preset, trimmed to the field (3.4)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(_prize_rows(results_service.apply_preset(session, tournament, name)), "prizes")
 
 
 @prizes_app.command("show")
 def prizes_show(tournament: TournamentId) -> None:
     """The prize list by place."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(_prize_rows(results_service.prizes(session, tournament)), "prizes")
 
 
 @poker_app.command("itm")
 def itm(tournament: TournamentId) -> None:
     """Paid places, remaining to the money, on the bubble, in the money (SP-3)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         status = results_service.itm_status(session, tournament)
         emit(
             {
@@ -163,7 +186,7 @@ def itm(tournament: TournamentId) -> None:
 @poker_app.command("places")
 def places(tournament: TournamentId) -> None:
     """Final places (3.7, SP-7): stored once finished, else computed when one player is left."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(
             [
                 {

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
-from flows.cli.output import emit, say
+from flows.cli.output import emit, say, transaction
+from flows.cli.params import INT_MAX
 
 app = typer.Typer(no_args_is_help=True, help="Pusoy Dos bracket tournaments of 4-player tables.")
 
@@ -21,9 +22,7 @@ def _now() -> datetime:
 
 def _service():
     from domain.pusoy.services import tournaments as service
-    from domain.store.db import unit_of_work
-
-    return service, unit_of_work
+    return service, transaction
 
 
 def _finishes(pairs: list[str]) -> list[tuple[str, int]]:
@@ -49,8 +48,8 @@ def _advancing(text: str | None) -> list[int] | None:
 def create(
     name: str,
     organizer: Annotated[str, typer.Option(help="The organizer's handle (the one who may cancel).")],
-    capacity: Annotated[int, typer.Option(help="8, 16 or 32 players.")] = 8,
-    games: Annotated[int, typer.Option(help="Games per round, 1 to 10.")] = 1,
+    capacity: Annotated[int, typer.Option(help="8, 16 or 32 players.", max=INT_MAX)] = 8,
+    games: Annotated[int, typer.Option(help="Games per round, 1 to 10.", max=INT_MAX)] = 1,
     private: Annotated[bool, typer.Option("--private", help="Hidden from the browser; join by code only.")] = False,
     advance: Annotated[str | None, typer.Option(help="Custom bracket: players advancing from each round, e.g. 12,4.")] = None,
     email: Annotated[str | None, typer.Option(help="The organizer's e-mail for results.")] = None,
@@ -67,7 +66,7 @@ def create(
 
 
 @app.command("browse")
-def browse(limit: int = 50) -> None:
+def browse(limit: Annotated[int, typer.Option(help="most tournaments listed", min=1, max=1000)] = 50) -> None:
     """Open tournaments that are filling, newest first."""
     service, unit_of_work = _service()
     with unit_of_work() as session:
@@ -108,10 +107,10 @@ def cancel(code: Code, by: Annotated[str, typer.Option(help="The organizer's han
         emit({"code": t.code, "status": t.status})
 
 
-RoundOpt = Annotated[int, typer.Option("--round", help="Round number.")]
-TableOpt = Annotated[int, typer.Option(help="Table number (within the round, or within the playoff).")]
-GameOpt = Annotated[int, typer.Option(help="Game number within the round (1 for a playoff).")]
-PlayoffOpt = Annotated[int, typer.Option(help="Playoff number of the round (0: the regular games).")]
+RoundOpt = Annotated[int, typer.Option("--round", help="Round number.", min=1, max=INT_MAX)]
+TableOpt = Annotated[int, typer.Option(help="Table number (within the round, or within the playoff).", min=1, max=INT_MAX)]
+GameOpt = Annotated[int, typer.Option(help="Game number within the round (1 for a playoff).", min=1, max=INT_MAX)]
+PlayoffOpt = Annotated[int, typer.Option(help="Playoff number of the round (0: the regular games).", min=0, max=INT_MAX)]
 DiamondOpt = Annotated[str | None, typer.Option("--two-of-diamonds", help="The winner, when the last card was the 2♦.")]
 Finishes = Annotated[list[str], typer.Argument(help="player=position for every player at the table.")]
 
@@ -179,7 +178,7 @@ def amend(
 @app.command("standings")
 def standings(
     code: Code,
-    round_no: Annotated[int | None, typer.Option("--round")] = None,
+    round_no: Annotated[int | None, typer.Option("--round", min=1, max=INT_MAX)] = None,
     final: Annotated[bool, typer.Option("--final", help="Every entrant's final position instead.")] = False,
 ) -> None:
     """A round's standings (the current round by default): locked, or live; or the final positions."""

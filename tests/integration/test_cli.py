@@ -12,13 +12,7 @@ from pathlib import Path
 
 import pytest
 
-TOURNEY = str(Path(sys.executable).with_name("tourney"))
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [TOURNEY, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=120
-    )
+from tests.support.cli import TOURNEY, run  # noqa: F401  (other CLI tests import run from here too)
 
 
 def test_an_unknown_job_names_the_known_jobs_and_exits_2():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 SBER = ["--inn", "7707083893", "--ogrn", "1027700132195", "--email", "results@sber.example", "--timezone", "Europe/Moscow"]
 

@@ -7,7 +7,7 @@ import json
 from domain.pusoy.services import tournaments as service
 from domain.store.db import unit_of_work
 from tests.integration.pusoy_helpers import NOW, created
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 # No Prefect API in these tests: a report that completes a round leaves it to the sweep.
 NO_API = {"PREFECT_API_URL": "http://127.0.0.1:9/api"}

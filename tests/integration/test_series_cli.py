@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from domain.store.db import unit_of_work
-from tests.integration.test_cli import run
+from tests.support.cli import run
 from tests.integration.test_series_service import insert_club
 
 

@@ -354,3 +354,57 @@ def poker_debts(tournament: TournamentId) -> None:
     """Every player owing fees in the tournament."""
     with transaction() as session:
         emit(service.debts(session, tournament), "debts")
+
+
+# -- listings (the floor's and the counter's views; read only) ---------------------------------------
+
+
+@poker_app.command("entries")
+def poker_entries(tournament: TournamentId) -> None:
+    """Every registration: checked in, entry, seat (table/seat), state, re-entries, what is owed."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.entries(session, tournament), f"entries of tournament {tournament}")
+
+
+@poker_app.command("knockouts")
+def poker_knockouts(tournament: TournamentId) -> None:
+    """Every knockout in bust order: who busted whom, the level, voided or not."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.knockouts(session, tournament), f"knockouts of tournament {tournament}")
+
+
+@poker_app.command("settlements")
+def poker_settlements(tournament: TournamentId) -> None:
+    """Every settlement of the tournament, voided ones too."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.settlements(session, tournament), f"settlements of tournament {tournament}")
+
+
+@poker_app.command("structures")
+def poker_structures(club: Annotated[int | None, typer.Option(help="only this club's")] = None) -> None:
+    """Every blind structure, with its number of levels and total minutes."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.structures(session, club), "structures")
+
+
+@player_app.command("search")
+def player_search(
+    text: Annotated[str, typer.Argument(help="part of a name or handle (any case)")],
+    limit: Annotated[int, typer.Option(help="most players listed", min=1, max=1000)] = 50,
+) -> None:
+    """Players whose name or handle contains the text: exact handle first."""
+    from domain.poker.services import listings
+
+    if not text.strip():
+        raise DomainError("search-blank", "say what to look for: part of a name or handle")
+    name_problems("search text", text)
+    with transaction() as session:
+        emit(listings.search_players(session, text, limit), f"players matching '{text}'")

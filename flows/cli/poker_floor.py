@@ -121,14 +121,17 @@ def seat_show(tournament: TournamentId) -> None:
 @seat_app.command("move")
 def seat_move(
     tournament: TournamentId,
-    entry: Annotated[int, typer.Argument(help="entry id")],
+    entry: Annotated[str, typer.Argument(help="entry id, table/seat (3/7), or the player's handle or name")],
     table: Annotated[int, typer.Argument(help="target table", min=1, max=INT_MAX)],
     seat: Annotated[int, typer.Argument(help="target seat", min=1, max=INT_MAX)],
     by: Annotated[str | None, typer.Option(help="who moves the player")] = None,
 ) -> None:
     """Move a player to a free seat of an active table."""
+    from flows.cli.refs import entry_id
+
     with transaction() as session:
-        emit(seating_service.move(session, tournament, entry, table, seat, _now(), by), "moved")
+        emit(seating_service.move(session, tournament, entry_id(session, tournament, entry), table, seat, _now(), by),
+             "moved")
 
 
 @seat_app.command("undo")

@@ -59,25 +59,57 @@ def draw_view(d: MysteryDraw) -> dict:
     }
 
 
+EntryRef = "entry id, table/seat (3/7), or the player's handle or name"
+
+
 @poker_app.command("knockout")
 def knockout(
     tournament: TournamentId,
-    busted: Annotated[list[int], typer.Argument(help="busted entry ids: several = busted together, one number")],
-    killer: Annotated[int | None, typer.Option(help="the killer's entry (none: no killer, e.g. a dead stack)")] = None,
+    busted: Annotated[list[str], typer.Argument(help=f"who busted ({EntryRef}); several = busted together, one number")],
+    killer: Annotated[str | None, typer.Option(help=f"the killer ({EntryRef}; none: no killer, e.g. a dead stack)")] = None,
     second_killer: Annotated[
-        int | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
+        str | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
     ] = None,
     level: Annotated[int | None, typer.Option(help="the level it happened at", min=1, max=INT_MAX)] = None,
     group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
     by: By = "floor",
 ) -> None:
-    """Record a bust: the entries go out with the next bust number (3.2)."""
-    busts = [Bust(b, killer, second_killer) for b in busted]
+    """Record a bust: the entries go out with the next bust number (3.2). Prints who busted whom,
+    the bust number, how many remain and the money (ITM, bubble)."""
+    from flows.cli.refs import entry_id
+
     with transaction() as session:
+        killer_id = entry_id(session, tournament, killer) if killer is not None else None
+        second_id = entry_id(session, tournament, second_killer) if second_killer is not None else None
+        busts = [Bust(entry_id(session, tournament, b), killer_id, second_id) for b in busted]
         records = knockout_service.record_knockouts(
             session, tournament, busts, now=_now(), actor=by, level=level, group=group
         )
-        emit([knockout_view(k) for k in records], "knockouts")
+        names = _entry_names(session, [k.busted_entry_id for k in records] + [killer_id])
+        status = results_service.itm_status(session, tournament)
+        money = ("in the money" if status.in_money else "on the bubble" if status.on_bubble
+                 else f"{status.remaining_to_money} to the money")
+        out = [knockout_view(k) | {"busted": names.get(k.busted_entry_id), "killer": names.get(k.killer_entry_id)}
+               for k in records]
+        busted_names = ", ".join(names.get(k.busted_entry_id) or str(k.busted_entry_id) for k in records)
+        title = (f"bust {records[0].bust_number}: {busted_names}"
+                 f"{' by ' + (names.get(killer_id) or str(killer_id)) if killer_id else ''} · "
+                 f"{status.remaining} remain · {money} ({status.paid_places} paid)")
+        emit(out, title)
+
+
+def _entry_names(session, ids) -> dict[int, str]:
+    from sqlalchemy import func, select
+
+    from domain.poker.tables.tournaments import Entry, Player
+
+    wanted = [i for i in ids if i is not None]
+    if not wanted:
+        return {}
+    return dict(session.execute(
+        select(Entry.id, func.coalesce(Player.name, Player.pseudonym)).join(Player, Player.id == Entry.player_id)
+        .where(Entry.id.in_(wanted))
+    ).all())
 
 
 def _knockout_of(session, tournament: int, knockout_id: int) -> Knockout:

@@ -86,9 +86,26 @@ def find_player(session: Session, ref: str | int, *, lock: bool = False) -> Play
     else:
         query = query.where(func.lower(Player.handle) == str(ref).lstrip("@").lower())
     player = session.scalar(query.with_for_update() if lock else query)
+    if player is None and not (isinstance(ref, int) or str(ref).isdigit()):
+        player = _by_name(session, str(ref), lock)
     if player is None:
         raise NotFound("player-not-found", f"no player '{ref}'")
     return player
+
+
+def _by_name(session: Session, name: str, lock: bool) -> Player | None:
+    """The one player with that name (any case, spaces trimmed); several: the candidates listed."""
+    query = (select(Player).where(func.lower(Player.name) == " ".join(name.split()).lower())
+             .order_by(Player.id).limit(11).execution_options(populate_existing=True))
+    found = list(session.scalars(query))
+    if len(found) > 1:
+        shown = ", ".join(f"@{p.handle} (id {p.id})" for p in found[:10])
+        raise DomainError("player-ambiguous", f"several players are named '{name.strip()}': {shown}; "
+                                              "name one by handle or id")
+    if found and lock:
+        return session.scalar(select(Player).where(Player.id == found[0].id).with_for_update()
+                              .execution_options(populate_existing=True))
+    return found[0] if found else None
 
 
 def block_player(session: Session, ref: str | int, reason: str, now: datetime) -> Player:

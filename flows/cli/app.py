@@ -12,6 +12,7 @@ import typer
 from psycopg import OperationalError as PsycopgOperationalError
 from psycopg.errors import UndefinedTable
 from sqlalchemy.exc import OperationalError as SQLAlchemyOperationalError
+from sqlalchemy.exc import DataError as SQLAlchemyDataError
 from sqlalchemy.exc import ProgrammingError as SQLAlchemyProgrammingError
 
 try:  # typer >= 0.29 bundles its own click
@@ -21,7 +22,8 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 
 from infra.config import load_settings, redact
 from domain.errors import DomainError
-from flows.cli.output import STATE, emit, say
+from flows.cli.output import STATE, clean, emit, say
+from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="The database: embedded cluster and migrations.")
@@ -77,9 +79,9 @@ app.command("web")(web_command)
 @app.command("deploy")
 def deploy(
     pool: Annotated[str, typer.Option(help="the process work pool (created when missing)")] = "tourney",
-    pool_limit: Annotated[int | None, typer.Option(help="most runs at once in the whole pool")] = None,
-    requeue_after: Annotated[int, typer.Option(help="seconds without a heartbeat before a run is requeued")] = 90,
-    requeue_pending_after: Annotated[int, typer.Option(
+    pool_limit: Annotated[int | None, typer.Option(help="most runs at once in the whole pool", min=1, max=INT_MAX)] = None,
+    requeue_after: Annotated[int, typer.Option(help="seconds without a heartbeat before a run is requeued", min=1, max=INT_MAX)] = 90,
+    requeue_pending_after: Annotated[int, typer.Option(min=1, max=INT_MAX,
         help="seconds a claimed run may stay Pending before it is requeued (longer than a run's process "
              "takes to start on a busy machine)")] = 300,
 ) -> None:
@@ -96,7 +98,7 @@ def deploy(
 @app.command("worker")
 def worker(
     pool: Annotated[str, typer.Option(help="the work pool to take runs from")] = "tourney",
-    limit: Annotated[int, typer.Option(help="most runs this worker executes at once")] = 4,
+    limit: Annotated[int, typer.Option(help="most runs this worker executes at once", min=1, max=1000)] = 4,
 ) -> None:
     """Run a Prefect process worker for the pool in the foreground, with tourney's environment."""
     _require_prefect_api()
@@ -107,9 +109,9 @@ def worker(
 
 @app.callback()
 def _global(
-    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (anywhere on the line).")] = False,
 ) -> None:
-    STATE["json"] = as_json
+    STATE["json"] = STATE["json"] or as_json
 
 
 # -- db ------------------------------------------------------------------------------------------
@@ -232,7 +234,7 @@ def jobs_run(
 
 @app.command("serve")
 def serve(
-    limit: Annotated[int, typer.Option(help="Most flow runs executing at once.")] = 4,
+    limit: Annotated[int, typer.Option(help="Most flow runs executing at once.", min=1, max=1000)] = 4,
 ) -> None:
     """Serve every deployment with its schedule, in the foreground (Ctrl-C stops)."""
     from prefect import serve as prefect_serve
@@ -280,35 +282,43 @@ def _require_prefect_api() -> None:
         )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Entry point: Prefect's environment set up, domain errors as one line and exit code 2."""
     from infra.prefect_server import prefect_env
 
     for key, value in prefect_env(load_settings()).items():
         os.environ.setdefault(key, value)
     try:
-        code = app(standalone_mode=False)
+        args, as_json = json_flag(list(sys.argv[1:] if argv is None else argv))
+        STATE["json"] = STATE["json"] or as_json
+        argument_problems(args)
+        command = typer.main.get_command(app)
+        bound_integers(command)
+        code = command.main(args=args, prog_name="tourney", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except DomainError as exc:
-        print(f"error: {redact(exc.message)}", file=sys.stderr)
-        sys.exit(2)
+        _refuse(exc.message)
     except (SQLAlchemyOperationalError, PsycopgOperationalError) as exc:  # the database does not answer
         from domain.store.db import unreachable
 
-        print(f"error: {redact(unreachable(exc).message)}", file=sys.stderr)
-        sys.exit(2)
+        _refuse(unreachable(exc).message)
     except SQLAlchemyProgrammingError as exc:
         if not isinstance(exc.orig, UndefinedTable):
             raise
-        print("error: the database's schema is behind this version: run `tourney db upgrade` (or `make run`)",
-              file=sys.stderr)
-        sys.exit(2)
+        _refuse("the database's schema is behind this version: run `tourney db upgrade` (or `make run`)")
+    except SQLAlchemyDataError as exc:  # a value the checks above missed: refused by PostgreSQL, nothing written
+        _refuse(f"a value is outside what the database stores: {str(exc.orig).splitlines()[0]}")
     except typer.Abort:
         sys.exit(1)
     except ClickException as exc:  # a bad argument or option: one line, exit 2
-        print(f"error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(2)
+        _refuse(exc.format_message())
+
+
+def _refuse(message: str) -> None:
+    """One line on stderr (control characters dropped, wrapped lines joined), exit 2."""
+    print(f"error: {' '.join(clean(redact(message)).split())}", file=sys.stderr)
+    sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
+from flows.cli.params import name_problems, one_of
 
 if TYPE_CHECKING:
     from domain.clubs.tables import Club
@@ -29,9 +30,7 @@ def _now() -> datetime:
 def _services() -> Iterator[tuple]:
     """The clubs services and a unit of work, imported on use: `tourney` starts fast for every group."""
     from domain.clubs.services import clubs as service
-    from domain.store.db import unit_of_work
-
-    with unit_of_work() as session:
+    with transaction() as session:
         yield service, session
 
 
@@ -79,6 +78,7 @@ def add(
     form: Annotated[str, typer.Option("--form", help="legal_entity or entrepreneur.")] = "legal_entity",
 ) -> None:
     """List a new club (unverified)."""
+    name_problems("club name", name)
     from domain.clubs.rules.catalog import NewClub
 
     with _services() as (service, session):
@@ -116,6 +116,10 @@ def list_(
     ] = None,
 ) -> None:
     """Every club, or those with the given statuses."""
+    from domain.clubs.rules.status import Listing, Verification
+
+    one_of("listing", listing, [v.value for v in Listing])
+    one_of("verification", verification, [v.value for v in Verification])
     with _services() as (service, session):
         emit([_row(c) for c in service.list_clubs(session, listing, verification)], "clubs")
 

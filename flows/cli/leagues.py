@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from domain.leagues.services import leagues as service
-from domain.store.db import unit_of_work
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
 
 app = typer.Typer(no_args_is_help=True, help="Leagues: a club's seasons of poker tournaments (LG-1..LG-3).")
 
@@ -39,7 +38,7 @@ def create(
 ) -> None:
     """Create a season: [from, to) in the club's timezone, one points formula."""
     points = [service.decimal_from_text("table", v) for v in table.split(",")] if table else []
-    with unit_of_work() as session:
+    with transaction() as session:
         season = service.create_season(
             session, club_id=club, name=name, date_from=service.date_from_text("--from", date_from),
             date_to=service.date_from_text("--to", date_to), formula=formula, table=points, shared=shared,
@@ -56,14 +55,14 @@ def add(
     tournament: Annotated[list[int] | None, typer.Option("--tournament", help="a poker tournament (repeat)")] = None,
 ) -> None:
     """Add chosen series and picked tournaments; only finished ones whose start is in range count."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(season_view(service.add_to_season(session, season, series_ids=series or [], tournament_ids=tournament or [])))
 
 
 @app.command("standings")
 def standings(season: SeasonId) -> None:
     """The standings, derived now from the finished tournaments' places (LG-2, LG-3)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         _, _, rows = service.season_standings(session, season)
         emit(
             [

@@ -18,10 +18,11 @@ from domain.errors import DomainError, Problem, raise_problems
 from domain.poker.services import clock as clock_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as service
+from domain.poker.rules.lifecycle import STATUSES
 from domain.poker.rules.settings import TournamentSettings, setting_from_text
 from domain.poker.rules.structures import parse_levels
-from domain.store.db import unit_of_work
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
+from flows.cli.params import confirm, name_problems, one_of, read_text_file
 
 player_app = typer.Typer(no_args_is_help=True, help="Player profiles (adults only, 1.2.1; forgetting, 1.6.1).")
 poker_app = typer.Typer(no_args_is_help=True, help="Live poker tournaments (Sport Poker rules, section 3).")
@@ -45,6 +46,9 @@ def _parse_sets(pairs: list[str]) -> dict[str, Any]:
         if not sep:
             problems.append(Problem("bad-param", f"--set takes setting=value, got '{pair}'"))
             continue
+        if key.strip() in values:
+            problems.append(Problem("setting-twice", f"setting '{key.strip()}' is given twice"))
+            continue
         value, found = setting_from_text(key.strip(), raw)
         problems += found
         values[key.strip()] = value
@@ -66,35 +70,35 @@ def player_add(
         birth = date.fromisoformat(born)
     except ValueError:
         raise DomainError("birth-date-invalid", f"date of birth '{born}' is not YYYY-MM-DD") from None
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.player_view(service.add_player(session, name, handle, birth, _now())))
 
 
 @player_app.command("show")
 def player_show(player: PlayerRef) -> None:
     """Show a player (a forgotten one by id, under the pseudonym)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.player_view(service.find_player(session, player)))
 
 
 @player_app.command("block")
 def player_block(player: PlayerRef, reason: Annotated[str, typer.Option(help="why (1.5.3)")]) -> None:
     """Block a player: no more registrations."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.player_view(service.block_player(session, player, reason, _now())))
 
 
 @player_app.command("unblock")
 def player_unblock(player: PlayerRef) -> None:
     """Lift a block."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.player_view(service.unblock_player(session, player, _now())))
 
 
 @player_app.command("forget")
 def player_forget(player: PlayerRef) -> None:
     """Erase name, handle and date of birth (1.6.1); results and fees stay under the pseudonym."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.player_view(service.forget_player(session, player, _now())))
 
 
@@ -112,13 +116,11 @@ def structure_import(
     kind = file.suffix.lower().lstrip(".")
     if kind not in ("csv", "json"):
         raise DomainError("structure-file-invalid", f"'{file}' must end in .csv or .json")
-    try:
-        content = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DomainError("structure-file-invalid", f"cannot read '{file}': {exc.strerror}") from None
+    name_problems("structure name", name)
+    content = read_text_file(file, "structure")
     levels, problems = parse_levels(content, kind)
     raise_problems(problems)
-    with unit_of_work() as session:
+    with transaction() as session:
         structure = service.import_structure(session, club, name, ante_type, levels, _now())
         emit(service.structure_view(session, structure.id))
 
@@ -126,7 +128,7 @@ def structure_import(
 @structure_app.command("show")
 def structure_show(structure: Annotated[int, typer.Argument(help="structure id")]) -> None:
     """A structure and its levels."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.structure_view(session, structure))
 
 
@@ -145,9 +147,14 @@ def poker_create(
     set_: SetOption = [],  # noqa: B006
 ) -> None:
     """Create a draft tournament; other settings by --set (e.g. --set seat_cap=8)."""
+    name_problems("tournament name", name)
     core = _parse_sets([f"scheduled_start={start}", f"starting_stack={stack}", f"currency={currency}", f"buy_in={buy_in}"])
-    settings = TournamentSettings(name=name, **core, **_parse_sets(set_))
-    with unit_of_work() as session:
+    extra = _parse_sets(set_)
+    twice = sorted(set(extra) & (set(core) | {"name"}))
+    if twice:
+        raise DomainError("setting-twice", f"setting '{twice[0]}' is given twice (as an option and by --set)")
+    settings = TournamentSettings(name=name, **core, **extra)
+    with transaction() as session:
         t = service.create_tournament(session, club, structure, settings, _now())
         emit(service.tournament_view(session, t))
 
@@ -161,7 +168,7 @@ def poker_edit(
     """Change settings (draft or registration open only, 3.9)."""
     changes = _parse_sets(set_)
     now = _now()
-    with unit_of_work() as session:
+    with transaction() as session:
         t = service.edit_tournament(session, tournament, changes, now, structure_id=structure)
         view = service.tournament_view(session, t)
     if t.status == "registration_open":  # the exact no-show run moves with the deadline (3.8)
@@ -177,9 +184,12 @@ def run_job_now(job: str, key: str, tournament_id: int) -> str:
     return run_now(job, key, tags=of_poker([tournament_id]).get(tournament_id, ()))
 
 
+Yes = Annotated[bool, typer.Option("--yes", help="do it without asking")]
+
+
 def _status_command(action: str, doc: str) -> None:
     def command(tournament: TournamentId) -> None:
-        with unit_of_work() as session:
+        with transaction() as session:
             t = service.change_status(session, tournament, action, _now())
         view = {"id": t.id, "status": t.status}
         if action == "open":  # schedules the exact no-show run at the late-registration close (3.8)
@@ -190,16 +200,38 @@ def _status_command(action: str, doc: str) -> None:
     poker_app.command(action)(command)
 
 
+def _final_command(action: str, doc: str) -> None:
+    """finish and cancel: say what will happen and ask (unless --yes); finish only with one player in."""
+
+    def command(tournament: TournamentId, yes: Yes = False) -> None:
+        with transaction() as session:
+            t = service.get_tournament(session, tournament)
+            remaining = service.players_in(session, t.id)
+        if action == "finish" and remaining > 1:
+            raise DomainError("finish-players-in", f"tournament {t.id} '{t.name}' has {remaining} players still in: "
+                              "record the knockouts until one is left (rule 3.7)")
+        confirm(f"{action} tournament {t.id} '{t.name}' ({t.status.replace('_', ' ')}, {remaining} "
+                f"player{'s' if remaining != 1 else ''} in)", yes)
+        with transaction() as session:
+            if action == "finish" and service.players_in(session, t.id) > 1:  # a re-entry since
+                raise DomainError("finish-players-in", f"tournament {t.id} has players still in (rule 3.7)")
+            t = service.change_status(session, tournament, action, _now())
+            emit({"id": t.id, "status": t.status})
+
+    command.__doc__ = doc
+    poker_app.command(action)(command)
+
+
 _status_command("open", "Open registration (draft -> registration open).")
 _status_command("start", "Start the tournament; settings freeze (registration open -> running).")
-_status_command("finish", "Finish the tournament (running -> finished).")
-_status_command("cancel", "Cancel the tournament (from draft, registration open or running).")
+_final_command("finish", "Finish the tournament (running -> finished; one player left). Asks unless --yes.")
+_final_command("cancel", "Cancel the tournament (from draft, registration open or running). Asks unless --yes.")
 
 
 @poker_app.command("show")
 def poker_show(tournament: TournamentId) -> None:
     """Every setting, the SP-2 window end and the counts."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.tournament_view(session, service.get_tournament(session, tournament)))
 
 
@@ -209,7 +241,8 @@ def poker_list(
     status: Annotated[str | None, typer.Option(help="only this status")] = None,
 ) -> None:
     """Tournaments by scheduled start."""
-    with unit_of_work() as session:
+    one_of("status", status, STATUSES)
+    with transaction() as session:
         emit(service.list_tournaments(session, club, status), "tournaments")
 
 
@@ -219,7 +252,7 @@ def poker_list(
 @poker_app.command("register")
 def poker_register(tournament: TournamentId, player: PlayerRef) -> None:
     """Sign a player up (late registration while running, before its deadline)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         reg = service.register(session, tournament, player, _now())
         emit({"registration_id": reg.id, "tournament_id": reg.tournament_id, "player_id": reg.player_id,
               "status": reg.status, "late": reg.late})
@@ -228,7 +261,7 @@ def poker_register(tournament: TournamentId, player: PlayerRef) -> None:
 @poker_app.command("unregister")
 def poker_unregister(tournament: TournamentId, player: PlayerRef) -> None:
     """Withdraw a registration (before check-in)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         reg = service.unregister(session, tournament, player, _now())
         emit({"registration_id": reg.id, "status": reg.status})
 
@@ -237,7 +270,7 @@ def poker_unregister(tournament: TournamentId, player: PlayerRef) -> None:
 def poker_checkin(tournament: TournamentId, player: PlayerRef) -> None:
     """Mark in at the counter: the first entry opens, the buy-in is owed (3.4, 3.10)."""
     now = _now()
-    with unit_of_work() as session:
+    with transaction() as session:
         entry = service.check_in(session, tournament, player, now)
         emit(service.entry_view(entry) | _seated(session, entry.id, now))
 
@@ -246,7 +279,7 @@ def poker_checkin(tournament: TournamentId, player: PlayerRef) -> None:
 def poker_rebuy(tournament: TournamentId, player: PlayerRef) -> None:
     """Top the current entry up by the starting stack at the rebuy amount (3.1)."""
     now = _now()
-    with unit_of_work() as session:
+    with transaction() as session:
         reading = clock_service.status(session, tournament, now)  # SP-12: rebuy_until_level
         level = {"running": reading.get("level"), "paused": reading.get("level"),
                  "structure exhausted": reading.get("levels", 0) + 1}.get(reading.get("status"))
@@ -257,7 +290,7 @@ def poker_rebuy(tournament: TournamentId, player: PlayerRef) -> None:
 def poker_reentry(tournament: TournamentId, player: PlayerRef) -> None:
     """A new entry after a bust, within the re-entry window (3.1)."""
     now = _now()
-    with unit_of_work() as session:
+    with transaction() as session:
         entry = service.reenter(session, tournament, player, now)
         emit(service.entry_view(entry) | _seated(session, entry.id, now))
 
@@ -266,7 +299,7 @@ def poker_reentry(tournament: TournamentId, player: PlayerRef) -> None:
 def poker_addon(tournament: TournamentId, player: PlayerRef) -> None:
     """The add-on into the current entry, within its window (3.1)."""
     now = _now()
-    with unit_of_work() as session:
+    with transaction() as session:
         breaks = clock_service.breaks_reached(session, tournament, now)
         emit(service.topup_view(service.add_on(session, tournament, player, now, breaks_reached=breaks)))
 
@@ -292,7 +325,7 @@ def poker_settle(
     if (player is None) == (not all_):
         raise DomainError("bad-param", "name one player or pass --all")
     now = _now()
-    with unit_of_work() as session:
+    with transaction() as session:
         if all_:
             made = service.settle_all(session, tournament, method, by, now)
             emit([{"settlement_id": s, "player_id": p, "amount": a} for s, p, a in made], "settlements")
@@ -303,17 +336,79 @@ def poker_settle(
 
 @poker_app.command("void-settlement")
 def poker_void_settlement(
-    settlement: Annotated[int, typer.Argument(help="settlement id")],
+    tournament: TournamentId,
+    settlement: Annotated[int, typer.Argument(help="settlement id (of that tournament)")],
     by: Annotated[str, typer.Option(help="who voids it")],
     reason: Annotated[str, typer.Option(help="why")],
+    yes: Yes = False,
 ) -> None:
-    """Void a settlement: the record stays, marked voided; the fees are owed again (3.4)."""
-    with unit_of_work() as session:
-        emit(service.settlement_view(service.void_settlement(session, settlement, by, reason, _now())))
+    """Void a settlement: the record stays, marked voided; the fees are owed again (3.4). Asks unless --yes."""
+    with transaction() as session:
+        s = service.get_settlement(session, settlement, tournament)
+        who = service.find_player(session, s.player_id).display_name
+        plan = (f"void settlement {s.id} of tournament {tournament}: {who}, {s.amount} {s.currency} minor units "
+                f"by {s.method}{' (already voided)' if s.voided_at else ''}; the fees are owed again")
+    confirm(plan, yes)
+    with transaction() as session:
+        emit(service.settlement_view(service.void_settlement(session, settlement, by, reason, _now(), tournament)))
 
 
 @poker_app.command("debts")
 def poker_debts(tournament: TournamentId) -> None:
     """Every player owing fees in the tournament."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(service.debts(session, tournament), "debts")
+
+
+# -- listings (the floor's and the counter's views; read only) ---------------------------------------
+
+
+@poker_app.command("entries")
+def poker_entries(tournament: TournamentId) -> None:
+    """Every registration: checked in, entry, seat (table/seat), state, re-entries, what is owed."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.entries(session, tournament), f"entries of tournament {tournament}")
+
+
+@poker_app.command("knockouts")
+def poker_knockouts(tournament: TournamentId) -> None:
+    """Every knockout in bust order: who busted whom, the level, voided or not."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.knockouts(session, tournament), f"knockouts of tournament {tournament}")
+
+
+@poker_app.command("settlements")
+def poker_settlements(tournament: TournamentId) -> None:
+    """Every settlement of the tournament, voided ones too."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.settlements(session, tournament), f"settlements of tournament {tournament}")
+
+
+@poker_app.command("structures")
+def poker_structures(club: Annotated[int | None, typer.Option(help="only this club's")] = None) -> None:
+    """Every blind structure, with its number of levels and total minutes."""
+    from domain.poker.services import listings
+
+    with transaction() as session:
+        emit(listings.structures(session, club), "structures")
+
+
+@player_app.command("search")
+def player_search(
+    text: Annotated[str, typer.Argument(help="part of a name or handle (any case)")],
+    limit: Annotated[int, typer.Option(help="most players listed", min=1, max=1000)] = 50,
+) -> None:
+    """Players whose name or handle contains the text: exact handle first."""
+    from domain.poker.services import listings
+
+    if not text.strip():
+        raise DomainError("search-blank", "say what to look for: part of a name or handle")
+    name_problems("search text", text)
+    with transaction() as session:
+        emit(listings.search_players(session, text, limit), f"players matching '{text}'")

@@ -14,9 +14,9 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as service
-from domain.store.db import unit_of_work
 from flows.cli.poker import run_job_now, poker_app
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
+from flows.cli.params import INT_MAX, confirm
 
 clock_app = typer.Typer(no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
 seat_app = typer.Typer(no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6).")
@@ -32,18 +32,18 @@ def _now() -> datetime:
 
 
 def _clock(tournament: int, action: str, **kwargs) -> None:
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(clock_service.act(session, tournament, action, _now(), **kwargs), f"clock: {action}")
 
 
 @clock_app.command("start")
 def clock_start(
     tournament: TournamentId,
-    hands_per_hour: Annotated[int | None, typer.Option(help="hands an hour for dead stacks (SP-6)")] = None,
+    hands_per_hour: Annotated[int | None, typer.Option(help="hands an hour for dead stacks (SP-6)", min=1, max=1000)] = None,
 ) -> None:
     """Start the clock at level 1; schedules the exact run at the first level change."""
     now = _now()
-    with unit_of_work() as session:
+    with transaction() as session:
         view = clock_service.act(session, tournament, "start", now, hands_per_hour=hands_per_hour)
     view["level_change_run"] = run_job_now("advance-clocks", f"clock-start-{tournament}-{now.isoformat()}", tournament)
     emit(view, "clock: start")
@@ -93,14 +93,14 @@ def clock_override(
 @clock_app.command("status")
 def clock_status(tournament: TournamentId) -> None:
     """Level, blinds, time left, next break and breaks passed, now."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(clock_service.status(session, tournament, _now()), "clock")
 
 
 @seat_app.command("draw")
 def seat_draw(tournament: TournamentId, seed: Seed = None) -> None:
     """Draw the initial seating of every checked-in entry by lot (PD-12: the seed is published)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         out = seating_service.draw_initial(session, tournament, _now(), seed)
     emit(out if _json() else out["seats"], f"seated by lot, seed {out['seed']}")
 
@@ -108,7 +108,7 @@ def seat_draw(tournament: TournamentId, seed: Seed = None) -> None:
 @seat_app.command("show")
 def seat_show(tournament: TournamentId) -> None:
     """Who sits where, the stage (play, final table, heads-up)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         out = seating_service.show(session, tournament)
     if _json():
         emit(out)
@@ -121,31 +121,39 @@ def seat_show(tournament: TournamentId) -> None:
 @seat_app.command("move")
 def seat_move(
     tournament: TournamentId,
-    entry: Annotated[int, typer.Argument(help="entry id")],
-    table: Annotated[int, typer.Argument(help="target table")],
-    seat: Annotated[int, typer.Argument(help="target seat")],
+    entry: Annotated[str, typer.Argument(help="entry id, table/seat (3/7), or the player's handle or name")],
+    table: Annotated[int, typer.Argument(help="target table", min=1, max=INT_MAX)],
+    seat: Annotated[int, typer.Argument(help="target seat", min=1, max=INT_MAX)],
     by: Annotated[str | None, typer.Option(help="who moves the player")] = None,
 ) -> None:
     """Move a player to a free seat of an active table."""
-    with unit_of_work() as session:
-        emit(seating_service.move(session, tournament, entry, table, seat, _now(), by), "moved")
+    from flows.cli.refs import entry_id
+
+    with transaction() as session:
+        emit(seating_service.move(session, tournament, entry_id(session, tournament, entry), table, seat, _now(), by),
+             "moved")
 
 
 @seat_app.command("undo")
 def seat_undo(tournament: TournamentId) -> None:
     """Undo the last move."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(seating_service.undo(session, tournament, _now()), "undone")
 
 
 @seat_app.command("break-table")
 def seat_break_table(
     tournament: TournamentId,
-    table: Annotated[int, typer.Argument(help="the table to break")],
+    table: Annotated[int, typer.Argument(help="the table to break", min=1, max=INT_MAX)],
     seed: Seed = None,
+    yes: Annotated[bool, typer.Option("--yes", help="do it without asking")] = False,
 ) -> None:
-    """Break a table: its players go to free seats of the other tables by lot."""
-    with unit_of_work() as session:
+    """Break a table: its players go to free seats of the other tables by lot. Asks unless --yes."""
+    with transaction() as session:
+        seated = [s for s in seating_service.show(session, tournament)["seats"] if s.get("table") == table]
+    confirm(f"break table {table} of tournament {tournament}: its {len(seated)} player"
+            f"{'s' if len(seated) != 1 else ''} go to free seats of the other tables by lot", yes)
+    with transaction() as session:
         out = seating_service.break_table(session, tournament, table, _now(), seed)
     emit(out if _json() else out["moves"], f"table {table} broken (seed {out['seed']})")
 
@@ -153,7 +161,7 @@ def seat_break_table(
 @seat_app.command("suggest")
 def seat_suggest(tournament: TournamentId) -> None:
     """Balancing the floor may apply (nothing is moved)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(seating_service.suggest(session, tournament), "suggestions")
 
 
@@ -163,15 +171,24 @@ def seat_final_table(
     confirm: Annotated[bool, typer.Option("--confirm", help="assemble it (seats by lot)")] = False,
     seed: Seed = None,
 ) -> None:
-    """Show the final-table proposal; --confirm assembles it."""
-    with unit_of_work() as session:
+    """Show the final-table proposal; --confirm assembles it (refused while late registration or
+    re-entry is open: a new entry could still come)."""
+    now = _now()
+    with transaction() as session:
+        if confirm:
+            t = service.get_tournament(session, tournament)
+            for label, deadline in (("late registration", t.late_reg_deadline), ("re-entry", t.reentry_deadline)):
+                if deadline is not None and deadline > now:
+                    raise DomainError("final-table-entries-open",
+                                      f"{label} is open until {deadline.isoformat()}: the final table waits for it "
+                                      f"to close (a new entry could still come)")
         emit(seating_service.final_table(session, tournament, _now(), confirm, seed), "final table")
 
 
 @poker_app.command("no-shows")
 def poker_no_shows(tournament: TournamentId) -> None:
     """Process the tournament's no-shows now, by its policy (3.8: the floor may, before the close)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         done = noshow_service.process_no_shows(session, _now(), tournament, at_close_only=False)
     if not done:
         raise DomainError(
@@ -185,7 +202,7 @@ def poker_arrive(
     tournament: TournamentId, player: Annotated[str, typer.Argument(help="player id or handle")]
 ) -> None:
     """An absent player (dead stack) has arrived: the stack stops paying blinds (3.8)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         player_id = service.find_player(session, player).id
         emit(noshow_service.arrive(session, tournament, player_id, _now()), "arrived")
 

@@ -16,10 +16,10 @@ from domain.poker.services import results as results_service
 from domain.poker.rules.bounties import units_text
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
-from domain.store.db import unit_of_work
 from domain.poker.tables.results import Knockout, MysteryDraw
 from flows.cli.poker import poker_app
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
+from flows.cli.params import INT_MAX, confirm, read_text_file
 
 prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
 poker_app.add_typer(prizes_app, name="prizes")
@@ -63,57 +63,113 @@ def draw_view(d: MysteryDraw) -> dict:
     }
 
 
+EntryRef = "entry id, table/seat (3/7), or the player's handle or name"
+
+
 @poker_app.command("knockout")
 def knockout(
     tournament: TournamentId,
-    busted: Annotated[list[int], typer.Argument(help="busted entry ids: several = busted together, one number")],
-    killer: Annotated[int | None, typer.Option(help="the killer's entry (none: no killer, e.g. a dead stack)")] = None,
+    busted: Annotated[list[str], typer.Argument(help=f"who busted ({EntryRef}); several = busted together, one number")],
+    killer: Annotated[str | None, typer.Option(help=f"the killer ({EntryRef}; none: no killer, e.g. a dead stack)")] = None,
     second_killer: Annotated[
-        int | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
+        str | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
     ] = None,
     also_killer: Annotated[
-        list[int] | None,
+        list[str] | None,
         typer.Option(help="a third, fourth, ... killer (repeat; needs shared_knockouts=true, SP-10)"),
     ] = None,
-    level: Annotated[int | None, typer.Option(help="the level it happened at")] = None,
+    level: Annotated[int | None, typer.Option(help="the level it happened at", min=1, max=INT_MAX)] = None,
     group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
     by: By = "floor",
 ) -> None:
     """Record a bust: the entries go out with the next bust number (3.2). With shared_knockouts on,
-    every killer named shares the credit equally (SP-10)."""
-    busts = [Bust(b, killer, second_killer, tuple(also_killer or ())) for b in busted]
-    with unit_of_work() as session:
+    every killer named shares the credit equally (SP-10). Prints who busted whom, the bust number,
+    how many remain and the money (ITM, bubble)."""
+    from flows.cli.refs import entry_id
+
+    with transaction() as session:
+        killer_id = entry_id(session, tournament, killer) if killer is not None else None
+        second_id = entry_id(session, tournament, second_killer) if second_killer is not None else None
+        others = tuple(entry_id(session, tournament, k) for k in also_killer or ())
+        busts = [Bust(entry_id(session, tournament, b), killer_id, second_id, others) for b in busted]
         records = knockout_service.record_knockouts(
             session, tournament, busts, now=_now(), actor=by, level=level, group=group
         )
-        emit([knockout_view(k) for k in records], "knockouts")
+        names = _entry_names(session, [k.busted_entry_id for k in records] + [killer_id])
+        status = results_service.itm_status(session, tournament)
+        money = ("in the money" if status.in_money else "on the bubble" if status.on_bubble
+                 else f"{status.remaining_to_money} to the money")
+        out = [knockout_view(k) | {"busted": names.get(k.busted_entry_id), "killer": names.get(k.killer_entry_id)}
+               for k in records]
+        busted_names = ", ".join(names.get(k.busted_entry_id) or str(k.busted_entry_id) for k in records)
+        title = (f"bust {records[0].bust_number}: {busted_names}"
+                 f"{' by ' + (names.get(killer_id) or str(killer_id)) if killer_id else ''} · "
+                 f"{status.remaining} remain · {money} ({status.paid_places} paid)")
+        emit(out, title)
+
+
+def _entry_names(session, ids) -> dict[int, str]:
+    from sqlalchemy import func, select
+
+    from domain.poker.tables.tournaments import Entry, Player
+
+    wanted = [i for i in ids if i is not None]
+    if not wanted:
+        return {}
+    return dict(session.execute(
+        select(Entry.id, func.coalesce(Player.name, Player.pseudonym)).join(Player, Player.id == Entry.player_id)
+        .where(Entry.id.in_(wanted))
+    ).all())
+
+
+def _knockout_of(session, tournament: int, knockout_id: int) -> Knockout:
+    """The knockout, only if it is the tournament's (the floor names both)."""
+    from domain.errors import NotFound
+
+    k = session.get(Knockout, knockout_id)
+    if k is None or k.tournament_id != tournament:
+        raise NotFound("knockout-not-found", f"no knockout {knockout_id} in tournament {tournament}")
+    return k
 
 
 @poker_app.command("void-knockout")
-def void_knockout(knockout_id: KnockoutId, by: By = "floor") -> None:
-    """Void a knockout within the window (SP-5): kept, marked voided; the player is back in."""
-    with unit_of_work() as session:
+def void_knockout(
+    tournament: TournamentId,
+    knockout_id: KnockoutId,
+    by: By = "floor",
+    yes: Annotated[bool, typer.Option("--yes", help="do it without asking")] = False,
+) -> None:
+    """Void a knockout within the window (SP-5): kept, marked voided; the player is back in. Asks unless --yes."""
+    with transaction() as session:
+        k = _knockout_of(session, tournament, knockout_id)
+        plan = (f"void knockout {k.id} of tournament {tournament} (bust {k.bust_number}, entry "
+                f"{k.busted_entry_id}): the player is back in and seated")
+    confirm(plan, yes)
+    with transaction() as session:
+        _knockout_of(session, tournament, knockout_id)
         emit(knockout_view(knockout_service.void_knockout(session, knockout_id, now=_now(), actor=by)))
 
 
 @poker_app.command("void-window")
 def void_window(
-    tournament: TournamentId, minutes: Annotated[int, typer.Argument(help="minutes after recording")]
+    tournament: TournamentId, minutes: Annotated[int, typer.Argument(help="minutes after recording", min=0, max=INT_MAX // 60)]
 ) -> None:
     """Set the tournament's knockout void window (SP-5; default 5 minutes; before the start)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         window = knockout_service.set_void_window(session, tournament, minutes)
         emit({"tournament_id": tournament, "void_window_minutes": int(window.total_seconds()) // 60})
 
 
 @poker_app.command("mystery-draw")
 def mystery_draw(
+    tournament: TournamentId,
     knockout_id: KnockoutId,
     prize: Annotated[str | None, typer.Option(help="what was drawn (text; no money, SP-4)")] = None,
     by: By = "floor",
 ) -> None:
     """The killer entry of a knockout draws its mystery bounty, once per tournament (3.3)."""
-    with unit_of_work() as session:
+    with transaction() as session:
+        _knockout_of(session, tournament, knockout_id)
         emit(draw_view(knockout_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
 
 
@@ -123,7 +179,7 @@ def mystery_table_set(
     lines: Annotated[list[str] | None, typer.Argument(help="the prizes (none: back to free-text draws)")] = None,
 ) -> None:
     """Declare the mystery prizes (SP-11); refused once the phase has started."""
-    with unit_of_work() as session:
+    with transaction() as session:
         cleaned = knockout_service.set_mystery_prizes(session, tournament, list(lines or []))
         emit(_prize_rows(cleaned), "mystery prizes")
 
@@ -132,7 +188,7 @@ def mystery_table_set(
 def mystery_table_show(tournament: Annotated[int, typer.Argument(help="tournament id")]) -> None:
     """The table: each prize drawn, remaining or (once finished) undrawn; the seed's commitment, and
     the seed once the tournament is finished (SP-11, PD-12)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(knockout_service.mystery_table(session, tournament))
 
 
@@ -149,8 +205,8 @@ def prizes_set(
     """Replace the prize list; line n is the prize of place n (at most 200 lines, 500 characters)."""
     given = list(lines or [])
     if file is not None:
-        given += [line for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
-    with unit_of_work() as session:
+        given += [line for line in read_text_file(file, "prizes").splitlines() if line.strip()]
+    with transaction() as session:
         emit(_prize_rows(results_service.set_prizes(session, tournament, given)), "prizes")
 
 
@@ -160,21 +216,21 @@ def prizes_preset(
     name: Annotated[str, typer.Argument(help="one of: " + ", ".join(PRESETS))],
 ) -> None:
     """Replace the prize list with a preset, trimmed to the field (3.4)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(_prize_rows(results_service.apply_preset(session, tournament, name)), "prizes")
 
 
 @prizes_app.command("show")
 def prizes_show(tournament: TournamentId) -> None:
     """The prize list by place."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(_prize_rows(results_service.prizes(session, tournament)), "prizes")
 
 
 @poker_app.command("itm")
 def itm(tournament: TournamentId) -> None:
     """Paid places, remaining to the money, on the bubble, in the money (SP-3)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         status = results_service.itm_status(session, tournament)
         emit(
             {
@@ -191,7 +247,7 @@ def itm(tournament: TournamentId) -> None:
 @poker_app.command("places")
 def places(tournament: TournamentId) -> None:
     """Final places (3.7, SP-7): stored once finished, else computed when one player is left."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(
             [
                 {

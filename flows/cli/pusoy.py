@@ -11,8 +11,8 @@ from domain.errors import DomainError
 from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
-from domain.store.db import unit_of_work
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
+from flows.cli.params import INT_MAX
 
 app = typer.Typer(no_args_is_help=True, help="Pusoy Dos bracket tournaments of 4-player tables.")
 
@@ -46,15 +46,15 @@ def _advancing(text: str | None) -> list[int] | None:
 def create(
     name: str,
     organizer: Annotated[str, typer.Option(help="The organizer's handle (the one who may cancel).")],
-    capacity: Annotated[int, typer.Option(help="8, 16 or 32 players.")] = 8,
-    games: Annotated[int, typer.Option(help="Games per round, 1 to 10.")] = 1,
+    capacity: Annotated[int, typer.Option(help="8, 16 or 32 players.", max=INT_MAX)] = 8,
+    games: Annotated[int, typer.Option(help="Games per round, 1 to 10.", max=INT_MAX)] = 1,
     private: Annotated[bool, typer.Option("--private", help="Hidden from the browser; join by code only.")] = False,
     advance: Annotated[str | None, typer.Option(help="Custom bracket: players advancing from each round, e.g. 12,4.")] = None,
     email: Annotated[str | None, typer.Option(help="The organizer's e-mail for results.")] = None,
     club_id: Annotated[int | None, typer.Option(help="The club the results go to.")] = None,
 ) -> None:
     """Create a tournament (status Setup) and print its join code."""
-    with unit_of_work() as session:
+    with transaction() as session:
         t = pusoy_setup.create(
             session, name=name, organizer=organizer, capacity=capacity, games_per_round=games, private=private,
             advancing=_advancing(advance), organizer_email=email, club_id=club_id, now=_now(),
@@ -63,9 +63,9 @@ def create(
 
 
 @app.command("browse")
-def browse(limit: int = 50) -> None:
+def browse(limit: Annotated[int, typer.Option(help="most tournaments listed", min=1, max=1000)] = 50) -> None:
     """Open tournaments that are filling, newest first."""
-    with unit_of_work() as session:
+    with transaction() as session:
         rows = pusoy_setup.browse(session, limit)
         emit(
             [{k: pusoy_views.summary(t)[k] for k in ("code", "name", "capacity", "entrants", "seats_left",
@@ -77,7 +77,7 @@ def browse(limit: int = 50) -> None:
 @app.command("join")
 def join(code: Code, player: str) -> None:
     """Take a seat; the last seat starts the tournament and draws round 1."""
-    with unit_of_work() as session:
+    with transaction() as session:
         joined = pusoy_setup.join(session, code, player, _now())
         t = joined.tournament
         emit({"code": t.code, "player": player, "entrants": t.entrants, "capacity": t.capacity,
@@ -87,7 +87,7 @@ def join(code: Code, player: str) -> None:
 @app.command("withdraw")
 def withdraw(code: Code, player: str) -> None:
     """Give up a seat while the tournament is filling."""
-    with unit_of_work() as session:
+    with transaction() as session:
         t = pusoy_setup.withdraw(session, code, player, _now())
         emit({"code": t.code, "player": player, "entrants": t.entrants, "status": t.status})
 
@@ -95,15 +95,15 @@ def withdraw(code: Code, player: str) -> None:
 @app.command("cancel")
 def cancel(code: Code, by: Annotated[str, typer.Option(help="The organizer's handle.")]) -> None:
     """Cancel a tournament that is still filling (organizer only)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         t = pusoy_setup.cancel(session, code, by, _now())
         emit({"code": t.code, "status": t.status})
 
 
-RoundOpt = Annotated[int, typer.Option("--round", help="Round number.")]
-TableOpt = Annotated[int, typer.Option(help="Table number (within the round, or within the playoff).")]
-GameOpt = Annotated[int, typer.Option(help="Game number within the round (1 for a playoff).")]
-PlayoffOpt = Annotated[int, typer.Option(help="Playoff number of the round (0: the regular games).")]
+RoundOpt = Annotated[int, typer.Option("--round", help="Round number.", min=1, max=INT_MAX)]
+TableOpt = Annotated[int, typer.Option(help="Table number (within the round, or within the playoff).", min=1, max=INT_MAX)]
+GameOpt = Annotated[int, typer.Option(help="Game number within the round (1 for a playoff).", min=1, max=INT_MAX)]
+PlayoffOpt = Annotated[int, typer.Option(help="Playoff number of the round (0: the regular games).", min=0, max=INT_MAX)]
 DiamondOpt = Annotated[str | None, typer.Option("--two-of-diamonds", help="The winner, when the last card was the 2♦.")]
 Finishes = Annotated[list[str], typer.Argument(help="player=position for every player at the table.")]
 
@@ -120,7 +120,7 @@ def report(
     by: Annotated[str | None, typer.Option(help="Who reports.")] = None,
 ) -> None:
     """Report one table's game; the last game of a round runs `complete-rounds` at once."""
-    with unit_of_work() as session:
+    with transaction() as session:
         done = pusoy_reports.report(
             session, code, round_no=round_no, table=table, game=game, finishes=_finishes(finishes),
             two_of_diamonds=two_of_diamonds, now=_now(), by=by, playoff=playoff,
@@ -157,7 +157,7 @@ def amend(
     by: Annotated[str | None, typer.Option(help="Who corrects.")] = None,
 ) -> None:
     """Correct a reported game until its round locks (audited)."""
-    with unit_of_work() as session:
+    with transaction() as session:
         pusoy_reports.amend(
             session, code, round_no=round_no, table=table, game=game, finishes=_finishes(finishes),
             two_of_diamonds=two_of_diamonds, now=_now(), by=by, reason=reason, playoff=playoff,
@@ -169,11 +169,11 @@ def amend(
 @app.command("standings")
 def standings(
     code: Code,
-    round_no: Annotated[int | None, typer.Option("--round")] = None,
+    round_no: Annotated[int | None, typer.Option("--round", min=1, max=INT_MAX)] = None,
     final: Annotated[bool, typer.Option("--final", help="Every entrant's final position instead.")] = False,
 ) -> None:
     """A round's standings (the current round by default): locked, or live; or the final positions."""
-    with unit_of_work() as session:
+    with transaction() as session:
         if final:
             emit(pusoy_views.final_standings_view(session, code), "final standings")
         else:
@@ -183,12 +183,12 @@ def standings(
 @app.command("show")
 def show(code: Code) -> None:
     """The tournament, its rounds and the current tables."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(pusoy_views.show(session, code))
 
 
 @app.command("draw-proof")
 def draw_proof(code: Code) -> None:
     """Every draw: commitment, and once revealed the seed and whether it re-runs to the same outcome."""
-    with unit_of_work() as session:
+    with transaction() as session:
         emit(pusoy_views.draw_proof(session, code), "draws")

@@ -20,8 +20,8 @@ from domain.series.services.series import (
     show_series,
     skip_date,
 )
-from domain.store.db import unit_of_work
-from flows.cli.output import emit, say
+from flows.cli.output import emit, say, transaction
+from flows.cli.params import INT_MAX, read_text_file
 
 app = typer.Typer(no_args_is_help=True, help="Recurring tournaments: a template, a cron in the club's timezone.")
 
@@ -35,7 +35,7 @@ def _now() -> datetime:
 
 
 def _template(raw: str) -> dict[str, Any]:
-    source = Path(raw[1:]).read_text() if raw.startswith("@") else raw
+    source = read_text_file(Path(raw[1:]), "template") if raw.startswith("@") else raw
     try:
         return json.loads(source)
     except json.JSONDecodeError as exc:
@@ -57,12 +57,12 @@ def add(
     cron: Annotated[str, typer.Option(help="5-field cron in the club's timezone, e.g. '0 19 * * fri'")],
     template: TemplateOpt = None,
     tz: Annotated[str | None, typer.Option("--timezone", help="IANA zone; default the club's")] = None,
-    horizon_days: Annotated[int, typer.Option(help="days planned ahead")] = DEFAULT_HORIZON_DAYS,
-    opens_before_minutes: Annotated[int, typer.Option(help="registration opens this long before the start")] = 24 * 60,
+    horizon_days: Annotated[int, typer.Option(help="days planned ahead", max=INT_MAX)] = DEFAULT_HORIZON_DAYS,
+    opens_before_minutes: Annotated[int, typer.Option(help="registration opens this long before the start", max=INT_MAX)] = 24 * 60,
 ) -> None:
     """Add a series; its tournaments within the horizon are planned at once."""
     spec = SeriesSpec(club, name, kind, cron, tz, _template(template or "{}"), horizon_days, opens_before_minutes)
-    with unit_of_work() as session:
+    with transaction() as session:
         series_id = add_series(session, spec, _now())
         shown = show_series(session, series_id)
     emit(_summary(shown), f"series #{series_id} added")
@@ -71,7 +71,7 @@ def add(
 @app.command("list")
 def list_() -> None:
     """Every series with its status and next start."""
-    with unit_of_work() as session:
+    with transaction() as session:
         rows = list_series(session, _now())
     emit(rows, "series")
 
@@ -79,14 +79,14 @@ def list_() -> None:
 @app.command("show")
 def show(series_id: int) -> None:
     """A series: its calendar, template, skipped dates and occurrences."""
-    with unit_of_work() as session:
+    with transaction() as session:
         shown = show_series(session, series_id)
     emit(shown, f"series #{series_id}")
 
 
 def _status_command(action: str, doc: str):
     def command(series_id: int) -> None:
-        with unit_of_work() as session:
+        with transaction() as session:
             status = change_status(session, series_id, action, _now())
         emit({"id": series_id, "status": status})
 
@@ -103,7 +103,7 @@ _status_command("end", "End the series for good; tournaments not yet open are dr
 def skip(series_id: int, day: Annotated[str, typer.Argument(metavar="DATE", help="YYYY-MM-DD, the club's local date")]) -> None:
     """The series does not run on that date."""
     local = _day(day)
-    with unit_of_work() as session:
+    with transaction() as session:
         dropped = skip_date(session, series_id, local)
     emit({"id": series_id, "skipped": local, "occurrences_dropped": dropped})
 
@@ -115,8 +115,8 @@ def edit(
     name: Annotated[str | None, typer.Option()] = None,
     cron: Annotated[str | None, typer.Option()] = None,
     tz: Annotated[str | None, typer.Option("--timezone")] = None,
-    horizon_days: Annotated[int | None, typer.Option()] = None,
-    opens_before_minutes: Annotated[int | None, typer.Option()] = None,
+    horizon_days: Annotated[int | None, typer.Option(max=INT_MAX)] = None,
+    opens_before_minutes: Annotated[int | None, typer.Option(max=INT_MAX)] = None,
 ) -> None:
     """Change the template or the calendar; tournaments already open keep what they opened with."""
     changes: dict[str, Any] = {
@@ -135,7 +135,7 @@ def edit(
     if not changes:
         say("nothing to change")
         return
-    with unit_of_work() as session:
+    with transaction() as session:
         edit_series(session, series_id, _now(), **changes)
         shown = show_series(session, series_id)
     emit(_summary(shown), f"series #{series_id} edited")

@@ -14,8 +14,8 @@ import typer
 from infra.config import load_settings
 from domain.errors import DomainError
 from domain.simulate.services.demo import driving, find_demo, poker_status, pusoy_status, seed_demo
-from domain.store.db import get_engine, unit_of_work
-from flows.cli.output import emit, say
+from domain.store.db import get_engine
+from flows.cli.output import emit, say, transaction
 
 
 def simulate_command(
@@ -26,13 +26,13 @@ def simulate_command(
     seed: Annotated[int, typer.Option(help="seed of every random choice")] = 1,
     speed: Annotated[float, typer.Option(help="1: the wall clock (served jobs); S: S simulated seconds a "
                                               "second, jobs run here with the simulated now; 0: no waiting")] = 1.0,
-    play_minutes: Annotated[int, typer.Option(help="poker: minutes from the start to the last bust")] = 4,
-    no_shows: Annotated[int, typer.Option(help="poker: registered players who never come")] = 3,
-    players: Annotated[int, typer.Option(help="--demo: live poker players registered")] = 30,
+    play_minutes: Annotated[int, typer.Option(help="poker: minutes from the start to the last bust", min=1, max=24 * 60)] = 4,
+    no_shows: Annotated[int, typer.Option(help="poker: registered players who never come", min=0, max=10000)] = 3,
+    players: Annotated[int, typer.Option(help="--demo: live poker players registered", min=2, max=10000)] = 30,
     pusoy_players: Annotated[int, typer.Option(help="--demo: Pusoy Dos capacity (8, 16 or 32)")] = 16,
     background: Annotated[bool, typer.Option(help="run the simulation in a detached process "
                                                   "(log: TOURNEY_HOME/simulate.log)")] = False,
-    timeout_minutes: Annotated[int, typer.Option(help="give up after this long")] = 30,
+    timeout_minutes: Annotated[int, typer.Option(help="give up after this long", min=1, max=24 * 60)] = 30,
 ) -> None:
     """Drive tournaments through the real services and jobs: check-ins, no-shows, busts with
     killers, re-entries, add-ons, Pusoy Dos game reports; stops when both finish and their
@@ -41,7 +41,7 @@ def simulate_command(
     if demo:
         if poker is not None or pusoy is not None:
             raise DomainError("simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy")
-        with unit_of_work() as session:
+        with transaction() as session:
             made = find_demo(session)
             if made is None:
                 made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,

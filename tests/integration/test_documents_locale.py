@@ -14,7 +14,7 @@ from domain.errors import DomainError, NotFound
 from infra import pdf
 from infra.render import Renderer, verification_url
 from tests.documents_samples import poker_sheet, pusoy_sheet
-from tests.integration.test_cli import run
+from tests.support.cli import run
 from tests.integration.test_documents_sources import LATER, complete_pusoy, finished_poker
 
 KEY = b"locale-test-key-of-at-least-32-bytes"

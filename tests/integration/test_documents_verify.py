@@ -15,7 +15,7 @@ from domain.documents.rules.model import poker_certificates
 from infra import mail, pdf
 from infra.render import Renderer
 from tests.documents_samples import free_port, poker_sheet, smtp_inbox
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 KEY = os.environ["TOURNEY_SECRET_KEY"].encode()
 

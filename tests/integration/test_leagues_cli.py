@@ -11,7 +11,7 @@ from domain.poker.services.results import finalize_tournaments
 from domain.store.db import unit_of_work
 from tests.integration import poker_results_helpers as h
 from tests.integration.poker_results_helpers import NOW
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 
 def test_lg_create_add_standings_as_json_and_a_plain_refusal(committed):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from domain.store.db import unit_of_work
 from tests.integration.poker_helpers import club
-from tests.integration.test_cli import run
+from tests.support.cli import run
 
 
 def j(*args: str):

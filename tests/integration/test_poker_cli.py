@@ -40,7 +40,7 @@ def test_a_tournament_from_structure_import_to_settlement(committed, tmp_path):
     assert j("poker", "checkin", tid, "anna")["sequence"] == 1
     settled = j("poker", "settle", tid, "anna", "--method", "cash", "--by", "Olga")
     assert (settled["amount"], settled["currency"], settled["settled_by"]) == (150000, "RUB", "Olga")
-    voided = j("poker", "void-settlement", str(settled["id"]), "--by", "Igor", "--reason", "typo")
+    voided = j("poker", "void-settlement", tid, str(settled["id"]), "--by", "Igor", "--reason", "typo", "--yes")
     assert voided["voided_by"] == "Igor"
     forgotten = j("player", "forget", "anna")
     assert forgotten["name"].startswith("Player-") and forgotten["handle"] is None

@@ -4,6 +4,7 @@ request from the issue exits 2 with one line and writes nothing."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text
 
@@ -47,6 +48,7 @@ def refused(committed, *args: str) -> str:
 def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):
     with unit_of_work(committed) as session:
         t = tournament(session, seat_cap=3)
+        t.late_reg_deadline = datetime.now(UTC) + timedelta(hours=1)  # the CLI process reads the real now
         for _ in range(5):
             enter(session, t)
         late = register(session, t, checked_in=False)
@@ -70,7 +72,7 @@ def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):
     assert refused(
         committed, "poker", "seat", "move", tid, str(mover["entry_id"]), "2", str(occupied["seat"])
     ) == (f"error: table 2 seat {occupied['seat']} is taken by entry {occupied['entry_id']}")
-    assert refused(committed, "poker", "seat", "break-table", tid, "1") == (
+    assert refused(committed, "poker", "seat", "break-table", tid, "1", "--yes") == (
         "error: table 1 has 3 players but the other tables have only 0 free seats"
     )
     assert refused(committed, "poker", "arrive", tid, stranger) == (

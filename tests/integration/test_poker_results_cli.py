@@ -35,7 +35,7 @@ def test_the_floor_records_knockouts_draws_and_reads_places_as_json(game, commit
     [k] = json.loads(out.stdout)
     assert (k["bust_number"], k["killer_entry_id"], k["credit"], k["level"]) == (1, e["C"], "1", 4)
 
-    draw = json.loads(run("--json", "poker", "mystery-draw", str(k["id"]), "--prize", "Dinner for 2").stdout)
+    draw = json.loads(run("--json", "poker", "mystery-draw", str(t), str(k["id"]), "--prize", "Dinner for 2").stdout)
     assert (draw["draw_number"], draw["description"]) == (1, "Dinner for 2")
 
     itm = json.loads(run("--json", "poker", "itm", str(t)).stdout)
@@ -85,6 +85,6 @@ def test_bad_knockouts_and_draws_are_refused_in_one_line_and_nothing_written(gam
     two_left = run("poker", "places", str(t))
     assert two_left.returncode == 2 and "3 players are still in" in two_left.stderr
     [k] = json.loads(run("--json", "poker", "knockout", str(t), str(e["A"]), "--killer", str(e["B"])).stdout)
-    money = run("poker", "mystery-draw", str(k["id"]), "--prize", "cash")
+    money = run("poker", "mystery-draw", str(t), str(k["id"]), "--prize", "cash")
     assert money.returncode == 2 and "names money" in money.stderr
     assert rows(MysteryDraw, committed, MysteryDraw.tournament_id == t) == 0

@@ -112,9 +112,9 @@ def test_cl_1_any_single_changed_last_digit_of_a_valid_inn_is_refused(body, shif
 
 @settings(max_examples=200)
 @given(st.integers(10**11, 10**12 - 1))
-def test_cl_1_every_twelve_digit_body_has_exactly_one_valid_ogrn(body):
+def test_cl_1_every_twelve_digit_body_has_exactly_one_valid_ogrn_when_it_begins_with_1_or_5_else_none(body):
     valid = [d for d in range(10) if ogrn_problems(f"{body}{d}") == []]
-    assert valid == [body % 11 % 10]
+    assert valid == ([body % 11 % 10] if str(body)[0] in "15" else [])
 
 
 def _new(**overrides) -> NewClub:
@@ -147,3 +147,29 @@ def test_a_complete_new_club_has_no_problems():
 )
 def test_a_new_club_with_bad_details_gets_every_specific_problem(overrides, codes):
     assert _codes(club_problems(_new(**overrides))) == codes
+
+
+def _with_check_digit(body: str) -> str:
+    return body + str(int(body) % (11 if len(body) == 12 else 13) % 10)
+
+
+@pytest.mark.parametrize("body", ["102770013219", "502770013219"])
+def test_cl_1_an_ogrn_beginning_with_1_or_5_passes(body):
+    assert ogrn_problems(_with_check_digit(body)) == []
+
+
+@pytest.mark.parametrize("first", ["0", "2", "3", "4", "6", "7", "8", "9"])
+def test_cl_1_an_ogrn_beginning_with_another_digit_is_refused_even_with_a_right_check_digit(first):
+    ogrn = _with_check_digit(first + "02770013219")
+    assert [(p.code, p.message) for p in ogrn_problems(ogrn)] == [(
+        "ogrn-first-digit",
+        f"OGRN {ogrn} begins with {first}: an OGRN begins with 1 or 5 "
+        "(other first digits number a registry record, not an entity)",
+    )]
+
+
+@pytest.mark.parametrize("first", ["1", "2", "4", "5", "9"])
+def test_cl_1_an_ogrnip_must_begin_with_3(first):
+    ogrnip = _with_check_digit(first + "0450011600015")
+    assert [p.code for p in ogrn_problems(ogrnip)] == ["ogrn-first-digit"]
+    assert ogrn_problems(_with_check_digit("30450011600015")) == []

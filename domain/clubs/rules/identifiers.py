@@ -18,6 +18,9 @@ LENGTHS: dict[LegalForm, tuple[int, int, str]] = {
     LegalForm.LEGAL_ENTITY: (10, 13, "OGRN"),
     LegalForm.ENTREPRENEUR: (12, 15, "OGRNIP"),
 }
+# CL-1: the first digit of the main state registration number names what is registered: 1 or 5 a
+# legal entity (OGRN), 3 an individual entrepreneur (OGRNIP); 2, 4, 6-9 number registry records.
+FIRST_DIGITS: dict[str, tuple[str, ...]] = {"OGRN": ("1", "5"), "OGRNIP": ("3",)}
 _FORM_NAMES = {LegalForm.LEGAL_ENTITY: "a legal entity", LegalForm.ENTREPRENEUR: "an individual entrepreneur"}
 
 
@@ -64,9 +67,15 @@ def ogrn_problems(ogrn: str) -> list[Problem]:
         return [
             Problem("ogrn-length", f"OGRN/OGRNIP {ogrn} has {len(ogrn)} digits; OGRN has 13, OGRNIP 15")
         ]
-    if int(ogrn[-1]) == expected:
-        return []
-    return [_digit_problem("ogrn-check-digit", label, ogrn, len(ogrn), expected)]
+    problems = [] if int(ogrn[-1]) == expected else [_digit_problem("ogrn-check-digit", label, ogrn, len(ogrn), expected)]
+    allowed = FIRST_DIGITS[label]
+    if ogrn[0] not in allowed:
+        problems.insert(0, Problem(
+            "ogrn-first-digit",
+            f"{label} {ogrn} begins with {ogrn[0]}: an {label} begins with {' or '.join(allowed)} "
+            "(other first digits number a registry record, not an entity)",
+        ))
+    return problems
 
 
 def identifier_problems(legal_form: str, inn: str, ogrn: str) -> list[Problem]:

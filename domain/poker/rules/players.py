@@ -8,6 +8,8 @@ from datetime import date
 from domain.errors import Problem
 
 ADULT_AGE = 18
+MAX_NAME = 200
+EARLIEST_BIRTH = date(1900, 1, 1)
 HANDLE = re.compile(r"^[^\W\d_][\w.-]{1,31}$")
 
 
@@ -21,12 +23,16 @@ def profile_problems(name: str, handle: str, birth_date: date, today: date) -> l
     out: list[Problem] = []
     if not name.strip():
         out.append(Problem("name-blank", "the player needs a name"))
+    elif len(name) > MAX_NAME:
+        out.append(Problem("name-too-long", f"the name is {len(name)} characters long: at most {MAX_NAME}"))
     if not HANDLE.match(handle):
         out.append(Problem(
             "handle-invalid",
             f"handle '{handle}' must start with a letter and be 2–32 letters, digits, '.', '-' or '_'",
         ))
-    if birth_date > today:
+    if birth_date < EARLIEST_BIRTH:
+        out.append(Problem("birth-date-too-early", f"date of birth {birth_date.isoformat()} is before {EARLIEST_BIRTH.isoformat()}"))
+    elif birth_date > today:
         out.append(Problem("birth-date-in-future", f"date of birth {birth_date.isoformat()} is in the future"))
     elif age_on(birth_date, today) < ADULT_AGE:
         out.append(Problem("player-under-18", f"the player is under {ADULT_AGE}: the service is for adults only (rule 1.2.1)"))

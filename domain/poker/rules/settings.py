@@ -22,6 +22,13 @@ NO_SHOW_POLICIES = ("drop", "absent_mode")
 SEAT_CAP_MIN, SEAT_CAP_MAX = 2, 10
 AMOUNT_FIELDS = ("buy_in", "rebuy_amount", "reentry_amount", "addon_amount")
 MAX_AMOUNT = 2**63 - 1  # the database's BIGINT
+MAX_NAME = 200
+MAX_CHIPS = 2**63 - 1  # stacks are BIGINT too
+MAX_COUNT = 2**31 - 1  # seat caps, break numbers, ITM figures are INTEGER
+# A time typed for a tournament: far from the calendar's edges, so adding a structure's length or
+# a timezone offset never leaves it.
+EARLIEST_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_TIME = datetime(9000, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -196,6 +203,8 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
     out: list[Problem] = []
     if not isinstance(s.name, str) or not s.name.strip():
         out.append(Problem("name-blank", "the tournament needs a name"))
+    elif len(s.name) > MAX_NAME:
+        out.append(Problem("name-too-long", f"the tournament name is {len(s.name)} characters long: at most {MAX_NAME}"))
     for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until"):
         out += _aware(field, getattr(s, field))
     out += _one_of("format", s.format, FORMATS, "rule 3.1")
@@ -215,10 +224,14 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
         ))
     if isinstance(s.starting_stack, bool) or not isinstance(s.starting_stack, int) or s.starting_stack <= 0:
         out.append(Problem("starting-stack-not-positive", f"starting stack {s.starting_stack} must be a positive number of chips (rule 3.1)"))
+    elif s.starting_stack > MAX_CHIPS:
+        out.append(Problem("starting-stack-too-large", f"starting stack {s.starting_stack} is beyond the largest stack {MAX_CHIPS}"))
     if s.addon_chips is not None and (not isinstance(s.addon_chips, int) or s.addon_chips <= 0):
         out.append(Problem("addon-chips-not-positive", f"add-on chips {s.addon_chips} must be positive (rule 3.1)"))
-    if s.addon_break is not None and (not isinstance(s.addon_break, int) or s.addon_break < 1):
-        out.append(Problem("addon-break-not-positive", f"the add-on break number {s.addon_break} must be 1 or more (rule 3.1)"))
+    elif s.addon_chips is not None and s.addon_chips > MAX_CHIPS:
+        out.append(Problem("addon-chips-too-large", f"add-on chips {s.addon_chips} is beyond the largest stack {MAX_CHIPS}"))
+    if s.addon_break is not None and (not isinstance(s.addon_break, int) or not 1 <= s.addon_break <= MAX_COUNT):
+        out.append(Problem("addon-break-not-positive", f"the add-on break number {s.addon_break} must be 1 to {MAX_COUNT} (rule 3.1)"))
     if s.buy_in is None:
         out.append(Problem("amount-not-a-number", "buy in must be set, in minor units (0 for a freeroll) (SP-1)"))
     for field in AMOUNT_FIELDS:
@@ -227,8 +240,8 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
     out += _one_of("no_show_policy", s.no_show_policy, NO_SHOW_POLICIES, "rule 3.8")
     if not isinstance(s.itm_percent, int) or not 0 <= s.itm_percent <= 100:
         out.append(Problem("itm-percent-out-of-range", f"ITM percent {s.itm_percent} must be 0 to 100 (SP-3)"))
-    if not isinstance(s.itm_min, int) or s.itm_min < 1:
-        out.append(Problem("itm-min-below-one", f"ITM minimum {s.itm_min} must be at least 1 (SP-3)"))
+    if not isinstance(s.itm_min, int) or not 1 <= s.itm_min <= MAX_COUNT:
+        out.append(Problem("itm-min-below-one", f"ITM minimum {s.itm_min} must be 1 to {MAX_COUNT} (SP-3)"))
     if not any(p.code == "time-not-aware" for p in out):
         out += deadline_problems(s)
     return out
@@ -251,7 +264,14 @@ def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]
         return None, [Problem("time-invalid", f"{field.replace('_', ' ')} '{raw}' is not an ISO 8601 time")]
     if value.tzinfo is None:
         return None, [Problem("time-not-aware", f"{field.replace('_', ' ')} '{raw}' needs an offset, e.g. +03:00 or Z")]
-    return value.astimezone(UTC), []
+    try:
+        value = value.astimezone(UTC)
+    except OverflowError:
+        value = None
+    if value is None or not EARLIEST_TIME <= value < LATEST_TIME:
+        return None, [Problem("time-out-of-range", f"{field.replace('_', ' ')} '{raw}' is outside "
+                              f"{EARLIEST_TIME.year}–{LATEST_TIME.year - 1}")]
+    return value, []
 
 
 def setting_from_text(field: str, raw: str) -> tuple[object, list[Problem]]:

@@ -33,6 +33,10 @@ class LevelSpec:
     is_break: bool = False
 
 
+MAX_CHIPS = 2**63 - 1  # blinds and antes are BIGINT
+MAX_LEVEL_SECONDS = 24 * 3600  # a level (or a break) lasts at most a day
+
+
 def level_problems(levels: list[LevelSpec]) -> list[Problem]:
     """Every problem of a level grid, each naming its level number (1-based)."""
     if not levels:
@@ -41,6 +45,12 @@ def level_problems(levels: list[LevelSpec]) -> list[Problem]:
     for n, lv in enumerate(levels, start=1):
         if lv.duration_seconds <= 0:
             out.append(Problem("level-duration-not-positive", f"level {n}: the duration must be positive (rule 3.5)"))
+        elif lv.duration_seconds > MAX_LEVEL_SECONDS:
+            out.append(Problem("level-duration-too-long",
+                               f"level {n}: {lv.duration_seconds // 60} minutes is longer than a day (rule 3.5)"))
+        if max(lv.small_blind, lv.big_blind, lv.ante) > MAX_CHIPS:
+            out.append(Problem("level-chips-too-large", f"level {n}: a blind or ante is beyond {MAX_CHIPS} chips"))
+            continue
         if lv.is_break:
             if lv.small_blind or lv.big_blind or lv.ante:
                 out.append(Problem("break-with-blinds", f"level {n}: a break has no blinds or ante (rule 3.5)"))
@@ -119,6 +129,8 @@ def parse_levels(text: str, kind: str) -> tuple[list[LevelSpec], list[Problem]]:
             rows = json.loads(text)
         except json.JSONDecodeError as exc:
             return [], [Problem("structure-file-invalid", f"the JSON does not parse: {exc.msg} at line {exc.lineno}")]
+        except (ValueError, RecursionError):  # a number of thousands of digits, or nesting too deep
+            return [], [Problem("structure-file-invalid", "the JSON holds a number or nesting too large to read")]
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             return [], [Problem("structure-file-invalid", "the JSON must be a list of level objects")]
     levels = [_level(n, row, out) for n, row in enumerate(rows, start=1)]

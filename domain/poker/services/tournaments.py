@@ -80,13 +80,32 @@ def find_player(session: Session, ref: str | int, *, lock: bool = False) -> Play
     """A player by id (digits) or handle (any case); `lock` takes the row lock."""
     query = select(Player).execution_options(populate_existing=True)
     if isinstance(ref, int) or str(ref).isdigit():
+        if not 0 < int(ref) <= 2**63 - 1:  # beyond BIGINT no player can have it
+            raise NotFound("player-not-found", f"no player '{ref}'")
         query = query.where(Player.id == int(ref))
     else:
         query = query.where(func.lower(Player.handle) == str(ref).lstrip("@").lower())
     player = session.scalar(query.with_for_update() if lock else query)
+    if player is None and not (isinstance(ref, int) or str(ref).isdigit()):
+        player = _by_name(session, str(ref), lock)
     if player is None:
         raise NotFound("player-not-found", f"no player '{ref}'")
     return player
+
+
+def _by_name(session: Session, name: str, lock: bool) -> Player | None:
+    """The one player with that name (any case, spaces trimmed); several: the candidates listed."""
+    query = (select(Player).where(func.lower(Player.name) == " ".join(name.split()).lower())
+             .order_by(Player.id).limit(11).execution_options(populate_existing=True))
+    found = list(session.scalars(query))
+    if len(found) > 1:
+        shown = ", ".join(f"@{p.handle} (id {p.id})" for p in found[:10])
+        raise DomainError("player-ambiguous", f"several players are named '{name.strip()}': {shown}; "
+                                              "name one by handle or id")
+    if found and lock:
+        return session.scalar(select(Player).where(Player.id == found[0].id).with_for_update()
+                              .execution_options(populate_existing=True))
+    return found[0] if found else None
 
 
 def block_player(session: Session, ref: str | int, reason: str, now: datetime) -> Player:
@@ -572,11 +591,20 @@ def settle_all(session: Session, tournament_id: int, method: str, settled_by: st
     return _settle(session, t, method, settled_by, now, None)
 
 
-def void_settlement(session: Session, settlement_id: int, voided_by: str, reason: str, now: datetime) -> Settlement:
-    """3.4: the record stays, marked voided; its fees are owed again."""
+def get_settlement(session: Session, settlement_id: int, tournament_id: int | None = None) -> Settlement:
+    """A settlement; with `tournament_id`, only one of that tournament's (another's is not found)."""
     s = session.get(Settlement, settlement_id)
-    if s is None:
-        raise NotFound("settlement-not-found", f"no settlement {settlement_id}")
+    if s is None or (tournament_id is not None and s.tournament_id != tournament_id):
+        where = f" in tournament {tournament_id}" if tournament_id is not None else ""
+        raise NotFound("settlement-not-found", f"no settlement {settlement_id}{where}")
+    return s
+
+
+def void_settlement(session: Session, settlement_id: int, voided_by: str, reason: str, now: datetime,
+                    tournament_id: int | None = None) -> Settlement:
+    """3.4: the record stays, marked voided; its fees are owed again. With `tournament_id`, only a
+    settlement of that tournament (the floor names both)."""
+    s = get_settlement(session, settlement_id, tournament_id)
     find_player(session, s.player_id, lock=True)
     session.refresh(s)
     t = get_tournament(session, s.tournament_id, lock="share")
@@ -608,6 +636,14 @@ def debts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
         {"player_id": pid, "player": name, "owed": int(owed), "currency": t.currency, "fees": n, "kinds": list(kinds)}
         for pid, name, owed, n, kinds in rows
     ]
+
+
+def players_in(session: Session, tournament_id: int) -> int:
+    """Players with an active entry (still in the tournament)."""
+    return session.scalar(
+        select(func.count(func.distinct(Entry.player_id)))
+        .where(Entry.tournament_id == tournament_id, Entry.state == "active")
+    ) or 0
 
 
 def settlement_view(s: Settlement) -> dict[str, Any]:

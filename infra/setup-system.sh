@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # System packages the project needs and pip cannot bring: the PostgreSQL 15 server (only when the
-# embedded cluster is used), the Pango libraries WeasyPrint renders with, and poppler-utils (pdftoppm)
-# for the documents' picture tests. Installs only what is
-# missing, and only as root; otherwise says what to install.
+# embedded cluster is used), the Pango libraries WeasyPrint renders with, poppler-utils (pdftoppm) for
+# the documents' picture tests, Chromium for the web pages' browser tests, and libfaketime for
+# `make test-shifted`. Installs only what is missing, and only as root; otherwise says what to
+# install (without libfaketime only `make test-shifted` fails).
 set -euo pipefail
 
 missing=()
@@ -25,12 +26,22 @@ fi
 if ! command -v chromium >/dev/null; then
   missing+=(chromium)
 fi
-[ ${#missing[@]} -eq 0 ] && exit 0
+optional=()
+if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
+  optional+=(faketime)
+fi
+[ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
+  if [ ${#missing[@]} -eq 0 ]; then
+    echo "make test-shifted needs: ${optional[*]} (e.g. sudo apt-get install ${optional[*]})" >&2
+    exit 0
+  fi
+  missing+=("${optional[@]}")
   echo "missing system packages: ${missing[*]} (install them, e.g. sudo apt-get install ${missing[*]})" >&2
   exit 2
 fi
+missing+=("${optional[@]}")
 echo "installing system packages: ${missing[*]}"
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from prefect.client.orchestration import get_client
@@ -21,6 +22,12 @@ from tests.integration.poker_helpers import tournament
 TOURNEY = str(Path(sys.executable).with_name("tourney"))
 
 
+def draft(session: Session) -> int:
+    """A draft starting in two hours: `tourney poker open` opens it at the real now."""
+    now = datetime.now(UTC)
+    return tournament(session, start=now + timedelta(hours=2), status="draft", now=now)
+
+
 def runs_of(name: str) -> list[str]:
     with get_client(sync_client=True) as client:
         runs = client.read_flow_runs(deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=[name])))
@@ -32,7 +39,7 @@ def test_3_8_opening_registration_starts_a_process_no_shows_run_at_once(prefect_
     chosen = job("process-no-shows")
     chosen.flow.to_deployment(name=chosen.name).apply()
     with Session(committed) as s, s.begin():
-        tid = tournament(s, status="draft")
+        tid = draft(s)
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
     result = subprocess.run(
         [TOURNEY, "--json", "poker", "open", str(tid)], capture_output=True, text=True, env=env, timeout=180
@@ -47,7 +54,7 @@ def test_3_8_opening_registration_starts_a_process_no_shows_run_at_once(prefect_
 def test_3_8_with_no_prefect_api_opening_still_opens_and_says_the_sweep_will_schedule(committed):
     """3.8"""
     with Session(committed) as s, s.begin():
-        tid = tournament(s, status="draft")
+        tid = draft(s)
     env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
     result = subprocess.run(
         [TOURNEY, "--json", "poker", "open", str(tid)], capture_output=True, text=True, env=env, timeout=180

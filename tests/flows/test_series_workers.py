@@ -41,7 +41,8 @@ class Workers:
             "PREFECT_WORKER_QUERY_SECONDS": "1",
             "PREFECT_WORKER_PREFETCH_SECONDS": "2",
             "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
-            "PYTHONPATH": str(ROOT),  # the test flows live in tests/, not in the installed package
+            # the test flows live in tests/, not in the installed package
+            "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
         }
         process = subprocess.Popen(
             [sys.executable, "-m", "prefect", "worker", "start", "--pool", self.pool, "--type", "process",

@@ -1,5 +1,9 @@
 """Builders for the poker floor's integration tests and benchmarks: a club, a structure, running
-tournaments with checked-in entries (rows written directly, as the registration services would)."""
+tournaments with checked-in entries (rows written directly, as the registration services would).
+
+Service tests build at the fixed instant T0 and give the services `now` themselves. A test whose
+`tourney` processes read the real clock builds its tournament at `recent_start()` instead: the
+players' registrations and entries follow the tournament's start."""
 
 from __future__ import annotations
 
@@ -14,6 +18,11 @@ from domain.poker.tables.tournaments import Entry, Level, Player, Registration, 
 
 T0 = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
 _serial = count(1)
+
+
+def recent_start() -> datetime:
+    """A start a few minutes before the real now, on a whole minute: its late registration is open."""
+    return datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=5)
 
 # L1 18:00-18:20 · L2 18:20-18:40 · break 18:40-18:55 · L3 18:55-19:15 · L4 19:15-19:35
 LEVELS = (
@@ -64,14 +73,14 @@ def structure(session: Session, ante_type: str = "classic", levels=LEVELS) -> St
     return s
 
 
-def player(session: Session, name: str | None = None) -> Player:
+def player(session: Session, name: str | None = None, at: datetime = T0) -> Player:
     n = next(_serial)
     p = Player(
         pseudonym=f"P-{n}",
         name=name or f"Player {n}",
         handle=f"player{n}",
         birth_date=date(1990, 1, 1),
-        created_at=T0,
+        created_at=at,
     )
     session.add(p)
     session.flush()
@@ -87,12 +96,13 @@ def tournament(
     no_show_policy: str = "drop",
     late_reg: timedelta | None = timedelta(hours=1),
     starting_stack: int = 10000,
+    start: datetime = T0,
 ) -> Tournament:
     t = Tournament(
         club_id=club(session).id,
         name=f"Friday {next(_serial)}",
         status=status,
-        scheduled_start=T0,
+        scheduled_start=start,
         format="freezeout",
         bounty_type="none",
         mystery_draw=False,
@@ -105,9 +115,9 @@ def tournament(
         no_show_policy=no_show_policy,
         itm_percent=15,
         itm_min=1,
-        created_at=T0,
-        late_reg_deadline=T0 + late_reg if late_reg else None,
-        started_at=T0 if status == "running" else None,
+        created_at=start,
+        late_reg_deadline=start + late_reg if late_reg else None,
+        started_at=start if status == "running" else None,
     )
     session.add(t)
     session.flush()
@@ -117,14 +127,14 @@ def tournament(
 def register(
     session: Session, t: Tournament, checked_in: bool = True, name: str | None = None
 ) -> Registration:
-    p = player(session, name)
+    p = player(session, name, t.scheduled_start)
     r = Registration(
         tournament_id=t.id,
         player_id=p.id,
         status="active",
         late=False,
-        registered_at=T0,
-        checked_in_at=T0 if checked_in else None,
+        registered_at=t.scheduled_start,
+        checked_in_at=t.scheduled_start if checked_in else None,
     )
     session.add(r)
     session.flush()
@@ -141,7 +151,7 @@ def enter(session: Session, t: Tournament, name: str | None = None) -> Entry:
         sequence=1,
         state="active",
         starting_chips=t.starting_stack,
-        created_at=T0,
+        created_at=t.scheduled_start,
     )
     session.add(e)
     session.flush()

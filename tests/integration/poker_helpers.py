@@ -1,4 +1,7 @@
-"""Building blocks for the live-poker integration tests: a club, a structure, a tournament, players."""
+"""Building blocks for the live-poker integration tests: a club, a structure, a tournament, players.
+
+Service tests build at the fixed NOW and START. A test whose `tourney` processes read the real clock
+passes `now` (the real now) and a start after it."""
 
 from __future__ import annotations
 
@@ -21,25 +24,25 @@ LEVELS = [LevelSpec(100, 200, 0, 1800), LevelSpec(200, 400, 0, 1800), LevelSpec(
 _n = itertools.count(1)
 
 
-def club(session: Session) -> Club:
+def club(session: Session, now: datetime = NOW) -> Club:
     n = next(_n)
     c = Club(name=f"Club {n}", legal_form="legal_entity", inn=f"{n:010d}", ogrn=f"{n:013d}",
-             contact_email="floor@example.org", timezone="Europe/Moscow", created_at=NOW, updated_at=NOW)
+             contact_email="floor@example.org", timezone="Europe/Moscow", created_at=now, updated_at=now)
     session.add(c)
     session.flush()
     return c
 
 
 def tournament(session: Session, club_id: int | None = None, start: datetime = START, status: str = "registration_open",
-               **settings) -> int:
-    club_id = club_id or club(session).id
-    structure = service.import_structure(session, club_id, f"Grid {next(_n)}", "classic", LEVELS, NOW)
+               *, now: datetime = NOW, **settings) -> int:
+    club_id = club_id or club(session, now).id
+    structure = service.import_structure(session, club_id, f"Grid {next(_n)}", "classic", LEVELS, now)
     values = dict(name="Friday", scheduled_start=start, starting_stack=20000, currency="RUB", buy_in=150000,
                   late_reg_deadline=start + timedelta(hours=1))
     values.update(settings)
-    t = service.create_tournament(session, club_id, structure.id, TournamentSettings(**values), NOW)
+    t = service.create_tournament(session, club_id, structure.id, TournamentSettings(**values), now)
     if status in ("registration_open", "running"):
-        service.change_status(session, t.id, "open", NOW)
+        service.change_status(session, t.id, "open", now)
     if status == "running":
         service.change_status(session, t.id, "start", start)
     return t.id

@@ -4,7 +4,7 @@ exit code 2 and one line on refusal, nothing written."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from sqlalchemy import func, select
 
@@ -22,7 +22,7 @@ def j(*args: str):
 
 def test_a_tournament_from_structure_import_to_settlement(committed, tmp_path):
     with unit_of_work(committed) as session:
-        club_id = club(session).id
+        club_id = club(session, datetime.now(UTC)).id
     grid = tmp_path / "grid.json"
     grid.write_text(json.dumps([{"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 30},
                                 {"break": True, "minutes": 10}]))
@@ -48,16 +48,18 @@ def test_a_tournament_from_structure_import_to_settlement(committed, tmp_path):
 
 
 def test_bad_settings_exit_2_with_every_problem_on_one_line_and_nothing_written(committed):
+    now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        club_id = club(session).id
+        club_id = club(session, now).id
+    start = (now + timedelta(days=3)).astimezone(timezone(timedelta(hours=3))).replace(microsecond=0)
     result = run("poker", "create", "--club", str(club_id), "--structure", "999", "--name", "Bad",
-                 "--start", "2026-12-04T19:00+03:00", "--stack", "20000", "--currency", "XYZ", "--buy-in", "10.5",
-                 "--set", "seat_cap=11", "--set", "late_reg_deadline=2026-12-04T18:59:59+03:00")
+                 "--start", start.isoformat(), "--stack", "20000", "--currency", "XYZ", "--buy-in", "10.5",
+                 "--set", "seat_cap=11", "--set", f"late_reg_deadline={(start - timedelta(seconds=1)).isoformat()}")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     for fragment in ("seat cap 11", "fractional", "'XYZ'", "rule 3.9", "no blind structure 999"):
         assert fragment in result.stderr
-    under_18 = run("player", "add", "Kid", "kid", "--born", (datetime.now(UTC).date().replace(year=2015)).isoformat())
+    under_18 = run("player", "add", "Kid", "kid", "--born", (now - timedelta(days=365 * 11)).date().isoformat())
     assert under_18.returncode == 2 and "rule 1.2.1" in under_18.stderr
     with unit_of_work(committed) as session:
         assert session.scalar(select(func.count()).select_from(Tournament)) == 0

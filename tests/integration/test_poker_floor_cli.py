@@ -4,13 +4,12 @@ request from the issue exits 2 with one line and writes nothing."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text
 
 from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player
-from tests.integration.poker_floor_world import enter, register, tournament
+from tests.integration.poker_floor_world import enter, recent_start, register, tournament
 from tests.support.cli import run
 
 
@@ -46,14 +45,14 @@ def refused(committed, *args: str) -> str:
 
 
 def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):
+    start = recent_start()  # the `tourney` processes check in and run the clock at the real now
     with unit_of_work(committed) as session:
-        t = tournament(session, seat_cap=3)
-        t.late_reg_deadline = datetime.now(UTC) + timedelta(hours=1)  # the CLI process reads the real now
+        t = tournament(session, seat_cap=3, start=start)
         for _ in range(5):
             enter(session, t)
         late = register(session, t, checked_in=False)
         handle = session.get(Player, late.player_id).handle
-        stranger = str(register(session, tournament(session)).player_id)
+        stranger = str(register(session, tournament(session, start=start)).player_id)
         tid = str(t.id)
     drawn = j("poker", "seat", "draw", tid, "--seed", "demo")
     assert [x["players"] for x in drawn["tables"]] == [3, 2]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import setup as pusoy_setup
 from domain.store.db import unit_of_work
-from tests.integration.pusoy_helpers import NOW, created
+from tests.integration.pusoy_helpers import created
 from tests.support.cli import run
 
 # No Prefect API in these tests: a report that completes a round leaves it to the sweep.
@@ -24,10 +25,11 @@ def test_a_tournament_from_the_command_line(committed):
     """PD-3, PD-4, PD-6, PD-12: private tournaments stay out of the browser; refusals are one line
     and exit 2."""
     code = tourney("create", "CLI Cup", "--organizer", "maria", "--capacity", "8", "--private")["code"]
+    now = datetime.now(UTC)  # the `tourney` processes create the cup and play it at the real now
     with unit_of_work(committed) as s:
         listed = created(s, 16, name="Open Cup").code
         for player in ("ann", "bob", "cyd", "dee", "eve", "fay", "gus"):
-            pusoy_setup.join(s, code, player, NOW)
+            pusoy_setup.join(s, code, player, now)
     (row,) = tourney("browse")
     assert row["code"] == listed and row["seats_left"] == 16 and row["bracket"] == [16, 8, 4]
     unknown = run("pusoy", "join", "ZZZZZZ", "ann", env=NO_API)
@@ -42,7 +44,7 @@ def test_a_tournament_from_the_command_line(committed):
     assert repeated.returncode == 2 and repeated.stderr.strip() == "error: position 1 is given more than once"
     with unit_of_work(committed) as s:
         pusoy_reports.report(s, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(one, 1)],
-                       two_of_diamonds=None, now=NOW)
+                              two_of_diamonds=None, now=datetime.now(UTC))
     two = shown["tables"]["table 2"]
     last = tourney("report", code, "--round", "1", "--table", "2", *[f"{p}={i}" for i, p in enumerate(two, 1)])
     assert last["round_ready"] is True and "sweep" in last["completed"]

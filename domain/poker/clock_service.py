@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func, select, text
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
@@ -26,7 +25,6 @@ from domain.poker.service import get_tournament
 from domain.store.poker import Level as LevelRow
 from domain.store.poker import Structure, Tournament
 from domain.store.poker_floor import Clock as ClockRow
-from domain.store.poker_floor import ClockEvent as ClockEventRow
 
 # The floor's transitions of one tournament queue on this lock, then lock the clock row; the batch
 # job locks clock rows (skipping held ones) and then, for a dead stack's bust, the tournament row.
@@ -199,6 +197,15 @@ def event_dict(e: ClockEvent) -> dict:
 # -- recording events and the batch job ------------------------------------------------------------
 
 
+INSERT_EVENTS_SQL = """
+INSERT INTO poker_clock_events (tournament_id, segment, kind, level, break_number, at, recorded_at)
+SELECT * FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tournament_id bigint, segment integer,
+  kind text, level integer, break_number integer, at timestamptz, recorded_at timestamptz)
+ON CONFLICT ON CONSTRAINT uq_poker_clock_events_tournament_id_segment_kind_level_at DO NOTHING
+RETURNING id, tournament_id, kind, level, at
+"""
+
+
 def record_events(
     session: Session, batch: Sequence[tuple[Loaded, Sequence[ClockEvent]]], now: datetime
 ) -> list[dict]:
@@ -221,18 +228,10 @@ def record_events(
     ]
     if not rows:
         return []
-    stmt = (
-        insert(ClockEventRow)
-        .on_conflict_do_nothing(constraint="uq_poker_clock_events_tournament_id_segment_kind_level_at")
-        .returning(
-            ClockEventRow.id,
-            ClockEventRow.tournament_id,
-            ClockEventRow.kind,
-            ClockEventRow.level,
-            ClockEventRow.at,
-        )
-    )
-    inserted = [dict(r._mapping) for r in session.execute(stmt, rows)]
+    # one statement however many rows (a single JSON parameter, not a VALUES list per row)
+    inserted = [dict(r._mapping) for r in session.execute(text(INSERT_EVENTS_SQL), {"rows": json.dumps(
+        [r | {"at": r["at"].isoformat(), "recorded_at": r["recorded_at"].isoformat()} for r in rows]
+    )})]
     by_id = {loaded.tournament_id: loaded for loaded, _ in batch}
     starts = [r for r in inserted if r["kind"] == "level-started"]
     if starts:

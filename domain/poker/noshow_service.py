@@ -165,6 +165,9 @@ def charge_dead_stacks(
     if not stacks:
         return []
     chips = {d.id: d.chips for d in stacks}
+    of_tournament: dict[int, list] = {}  # each level start looks only at its own tournament's stacks
+    for d in stacks:
+        of_tournament.setdefault(d.tournament_id, []).append(d)
     busted_at: dict[int, datetime] = {}
     charges = []
     for start in sorted(starts, key=lambda s: (s["at"], s["id"])):
@@ -174,8 +177,8 @@ def charge_dead_stacks(
         if level.is_break:
             continue
         small, big, ante = pure_clock.blinds_at(run.clock, run.levels, index, start["at"])
-        for d in stacks:
-            if d.tournament_id != start["tournament_id"] or d.seated_at > start["at"] or d.id in busted_at:
+        for d in of_tournament.get(start["tournament_id"], ()):
+            if d.seated_at > start["at"] or d.id in busted_at:
                 continue
             cost = pure.level_cost(
                 small, big, ante, level.seconds, run.ante_type, d.table_size, run.hands_per_hour

@@ -219,13 +219,16 @@ def jobs_run(
 def serve(
     limit: Annotated[int, typer.Option(help="Most flow runs executing at once.")] = 4,
 ) -> None:
-    """Serve every deployment with its schedule, in the foreground (Ctrl-C stops)."""
+    """Serve every deployment with its schedule, in the foreground (Ctrl-C stops); start the
+    timekeeper (its active run and its standby, which take two slots beside the `limit`)."""
     from prefect import serve as prefect_serve
 
     from flows.deployments import deployments
+    from flows.timekeeper import RUNS, start_when_served
 
     _require_prefect_api()
-    prefect_serve(*deployments(), limit=limit)
+    start_when_served()
+    prefect_serve(*deployments(), limit=limit + RUNS)
 
 
 @app.command("version")

@@ -12,7 +12,7 @@ import typer
 from domain.errors import DomainError
 from domain.poker import clock_service, noshow_service, seating_service, service
 from domain.store.db import unit_of_work
-from flows.cli_poker import run_job_now, poker_app
+from flows.cli_poker import poker_app
 from flows.output import emit
 
 clock_app = typer.Typer(no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
@@ -38,11 +38,9 @@ def clock_start(
     tournament: TournamentId,
     hands_per_hour: Annotated[int | None, typer.Option(help="hands an hour for dead stacks (SP-6)")] = None,
 ) -> None:
-    """Start the clock at level 1; schedules the exact run at the first level change."""
-    now = _now()
+    """Start the clock at level 1; the timekeeper records each level change at its instant."""
     with unit_of_work() as session:
-        view = clock_service.act(session, tournament, "start", now, hands_per_hour=hands_per_hour)
-    view["level_change_run"] = run_job_now("advance-clocks", f"clock-start-{tournament}-{now.isoformat()}", tournament)
+        view = clock_service.act(session, tournament, "start", _now(), hands_per_hour=hands_per_hour)
     emit(view, "clock: start")
 
 

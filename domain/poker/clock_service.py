@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker import clock as pure
 from domain.poker.clock import Clock, ClockEvent, Level, Override, Pause, Segment
+from domain.poker.due import CLOCKS, notify
 from domain.poker.noshow import DEFAULT_HANDS_PER_HOUR
 from domain.poker.service import get_tournament
 from domain.store.poker import Level as LevelRow
@@ -183,6 +184,7 @@ def act(
     row.next_change_at = pure.next_change_at(step.clock, loaded.levels, now)
     row.updated_at = now
     session.flush()
+    notify(session, "clock", t.id)  # the timekeeper reads the next change again when this commits
     updated = Loaded(t.id, step.clock, loaded.levels, loaded.ante_type, row.hands_per_hour)
     record_events(session, [(updated, pure.events_until(step.clock, loaded.levels, now))], now)
     out = reading_dict(t.id, pure.read(step.clock, loaded.levels, now), len(loaded.levels))
@@ -239,23 +241,25 @@ def record_events(
     return inserted
 
 
-DUE_SQL = """
+DUE_SQL = f"""
 SELECT c.tournament_id, c.segments, c.pauses, c.overrides, c.hands_per_hour, t.structure_id, s.ante_type
-FROM poker_clock c
-JOIN poker_tournaments t ON t.id = c.tournament_id
+FROM {CLOCKS.source}
 JOIN poker_structures s ON s.id = t.structure_id
-WHERE t.status = 'running' AND c.next_change_at <= :now {only}
+WHERE {CLOCKS.due(":now")} {{only}}
 ORDER BY c.tournament_id
 FOR UPDATE OF c SKIP LOCKED
 """
 
 
-def advance_clocks(session: Session, now: datetime, tournament_id: int | None = None) -> list[dict]:
-    """Record the due level changes and break events of every running tournament (or one), charge
-    dead stacks, and set each clock's next change. Clocks another run holds are skipped (that run
-    does them). Returns one summary per tournament handled."""
-    only = "AND c.tournament_id = :tid" if tournament_id is not None else ""
-    due = session.execute(text(DUE_SQL.format(only=only)), {"now": now, "tid": tournament_id}).all()
+def advance_clocks(
+    session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None
+) -> list[dict]:
+    """Record the due level changes and break events of every running tournament (or of one, or of
+    some), charge dead stacks, and set each clock's next change. Clocks another run holds are
+    skipped (that run does them). Returns one summary per tournament handled."""
+    tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
+    only = "AND c.tournament_id = ANY(:tids)" if tids is not None else ""
+    due = session.execute(text(DUE_SQL.format(only=only)), {"now": now, "tids": tids and list(tids)}).all()
     if not due:
         return []
     levels = levels_by_structure(session, {r.structure_id for r in due})
@@ -295,29 +299,3 @@ def advance_clocks(session: Session, now: datetime, tournament_id: int | None = 
         }
         for loaded, _ in batch
     ]
-
-
-def unscheduled_changes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
-    """Running clocks whose next level change (after `now`) has no exact run scheduled yet."""
-    rows = session.execute(
-        text(
-            "SELECT c.tournament_id, c.next_change_at FROM poker_clock c "
-            "JOIN poker_tournaments t ON t.id = c.tournament_id "
-            "WHERE t.status = 'running' AND c.next_change_at > :now "
-            "AND c.run_scheduled_for IS DISTINCT FROM c.next_change_at ORDER BY c.tournament_id"
-        ),
-        {"now": now},
-    ).all()
-    return [(r.tournament_id, r.next_change_at) for r in rows]
-
-
-def mark_scheduled(session: Session, scheduled: Sequence[tuple[int, datetime]]) -> None:
-    if scheduled:
-        session.execute(
-            text(
-                "UPDATE poker_clock c SET run_scheduled_for = v.at "
-                "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tid bigint, at timestamptz) "
-                "WHERE c.tournament_id = v.tid"
-            ),
-            {"rows": json.dumps([{"tid": tid, "at": at.isoformat()} for tid, at in scheduled])},
-        )

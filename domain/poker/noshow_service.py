@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker import clock as pure_clock
 from domain.poker import noshow as pure
+from domain.poker.due import NO_SHOWS
 from domain.poker.seating_service import seat_new_entries
 from domain.store.poker import AuditEvent, Entry, Registration
 from domain.store.poker_floor import DeadStack, NoShowRun
@@ -28,18 +29,17 @@ from domain.store.poker_floor import DeadStack, NoShowRun
 if TYPE_CHECKING:
     from domain.poker.clock_service import Loaded
 
-DUE_SQL = """
+DUE_SQL = f"""
 SELECT t.id, t.no_show_policy, t.starting_stack
-FROM poker_tournaments t
-WHERE t.status = 'running' {when} {only}
-  AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)
+FROM {NO_SHOWS.source}
+WHERE {NO_SHOWS.pending} {{when}} {{only}}
 ORDER BY t.id
 FOR UPDATE OF t SKIP LOCKED
 """
 
 
 def process_no_shows(
-    session: Session, now: datetime, tournament_id: int | None = None, *, at_close_only: bool = True
+    session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None, *, at_close_only: bool = True
 ) -> list[dict]:
     """Apply each due tournament's policy to every registered player not checked in: drop cancels
     the registration; absent_mode seats a dead stack (a new entry with the starting stack).
@@ -47,9 +47,10 @@ def process_no_shows(
     The jobs process a tournament only once its late registration has closed; the floor may
     process one at once (`at_close_only=False`): 3.8, the handler itself does not check the window,
     the hold is kept by when processing is invoked."""
-    when = "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= :now" if at_close_only else ""
-    only = "AND t.id = :tid" if tournament_id is not None else ""
-    due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tid": tournament_id}).all()
+    when = f"AND {NO_SHOWS.instant} <= :now" if at_close_only else ""
+    tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
+    only = "AND t.id = ANY(:tids)" if tids is not None else ""
+    due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tids": tids and list(tids)}).all()
     if due:  # a run that held a row until just now committed after this statement began: ask again
         ids = [t.id for t in due]
         done = set(session.scalars(select(NoShowRun.tournament_id).where(NoShowRun.tournament_id.in_(ids))))
@@ -312,18 +313,3 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
         "chips": stack.chips,
         "arrived_at": now,
     }
-
-
-def upcoming_closes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
-    """Tournaments open for registration or running whose no-shows are still to process, with the
-    instant late registration closes (for the exact scheduled runs)."""
-    rows = session.execute(
-        text(
-            "SELECT t.id, coalesce(t.late_reg_deadline, t.scheduled_start) AS close FROM poker_tournaments t "
-            "WHERE t.status IN ('registration_open', 'running') "
-            "AND coalesce(t.late_reg_deadline, t.scheduled_start) > :now "
-            "AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id) ORDER BY t.id"
-        ),
-        {"now": now},
-    ).all()
-    return [(r.id, r.close) for r in rows]

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker import entries as rules
+from domain.poker.due import notify
 from domain.poker.lifecycle import CANCELLED, DRAFT, FINISHED, RUNNING, edit_problems, transition
 from domain.poker.players import eligibility_problems, profile_problems
 from domain.poker.settings import SETTING_FIELDS, TournamentSettings, settings_problems
@@ -257,6 +258,7 @@ def edit_tournament(
         t.structure_id = structure_id
     audit(session, "tournament-edited", now, tournament_id=t.id, fields=sorted(changes) + (["structure_id"] if structure_id else []))
     session.flush()
+    notify(session, "tournament-edited", t.id)  # its deadlines may have moved (the timekeeper)
     return t
 
 
@@ -270,6 +272,7 @@ def change_status(session: Session, tournament_id: int, action: str, now: dateti
     setattr(t, stamp, now)
     audit(session, f"tournament-{action}", now, tournament_id=t.id)
     session.flush()
+    notify(session, f"tournament-{action}", t.id)  # a start makes its no-shows due (the timekeeper)
     return t
 
 

@@ -5,6 +5,7 @@ from domain.store import (  # noqa: F401  (imported for their tables)
     documents,
     poker,
     poker_floor,
+    poker_moments,
     poker_results,
     pusoy,
     series,

@@ -17,9 +17,8 @@ from pathlib import Path
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
-from domain.poker import due
 from flows.timekeeper_loop import LOCK
-from tests.integration.timekeeper_world import now, quick_structure, running, wait_for
+from tests.integration.timekeeper_world import nothing_due, now, quick_structure, running, wait_for
 
 KILLS = 20
 TAKEOVER = 10.0  # seconds
@@ -43,11 +42,6 @@ def spawn(url: str, log: Path) -> subprocess.Popen:
     with log.open("ab") as out:
         return subprocess.Popen([sys.executable, "-m", "flows.timekeeper_loop"], env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def nothing_due(engine: Engine) -> bool:
-    with engine.connect() as conn:
-        return all(conn.execute(text(k.count_due_sql())).scalar_one() == 0 for k in due.KINDS)
 
 
 def test_killing_the_active_timekeeper_20_times_loses_nothing_and_does_nothing_twice(committed, database_url,

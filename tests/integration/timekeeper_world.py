@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
-from domain.poker import clock_service, seating_service
+from domain.poker import clock_service, due, seating_service
 from flows.timekeeper_loop import Moment, Timekeeper
 from tests.integration.poker_floor_world import enter, register, structure, tournament
 
@@ -54,6 +54,12 @@ def level_starts(engine: Engine, tournament_id: int | None = None) -> list[tuple
             "AND (CAST(:tid AS bigint) IS NULL OR tournament_id = :tid) ORDER BY tournament_id, at, level"
         ), {"tid": tournament_id}).all()
     return [tuple(r) for r in rows]
+
+
+def nothing_due(engine: Engine) -> bool:
+    """No moment of any kind is due (the status report's count, domain/poker/due.py)."""
+    with engine.connect() as conn:
+        return all(conn.execute(text(k.count_due_sql())).scalar_one() == 0 for k in due.KINDS)
 
 
 def wait_for(condition, timeout: float, every: float = 0.05) -> bool:

@@ -202,7 +202,7 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
     log = get_run_logger()
     reporter = Reporter(flow_run.id, log)
     keeper = Timekeeper(on_moment=reporter.put, poll=poll_seconds, log=log,
-                        name=f"tourney-timekeeper {flow_run.name} pid {os.getpid()}")
+                        name=f"tourney-timekeeper pid {os.getpid()} {flow_run.name}")
     stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
     standby = threading.Thread(target=_keep_a_standby, args=(keeper,), name="timekeeper-standby", daemon=True)
     if stop:

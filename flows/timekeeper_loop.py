@@ -18,27 +18,34 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import socket
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import psycopg
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from domain.errors import ConfigurationError, DomainError
 from domain.poker import clock_service, noshow_service
 from domain.poker import due as poker_due
 from domain.poker.due import Kind
-from domain.store.db import database_url, get_engine, unit_of_work
+from domain.store.db import database_url
 from domain.store.leader import Leader
 from domain.timekeeping import Run, next_step
 
 LOCK = (7411800, 0)  # the timekeeper's session advisory lock
+HOLDER_SQL = """
+SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+WHERE l.locktype = 'advisory' AND l.classid = :k1 AND l.objid = :k2 AND l.granted
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
 LONGEST_SLEEP = timedelta(seconds=60)  # the safety net under the notifications
 RETRY_HELD = 0.05  # seconds before taking again a tournament another run held
 
@@ -87,16 +94,21 @@ class Timekeeper:
     now: Callable[[], datetime] = wall_now
     longest: timedelta = LONGEST_SLEEP
     poll: float = 1.0  # a standby asks for the lock this often
-    name: str = field(default_factory=lambda: f"tourney-timekeeper {socket.gethostname()} pid {os.getpid()}")
+    name: str = field(default_factory=lambda: f"tourney-timekeeper pid {os.getpid()} {socket.gethostname()}")
     log: logging.Logger | logging.LoggerAdapter = field(default_factory=lambda: logging.getLogger("tourney.timekeeper"))
     url: str = field(default_factory=database_url)
     stopping: threading.Event = field(default_factory=threading.Event)
     state: str = "starting"
     moments: int = 0
 
-    @property
-    def engine(self) -> Engine:
-        return get_engine()
+    def __post_init__(self) -> None:
+        # its own engine and session factory, made once: each moment costs no settings lookup, no
+        # new session class and no pre-ping (a broken connection raises, and the loop reconnects)
+        self.engine: Engine = create_engine(self.url, pool_size=2, max_overflow=2)
+        self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+
+    def _transaction(self) -> AbstractContextManager[Session]:
+        return self._sessions.begin()
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -117,6 +129,7 @@ class Timekeeper:
                 self._become("reconnecting", _first_line(exc))
                 self.stopping.wait(1.0)
         self._become("stopped")
+        self.engine.dispose()
 
     def stop(self) -> None:
         """Ends `run` soon: at once when it sleeps (a notification wakes it), else after its moment."""
@@ -156,14 +169,14 @@ class Timekeeper:
     def run_moments(self, job: Job, at: datetime) -> bool:
         """Do every moment of `job` due at `at`; True when some tournament was held by another run
         (it is still due: taken again shortly)."""
-        with unit_of_work(self.engine) as session:
+        with self._transaction() as session:
             due = poker_due.due_at(session, job.kind, at)
         if not due:
             return False
         started = self.now()
         refused: dict[int, tuple[str, str]] = {}
         try:
-            with unit_of_work(self.engine) as session:
+            with self._transaction() as session:
                 done = job.work(session, at, [tid for tid, _ in due])
         except Exception as exc:
             if connection_trouble(exc):
@@ -171,7 +184,7 @@ class Timekeeper:
             done = []
             for tid, _ in due:  # one at a time, so one refusal does not stop the others
                 try:
-                    with unit_of_work(self.engine) as session:
+                    with self._transaction() as session:
                         done += job.work(session, at, [tid])
                 except Exception as one:
                     if connection_trouble(one):
@@ -180,7 +193,7 @@ class Timekeeper:
                         self.log.exception("%s poker-%s at %s failed", job.name, tid, at.isoformat())
                     refused[tid] = (one.code, one.message) if isinstance(one, DomainError) else (
                         "internal-error", f"{one.__class__.__name__}: {_first_line(one)}")
-            with unit_of_work(self.engine) as session:
+            with self._transaction() as session:
                 for tid, (code, reason) in refused.items():
                     poker_due.record_failure(session, job.kind, tid, dict(due)[tid], code, reason, self.now())
         finished = self.now()
@@ -188,7 +201,7 @@ class Timekeeper:
         missing = [tid for tid, _ in due if tid not in by_tid and tid not in refused]
         held: set[int] = set()
         if missing:
-            with unit_of_work(self.engine) as session:
+            with self._transaction() as session:
                 held = {tid for tid, _ in poker_due.due_at(session, job.kind, at)} & set(missing)
         for tid, due_instant in due:
             if tid in held:
@@ -205,6 +218,15 @@ class Timekeeper:
             if self.on_moment:
                 self.on_moment(moment)
         return bool(held)
+
+
+def active_pid(engine: Engine) -> int | None:
+    """The process id of the active timekeeper (from its lock connection's application name:
+    `tourney-timekeeper pid <pid> <where>`), or None when no timekeeper holds the lock."""
+    with engine.connect() as conn:
+        name = conn.execute(text(HOLDER_SQL), {"k1": LOCK[0], "k2": LOCK[1]}).scalar()
+    found = re.search(r"pid (\d+)", name or "")
+    return int(found.group(1)) if found else None
 
 
 def connection_trouble(exc: BaseException) -> bool:

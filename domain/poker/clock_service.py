@@ -75,11 +75,12 @@ def encode(clock: Clock) -> dict:
 
 
 def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[int, tuple[Level, ...]]:
-    rows = session.execute(
-        select(LevelRow)
+    rows = session.execute(  # columns, not entities: the batch job reads levels at every level change
+        select(LevelRow.structure_id, LevelRow.small_blind, LevelRow.big_blind, LevelRow.ante,
+               LevelRow.duration_seconds, LevelRow.is_break)
         .where(LevelRow.structure_id.in_(set(structure_ids)))
         .order_by(LevelRow.structure_id, LevelRow.position)
-    ).scalars()
+    )
     out: dict[int, list[Level]] = {}
     for r in rows:
         out.setdefault(r.structure_id, []).append(

@@ -17,24 +17,15 @@ from pathlib import Path
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
-from flows.timekeeper_loop import LOCK
+from flows.timekeeper_loop import active_pid
 from tests.integration.timekeeper_world import nothing_due, now, quick_structure, running, wait_for
 
 KILLS = 20
 TAKEOVER = 10.0  # seconds
 
-HOLDER = """
-SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-WHERE l.locktype = 'advisory' AND l.classid = :k1 AND l.objid = :k2 AND l.granted
-  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-"""
-
-
 def holder(engine: Engine) -> int | None:
-    """The OS pid of the timekeeper process holding the lock (its connection's application name)."""
-    with engine.connect() as conn:
-        name = conn.execute(text(HOLDER), {"k1": LOCK[0], "k2": LOCK[1]}).scalar()
-    return int(name.rsplit(" ", 1)[1]) if name else None
+    """The OS pid of the timekeeper process holding the lock."""
+    return active_pid(engine)
 
 
 def spawn(url: str, log: Path) -> subprocess.Popen:

@@ -192,7 +192,25 @@ def _old_way(report: Report, client, runner: subprocess.Popen, server: list[int]
     _report(report, name, late, missed, cpu, server_cpu, count)
 
 
-def _timekeeper(report: Report, server: list[int], count: int) -> None:
+def _reported(client, label: str) -> int:
+    """How many of the phase's moments are task runs in the Prefect API (of any timekeeper run)."""
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName, TaskRunFilter, TaskRunFilterName
+
+    with get_engine().connect() as conn:
+        ids = set(conn.execute(text("SELECT id FROM poker_tournaments WHERE name LIKE :label || '-%'"),
+                               {"label": label}).scalars())
+    found, offset = 0, 0
+    while True:
+        page = client.read_task_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["timekeeper"])),
+                                     task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_="advance-clocks poker-")),
+                                     limit=200, offset=offset)
+        found += sum(1 for r in page if int(r.name.split()[1].removeprefix("poker-")) in ids)
+        if len(page) < 200:
+            return found
+        offset += 200
+
+
+def _timekeeper(report: Report, client, server: list[int], count: int) -> None:
     label = f"tk{count}"
     keeper = _holder_pid()
     cpu0, server0 = _cpu(keeper), sum(_cpu(p) for p in server)
@@ -210,6 +228,7 @@ def _timekeeper(report: Report, server: list[int], count: int) -> None:
     name = f"timekeeping, {count} level changes due within {int(SPREAD)} s: timekeeper (one warm run)"
     report.note(name, "first due", first.isoformat())
     _report(report, name, late, missed, cpu, server_cpu, count)
+    report.note(name, "moments shown as task runs 15 s after the last", _reported(client, label))
 
 
 def run(report: Report) -> None:
@@ -247,7 +266,7 @@ def run(report: Report) -> None:
                     time.sleep(1)
                 time.sleep(20)  # its standby run starts beside it (ensure_runs) and settles
                 for count in counts:
-                    _timekeeper(report, server, count)
+                    _timekeeper(report, client, server, count)
                 for r in client.read_flow_runs():
                     if r.state and not r.state.is_final():
                         client.set_flow_run_state(r.id, Cancelling(), force=True)

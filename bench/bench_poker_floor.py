@@ -1,6 +1,7 @@
-"""Poker floor: `advance-clocks` over 1,000 running tournaments with due level changes (each with a
-dead stack to charge) in one set-based run beside one tournament at a time; and the pure clock's
-level at an instant for a 40-level structure with 10 pauses."""
+"""Poker floor: `advance-clocks` over 100, 1,000 and 3,000 running tournaments with due level changes
+(each with a dead stack to charge) in one set-based run beside one tournament at a time — time, SQL
+statements, and the set-based run's time per tournament (flat when it is linear); and the pure
+clock's level at an instant for a 40-level structure with 10 pauses."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 T0 = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
 NOW = T0 + timedelta(minutes=21)  # level 2 began at 18:20
-COUNT = 1000
+COUNTS = (100, 1000, 3000)
+COUNT = max(COUNTS)  # tournaments seeded; the first n of them are due in each measure
 
 WORLD = """
 INSERT INTO clubs (name, legal_form, inn, ogrn, contact_email, timezone, created_at, updated_at)
@@ -48,53 +50,29 @@ FROM poker_tournaments;
 RESET = """
 DELETE FROM poker_dead_stack_charges;
 DELETE FROM poker_clock_events;
-UPDATE poker_clock SET next_change_at = CAST(:t0 AS timestamptz) + interval '20 minutes', run_scheduled_for = NULL;
+UPDATE poker_clock SET next_change_at = CASE WHEN tournament_id < :first + :count
+  THEN CAST(:t0 AS timestamptz) + interval '20 minutes' END;
 UPDATE poker_dead_stacks SET chips = 10000, busted_at = NULL;
 """
 
 
-def _sql(script: str) -> None:
+def _sql(script: str, count: int = COUNT, first: int = 0) -> None:
     with get_engine().begin() as conn:
         for statement in filter(str.strip, script.split(";")):
-            conn.execute(text(statement), {"t0": T0, "t0s": T0.isoformat(), "count": COUNT})
+            conn.execute(text(statement), {"t0": T0, "t0s": T0.isoformat(), "count": count, "first": first})
 
 
 def run(report: Report) -> None:
     _sql(WORLD)
     engine = get_engine()
     with engine.connect() as conn:
-        ids = conn.execute(text("SELECT id FROM poker_tournaments ORDER BY id")).scalars().all()
+        all_ids = conn.execute(text("SELECT id FROM poker_tournaments ORDER BY id")).scalars().all()
+    for count in COUNTS:
+        _advance_clocks(report, engine, all_ids[:count])
+    _clock_read(report)
 
-    def one_at_a_time() -> None:
-        for tid in ids:
-            with unit_of_work() as session:
-                clock_service.advance_clocks(session, NOW, tid)
 
-    def set_based() -> None:
-        with unit_of_work() as session:
-            done = clock_service.advance_clocks(session, NOW)
-        assert len(done) == COUNT
-
-    report.compare(
-        f"advance-clocks, {COUNT} due tournaments",
-        ("one tournament at a time", one_at_a_time),
-        ("one set-based run", set_based),
-        repeat=3,
-        before_each=lambda: _sql(RESET),
-    )
-    for label, fn in (("one tournament at a time", one_at_a_time), ("one set-based run", set_based)):
-        _sql(RESET)
-        with StatementCounter(engine) as counter:
-            fn()
-        report.note(f"advance-clocks, {COUNT} due tournaments", f"SQL statements, {label}", counter.count)
-    with engine.connect() as conn:
-        charged = conn.execute(text("SELECT count(*) FROM poker_dead_stack_charges")).scalar_one()
-    report.note(
-        f"advance-clocks, {COUNT} due tournaments",
-        "dead-stack charges made (levels 1 and 2, once each)",
-        charged,
-    )
-
+def _clock_read(report: Report) -> None:
     levels = tuple(pure.Level(100 * n, 200 * n, 25 * n, 1200, is_break=n % 4 == 0) for n in range(1, 41))
     clock = pure.Clock(
         segments=(pure.Segment(0, T0),),
@@ -123,3 +101,39 @@ def run(report: Report) -> None:
     report.note(
         "clock level at an instant", "µs per read() call", round(row["candidate_median_s"] / calls * 1e6, 1)
     )
+
+
+def _advance_clocks(report: Report, engine, ids: list[int]) -> None:
+    """The first len(ids) tournaments due: one set-based run beside one run per tournament."""
+    count = len(ids)
+
+    def one_at_a_time() -> None:
+        for tid in ids:
+            with unit_of_work() as session:
+                clock_service.advance_clocks(session, NOW, tid)
+
+    def set_based() -> None:
+        with unit_of_work() as session:
+            done = clock_service.advance_clocks(session, NOW)
+        assert len(done) == count
+
+    def reset() -> None:
+        _sql(RESET, count, ids[0])
+
+    name = f"advance-clocks, {count} due tournaments"
+    row = report.compare(
+        name,
+        ("one tournament at a time", one_at_a_time),
+        ("one set-based run", set_based),
+        repeat=3 if count <= 1000 else 1,
+        before_each=reset,
+    )
+    report.note(name, "set-based: ms per tournament", round(row["candidate_median_s"] / count * 1e3, 3))
+    for label, fn in (("one tournament at a time", one_at_a_time), ("one set-based run", set_based)):
+        reset()
+        with StatementCounter(engine) as counter:
+            fn()
+        report.note(name, f"SQL statements, {label}", counter.count)
+    with engine.connect() as conn:
+        charged = conn.execute(text("SELECT count(*) FROM poker_dead_stack_charges")).scalar_one()
+    report.note(name, "dead-stack charges made (levels 1 and 2, once each)", charged)

@@ -9,9 +9,9 @@ Two runs of the same job never work on the same tournament at once: that is the 
 not the limit's. Each takes its tournament's row (`advance-clocks`: the clock row; `process-no-shows`,
 `finalize-tournaments`: the tournament row; `complete-rounds`: the round row) `FOR UPDATE SKIP LOCKED`
 in the transaction that does the work, so a second run skips a tournament the first one holds and
-finds it done afterwards. So the jobs with an exact run per tournament (`advance-clocks`,
-`process-no-shows`) run up to `EXACT_RUNS_AT_ONCE` at once: the exact runs of different tournaments
-due together do not wait for one another. The others keep 1: one sweep at a time is all they need."""
+finds it done afterwards. One sweep at a time is all a job needs (limit 1). The `timekeeper` admits
+`TIMEKEEPER_RUNS` (2): the active run and its standby (flows/jobs/timekeeper.py); it has no schedule, it
+is started by `tourney serve` and keeps its standby itself."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ from flows.jobs.pusoy import complete_rounds
 # area: poker
 from flows.jobs.poker_floor import advance_clocks, process_no_shows  # noqa: E402
 from flows.jobs.poker_results import finalize_tournaments_flow  # noqa: E402
+from flows.jobs.timekeeper import RUNS as TIMEKEEPER_RUNS  # noqa: E402
+from flows.jobs.timekeeper import timekeeper  # noqa: E402
 
 # area: documents
 from flows.jobs.documents import publish_results  # noqa: E402
@@ -42,8 +44,6 @@ from flows.jobs.documents import publish_results  # noqa: E402
 # area: series
 from flows.jobs.series import materialize_series
 
-
-EXACT_RUNS_AT_ONCE = 4  # = `tourney serve`'s default --limit; a larger burst waits for a slot
 
 
 @dataclass(frozen=True)
@@ -100,20 +100,26 @@ JOBS: tuple[Job, ...] = (
 
     # area: poker
     Job(
+        "timekeeper",
+        timekeeper,
+        "long-lived: runs every clock's level change and every late-registration close at its instant "
+        "(one active across machines, one standby)",
+        tags=("poker",),
+        concurrency=TIMEKEEPER_RUNS,
+    ),
+    Job(
         "process-no-shows",
         process_no_shows,
-        "applies the no-show policy at each late-registration close; schedules the exact runs",
+        "safety net behind the timekeeper: applies the no-show policy of every closed late registration",
         interval=timedelta(minutes=5),
         tags=("poker",),
-        concurrency=EXACT_RUNS_AT_ONCE,
     ),
     Job(
         "advance-clocks",
         advance_clocks,
-        "records level changes and break events, charges dead stacks; schedules the next change",
-        interval=timedelta(minutes=1),
+        "safety net behind the timekeeper: records due level changes and break events, charges dead stacks",
+        interval=timedelta(minutes=5),
         tags=("poker",),
-        concurrency=EXACT_RUNS_AT_ONCE,
     ),
     Job(
         "finalize-tournaments",

@@ -236,15 +236,18 @@ def jobs_run(
 def serve(
     limit: Annotated[int, typer.Option(help="Most flow runs executing at once.", min=1, max=1000)] = 4,
 ) -> None:
-    """Serve every deployment with its schedule, in the foreground (Ctrl-C stops)."""
+    """Serve every deployment with its schedule, in the foreground (Ctrl-C stops); start the
+    timekeeper (its active run and its standby, which take two slots beside the `limit`)."""
     from prefect import serve as prefect_serve
 
     from infra import processes
     from flows.deployments import deployments
+    from flows.jobs.timekeeper import RUNS, start_when_served
 
     _require_prefect_api()
     processes.record(load_settings(), "serve")
-    prefect_serve(*deployments(), limit=limit)
+    start_when_served()
+    prefect_serve(*deployments(), limit=limit + RUNS)
 
 
 @app.command("stop")

@@ -171,17 +171,7 @@ def poker_edit(
     with transaction() as session:
         t = service.edit_tournament(session, tournament, changes, now, structure_id=structure)
         view = service.tournament_view(session, t)
-    if t.status == "registration_open":  # the exact no-show run moves with the deadline (3.8)
-        view["no_show_run"] = run_job_now("process-no-shows", f"edit-{t.id}-{now.isoformat()}", t.id)
-    emit(view)
-
-
-def run_job_now(job: str, key: str, tournament_id: int) -> str:
-    """A run of `job` for the tournament now, tagged with the tournament's tags."""
-    from flows.deployments import run_now  # imports Prefect: only when a command needs it
-    from flows.tags import of_poker
-
-    return run_now(job, key, tags=of_poker([tournament_id]).get(tournament_id, ()))
+    emit(view)  # a moved deadline wakes the timekeeper (domain/poker/services/due.py)
 
 
 Yes = Annotated[bool, typer.Option("--yes", help="do it without asking")]
@@ -191,10 +181,7 @@ def _status_command(action: str, doc: str) -> None:
     def command(tournament: TournamentId) -> None:
         with transaction() as session:
             t = service.change_status(session, tournament, action, _now())
-        view = {"id": t.id, "status": t.status}
-        if action == "open":  # schedules the exact no-show run at the late-registration close (3.8)
-            view["no_show_run"] = run_job_now("process-no-shows", f"open-{t.id}", t.id)
-        emit(view)
+        emit({"id": t.id, "status": t.status})  # a start wakes the timekeeper: no-shows at the close (3.8)
 
     command.__doc__ = doc
     poker_app.command(action)(command)

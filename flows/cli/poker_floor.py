@@ -14,7 +14,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as service
-from flows.cli.poker import run_job_now, poker_app
+from flows.cli.poker import poker_app
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX, confirm
 
@@ -41,11 +41,9 @@ def clock_start(
     tournament: TournamentId,
     hands_per_hour: Annotated[int | None, typer.Option(help="hands an hour for dead stacks (SP-6)", min=1, max=1000)] = None,
 ) -> None:
-    """Start the clock at level 1; schedules the exact run at the first level change."""
-    now = _now()
+    """Start the clock at level 1; the timekeeper records each level change at its instant."""
     with transaction() as session:
-        view = clock_service.act(session, tournament, "start", now, hands_per_hour=hands_per_hour)
-    view["level_change_run"] = run_job_now("advance-clocks", f"clock-start-{tournament}-{now.isoformat()}", tournament)
+        view = clock_service.act(session, tournament, "start", _now(), hands_per_hour=hands_per_hour)
     emit(view, "clock: start")
 
 

@@ -1,6 +1,7 @@
 """Two runs of the same job on the same tournament never both do its work, and runs on different
 tournaments do not wait for one another (flows/deployments.py): the services take the tournament's
-row `FOR UPDATE SKIP LOCKED`; the deployments of the jobs with exact runs admit several runs at once.
+row `FOR UPDATE SKIP LOCKED`; the sweeps run one at a time, the timekeeper's deployment admits its
+active run and its standby.
 
 A run is held mid-work on tournament X by real PostgreSQL: the test's own transaction holds a row the
 run needs after it has taken X (X's tournament row, which inserting X's clock events checks by its
@@ -53,7 +54,7 @@ def test_two_advance_clocks_runs_on_one_tournament_record_its_level_change_once_
     prefect_api, committed
 ):
     """SP-8: the second run on X skips it (the first holds its clock); the run on Y is not held up."""
-    start = T0 - timedelta(days=14)  # exact runs are keyed by instant: away from other tests' T0
+    start = T0 - timedelta(days=14)
     with Session(committed) as s, s.begin():
         x, y = tournament(s), tournament(s)
         for t in (x, y):
@@ -109,23 +110,20 @@ def test_two_process_no_shows_runs_on_one_tournament_drop_its_no_shows_once_whil
     assert [tuple(r) for r in audited] == [(x, 2), (y, 2)]
 
 
-def test_the_exact_run_jobs_admit_runs_of_different_tournaments_at_once_and_the_sweeps_one_at_a_time(
-    prefect_api,
-):
-    """The Prefect server's deployment concurrency slot (taken on Pending): `advance-clocks` admits two
-    runs at once, `finalize-tournaments` (one sweep at a time) makes the second wait."""
+def test_the_timekeeper_admits_its_active_run_and_a_standby_and_the_sweeps_one_run_at_a_time(prefect_api):
+    """The Prefect server's deployment concurrency slot (taken on Pending): `timekeeper` admits two
+    runs at once (the active one and its standby), `advance-clocks` (a sweep) makes the second wait."""
     admitted = {}
     with get_client(sync_client=True) as client:
-        for name, parameters in (("advance-clocks", [{"tournament_id": 1}, {"tournament_id": 2}]),
-                                 ("finalize-tournaments", [{}, {}])):
+        for name in ("timekeeper", "advance-clocks"):
             deployment(job(name)).apply()
             found = client.read_deployment_by_name(f"{name}/{name}")
             assert found.global_concurrency_limit.limit == job(name).concurrency
-            runs = [client.create_flow_run_from_deployment(found.id, parameters=p) for p in parameters]
+            runs = [client.create_flow_run_from_deployment(found.id) for _ in range(2)]
             admitted[name] = [client.set_flow_run_state(r.id, Pending()).status for r in runs]
             for r in runs:
                 client.set_flow_run_state(r.id, Cancelled(), force=True)
     assert admitted == {
-        "advance-clocks": [SetStateStatus.ACCEPT, SetStateStatus.ACCEPT],
-        "finalize-tournaments": [SetStateStatus.ACCEPT, SetStateStatus.REJECT],
+        "timekeeper": [SetStateStatus.ACCEPT, SetStateStatus.ACCEPT],
+        "advance-clocks": [SetStateStatus.ACCEPT, SetStateStatus.REJECT],
     }

@@ -2,8 +2,9 @@
 
 - `kind:poker` or `kind:pusoy`;
 - `club:<club id>`, when the tournament belongs to a club (a Pusoy Dos tournament may not);
-- `tournament:poker-<id>` (the id `tourney poker ...` takes) or `tournament:pusoy-<CODE>` (the join
-  code `tourney pusoy ...` takes): the two kinds number their tournaments separately, so the kind is
+- `tournament:poker-<id>` (the id `tourney poker ...` takes) or `tournament:pusoy-<id>` (the Pusoy Dos
+  tournament's id, never its join code: a private tournament's code is its key, and tags are shown to
+  everyone who sees the runs): the two kinds number their tournaments separately, so the kind is
   part of the tag.
 
 Plain strings read from the database; the flows put them on runs."""
@@ -37,7 +38,5 @@ def pusoy_tags(session: Session, ids: Iterable[int]) -> dict[int, tuple[str, ...
     ids = list(ids)
     if not ids:
         return {}
-    rows = session.execute(
-        select(PusoyTournament.id, PusoyTournament.code, PusoyTournament.club_id).where(PusoyTournament.id.in_(ids))
-    )
-    return {tid: _tags("pusoy", code, club_id) for tid, code, club_id in rows}
+    rows = session.execute(select(PusoyTournament.id, PusoyTournament.club_id).where(PusoyTournament.id.in_(ids)))
+    return {tid: _tags("pusoy", str(tid), club_id) for tid, club_id in rows}

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, text
 
-from domain.poker.services.results import pending_finalize_sql
 from domain.documents.tables import PENDING_SQL as documents_pending_sql
+from domain.poker.services import due as poker_due
+from domain.poker.services.results import pending_finalize_sql
 from domain.store.migrate import database_heads, script_heads
 
 # job name -> SQL counting the rows that job will pick up on its next run.
@@ -26,15 +27,9 @@ PENDING_WORK: dict[str, str] = {
     ),
 
     # area: poker
-    "process-no-shows": (
-        "SELECT count(*) FROM poker_tournaments t WHERE t.status = 'running' "
-        "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= now() "
-        "AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)"
-    ),
-    "advance-clocks": (
-        "SELECT count(*) FROM poker_clock c JOIN poker_tournaments t ON t.id = c.tournament_id "
-        "WHERE t.status = 'running' AND c.next_change_at <= now()"
-    ),
+    # the services' and the timekeeper's own definitions of what is due (domain/poker/services/due.py)
+    "process-no-shows": poker_due.NO_SHOWS.count_due_sql(),
+    "advance-clocks": poker_due.CLOCKS.count_due_sql(),
     "finalize-tournaments": pending_finalize_sql(),
 
     # area: documents

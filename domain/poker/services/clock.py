@@ -15,18 +15,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func, select, text
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
 from domain.poker.rules import clock as pure
 from domain.poker.rules.clock import Clock, ClockEvent, Level, Override, Pause, Segment
 from domain.poker.rules.noshow import DEFAULT_HANDS_PER_HOUR
+from domain.poker.services.due import CLOCKS, notify
 from domain.poker.services.tournaments import get_tournament
+from domain.poker.tables.floor import Clock as ClockRow
 from domain.poker.tables.tournaments import Level as LevelRow
 from domain.poker.tables.tournaments import Structure, Tournament
-from domain.poker.tables.floor import Clock as ClockRow
-from domain.poker.tables.floor import ClockEvent as ClockEventRow
 
 # The floor's transitions of one tournament queue on this lock, then lock the clock row; the batch
 # job locks clock rows (skipping held ones) and then, for a dead stack's bust, the tournament row.
@@ -76,11 +75,12 @@ def encode(clock: Clock) -> dict:
 
 
 def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[int, tuple[Level, ...]]:
-    rows = session.execute(
-        select(LevelRow)
+    rows = session.execute(  # columns, not entities: the batch job reads levels at every level change
+        select(LevelRow.structure_id, LevelRow.small_blind, LevelRow.big_blind, LevelRow.ante,
+               LevelRow.duration_seconds, LevelRow.is_break)
         .where(LevelRow.structure_id.in_(set(structure_ids)))
         .order_by(LevelRow.structure_id, LevelRow.position)
-    ).scalars()
+    )
     out: dict[int, list[Level]] = {}
     for r in rows:
         out.setdefault(r.structure_id, []).append(
@@ -185,6 +185,7 @@ def act(
     row.next_change_at = pure.next_change_at(step.clock, loaded.levels, now)
     row.updated_at = now
     session.flush()
+    notify(session, "clock", t.id)  # the timekeeper reads the next change again when this commits
     updated = Loaded(t.id, step.clock, loaded.levels, loaded.ante_type, row.hands_per_hour)
     record_events(session, [(updated, pure.events_until(step.clock, loaded.levels, now))], now)
     out = reading_dict(t.id, pure.read(step.clock, loaded.levels, now), len(loaded.levels))
@@ -197,6 +198,15 @@ def event_dict(e: ClockEvent) -> dict:
 
 
 # -- recording events and the batch job ------------------------------------------------------------
+
+
+INSERT_EVENTS_SQL = """
+INSERT INTO poker_clock_events (tournament_id, segment, kind, level, break_number, at, recorded_at)
+SELECT * FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tournament_id bigint, segment integer,
+  kind text, level integer, break_number integer, at timestamptz, recorded_at timestamptz)
+ON CONFLICT ON CONSTRAINT uq_poker_clock_events_tournament_id_segment_kind_level_at DO NOTHING
+RETURNING id, tournament_id, kind, level, at
+"""
 
 
 def record_events(
@@ -221,18 +231,10 @@ def record_events(
     ]
     if not rows:
         return []
-    stmt = (
-        insert(ClockEventRow)
-        .on_conflict_do_nothing(constraint="uq_poker_clock_events_tournament_id_segment_kind_level_at")
-        .returning(
-            ClockEventRow.id,
-            ClockEventRow.tournament_id,
-            ClockEventRow.kind,
-            ClockEventRow.level,
-            ClockEventRow.at,
-        )
-    )
-    inserted = [dict(r._mapping) for r in session.execute(stmt, rows)]
+    # one statement however many rows (a single JSON parameter, not a VALUES list per row)
+    inserted = [dict(r._mapping) for r in session.execute(text(INSERT_EVENTS_SQL), {"rows": json.dumps(
+        [r | {"at": r["at"].isoformat(), "recorded_at": r["recorded_at"].isoformat()} for r in rows]
+    )})]
     by_id = {loaded.tournament_id: loaded for loaded, _ in batch}
     starts = [r for r in inserted if r["kind"] == "level-started"]
     if starts:
@@ -240,23 +242,25 @@ def record_events(
     return inserted
 
 
-DUE_SQL = """
+DUE_SQL = f"""
 SELECT c.tournament_id, c.segments, c.pauses, c.overrides, c.hands_per_hour, t.structure_id, s.ante_type
-FROM poker_clock c
-JOIN poker_tournaments t ON t.id = c.tournament_id
+FROM {CLOCKS.source}
 JOIN poker_structures s ON s.id = t.structure_id
-WHERE t.status = 'running' AND c.next_change_at <= :now {only}
+WHERE {CLOCKS.due(":now")} {{only}}
 ORDER BY c.tournament_id
 FOR UPDATE OF c SKIP LOCKED
 """
 
 
-def advance_clocks(session: Session, now: datetime, tournament_id: int | None = None) -> list[dict]:
-    """Record the due level changes and break events of every running tournament (or one), charge
-    dead stacks, and set each clock's next change. Clocks another run holds are skipped (that run
-    does them). Returns one summary per tournament handled."""
-    only = "AND c.tournament_id = :tid" if tournament_id is not None else ""
-    due = session.execute(text(DUE_SQL.format(only=only)), {"now": now, "tid": tournament_id}).all()
+def advance_clocks(
+    session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None
+) -> list[dict]:
+    """Record the due level changes and break events of every running tournament (or of one, or of
+    some), charge dead stacks, and set each clock's next change. Clocks another run holds are
+    skipped (that run does them). Returns one summary per tournament handled."""
+    tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
+    only = "AND c.tournament_id = ANY(:tids)" if tids is not None else ""
+    due = session.execute(text(DUE_SQL.format(only=only)), {"now": now, "tids": tids and list(tids)}).all()
     if not due:
         return []
     levels = levels_by_structure(session, {r.structure_id for r in due})
@@ -296,29 +300,3 @@ def advance_clocks(session: Session, now: datetime, tournament_id: int | None = 
         }
         for loaded, _ in batch
     ]
-
-
-def unscheduled_changes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
-    """Running clocks whose next level change (after `now`) has no exact run scheduled yet."""
-    rows = session.execute(
-        text(
-            "SELECT c.tournament_id, c.next_change_at FROM poker_clock c "
-            "JOIN poker_tournaments t ON t.id = c.tournament_id "
-            "WHERE t.status = 'running' AND c.next_change_at > :now "
-            "AND c.run_scheduled_for IS DISTINCT FROM c.next_change_at ORDER BY c.tournament_id"
-        ),
-        {"now": now},
-    ).all()
-    return [(r.tournament_id, r.next_change_at) for r in rows]
-
-
-def mark_scheduled(session: Session, scheduled: Sequence[tuple[int, datetime]]) -> None:
-    if scheduled:
-        session.execute(
-            text(
-                "UPDATE poker_clock c SET run_scheduled_for = v.at "
-                "FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS v(tid bigint, at timestamptz) "
-                "WHERE c.tournament_id = v.tid"
-            ),
-            {"rows": json.dumps([{"tid": tid, "at": at.isoformat()} for tid, at in scheduled])},
-        )

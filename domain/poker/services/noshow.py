@@ -21,25 +21,25 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker.rules import clock as pure_clock
 from domain.poker.rules import noshow as pure
+from domain.poker.services.due import NO_SHOWS
 from domain.poker.services.seating import seat_new_entries
-from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
 from domain.poker.tables.floor import DeadStack, NoShowRun
+from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
 
 if TYPE_CHECKING:
     from domain.poker.services.clock import Loaded
 
-DUE_SQL = """
+DUE_SQL = f"""
 SELECT t.id, t.no_show_policy, t.starting_stack
-FROM poker_tournaments t
-WHERE t.status = 'running' {when} {only}
-  AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)
+FROM {NO_SHOWS.source}
+WHERE {NO_SHOWS.pending} {{when}} {{only}}
 ORDER BY t.id
 FOR UPDATE OF t SKIP LOCKED
 """
 
 
 def process_no_shows(
-    session: Session, now: datetime, tournament_id: int | None = None, *, at_close_only: bool = True
+    session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None, *, at_close_only: bool = True
 ) -> list[dict]:
     """Apply each due tournament's policy to every registered player not checked in: drop cancels
     the registration; absent_mode seats a dead stack (a new entry with the starting stack).
@@ -47,9 +47,10 @@ def process_no_shows(
     The jobs process a tournament only once its late registration has closed; the floor may
     process one at once (`at_close_only=False`): 3.8, the handler itself does not check the window,
     the hold is kept by when processing is invoked."""
-    when = "AND coalesce(t.late_reg_deadline, t.scheduled_start) <= :now" if at_close_only else ""
-    only = "AND t.id = :tid" if tournament_id is not None else ""
-    due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tid": tournament_id}).all()
+    when = f"AND {NO_SHOWS.instant} <= :now" if at_close_only else ""
+    tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
+    only = "AND t.id = ANY(:tids)" if tids is not None else ""
+    due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tids": tids and list(tids)}).all()
     if due:  # a run that held a row until just now committed after this statement began: ask again
         ids = [t.id for t in due]
         done = set(session.scalars(select(NoShowRun.tournament_id).where(NoShowRun.tournament_id.in_(ids))))
@@ -165,6 +166,9 @@ def charge_dead_stacks(
     if not stacks:
         return []
     chips = {d.id: d.chips for d in stacks}
+    of_tournament: dict[int, list] = {}  # each level start looks only at its own tournament's stacks
+    for d in stacks:
+        of_tournament.setdefault(d.tournament_id, []).append(d)
     busted_at: dict[int, datetime] = {}
     charges = []
     for start in sorted(starts, key=lambda s: (s["at"], s["id"])):
@@ -174,8 +178,8 @@ def charge_dead_stacks(
         if level.is_break:
             continue
         small, big, ante = pure_clock.blinds_at(run.clock, run.levels, index, start["at"])
-        for d in stacks:
-            if d.tournament_id != start["tournament_id"] or d.seated_at > start["at"] or d.id in busted_at:
+        for d in of_tournament.get(start["tournament_id"], ()):
+            if d.seated_at > start["at"] or d.id in busted_at:
                 continue
             cost = pure.level_cost(
                 small, big, ante, level.seconds, run.ante_type, d.table_size, run.hands_per_hour
@@ -239,8 +243,8 @@ def bust_without_killer(
     """SP-6: dead stacks at 0 are out with no killer and a normal bust number: one knockout block
     per level start (busts at the same instant share a number, 3.2), through live poker III. When
     the block is refused (it would leave nobody in), the entries are only marked out."""
-    from domain.poker.services.knockouts import record_knockouts
     from domain.poker.rules.knockouts import Bust
+    from domain.poker.services.knockouts import record_knockouts
 
     try:
         with session.begin_nested():
@@ -309,18 +313,3 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
         "chips": stack.chips,
         "arrived_at": now,
     }
-
-
-def upcoming_closes(session: Session, now: datetime) -> list[tuple[int, datetime]]:
-    """Tournaments open for registration or running whose no-shows are still to process, with the
-    instant late registration closes (for the exact scheduled runs)."""
-    rows = session.execute(
-        text(
-            "SELECT t.id, coalesce(t.late_reg_deadline, t.scheduled_start) AS close FROM poker_tournaments t "
-            "WHERE t.status IN ('registration_open', 'running') "
-            "AND coalesce(t.late_reg_deadline, t.scheduled_start) > :now "
-            "AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id) ORDER BY t.id"
-        ),
-        {"now": now},
-    ).all()
-    return [(r.id, r.close) for r in rows]

@@ -23,13 +23,30 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from domain.clubs.tables import Club
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules import entries as rules
-from domain.poker.rules.lifecycle import CANCELLED, DRAFT, FINISHED, RUNNING, edit_problems, transition
+from domain.poker.rules.lifecycle import (
+    CANCELLED,
+    DRAFT,
+    FINISHED,
+    RUNNING,
+    edit_problems,
+    transition,
+)
 from domain.poker.rules.players import eligibility_problems, profile_problems
-from domain.poker.rules.settings import SETTING_FIELDS, TournamentSettings, settings_problems
-from domain.poker.rules.structures import LevelSpec, ante_type_problems, level_problems, total_duration
-from domain.clubs.tables import Club
+from domain.poker.rules.settings import (
+    SETTING_FIELDS,
+    TournamentSettings,
+    settings_problems,
+)
+from domain.poker.rules.structures import (
+    LevelSpec,
+    ante_type_problems,
+    level_problems,
+    total_duration,
+)
+from domain.poker.services.due import notify
 from domain.poker.tables.tournaments import (
     AuditEvent,
     Entry,
@@ -276,6 +293,7 @@ def edit_tournament(
         t.structure_id = structure_id
     audit(session, "tournament-edited", now, tournament_id=t.id, fields=sorted(changes) + (["structure_id"] if structure_id else []))
     session.flush()
+    notify(session, "tournament-edited", t.id)  # its deadlines may have moved (the timekeeper)
     return t
 
 
@@ -289,6 +307,7 @@ def change_status(session: Session, tournament_id: int, action: str, now: dateti
     setattr(t, stamp, now)
     audit(session, f"tournament-{action}", now, tournament_id=t.id)
     session.flush()
+    notify(session, f"tournament-{action}", t.id)  # a start makes its no-shows due (the timekeeper)
     return t
 
 

@@ -41,8 +41,8 @@ class Clock(Base):
     """The server clock of one tournament (SP-8): the instants it was started or moved by hand
     (`segments`: [[level index, instant], ...]), its `pauses` ([[start, end or null], ...]) and
     blind `overrides` ([[level index, instant, small, big, ante], ...]). `next_change_at` (the next
-    automatic level change, NULL when paused or exhausted) is derived and kept for the sweep;
-    `run_scheduled_for` is the change an exact advance-clocks run was last scheduled for."""
+    automatic level change, NULL when paused or exhausted) is derived and kept for the sweep and
+    the timekeeper."""
 
     __tablename__ = "poker_clock"
 
@@ -52,7 +52,6 @@ class Clock(Base):
     overrides: Mapped[list] = mapped_column(JSONB)
     hands_per_hour: Mapped[int] = mapped_column(Integer)
     next_change_at: Mapped[datetime | None] = mapped_column(TZ)
-    run_scheduled_for: Mapped[datetime | None] = mapped_column(TZ)
     updated_at: Mapped[datetime] = mapped_column(TZ)
 
     __table_args__ = (

@@ -1,0 +1,233 @@
+"""`timekeeper`: the long-lived deployment run that keeps time (docs/timekeeper.md).
+
+One run is active (it holds the advisory lock, flows/jobs/timekeeper_loop.py), another waits as its
+standby; the active one makes sure a standby run exists (`ensure_runs`), and `tourney serve` starts
+the first two. Cancel a run in the UI and the other takes over; start one with the deployment's Run.
+
+Each moment it handles becomes a task run of its flow run, named by job, tournament and instant
+(`advance-clocks poker-17 18:20:00 UTC`), tagged with the tournament's tags (kind:poker, club:<id>,
+tournament:poker-<id>), Completed with what it did in its message, or Failed with the reason of a
+refusal; a moment that changed something also has a table artifact (`poker-<id>-<job>`), a moment
+that found nothing to do has none. The task runs are written to the Prefect API by a thread after
+the moment, off the timekeeper's path: a slow or absent API never makes a moment late (when the API
+stays away, reports beyond `QUEUE` are dropped, and counted)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import threading
+from datetime import datetime
+from itertools import count
+from uuid import UUID
+
+from prefect import flow, get_run_logger, task
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.actions import ArtifactCreate
+from prefect.client.schemas.filters import (
+    DeploymentFilter,
+    DeploymentFilterId,
+    FlowRunFilter,
+    FlowRunFilterState,
+    FlowRunFilterStateType,
+)
+from prefect.client.schemas.objects import StateType
+from prefect.exceptions import ObjectNotFound
+from prefect.runtime import flow_run
+from prefect.states import Completed, Failed, Running
+
+from flows.tags import of_poker
+from flows.jobs.timekeeper_loop import Moment, Timekeeper
+
+NAME = "timekeeper"
+RUNS = 2  # one active, one standby
+QUEUE = 10_000  # moments waiting to be reported, at most
+LIVE = [StateType.SCHEDULED, StateType.PENDING, StateType.RUNNING]
+
+
+@task(name="moment")
+def moment_task() -> None:
+    """The task the moments' runs are recorded under (the timekeeper does the work, not this)."""
+
+
+def run_name(m: Moment) -> str:
+    return f"{m.job} poker-{m.tournament_id} {m.due_at:%H:%M:%S} UTC"
+
+
+def message(m: Moment) -> str:
+    late = f"started {(m.started - m.due_at).total_seconds():.3f} s after its instant"
+    if m.outcome == "refused":
+        return f"refused ({m.code}): {m.reason}"
+    if m.outcome == "nothing":
+        return f"nothing to do (already done by another run); {late}"
+    s = m.summary or {}
+    if m.job == "advance-clocks":
+        levels = ", ".join(map(str, s.get("levels_started", []))) or "none"
+        nxt = s.get("next_change_at")
+        after = f"next change {nxt:%H:%M:%S} UTC" if nxt else "no next change"
+        return f"{s.get('events', 0)} clock events, levels started: {levels}; {after}; {late}"
+    return f"no-shows ({s.get('policy')}): {s.get('dropped', 0)} dropped, {s.get('dead_stacks', 0)} dead stacks; {late}"
+
+
+def _cell(value: object) -> object:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
+    return value
+
+
+class Reporter:
+    """Moments to task runs of one flow run, from a thread of their own."""
+
+    def __init__(self, flow_run_id: UUID, log: logging.Logger | logging.LoggerAdapter):
+        self.flow_run_id, self.log = flow_run_id, log
+        self.waiting: queue.Queue[Moment | None] = queue.Queue(QUEUE)
+        self.reported = self.dropped = self.failed = 0
+        self._keys = count()
+        self._thread = threading.Thread(target=self._run, name="timekeeper-reporter", daemon=True)
+        self._thread.start()
+
+    def put(self, m: Moment) -> None:
+        try:
+            self.waiting.put_nowait(m)
+        except queue.Full:
+            self.dropped += 1
+
+    def close(self, timeout: float = 30) -> None:
+        self.waiting.put(None)
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        with get_client(sync_client=True) as client:
+            while True:
+                first = self.waiting.get()
+                batch = [first]
+                while first is not None and len(batch) < 100:
+                    try:
+                        batch.append(self.waiting.get_nowait())
+                    except queue.Empty:
+                        break
+                moments = [m for m in batch if m is not None]
+                if moments:
+                    self._report_all(client, moments)
+                if None in batch:
+                    return
+
+    def _report_all(self, client, moments: list[Moment]) -> None:
+        try:
+            tags = of_poker({m.tournament_id for m in moments})
+        except Exception:  # the database went away: report without the club's tag
+            tags = {}
+        for m in moments:
+            try:
+                self.report(client, m, tags.get(m.tournament_id, ("kind:poker", f"tournament:poker-{m.tournament_id}")))
+                self.reported += 1
+            except Exception as exc:
+                self.failed += 1
+                if self.failed in (1, 10, 100) or self.failed % 1000 == 0:
+                    self.log.warning("could not report %s to the Prefect API (%s failures): %s", run_name(m),
+                                     self.failed, exc)
+
+    def report(self, client, m: Moment, tags: tuple[str, ...]) -> None:
+        run = client.create_task_run(
+            moment_task, flow_run_id=self.flow_run_id, name=run_name(m), extra_tags=tags, state=Running(),
+            dynamic_key=f"{m.job}:{m.tournament_id}:{m.due_at.isoformat()}:{next(self._keys)}",
+        )
+        end = Failed(message=message(m)) if m.outcome == "refused" else Completed(message=message(m))
+        client.set_task_run_state(run.id, end, force=True)
+        if m.outcome == "done" and m.summary is not None:
+            row = {"due_at": m.due_at, **m.summary, "started": m.started,
+                   "late_s": round((m.started - m.due_at).total_seconds(), 3)}
+            client.create_artifact(ArtifactCreate(
+                key=f"poker-{m.tournament_id}-{m.job}", type="table",
+                description=f"{run_name(m)}: {message(m)}",
+                data=json.dumps([{k: _cell(v) for k, v in row.items()}]),
+                flow_run_id=self.flow_run_id, task_run_id=run.id,
+            ))
+
+
+def ensure_runs(want: int = RUNS) -> int:
+    """Create runs of the served timekeeper deployment until `want` are scheduled, pending or running
+    (an active one and its standby); returns how many were created. No deployment: none."""
+    with get_client(sync_client=True) as client:
+        try:
+            deployment = client.read_deployment_by_name(f"{NAME}/{NAME}")
+        except ObjectNotFound:
+            return 0
+        live = client.read_flow_runs(
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])),
+            flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
+        )
+        for _ in range(want - len(live)):
+            client.create_flow_run_from_deployment(deployment.id, name=f"{NAME} (standby until it holds the lock)")
+        return max(0, want - len(live))
+
+
+def start_when_served(want: int = RUNS, timeout: float = 120) -> threading.Thread:
+    """For `tourney serve`: once the deployment is registered, make sure `want` runs exist."""
+
+    def work() -> None:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if ensure_runs(want) or _served():
+                    return
+            except Exception:  # the API is still starting
+                pass
+            time.sleep(2)
+
+    thread = threading.Thread(target=work, name="timekeeper-start", daemon=True)
+    thread.start()
+    return thread
+
+
+def _served() -> bool:
+    with get_client(sync_client=True) as client:
+        try:
+            client.read_deployment_by_name(f"{NAME}/{NAME}")
+            return True
+        except ObjectNotFound:
+            return False
+
+
+@flow(name=NAME, log_prints=True)
+def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) -> dict:
+    """Keep time until cancelled (or for `run_for_seconds`): active while holding the lock, else
+    standby. Every moment handled is a task run of this flow run."""
+    log = get_run_logger()
+    reporter = Reporter(flow_run.id, log)
+    keeper = Timekeeper(on_moment=reporter.put, poll=poll_seconds, log=log,
+                        name=f"tourney-timekeeper pid {os.getpid()} {flow_run.name}")
+    stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
+    standby = threading.Thread(target=_keep_a_standby, args=(keeper,), name="timekeeper-standby", daemon=True)
+    if stop:
+        stop.start()
+    standby.start()
+    try:
+        keeper.run()
+    finally:
+        keeper.stopping.set()
+        if stop:
+            stop.cancel()
+        reporter.close()
+    return {"flow_run_id": str(flow_run.id), "moments": keeper.moments, "reported": reporter.reported,
+            "dropped": reporter.dropped, "report_failures": reporter.failed}
+
+
+def _keep_a_standby(keeper: Timekeeper, every: float = 60) -> None:
+    """While active, see (at once, then every minute) that a standby run exists, when served."""
+    import time
+
+    checked: float | None = None
+    while not keeper.stopping.wait(2):
+        if keeper.state == "active" and (checked is None or time.monotonic() - checked >= every):
+            checked = time.monotonic()
+            try:
+                ensure_runs()
+            except Exception as exc:
+                keeper.log.warning("could not check the standby timekeeper run: %s", exc)

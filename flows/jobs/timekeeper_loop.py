@@ -1,0 +1,259 @@
+"""The timekeeper's loop, without Prefect (flows/jobs/timekeeper.py runs it as a Prefect deployment; tests
+and `python -m flows.jobs.timekeeper_loop` run it bare).
+
+    standby: hold a connection, poll the advisory lock until it is ours (one active across machines)
+    active:  read the next due instant of every kind (domain/poker/services/due.py, one query a kind)
+             next_step (domain/poker/rules/timekeeping.py): sleep until the earliest, woken early by NOTIFY,
+             or run every kind due at that instant, passing the instant
+    lost the database: back to standby, reconnecting every second; the instants missed meanwhile
+             are still due and are run at once, each with its own instant, in order
+
+A kind's moments at an instant are done by its set-based service in one transaction; when that
+raises a DomainError, each tournament's moment is done in its own transaction instead, and the ones
+refused are recorded with their reason (due.record_failure) so the others still happen. Each moment
+handled is handed to `on_moment` (the Prefect flow reports it as a task run). A tournament another
+run holds (the sweep, the floor) is skipped by the service and taken again a moment later."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import socket
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import psycopg
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from domain.errors import ConfigurationError, DomainError
+from domain.poker.services import clock as clock_service
+from domain.poker.services import noshow as noshow_service
+from domain.poker.services import due as poker_due
+from domain.poker.services.due import Kind
+from domain.store.db import database_url
+from domain.store.leader import Leader
+from domain.poker.rules.timekeeping import Run, next_step
+
+LOCK = (7411800, 0)  # the timekeeper's session advisory lock
+HOLDER_SQL = """
+SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+WHERE l.locktype = 'advisory' AND l.classid = :k1 AND l.objid = :k2 AND l.granted
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+LONGEST_SLEEP = timedelta(seconds=60)  # the safety net under the notifications
+RETRY_HELD = 0.05  # seconds before taking again a tournament another run held
+
+
+@dataclass(frozen=True)
+class Job:
+    kind: Kind
+    work: Callable[[Session, datetime, list[int]], list[dict]]  # the set-based service
+    did: Callable[[dict], bool]  # whether a tournament's summary changed anything
+
+    @property
+    def name(self) -> str:
+        return self.kind.job
+
+
+JOBS: tuple[Job, ...] = (
+    Job(poker_due.CLOCKS, clock_service.advance_clocks, lambda r: r["events"] > 0),
+    Job(poker_due.NO_SHOWS, noshow_service.process_no_shows, lambda r: True),
+)
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One tournament's moment handled: `outcome` is done (it changed something), nothing (done
+    already, by another run) or refused (`code`, `reason`)."""
+
+    job: str
+    tournament_id: int
+    due_at: datetime
+    started: datetime
+    finished: datetime
+    outcome: str
+    summary: dict | None = None
+    code: str | None = None
+    reason: str | None = None
+
+
+def wall_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Timekeeper:
+    jobs: Sequence[Job] = JOBS
+    on_moment: Callable[[Moment], None] | None = None
+    now: Callable[[], datetime] = wall_now
+    longest: timedelta = LONGEST_SLEEP
+    poll: float = 1.0  # a standby asks for the lock this often
+    name: str = field(default_factory=lambda: f"tourney-timekeeper pid {os.getpid()} {socket.gethostname()}")
+    log: logging.Logger | logging.LoggerAdapter = field(default_factory=lambda: logging.getLogger("tourney.timekeeper"))
+    url: str = field(default_factory=database_url)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    state: str = "starting"
+    moments: int = 0
+
+    def __post_init__(self) -> None:
+        # its own engine and session factory, made once: each moment costs no settings lookup, no
+        # new session class and no pre-ping (a broken connection raises, and the loop reconnects)
+        self.engine: Engine = create_engine(self.url, pool_size=2, max_overflow=2)
+        self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+
+    def _transaction(self) -> AbstractContextManager[Session]:
+        return self._sessions.begin()
+
+    # -- the loop --------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Until `stop()`: standby, active, and back to standby whenever the database goes away."""
+        while not self.stopping.is_set():
+            try:
+                with Leader(self.url, LOCK, poker_due.CHANNEL, self.name) as leader:
+                    self._become("standby")
+                    while not leader.try_acquire():
+                        if self.stopping.wait(self.poll):
+                            return
+                    self._become("active")
+                    self._keep_time(leader)
+            except Exception as exc:  # the database went away (or worse): reconnect and catch up
+                if not connection_trouble(exc):
+                    self.log.exception("timekeeper %s: unexpected error", self.name)
+                self._become("reconnecting", _first_line(exc))
+                self.stopping.wait(1.0)
+        self._become("stopped")
+        self.engine.dispose()
+
+    def stop(self) -> None:
+        """Ends `run` soon: at once when it sleeps (a notification wakes it), else after its moment."""
+        self.stopping.set()
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(text("SELECT pg_notify(:c, 'stop')"), {"c": poker_due.CHANNEL})
+        except DBAPIError:
+            pass
+
+    def _become(self, state: str, why: str = "") -> None:
+        if state != self.state:
+            self.log.info("timekeeper %s: %s%s", self.name, state, f" ({why})" if why else "")
+        self.state = state
+
+    def _keep_time(self, leader: Leader) -> None:
+        by_name = {j.name: j for j in self.jobs}
+        while not self.stopping.is_set():
+            leader.check()
+            step = next_step(self.next_instants(), self.now(), self.longest)
+            if isinstance(step, Run):
+                held = [self.run_moments(by_name[name], step.at) for name in step.jobs]
+                if any(held):
+                    leader.wait(RETRY_HELD)
+            else:
+                leader.wait(step.seconds)
+
+    def next_instants(self) -> dict[str, datetime | None]:
+        """One query: every kind's earliest instant still to do."""
+        sql = "SELECT " + ", ".join(f"({j.kind.next_sql().replace(':job', f':job{i}')})" for i, j in enumerate(self.jobs))
+        with self.engine.connect() as conn:
+            row = conn.execute(text(sql), {f"job{i}": j.name for i, j in enumerate(self.jobs)}).one()
+        return {j.name: at for j, at in zip(self.jobs, row, strict=True)}
+
+    # -- one instant of one kind -----------------------------------------------------------------
+
+    def run_moments(self, job: Job, at: datetime) -> bool:
+        """Do every moment of `job` due at `at`; True when some tournament was held by another run
+        (it is still due: taken again shortly)."""
+        with self._transaction() as session:
+            due = poker_due.due_at(session, job.kind, at)
+        if not due:
+            return False
+        started = self.now()
+        refused: dict[int, tuple[str, str]] = {}
+        try:
+            with self._transaction() as session:
+                done = job.work(session, at, [tid for tid, _ in due])
+        except Exception as exc:
+            if connection_trouble(exc):
+                raise
+            done = []
+            for tid, _ in due:  # one at a time, so one refusal does not stop the others
+                try:
+                    with self._transaction() as session:
+                        done += job.work(session, at, [tid])
+                except Exception as one:
+                    if connection_trouble(one):
+                        raise
+                    if not isinstance(one, DomainError):
+                        self.log.exception("%s poker-%s at %s failed", job.name, tid, at.isoformat())
+                    refused[tid] = (one.code, one.message) if isinstance(one, DomainError) else (
+                        "internal-error", f"{one.__class__.__name__}: {_first_line(one)}")
+            with self._transaction() as session:
+                for tid, (code, reason) in refused.items():
+                    poker_due.record_failure(session, job.kind, tid, dict(due)[tid], code, reason, self.now())
+        finished = self.now()
+        by_tid = {r["tournament_id"]: r for r in done}
+        missing = [tid for tid, _ in due if tid not in by_tid and tid not in refused]
+        held: set[int] = set()
+        if missing:
+            with self._transaction() as session:
+                held = {tid for tid, _ in poker_due.due_at(session, job.kind, at)} & set(missing)
+        for tid, due_instant in due:
+            if tid in held:
+                continue
+            summary = by_tid.get(tid)
+            if tid in refused:
+                code, reason = refused[tid]
+                moment = Moment(job.name, tid, due_instant, started, finished, "refused", code=code, reason=reason)
+                self.log.warning("%s poker-%s at %s refused: %s", job.name, tid, due_instant.isoformat(), reason)
+            else:
+                outcome = "done" if summary is not None and job.did(summary) else "nothing"
+                moment = Moment(job.name, tid, due_instant, started, finished, outcome, summary)
+            self.moments += 1
+            if self.on_moment:
+                self.on_moment(moment)
+        return bool(held)
+
+
+def active_pid(engine: Engine) -> int | None:
+    """The process id of the active timekeeper (from its lock connection's application name:
+    `tourney-timekeeper pid <pid> <where>`), or None when no timekeeper holds the lock."""
+    with engine.connect() as conn:
+        name = conn.execute(text(HOLDER_SQL), {"k1": LOCK[0], "k2": LOCK[1]}).scalar()
+    found = re.search(r"pid (\d+)", name or "")
+    return int(found.group(1)) if found else None
+
+
+def connection_trouble(exc: BaseException) -> bool:
+    """The database is unreachable or the connection broke (retry after reconnecting), as opposed to
+    a refusal or a bug in one moment (record it, go on with the others)."""
+    if isinstance(exc, ConfigurationError | psycopg.OperationalError | psycopg.InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError)
+    return False
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else exc.__class__.__name__
+
+
+def main() -> None:
+    """`python -m flows.jobs.timekeeper_loop`: the bare loop (DATABASE_URL), until SIGTERM or SIGINT."""
+    logging.basicConfig(level=os.environ.get("TOURNEY_TIMEKEEPER_LOG", "INFO"),
+                        format="%(asctime)s %(levelname)s %(message)s")
+    keeper = Timekeeper(poll=float(os.environ.get("TOURNEY_TIMEKEEPER_POLL", "1")))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: keeper.stop())
+    keeper.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""The `timekeeper` deployment's flow on a real Prefect API and the real database: each moment it
+handles is a task run of its flow run, named by job, tournament and instant and tagged with the
+tournament's tags, Completed with what it did; a moment that changed something has a table
+artifact, one that found nothing to do has none. The deployment is in the one list and has no
+schedule (`tourney serve` starts it)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import (
+    ArtifactFilter,
+    ArtifactFilterTaskRunId,
+    FlowRunFilter,
+    FlowRunFilterId,
+)
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from flows.deployments import deployments, job
+from flows.jobs.timekeeper import timekeeper
+from tests.integration.timekeeper_world import now, quick_structure, running
+
+
+def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(prefect_api, committed):
+    with Session(committed) as s, s.begin():
+        start = now() + timedelta(seconds=1)
+        changing = running(s, quick_structure(s, seconds=3), start)  # level 2 at +4 s
+        closing = running(s, quick_structure(s, seconds=600), start, late_reg=timedelta(seconds=2), absent=1)
+        stale = running(s, quick_structure(s, seconds=600), start)
+        club = s.execute(text("SELECT club_id FROM poker_tournaments WHERE id = :id"), {"id": changing}).scalar_one()
+        # a next change written too early (as a run woken before its instant used to see): nothing to do
+        s.execute(text("UPDATE poker_clock SET next_change_at = :at WHERE tournament_id = :id"),
+                  {"at": start + timedelta(seconds=1), "id": stale})
+
+    result = timekeeper(run_for_seconds=8, poll_seconds=0.2)
+
+    assert result["moments"] >= 3 and result["reported"] == result["moments"] and result["dropped"] == 0
+    with get_client(sync_client=True) as client:
+        mine = FlowRunFilter(id=FlowRunFilterId(any_=[result["flow_run_id"]]))
+        runs = {r.name: r for r in client.read_task_runs(flow_run_filter=mine)}
+        art = {name: client.read_artifacts(artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[r.id])))
+               for name, r in runs.items()}
+    level_2 = f"advance-clocks poker-{changing} {start + timedelta(seconds=3):%H:%M:%S} UTC"
+    no_shows = f"process-no-shows poker-{closing} {start + timedelta(seconds=2):%H:%M:%S} UTC"
+    nothing = f"advance-clocks poker-{stale} {start + timedelta(seconds=1):%H:%M:%S} UTC"
+    assert {level_2, no_shows, nothing} <= set(runs)
+    assert set(runs[level_2].tags) >= {"kind:poker", f"club:{club}", f"tournament:poker-{changing}"}
+    assert runs[level_2].state.is_completed() and "levels started: 2" in runs[level_2].state.message
+    assert runs[no_shows].state.message.startswith("no-shows (drop): 1 dropped")
+    assert runs[nothing].state.is_completed() and runs[nothing].state.message.startswith("nothing to do")
+    assert [a.key for a in art[level_2]] == [f"poker-{changing}-advance-clocks"]
+    assert [a.key for a in art[no_shows]] == [f"poker-{closing}-process-no-shows"]
+    assert art[nothing] == []  # a run that did nothing leaves no artifact
+
+
+def test_the_timekeeper_is_in_the_one_list_unscheduled_with_two_runs_and_the_sweeps_every_5_minutes():
+    served = {d.name: d for d in deployments()}
+    assert served["timekeeper"].schedules == [] and job("timekeeper").concurrency == 2
+    for sweep in ("advance-clocks", "process-no-shows"):
+        assert served[sweep].schedules[0].schedule.interval == timedelta(minutes=5)

@@ -50,7 +50,7 @@ def web_command(
     if background:
         running = processes.recorded(settings, "web")
         if running is not None:
-            say(f"the web pages are already served (pid {running}) at {settings.public_url}")
+            say(f"the web pages are already served (pid {running}) at {settings.public_url()}")
             return
         log = settings.home / "web.log"
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -61,7 +61,7 @@ def web_command(
                                        start_new_session=True)
         processes.record(settings, "web", process.pid)
         _wait_listening(process, host, port, log)
-        say(f"web pages served in the background (pid {process.pid}) at {settings.public_url}; log: {log}")
+        say(f"web pages served in the background (pid {process.pid}) at {settings.public_url()}; log: {log}")
         return
     import uvicorn
 

@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 from psycopg import OperationalError as PsycopgOperationalError
 from psycopg.errors import UndefinedTable
-from sqlalchemy.exc import OperationalError as SQLAlchemyOperationalError
 from sqlalchemy.exc import DataError as SQLAlchemyDataError
+from sqlalchemy.exc import OperationalError as SQLAlchemyOperationalError
 from sqlalchemy.exc import ProgrammingError as SQLAlchemyProgrammingError
 
 try:  # typer >= 0.29 bundles its own click
@@ -20,10 +20,10 @@ try:  # typer >= 0.29 bundles its own click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import ClickException
 
-from infra.config import load_settings, redact
 from domain.errors import DomainError
 from flows.cli.output import STATE, clean, emit, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
+from infra.config import load_settings, redact
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="The database: embedded cluster and migrations.")
@@ -41,6 +41,7 @@ app.add_typer(clubs_app, name="club")
 
 # area: pusoy
 from flows.cli.pusoy import app as pusoy_app  # noqa: E402
+
 app.add_typer(pusoy_app, name="pusoy")
 
 # area: poker (one `poker` group: its commands are in flows/cli/poker.py, poker_floor.py, poker_results.py)
@@ -240,9 +241,9 @@ def serve(
     timekeeper (its active run and its standby, which take two slots beside the `limit`)."""
     from prefect import serve as prefect_serve
 
-    from infra import processes
     from flows.deployments import deployments
     from flows.jobs.timekeeper import RUNS, start_when_served
+    from infra import processes
 
     _require_prefect_api()
     processes.record(load_settings(), "serve")
@@ -254,8 +255,8 @@ def serve(
 def stop() -> None:
     """Stop everything `make run` started: the demo simulator, `tourney serve` and the flow runs it
     started, the Prefect server, the embedded cluster."""
-    from infra import processes
     from infra import prefect_server as server
+    from infra import processes
 
     settings = load_settings()
     for name in processes.NAMES:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import name_problems, one_of
 
@@ -20,10 +20,6 @@ app = typer.Typer(no_args_is_help=True, help="Clubs: catalog, registry verificat
 
 Reason = Annotated[str | None, typer.Option("--reason", help="Why (required; kept in the club's history).")]
 Operator = Annotated[str, typer.Option("--by", help="Who decides (kept in the club's history).")]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 @contextmanager

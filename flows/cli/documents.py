@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from infra.config import load_settings
 from domain.errors import DomainError
+from flows.cli.clock import now as _now
 from flows.cli.output import emit
+from infra.config import load_settings
 
 app = typer.Typer(no_args_is_help=True, help=__doc__)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 @app.command("render")
@@ -28,9 +24,9 @@ def render(
     """Render a finished tournament's results sheet and certificates into a folder, signed, without
     storing or sending anything (the job `publish-results` does that)."""
     from domain.documents.services.publish import rendered
-    from infra.render import Renderer
     from domain.documents.services.sources import bundle
     from domain.store.db import unit_of_work
+    from infra.render import Renderer
 
     with unit_of_work() as session:
         found = bundle(session, source, tournament)
@@ -113,8 +109,8 @@ def list_(
     source: Annotated[str | None, typer.Option(help="poker or pusoy")] = None,
 ) -> None:
     """Every published tournament: where its files are and its delivery state."""
-    from domain.documents.services.publish import outbox_root
     from domain.documents.services import records as service
+    from domain.documents.services.publish import outbox_root
     from domain.store.db import unit_of_work
 
     outbox = outbox_root(load_settings().home)
@@ -146,10 +142,10 @@ def send(
 ) -> None:
     """Send every delivery that is due now through SMTP_URL (retrying failed ones whose wait is over);
     with --source and --tournament, that tournament's delivery first becomes due now."""
-    from infra.mail import parse_url
-    from domain.documents.services.publish import outbox_root, send_due
     from domain.documents.services import records as service
+    from domain.documents.services.publish import outbox_root, send_due
     from domain.store.db import get_engine, unit_of_work
+    from infra.mail import parse_url
 
     settings = load_settings()
     if not settings.smtp_url:

@@ -8,19 +8,20 @@ flows/cli/poker_results.py), which flows/cli/app.py imports.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from domain.errors import DomainError, Problem, raise_problems
-from domain.poker.services import clock as clock_service
-from domain.poker.services import seating as seating_service
-from domain.poker.services import tournaments as service
 from domain.poker.rules.lifecycle import STATUSES
 from domain.poker.rules.settings import TournamentSettings, setting_from_text
 from domain.poker.rules.structures import parse_levels
+from domain.poker.services import clock as clock_service
+from domain.poker.services import seating as seating_service
+from domain.poker.services import tournaments as service
+from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import confirm, name_problems, one_of, read_text_file
 
@@ -32,10 +33,6 @@ poker_app.add_typer(structure_app, name="structure")
 PlayerRef = Annotated[str, typer.Argument(help="player id or handle")]
 TournamentId = Annotated[int, typer.Argument(help="tournament id")]
 SetOption = Annotated[list[str], typer.Option("--set", help="setting=value (repeatable); see README")]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _parse_sets(pairs: list[str]) -> dict[str, Any]:

@@ -4,7 +4,6 @@ call, inside one unit of work."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -14,9 +13,10 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as service
-from flows.cli.poker import poker_app
+from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX, confirm
+from flows.cli.poker import poker_app
 
 clock_app = typer.Typer(no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
 seat_app = typer.Typer(no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6).")
@@ -25,10 +25,6 @@ poker_app.add_typer(seat_app, name="seat")
 
 TournamentId = Annotated[int, typer.Argument(help="tournament id")]
 Seed = Annotated[str | None, typer.Option(help="the draw's seed (default: a fresh random one, published)")]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _clock(tournament: int, action: str, **kwargs) -> None:

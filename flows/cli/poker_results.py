@@ -5,21 +5,21 @@ domain services inside one unit of work."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from domain.poker.services import knockouts as knockout_service
-from domain.poker.services import results as results_service
 from domain.poker.rules.bounties import units_text
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
+from domain.poker.services import knockouts as knockout_service
+from domain.poker.services import results as results_service
 from domain.poker.tables.results import Knockout, MysteryDraw
-from flows.cli.poker import poker_app
+from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX, confirm, read_text_file
+from flows.cli.poker import poker_app
 
 prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
 poker_app.add_typer(prizes_app, name="prizes")
@@ -29,10 +29,6 @@ poker_app.add_typer(mystery_app, name="mystery-table")
 TournamentId = Annotated[int, typer.Argument(help="tournament id")]
 KnockoutId = Annotated[int, typer.Argument(help="knockout id")]
 By = Annotated[str, typer.Option("--by", help="who records it (the audit keeps it)")]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def knockout_view(k: Knockout) -> dict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -11,16 +10,13 @@ from domain.errors import DomainError
 from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
+from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX
 
 app = typer.Typer(no_args_is_help=True, help="Pusoy Dos bracket tournaments of 4-player tables.")
 
 Code = Annotated[str, typer.Argument(help="The tournament's join code (any case).")]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _finishes(pairs: list[str]) -> list[tuple[str, int]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +20,7 @@ from domain.series.services.series import (
     show_series,
     skip_date,
 )
+from flows.cli.clock import now as _now
 from flows.cli.output import emit, say, transaction
 from flows.cli.params import INT_MAX, read_text_file
 
@@ -28,10 +29,6 @@ app = typer.Typer(no_args_is_help=True, help="Recurring tournaments: a template,
 TemplateOpt = Annotated[
     str | None, typer.Option("--template", help="tournament settings as JSON, or @file.json")
 ]
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def _template(raw: str) -> dict[str, Any]:

@@ -11,11 +11,17 @@ from typing import Annotated
 
 import typer
 
-from infra.config import load_settings
 from domain.errors import DomainError
-from domain.simulate.services.demo import driving, find_demo, poker_status, pusoy_status, seed_demo
+from domain.simulate.services.demo import (
+    driving,
+    find_demo,
+    poker_status,
+    pusoy_status,
+    seed_demo,
+)
 from domain.store.db import get_engine
 from flows.cli.output import emit, say, transaction
+from infra.config import load_settings
 
 
 def simulate_command(

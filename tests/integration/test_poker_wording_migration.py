@@ -27,35 +27,39 @@ def _step(engine: Engine, how: str, target: str) -> None:
 
 @pytest.fixture
 def before_0501(database_url: str) -> Iterator[Engine]:
-    """A database at every head but with 0501 stepped back: prize lines without seals."""
+    """A scratch database at every head; `_legacy_rows` steps it back to 0500 (no seals)."""
     with scratch_database(database_url, "wording") as url:
         engine = make_engine(url)
         try:
             upgrade(engine)
-            _step(engine, "downgrade", "0500")
             yield engine
         finally:
             engine.dispose()
 
 
 def _legacy_rows(engine: Engine, lines: list[str], description: str | None) -> int:
+    """A tournament and its field written through today's models, then the schema stepped back to
+    0500 and the lines written as 0500 let them in (no seal)."""
     with Session(engine) as s, s.begin():
         t = h.tournament(s, mystery=True)
         e = h.field(s, t, "AB")
+        tid, busted, killer = t.id, e["A"].id, e["B"].id
+    _step(engine, "downgrade", "0500")
+    with Session(engine) as s, s.begin():
         for place, line in enumerate(lines, 1):
             s.execute(text("INSERT INTO poker_prizes (tournament_id, place, description) VALUES (:t, :p, :d)"),
-                      {"t": t.id, "p": place, "d": line})
+                      {"t": tid, "p": place, "d": line})
         ko = s.execute(
             text("INSERT INTO poker_knockouts (tournament_id, busted_entry_id, killer_entry_id, bust_number, "
                  "credit_halves, recorded_at, recorded_by) VALUES (:t, :b, :k, 1, 2, now(), 'floor') RETURNING id"),
-            {"t": t.id, "b": e["A"].id, "k": e["B"].id},
+            {"t": tid, "b": busted, "k": killer},
         ).scalar_one()
         s.execute(
             text("INSERT INTO poker_mystery_draws (tournament_id, knockout_id, killer_entry_id, draw_number, "
                  "description, drawn_at, drawn_by) VALUES (:t, :ko, :k, 1, :d, now(), 'floor')"),
-            {"t": t.id, "ko": ko, "k": e["B"].id, "d": description},
+            {"t": tid, "ko": ko, "k": killer, "d": description},
         )
-        return t.id
+        return tid
 
 
 def test_sp4_0501_seals_the_lines_stored_before_it(before_0501):

@@ -89,6 +89,9 @@ class RegistryServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive: the client reuses connections
+            # the headers and the body are two writes: with Nagle's algorithm the body waits for the
+            # client's delayed ACK (40 ms), a fifth of the tests' 0.2 s time-out on a busy machine
+            disable_nagle_algorithm = True
 
             def log_message(self, *args) -> None:
                 pass

@@ -24,13 +24,13 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 @pytest.fixture
 def registry():
-    with RegistryServer(slow_seconds=0.3) as server:
+    with RegistryServer(slow_seconds=1.5) as server:  # a slow answer outlasts the provider's time-out
         yield server
 
 
 @pytest.fixture
 def provider(registry):
-    with HttpPartyProvider(registry.url, registry.token, rate=500.0, timeout=0.2, retries=1, sleep=lambda s: None) as p:
+    with HttpPartyProvider(registry.url, registry.token, rate=500.0, timeout=1.0, retries=1, sleep=lambda s: None) as p:
         yield p
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.poker.services import tournaments as service
+from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
 from tests.integration.poker_helpers import checked_in, club, player, tournament
 from tests.support.cli import j, refused
@@ -61,7 +61,7 @@ def test_finish_is_refused_while_more_than_one_player_is_in(two, committed):
 def test_the_final_table_is_refused_while_late_registration_is_open_with_the_reason(two, committed):
     a, _ = map(str, two)
     with unit_of_work(committed) as session:
-        deadline = service.get_tournament(session, int(a)).late_reg_deadline
+        deadline = poker_tournaments.get_tournament(session, int(a)).late_reg_deadline
     line = refused(committed, "poker", "seat", "final-table", a, "--confirm")
     assert line == (f"error: late registration is open until {deadline.isoformat()}: the final table waits for it "
                     "to close (a new entry could still come)")

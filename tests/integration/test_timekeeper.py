@@ -14,9 +14,16 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker.services import clock as clock_service
 from domain.poker.services import due
-from domain.poker.services import tournaments as poker
+from domain.poker.services import tournaments as poker_tournaments
 from flows.jobs.timekeeper_loop import JOBS, Job
-from tests.integration.timekeeper_world import keeping_time, level_starts, now, quick_structure, running, wait_for
+from tests.integration.timekeeper_world import (
+    keeping_time,
+    level_starts,
+    now,
+    quick_structure,
+    running,
+    wait_for,
+)
 
 
 def test_each_level_change_is_run_at_its_instant_never_before_and_given_that_instant(committed):
@@ -71,11 +78,11 @@ def test_a_deadline_moved_and_a_start_while_it_sleeps_process_the_no_shows_at_th
                        "late_reg_deadline = scheduled_start + interval '40 seconds' WHERE id = :id"), {"id": tid})
     with keeping_time() as (keeper, seen):
         with Session(committed) as s, s.begin():
-            poker.edit_tournament(s, tid, {"late_reg_deadline": now() + timedelta(seconds=2)}, now())
+            poker_tournaments.edit_tournament(s, tid, {"late_reg_deadline": now() + timedelta(seconds=2)}, now())
         with Session(committed) as s, s.begin():
             close = s.execute(text("SELECT late_reg_deadline FROM poker_tournaments WHERE id = :id"),
                               {"id": tid}).scalar_one()
-            poker.change_status(s, tid, "start", now())
+            poker_tournaments.change_status(s, tid, "start", now())
         assert wait_for(lambda: any(m.job == "process-no-shows" for m in seen), 15)
     [m] = [m for m in seen if m.job == "process-no-shows"]
     assert (m.tournament_id, m.due_at, m.outcome, m.summary["dropped"]) == (tid, close, "done", 2)

@@ -11,14 +11,20 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
-from domain.poker.services.knockouts import locked_tournament
+from domain.poker.rules.bounties import Share
 from domain.poker.rules.places import LiveKnockout, Place, PlacedEntry, final_places
 from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_lines
-from domain.poker.services.tournaments import get_tournament
 from domain.poker.rules.wording import wording_seal
+from domain.poker.services.knockouts import locked_tournament
+from domain.poker.services.tournaments import get_tournament
+from domain.poker.tables.results import (
+    FinalPlace,
+    Knockout,
+    KnockoutSettings,
+    KnockoutShare,
+    Prize,
+)
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
-from domain.poker.rules.bounties import Share
-from domain.poker.tables.results import FinalPlace, Knockout, KnockoutSettings, KnockoutShare, Prize
 
 # -- prizes (3.4) ----------------------------------------------------------------------------------
 

@@ -19,7 +19,11 @@ from domain.poker.rules.players import eligibility_problems
 from domain.poker.services.audit import audit
 from domain.poker.services.fees import charge
 from domain.poker.services.players import locked
-from domain.poker.services.tournaments import held_windows, settings_of, tournament_window
+from domain.poker.services.tournaments import (
+    held_windows,
+    settings_of,
+    tournament_window,
+)
 from domain.poker.tables.tournaments import Entry, Registration, TopUp, Tournament
 
 

@@ -39,6 +39,7 @@ from domain.poker.rules.knockouts import (
     void_problems,
 )
 from domain.poker.rules.wording import wording_seal
+from domain.poker.services.results import itm_status
 from domain.poker.services.seating import seat_if_drawn
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.results import (
@@ -380,10 +381,6 @@ def _table_draw(
 ) -> tuple[list[Problem], int | None]:
     """SP-11: the refusals of a draw from the table, else the position of the prize it takes (the
     phase's seed committed at its first draw)."""
-    from domain.poker.services.results import (
-        itm_status,  # results builds on this module
-    )
-
     problems: list[Problem] = []
     if tournament.status == "cancelled":
         return problems, None  # refused by the caller as cancelled, nothing committed

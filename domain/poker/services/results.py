@@ -15,7 +15,6 @@ from domain.poker.rules.bounties import Share
 from domain.poker.rules.places import LiveKnockout, Place, PlacedEntry, final_places
 from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_lines
 from domain.poker.rules.wording import wording_seal
-from domain.poker.services.knockouts import locked_tournament
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.results import (
     FinalPlace,
@@ -39,7 +38,7 @@ def _editable(tournament: Tournament) -> None:
 def set_prizes(session: Session, tournament_id: int, lines: Sequence[str]) -> tuple[str, ...]:
     """Replace the prize list (line n = place n); an empty list removes every prize."""
     cleaned = validated_prize_lines(lines)
-    tournament = locked_tournament(session, tournament_id)
+    tournament = get_tournament(session, tournament_id, lock="update")
     _editable(tournament)
     session.execute(Prize.__table__.delete().where(Prize.tournament_id == tournament_id))
     if cleaned:
@@ -69,7 +68,7 @@ def field_size(session: Session, tournament_id: int) -> tuple[int, int]:
 
 def apply_preset(session: Session, tournament_id: int, name: str) -> tuple[str, ...]:
     """3.4: a preset's lines trimmed to the current field, stored as the prize list."""
-    locked_tournament(session, tournament_id)
+    get_tournament(session, tournament_id, lock="update")
     entries, players = field_size(session, tournament_id)
     return set_prizes(session, tournament_id, preset_lines(name, entries, players))
 

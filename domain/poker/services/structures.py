@@ -10,7 +10,12 @@ from sqlalchemy.orm import Session
 
 from domain.clubs.services.clubs import get_club
 from domain.errors import DomainError, NotFound, Problem, raise_problems
-from domain.poker.rules.structures import LevelSpec, ante_type_problems, level_problems, total_duration
+from domain.poker.rules.structures import (
+    LevelSpec,
+    ante_type_problems,
+    level_problems,
+    total_duration,
+)
 from domain.poker.tables.tournaments import Level, Structure
 
 

@@ -14,13 +14,30 @@ from sqlalchemy.orm import Session
 from domain.clubs.services.clubs import get_club
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules import entries as rules
-from domain.poker.rules.lifecycle import CANCELLED, DRAFT, FINISHED, edit_problems, transition
-from domain.poker.rules.settings import SETTING_FIELDS, TournamentSettings, settings_problems
+from domain.poker.rules.lifecycle import (
+    CANCELLED,
+    DRAFT,
+    FINISHED,
+    edit_problems,
+    transition,
+)
+from domain.poker.rules.settings import (
+    SETTING_FIELDS,
+    TournamentSettings,
+    settings_problems,
+)
 from domain.poker.rules.structures import total_duration
 from domain.poker.services.audit import audit
 from domain.poker.services.due import notify
 from domain.poker.services.structures import structure_levels
-from domain.poker.tables.tournaments import Entry, Level, Player, Registration, Structure, Tournament
+from domain.poker.tables.tournaments import (
+    Entry,
+    Level,
+    Player,
+    Registration,
+    Structure,
+    Tournament,
+)
 
 
 def settings_of(t: Tournament) -> TournamentSettings:

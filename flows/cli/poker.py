@@ -22,6 +22,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import entries as entries_service
 from domain.poker.services import fees as fees_service
 from domain.poker.services import players as players_service
+from domain.poker.services import results as results_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import structures as structures_service
 from domain.poker.services import tournaments as tournaments_service
@@ -200,11 +201,19 @@ def _final_command(action: str, doc: str) -> None:
                               "record the knockouts until one is left (rule 3.7)")
         confirm(f"{action} tournament {t.id} '{t.name}' ({t.status.replace('_', ' ')}, {remaining} "
                 f"player{'s' if remaining != 1 else ''} in)", yes)
-        with transaction() as session:
-            if action == "finish" and entries_service.players_in(session, t.id) > 1:  # a re-entry since
-                raise DomainError("finish-players-in", f"tournament {t.id} has players still in (rule 3.7)")
-            t = tournaments_service.change_status(session, tournament, action, _now())
-            emit({"id": t.id, "status": t.status})
+        if action == "cancel":
+            with transaction() as session:
+                t = tournaments_service.change_status(session, tournament, action, _now())
+                emit({"id": t.id, "status": t.status})
+            return
+        with transaction() as session:  # places and prizes at once (3.7), then the documents
+            done = results_service.finish(session, tournament, _now())
+        from flows.runs import run_now  # Prefect is imported only by the commands that talk to it
+        from flows.tags import merged, of_poker
+
+        documents = run_now("publish-results", f"publish-poker-{done.tournament_id}", merged(of_poker([done.tournament_id])))
+        emit({"id": done.tournament_id, "status": "finished", "placed": len(done.places),
+              "final_table": results_service.final_table(done), "documents": documents})
 
     command.__doc__ = doc
     poker_app.command(action)(command)
@@ -212,7 +221,8 @@ def _final_command(action: str, doc: str) -> None:
 
 _status_command("open", "Open registration (draft -> registration open).")
 _status_command("start", "Start the tournament; settings freeze (registration open -> running).")
-_final_command("finish", "Finish the tournament (running -> finished; one player left). Asks unless --yes.")
+_final_command("finish", "Finish the tournament with one player left: final places and prizes at once, "
+               "without waiting for the last knockout's void window, and its documents started. Asks unless --yes.")
 _final_command("cancel", "Cancel the tournament (from draft, registration open or running). Asks unless --yes.")
 
 

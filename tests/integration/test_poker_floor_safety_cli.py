@@ -65,3 +65,17 @@ def test_the_final_table_is_refused_while_late_registration_is_open_with_the_rea
     line = refused(committed, "poker", "seat", "final-table", a, "--confirm")
     assert line == (f"error: late registration is open until {deadline.isoformat()}: the final table waits for it "
                     "to close (a new entry could still come)")
+
+
+def test_finish_with_one_player_left_places_everyone_at_once_without_waiting_for_the_void_window(two, committed):
+    """3.7, SP-7: the director's finish stores the final places and prizes now (the job would wait for
+    the last knockout's void window, SP-5) and starts the documents, or says the sweep will."""
+    a, _ = map(str, two)
+    [knocked] = j("poker", "knockout", a, "bob1", "--killer", "ann1", "--by", "Olga")
+    assert (knocked["busted"], knocked["killer"]) == ("Bob1", "Ann1")
+    finished = j("poker", "finish", a, "--yes")
+    assert (finished["id"], finished["status"], finished["placed"]) == (int(a), "finished", 2)
+    assert [(row["place"], row["player"]) for row in finished["final_table"]] == [(1, "Ann1"), (2, "Bob1")]
+    assert finished["documents"].startswith("publish-results not started now")
+    line = refused(committed, "poker", "finish", a, "--yes")
+    assert line == f"error: tournament {a} is finished: only a running tournament finishes"

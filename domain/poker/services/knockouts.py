@@ -39,6 +39,7 @@ from domain.poker.rules.knockouts import (
     void_problems,
 )
 from domain.poker.rules.wording import wording_seal
+from domain.poker.services.due import notify
 from domain.poker.services.results import itm_status
 from domain.poker.services.seating import seat_if_drawn
 from domain.poker.services.tournaments import get_tournament
@@ -208,6 +209,8 @@ def record_knockouts(
     busted_ids = [b.busted_entry_id for b in busts]
     session.execute(update(Entry).where(Entry.id.in_(busted_ids)).values(state="busted", busted_at=now))
     session.flush()
+    if sum(1 for r in rows if r.state == "active") - len(busted_ids) == 1:
+        notify(session, "last-knockout", tournament_id)  # one left: finalize when its void window closes
     return records
 
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
+from domain.clubs.services.rate import SharedRateLimiter
 from domain.clubs.services.runs import queue_without_provider, run_checks
 from domain.store.db import get_engine
 from flows.retrying import unless_refused
@@ -29,7 +30,7 @@ def _now() -> datetime:
 def check_clubs(recheck: bool, concurrency: int | None, max_age_days: int | None) -> list[dict]:
     settings = load_registry_settings()
     engine = get_engine()
-    provider = provider_from_settings(settings)
+    provider = provider_from_settings(settings, lambda name, rate: SharedRateLimiter(engine, name, rate))
     if provider is None:
         return [] if recheck else queue_without_provider(engine, _now())
     with provider:

@@ -15,6 +15,7 @@ is started by `tourney serve` and keeps its standby itself."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -99,8 +100,8 @@ JOBS: tuple[Job, ...] = (
     Job(
         "timekeeper",
         timekeeper,
-        "long-lived: runs every clock's level change and every late-registration close at its instant "
-        "(one active across machines, one standby)",
+        "long-lived: runs every clock's level change, every late-registration close and every finalize "
+        "at its instant (one active across machines, one standby)",
         tags=("poker",),
         concurrency=TIMEKEEPER_RUNS,
     ),
@@ -121,7 +122,7 @@ JOBS: tuple[Job, ...] = (
     Job(
         "finalize-tournaments",
         finalize_tournaments_flow,
-        "places, prizes and finished for every live tournament down to one player",
+        "safety net behind the timekeeper: places, prizes and finished for every tournament down to one player",
         interval=timedelta(minutes=1),
         tags=("poker",),
     ),
@@ -176,6 +177,7 @@ def deployment(j: Job, module_path: bool = False):
     )
 
 
-def deployments() -> list:
-    """The RunnerDeployments `tourney serve` serves."""
-    return [deployment(j) for j in JOBS]
+def deployments(skip: Iterable[str] = ()) -> list:
+    """The RunnerDeployments `tourney serve` serves: every job but the `skip` ones."""
+    skipped = {job(name).name for name in skip}
+    return [deployment(j) for j in JOBS if j.name not in skipped]

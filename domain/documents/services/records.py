@@ -132,10 +132,11 @@ def publications(session: Session, source: str | None = None) -> list[DocumentPu
 
 
 def publication(session: Session, source: str, tournament_id: int) -> DocumentPublication:
+    """A tournament's publication; for `season`, the oldest season's standings after it."""
     found = session.scalars(
         select(DocumentPublication).where(
             DocumentPublication.source == source, DocumentPublication.tournament_id == tournament_id
-        )
+        ).order_by(DocumentPublication.id)
     ).first()
     if found is None:
         raise NotFound("not-published", f"no documents were published for {source} tournament {tournament_id}")

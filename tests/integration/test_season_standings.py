@@ -12,13 +12,14 @@ from decimal import Decimal
 
 import pytest
 from pypdf import PdfReader
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from domain.documents.rules.model import SeasonSheet
 from domain.documents.services import records, sources
 from domain.documents.services.publish import publish, send_due
 from domain.documents.tables import Document, DocumentPublication
 from domain.leagues.services import leagues
+from domain.ops.services.status import read_status
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.results import finalize_tournaments
@@ -81,6 +82,11 @@ def run(session, renderer, outbox) -> list[dict]:
     out = [publish(session, renderer, outbox, b, NOW) for b in sources.due(session) if not isinstance(b, sources.Skipped)]
     out += [publish(session, renderer, outbox, b, NOW) for b in sources.season_bundles(session)]
     return [o for o in out if o is not None]
+
+
+def seasons_due(engine) -> int:
+    with engine.connect() as conn:
+        return conn.execute(text(sources.pending_seasons_sql())).scalar_one()
 
 
 def lines(data: bytes) -> list[str]:
@@ -178,6 +184,7 @@ def test_lg3_a_crash_before_the_commit_leaves_nothing_and_the_next_run_publishes
         season = winter(s, first.club_id, first)
         for b in sources.due(s):
             publish(s, renderer, tmp_path, b, NOW)
+    assert seasons_due(committed) == 1  # the status report counts it
     with pytest.raises(RuntimeError), unit_of_work(committed) as s:
         (bundle,) = sources.season_bundles(s)
         assert publish(s, renderer, tmp_path, bundle, NOW) is not None
@@ -191,6 +198,9 @@ def test_lg3_a_crash_before_the_commit_leaves_nothing_and_the_next_run_publishes
         assert sources.season_bundles(s) == []
         assert s.scalar(select(func.count()).where(DocumentPublication.source == "season")) == 1
         assert records.publication(s, "season", first.id).season_id == season.id
+    assert seasons_due(committed) == 0
+    # publish-results' pending work: the two deliveries (no SMTP here), nothing left to render
+    assert dict(read_status(committed).pending)["publish-results"] == 2
 
 
 def test_lg3_the_standings_are_mailed_to_the_club_once(committed, renderer, tmp_path):

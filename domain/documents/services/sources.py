@@ -354,19 +354,36 @@ def bundle(session: Session, source: str, tournament_id: int) -> Bundle:
 # -- a season's standings after each of its tournaments (LG-3) --------------------------------------
 
 
+def _published_in_seasons():
+    """(season_id, tournament_id, publication_id): every counted tournament (LG-1) of every season
+    whose results sheet was published."""
+    results = aliased(DocumentPublication)
+    counted = counted_tournaments().subquery()
+    return select(counted.c.season_id, counted.c.tournament_id, results.id.label("publication_id")).join(
+        results, and_(results.source == "poker", results.tournament_id == counted.c.tournament_id)
+    )
+
+
+def pending_seasons_sql() -> str:
+    """The status report's count of seasons' standings `publish-results` will render next."""
+    from sqlalchemy.dialects import postgresql
+
+    published = _published_in_seasons().subquery()
+    query = select(func.count()).select_from(published).where(~exists().where(
+        DocumentPublication.source == "season",
+        DocumentPublication.season_id == published.c.season_id,
+        DocumentPublication.tournament_id == published.c.tournament_id,
+    ))
+    return str(query.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
+
+
 def season_bundles(session: Session) -> list[Bundle]:
     """A season's standings after each of its counted tournaments (LG-1) whose results sheet was
     published and whose standings were not, oldest publication first: one bundle per (season,
     tournament). Each counts the season's tournaments whose results were published up to and
     including that tournament's, so a rerun, or a run after a crash, renders the same standings.
     Three statements, then the leagues service's four per bundle."""
-    results = aliased(DocumentPublication)
-    counted = counted_tournaments().subquery()
-    published = session.execute(
-        select(counted.c.season_id, counted.c.tournament_id, results.id)
-        .join(results, and_(results.source == "poker", results.tournament_id == counted.c.tournament_id))
-        .order_by(counted.c.season_id, results.id)
-    ).all()
+    published = session.execute(_published_in_seasons().order_by("season_id", "publication_id")).all()
     if not published:
         return []
     done = set(session.execute(

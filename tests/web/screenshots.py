@@ -108,8 +108,14 @@ def take(url: str, pages: dict[str, str], out: Path, width: int) -> list[tuple[s
     return written
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, like every command of the project
+        print(f"error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.web.screenshots", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python -m tests.web.screenshots", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help="the folder of the PNGs (default docs/pictures/web)")
     parser.add_argument("--width", type=int, default=1000, help="the pages' width in CSS pixels (default 1000)")
     args = parser.parse_args(argv)

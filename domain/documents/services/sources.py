@@ -382,7 +382,7 @@ def season_bundles(session: Session) -> list[Bundle]:
     published and whose standings were not, oldest publication first: one bundle per (season,
     tournament). Each counts the season's tournaments whose results were published up to and
     including that tournament's, so a rerun, or a run after a crash, renders the same standings.
-    Three statements, then the leagues service's four per bundle."""
+    Five statements, then the leagues service's four per bundle."""
     published = session.execute(_published_in_seasons().order_by("season_id", "publication_id")).all()
     if not published:
         return []

@@ -20,9 +20,13 @@ HOST, PORT = "127.0.0.1", 4200
 
 
 def prefect_env(settings: Settings) -> dict[str, str]:
-    """Environment for Prefect processes: our API URL, no telemetry (there is no network)."""
+    """Environment for Prefect processes: our API URL, its basic-auth string (the server requires
+    it, clients send it: docs/operations.md), no telemetry (there is no network)."""
+    auth = settings.prefect_auth()
     env = {
         "PREFECT_API_URL": settings.prefect_api_url,
+        "PREFECT_API_AUTH_STRING": auth,
+        "PREFECT_SERVER_API_AUTH_STRING": auth,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_HOME": str(settings.home / "prefect"),
         # flow runs report every 30 s; a silent run is requeued for another worker (flows/ops.py)

@@ -83,28 +83,23 @@ def small_png(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def take(url: str, pages: dict[str, str], out: Path, width: int) -> list[tuple[str, int]]:
-    from playwright.sync_api import sync_playwright
-
-    from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
-
+def take(browser, url: str, pages: dict[str, str], out: Path, width: int) -> list[tuple[str, int]]:
+    """Each page of `pages` (file name: path) opened in `browser` and written into `out`: (name, bytes)."""
     written = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            context = browser.new_context(viewport={"width": width, "height": 700}, locale="en-GB")
-            page = context.new_page()
-            for name, path in pages.items():
-                page.goto(url + path, wait_until="load")
-                if path.endswith("/screen"):
-                    page.wait_for_selector('#live[data-state="live"]', timeout=5000)
-                height = min(MAX_HEIGHT, page.evaluate("document.documentElement.scrollHeight"))
-                shot = page.screenshot(clip={"x": 0, "y": 0, "width": width, "height": height}, full_page=True)
-                data = small_png(shot)
-                (out / name).write_bytes(data)
-                written.append((name, len(data)))
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": width, "height": 700}, locale="en-GB")
+    try:
+        page = context.new_page()
+        for name, path in pages.items():
+            page.goto(url + path, wait_until="load")
+            if path.endswith("/screen"):
+                page.wait_for_selector('#live[data-state="live"]', timeout=5000)
+            height = min(MAX_HEIGHT, page.evaluate("document.documentElement.scrollHeight"))
+            shot = page.screenshot(clip={"x": 0, "y": 0, "width": width, "height": height}, full_page=True)
+            data = small_png(shot)
+            (out / name).write_bytes(data)
+            written.append((name, len(data)))
+    finally:
+        context.close()
     return written
 
 
@@ -122,7 +117,9 @@ def main(argv: list[str]) -> int:
     if not 320 <= args.width <= 3000:
         print(f"error: --width {args.width} must be from 320 to 3000", file=sys.stderr)
         return 2
-    if not Path("/usr/bin/chromium").exists():
+    from tests.web.conftest import CHROMIUM
+
+    if not Path(CHROMIUM).exists():
         print("error: Debian's chromium is missing: run infra/setup-system.sh (apt-get install chromium)",
               file=sys.stderr)
         return 2
@@ -132,8 +129,10 @@ def main(argv: list[str]) -> int:
     from domain.store.migrate import upgrade
     from domain.store.scratch import scratch_database, server_url
     from flows.web.app import create_app
+    from playwright.sync_api import sync_playwright
+
     from tests.documents_samples import free_port
-    from tests.web.conftest import Server
+    from tests.web.conftest import CHROMIUM_ARGS, Server
 
     args.out.mkdir(parents=True, exist_ok=True)
     with scratch_database(server_url(), "screenshots") as db, tempfile.TemporaryDirectory() as tmp:
@@ -144,8 +143,12 @@ def main(argv: list[str]) -> int:
             outbox = Path(tmp) / "outbox"
             outbox.mkdir()
             pages = world(engine, outbox)
-            with Server(create_app(engine, outbox=outbox), free_port()) as server:
-                written = take(server.url, pages, args.out, args.width)
+            with Server(create_app(engine, outbox=outbox), free_port()) as server, sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+                try:
+                    written = take(browser, server.url, pages, args.out, args.width)
+                finally:
+                    browser.close()
         finally:
             dispose_engines()
     for name, size in written:

@@ -8,9 +8,9 @@ from PIL import Image
 from tests.web import screenshots, world
 
 
-def test_a_page_becomes_a_small_palette_png_of_the_width_asked(committed, web, tmp_path):
+def test_a_page_becomes_a_small_palette_png_of_the_width_asked(committed, web, browser, tmp_path):
     s = world.season(committed)
-    written = screenshots.take(web.url, {"season.png": f"/seasons/{s['id']}"}, tmp_path, 1000)
+    written = screenshots.take(browser, web.url, {"season.png": f"/seasons/{s['id']}"}, tmp_path, 1000)
     path = tmp_path / "season.png"
     assert written == [("season.png", path.stat().st_size)]
     with Image.open(path) as image:

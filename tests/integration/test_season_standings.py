@@ -223,3 +223,44 @@ def test_lg3_the_standings_are_mailed_to_the_club_once(committed, renderer, tmp_
     (attachment,) = list(msg.iter_attachments())
     assert attachment.get_filename() == f"standings-after-{first.id}.pdf"
     assert pdf.verify(KEY, attachment.get_content())[1] == []
+
+
+def test_lg3_migration_0602_steps_back_to_one_publication_per_tournament_and_forward_again(database_url):
+    """LG-3: 0602 down drops the seasons' publications and restores (source, tournament) unique;
+    up again lets a season's standings in beside the tournament's results."""
+    from alembic import command
+    from sqlalchemy.exc import IntegrityError
+
+    from domain.store.db import make_engine
+    from domain.store.migrate import _config, upgrade
+    from domain.store.scratch import scratch_database
+
+    def step(engine, how: str, target: str) -> None:
+        config = _config()
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            getattr(command, how)(config, target)
+
+    insert = text(
+        "INSERT INTO document_publications (source, tournament_id, tournament, folder, state, attempts, created_at,"
+        " season_id, season) VALUES (:source, 7, 'Friday', 'f', 'stored', 0, now(), :season_id, :season)"
+    )
+    with scratch_database(database_url, "season0602") as url:
+        engine = make_engine(url)
+        try:
+            upgrade(engine)
+            with engine.begin() as conn:
+                conn.execute(insert, {"source": "poker", "season_id": None, "season": None})
+                conn.execute(insert, {"source": "season", "season_id": 1, "season": "Winter"})
+                conn.execute(insert, {"source": "season", "season_id": 2, "season": "Year"})
+                with pytest.raises(IntegrityError), conn.begin_nested():  # NULLs not distinct
+                    conn.execute(insert, {"source": "poker", "season_id": None, "season": None})
+            step(engine, "downgrade", "0601")
+            with engine.begin() as conn:
+                assert conn.execute(text("SELECT source FROM document_publications")).scalars().all() == ["poker"]
+            step(engine, "upgrade", "heads")
+            with engine.begin() as conn:
+                conn.execute(insert, {"source": "season", "season_id": 1, "season": "Winter"})
+                assert conn.execute(text("SELECT count(*) FROM document_publications")).scalar_one() == 2
+        finally:
+            engine.dispose()

@@ -81,6 +81,6 @@ def test_lg3_a_long_season_standings_repeats_its_header_and_keeps_rows_together(
     printed = [[line for line in page.splitlines() if re.match(r"^\d+ Player \d+ ", line)] for page in pages]
     assert [line.split(" ")[2] for lines in printed for line in lines] == [str(i) for i in range(1, players + 1)]
     assert all(len(lines) >= 2 for lines in printed)
-    assert all(page.lstrip().startswith("Rank Player Points") for page, lines in zip(pages[1:], printed[1:]) if lines)
+    assert all(page.lstrip().startswith("Rank Player Points") for page, lines in zip(pages[1:], printed[1:], strict=True) if lines)
     # the season's rules stay together
     assert [("Points for a place" in page, "Ranked by total points" in page) for page in pages].count((True, True)) == 1

@@ -1,0 +1,62 @@
+"""Output for people: a poker command shows money in the tournament's currency as its club's language
+writes it, times in the club's timezone (Babel), nested data as sub-tables; `--json` keeps minor units
+and UTC. Through the real `tourney` process."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from domain.documents.services.locales import set_locale
+from domain.store.db import unit_of_work
+from tests.integration import poker_helpers as h
+from tests.support.cli import j, run
+
+WIDE = {"COLUMNS": "200"}  # a wide terminal: no value folds across lines
+
+
+def cells(*args: str) -> list[list[str]]:
+    """The table's rows, each its cells' text."""
+    out = run(*args, env=WIDE)
+    assert out.returncode == 0, out.stderr
+    return [[c.strip() for c in line.strip("│┃").split("│")] for line in out.stdout.splitlines() if line.startswith("│")]
+
+
+def _club_tournament(committed, start: datetime, buy_in: int) -> tuple[int, int]:
+    with unit_of_work(committed) as session:
+        club = h.club(session)
+        tid = h.tournament(session, club.id, start=start, buy_in=buy_in)
+        h.checked_in(session, tid, h.player(session, "anna"))
+        return club.id, tid
+
+
+def test_sp_1_money_in_the_club_language_and_times_in_its_timezone_json_unchanged(committed):
+    """SP-1: 250000 minor units of RUB read "2 500,00 ₽" in Russian (non-breaking spaces, as CLDR
+    writes them) and "RUB2,500.00" in English; 19:00 UTC is 22:00 in Moscow."""
+    club, tid = _club_tournament(committed, datetime(2026, 12, 4, 19, 0, tzinfo=UTC), 250000)
+    t = str(tid)
+    rows = dict(r[:2] for r in cells("poker", "show", t))
+    assert rows["buy_in"] == "2\xa0500,00\xa0₽"
+    assert rows["scheduled_start"] == "04.12.2026, 22:00 MSK"
+    assert rows["late_reg_deadline"] == "04.12.2026, 23:00 MSK"
+    [debt] = [r for r in cells("poker", "debts", t)]
+    assert debt[2:4] == ["2\xa0500,00\xa0₽", "RUB"]
+    raw = j("poker", "show", t)
+    assert (raw["buy_in"], raw["scheduled_start"]) == (250000, "2026-12-04T19:00:00+00:00")
+    assert j("poker", "debts", t)[0]["owed"] == 250000
+    with unit_of_work(committed) as session:
+        set_locale(session, "club", club, "en", datetime(2026, 12, 1, tzinfo=UTC))
+    rows = dict(r[:2] for r in cells("poker", "show", t))
+    assert rows["buy_in"] == "RUB2,500.00"  # CLDR's English pattern ¤#,##0.00, as Babel applies it
+    assert rows["scheduled_start"] == "12/4/26, 10:00\u202fPM MSK"
+
+
+def test_nested_data_prints_as_sub_tables_not_json(committed):
+    """A draw's items and outcome (a mapping and lists) print as tables inside the row."""
+    _, tid = _club_tournament(committed, datetime(2026, 12, 4, 19, 0, tzinfo=UTC), 0)
+    t = str(tid)
+    out = run("poker", "seat", "draw", t, "--seed", "floor", env=WIDE)
+    assert out.returncode == 0, out.stderr
+    text = run("poker", "draw-proof", t, env=WIDE).stdout
+    assert "[[" not in text and "{" not in text
+    assert "seat_cap" in text and "entries" in text
+    assert text.count("┏") == 1  # one titled table; the sub-tables have their own boxes inside it

@@ -16,7 +16,7 @@ from domain.poker.services import players as players_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as tournaments_service
 from flows.cli.clock import now as _now
-from flows.cli.output import emit, transaction
+from flows.cli.output import emit, say, transaction
 from flows.cli.params import INT_MAX, confirm
 from flows.cli.poker import poker_app
 
@@ -107,7 +107,7 @@ def seat_draw(tournament: TournamentId, seed: Seed = None) -> None:
 
 @seat_app.command("show")
 def seat_show(tournament: TournamentId) -> None:
-    """Who sits where, the stage (play, final table, heads-up)."""
+    """Who sits where, the stage (play, final table, heads-up), the next draw's commitment (SP-13)."""
     with transaction() as session:
         out = seating_service.show(session, tournament)
     if _json():
@@ -116,6 +116,7 @@ def seat_show(tournament: TournamentId) -> None:
         tables = ", ".join(f"table {t['table']}: {t['players']}" for t in out["tables"])
         broken = ", ".join(map(str, out["broken"])) or "none"
         emit(out["seats"], f"tournament {tournament}: {out['stage']} · {tables} · broken: {broken}")
+        say(f"next draw commits to {out['next_draw_commitment'] or 'nothing yet (its first draw commits)'}")
 
 
 @seat_app.command("move")

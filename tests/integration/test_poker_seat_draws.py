@@ -15,7 +15,7 @@ from domain.poker.tables.floor import Seat, SeatDraw
 from domain.store.db import unit_of_work
 from tests.integration import poker_helpers as h
 from tests.integration.poker_floor_world import T0, enter, tournament
-from tests.support.cli import fingerprint, j, refused
+from tests.support.cli import fingerprint, j, refused, run
 
 LATER = T0 + timedelta(minutes=30)
 
@@ -133,4 +133,6 @@ def test_sp_13_draw_proof_on_the_command_line_and_a_bad_floor_seed_refused(commi
     assert draw.matches(first["platform_seed"], first["commitment"])
     assert (following["commitment"], following["platform_seed"], following["ok"]) == (
         drawn["draw"]["next_commitment"], None, None)
+    shown = " ".join(run("poker", "seat", "show", t).stdout.split())  # the line wraps in 80 columns
+    assert shown.endswith(f"─┘ next draw commits to {following['commitment']}")
     assert refused(committed, "poker", "draw-proof", "999999999") == "error: no tournament 999999999"

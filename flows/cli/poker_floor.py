@@ -102,7 +102,7 @@ def seat_draw(tournament: TournamentId, seed: Seed = None) -> None:
     seed and the floor's; `draw-proof` re-checks it)."""
     with transaction() as session:
         out = seating_service.draw_initial(session, tournament, _now(), seed)
-    emit(out if _json() else out["seats"], f"seated by lot, {_drawn(out['draw'])}")
+    _emit_drawn(out, out["seats"], "seated by lot")
 
 
 @seat_app.command("show")
@@ -156,7 +156,7 @@ def seat_break_table(
             f"{'s' if len(seated) != 1 else ''} go to free seats of the other tables by lot", yes)
     with transaction() as session:
         out = seating_service.break_table(session, tournament, table, _now(), seed)
-    emit(out if _json() else out["moves"], f"table {table} broken, {_drawn(out['draw'])}")
+    _emit_drawn(out, out["moves"], f"table {table} broken")
 
 
 @seat_app.command("suggest")
@@ -217,10 +217,16 @@ def poker_draw_proof(tournament: TournamentId) -> None:
         emit(draws_service.proof(session, tournament), "draws")
 
 
-def _drawn(d: dict) -> str:
+def _emit_drawn(out: dict, rows: list[dict], title: str) -> None:
+    """A draw's result: JSON whole; for people the rows, then the draw's seeds on their own line."""
+    if _json():
+        emit(out)
+        return
+    emit(rows, title)
+    d = out["draw"]
     floor = f"floor seed {d['floor_seed']}" if d["floor_seed"] is not None else "no floor seed"
-    return (f"draw {d['seq']}: platform seed {d['platform_seed']} (committed as {d['commitment']}), {floor}; "
-            f"next draw commits to {d['next_commitment']}")
+    say(f"draw {d['seq']} ({d['purpose']}): platform seed {d['platform_seed']}, committed as {d['commitment']}; "
+        f"{floor}; the next draw commits to {d['next_commitment']}")
 
 
 def _json() -> bool:

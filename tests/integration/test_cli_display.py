@@ -56,6 +56,10 @@ def test_nested_data_prints_as_sub_tables_not_json(committed):
     t = str(tid)
     out = run("poker", "seat", "draw", t, "--seed", "floor", env=WIDE)
     assert out.returncode == 0, out.stderr
+    [drawn, _] = j("poker", "draw-proof", t)
+    assert " ".join(out.stdout.split()).endswith(  # the line wraps at the terminal's width
+        f"┘ draw 1 (initial-seating): platform seed {drawn['platform_seed']}, committed as {drawn['commitment']}; "
+        f"floor seed floor; the next draw commits to {_['commitment']}")
     text = run("poker", "draw-proof", t, env=WIDE).stdout
     assert "[[" not in text and "{" not in text
     assert "seat_cap" in text and "entries" in text

@@ -4,9 +4,12 @@ and UTC. Through the real `tourney` process."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from domain.documents.services.locales import set_locale
+from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
 from tests.integration import poker_helpers as h
 from tests.support.cli import j, run
@@ -64,3 +67,17 @@ def test_nested_data_prints_as_sub_tables_not_json(committed):
     assert "[[" not in text and "{" not in text
     assert "seat_cap" in text and "entries" in text
     assert text.count("┏") == 1  # one titled table; the sub-tables have their own boxes inside it
+
+
+def test_3_5_the_clock_reads_in_the_club_timezone_with_the_time_left_as_a_clock(committed):
+    """3.5: level 1 (30 minutes) started five minutes ago ends at its start + 30 min, Moscow time;
+    the time left reads M:SS (the real clock moves between the runs, so it is matched, not fixed)."""
+    start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=5)
+    with unit_of_work(committed) as session:
+        tid = h.tournament(session, start=start, status="running", now=start - timedelta(hours=1))
+        clock_service.act(session, tid, "start", start)
+    rows = dict(r[:2] for r in cells("poker", "clock", "status", str(tid)))
+    ends = (start + timedelta(minutes=30)).astimezone(ZoneInfo("Europe/Moscow"))
+    assert rows["level_ends_at"] == f"{ends:%d.%m.%Y, %H:%M} MSK"
+    assert re.fullmatch(r"2[45]:[0-5]\d", rows["time_left_s"]), rows["time_left_s"]
+    assert j("poker", "clock", "status", str(tid))["level_ends_at"] == (start + timedelta(minutes=30)).isoformat()

@@ -9,7 +9,7 @@ TOURNEY := $(BIN)/tourney
 # `make run DEMO=0` (or TOURNEY_DEMO=0 in the environment): serve without seeding or simulating the demo
 DEMO ?= $(if $(TOURNEY_DEMO),$(TOURNEY_DEMO),1)
 
-.PHONY: run test test-unit test-shifted bench stop setup db clean catalogs
+.PHONY: run test test-unit test-shifted bench stop setup db clean catalogs screenshots
 
 $(VENV)/.installed: pyproject.toml
 	bash infra/setup-system.sh
@@ -53,6 +53,11 @@ stop: setup
 # templates/locale/<lang>/LC_MESSAGES/messages.po, compile the .mo files (committed)
 catalogs: setup
 	$(BIN)/python -m infra.catalogs
+
+# a PNG of each public page (docs/pictures/web/, shown in docs/web.md) from a world built on a throwaway
+# database, taken with Debian's headless Chromium (tests/web/screenshots.py)
+screenshots: db
+	$(BIN)/python -m tests.web.screenshots
 
 # deletes the database, the outbox and the signing key: asks first (FORCE=1 does not ask)
 clean: setup

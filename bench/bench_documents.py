@@ -15,8 +15,8 @@ from datetime import date
 from decimal import Decimal
 
 from bench.harness import Report, peak_memory
-from infra.render import Renderer, certificate_alone
 from domain.documents.rules.model import Certificate, PokerPlace, PokerSheet, serial
+from infra.render import Renderer, certificate_alone
 
 KEY = b"bench-key-of-at-least-thirty-two-bytes"  # DOC-2: keys of 32 bytes or more
 

@@ -4,8 +4,8 @@ the process-wide pooled engine every service uses."""
 from __future__ import annotations
 
 from bench.harness import Report
-from domain.store.db import database_url, get_engine, make_engine
 from domain.ops.services.status import read_status
+from domain.store.db import database_url, get_engine, make_engine
 
 
 def run(report: Report) -> None:

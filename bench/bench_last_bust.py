@@ -18,14 +18,13 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import text
 
-from bench.harness import Report
+from bench.harness import Report, runner
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services import results as results_service
 from domain.poker.services.knockouts import record_knockouts
@@ -150,14 +149,10 @@ def run(report: Report) -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # there is no network
     _sql(WRITTEN)
     with prefect_test_harness(server_startup_timeout=120):
-        script = Path(tempfile.mkdtemp()) / "serve_last_bust_bench.py"
-        script.write_text(SERVE)
         settings = load_settings()
         env = {**os.environ, **prefect_env(settings), "PREFECT_API_URL": PREFECT_API_URL.value(),
                "PYTHONPATH": str(ROOT)}
-        runner = subprocess.Popen([sys.executable, str(script)], env=env, cwd=ROOT, start_new_session=True,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
+        with runner(SERVE, env=env, cwd=ROOT):
             with get_client(sync_client=True) as client:
                 deadline = time.monotonic() + 120
                 while time.monotonic() < deadline:
@@ -178,9 +173,3 @@ def run(report: Report) -> None:
                     time.sleep(5)
                 if os.environ.get("TOURNEY_BENCH_LAST_BUST_OLD", "1") != "0":
                     _sweeps_way(report, client)
-        finally:
-            runner.terminate()
-            try:
-                runner.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                runner.kill()

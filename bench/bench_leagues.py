@@ -16,10 +16,20 @@ from sqlalchemy import func, insert, select, text
 from bench.harness import Report
 from domain.clubs.tables import Club
 from domain.leagues.rules.points import Placing, results, standings
-from domain.leagues.services.leagues import add_to_season, create_season, season_standings
+from domain.leagues.services.leagues import (
+    add_to_season,
+    create_season,
+    season_standings,
+)
 from domain.leagues.tables import Season, SeasonTournament
 from domain.poker.tables.results import FinalPlace
-from domain.poker.tables.tournaments import Entry, Player, Registration, Structure, Tournament
+from domain.poker.tables.tournaments import (
+    Entry,
+    Player,
+    Registration,
+    Structure,
+    Tournament,
+)
 from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 TOURNAMENTS = 50

@@ -12,12 +12,18 @@ from datetime import UTC, date, datetime
 from sqlalchemy import insert, select, text
 
 from bench.harness import Report, peak_memory
+from domain.clubs.tables import Club
 from domain.poker.rules.places import LiveKnockout, PlacedEntry, final_places
 from domain.poker.services.results import compute_places
-from domain.clubs.tables import Club
-from domain.store.db import StatementCounter, get_engine, unit_of_work
-from domain.poker.tables.tournaments import Entry, Player, Registration, Structure, Tournament
 from domain.poker.tables.results import Knockout
+from domain.poker.tables.tournaments import (
+    Entry,
+    Player,
+    Registration,
+    Structure,
+    Tournament,
+)
+from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 ENTRIES = 100_000
 REENTRIES = ENTRIES // 5

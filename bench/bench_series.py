@@ -114,7 +114,12 @@ if __name__ == "__main__":  # the runner's flow process imports this file to fin
 def _lateness(runs: int, poll_seconds: int, limit: int, deployment_limit: str) -> tuple[list[float], int]:
     """Every run's lateness in seconds, sorted, and how many runs started by the deadline."""
     from prefect import get_client
-    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName, FlowRunFilter, FlowRunFilterId
+    from prefect.client.schemas.filters import (
+        DeploymentFilter,
+        DeploymentFilterName,
+        FlowRunFilter,
+        FlowRunFilterId,
+    )
     from prefect.settings import PREFECT_API_URL
     from prefect.states import Scheduled
 

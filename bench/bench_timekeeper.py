@@ -18,15 +18,13 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import text
 
-from bench.harness import Report
+from bench.harness import Report, runner
 from domain.poker.services.due import CHANNEL
 from domain.store.db import get_engine
 from flows.jobs.timekeeper_loop import active_pid
@@ -194,7 +192,12 @@ def _old_way(report: Report, client, runner: subprocess.Popen, server: list[int]
 
 def _reported(client, label: str) -> int:
     """How many of the phase's moments are task runs in the Prefect API (of any timekeeper run)."""
-    from prefect.client.schemas.filters import FlowFilter, FlowFilterName, TaskRunFilter, TaskRunFilterName
+    from prefect.client.schemas.filters import (
+        FlowFilter,
+        FlowFilterName,
+        TaskRunFilter,
+        TaskRunFilterName,
+    )
 
     with get_engine().connect() as conn:
         ids = set(conn.execute(text("SELECT id FROM poker_tournaments WHERE name LIKE :label || '-%'"),
@@ -242,13 +245,9 @@ def run(report: Report) -> None:
     counts = [int(n) for n in os.environ.get("TOURNEY_BENCH_TIMEKEEPER_COUNTS", "60,1000").split(",") if n.strip()]
     _sql(WRITTEN, level=LEVEL)
     with prefect_test_harness(server_startup_timeout=120):
-        script = Path(tempfile.mkdtemp()) / "serve_timekeeper_bench.py"
-        script.write_text(SERVE)
         env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PYTHONPATH": str(ROOT)}
-        runner = subprocess.Popen([sys.executable, str(script), "6"], env=env, cwd=ROOT, start_new_session=True,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        server = [p for p in _children(os.getpid()) if p != runner.pid]
-        try:
+        with runner(SERVE, "6", env=env, cwd=ROOT) as served:
+            server = [p for p in _children(os.getpid()) if p != served.pid]
             with get_client(sync_client=True) as client:
                 deadline = time.monotonic() + 120
                 while time.monotonic() < deadline:
@@ -259,8 +258,8 @@ def run(report: Report) -> None:
                     except Exception:
                         time.sleep(1)
                 for count in old:
-                    _old_way(report, client, runner, server, count)
-                run = client.create_flow_run_from_deployment(timekeeper.id, name="timekeeper (bench)")
+                    _old_way(report, client, served, server, count)
+                client.create_flow_run_from_deployment(timekeeper.id, name="timekeeper (bench)")
                 deadline = time.monotonic() + 120
                 while _holder_pid() is None and time.monotonic() < deadline:
                     time.sleep(1)
@@ -270,10 +269,3 @@ def run(report: Report) -> None:
                 for r in client.read_flow_runs():
                     if r.state and not r.state.is_final():
                         client.set_flow_run_state(r.id, Cancelling(), force=True)
-                del run
-        finally:
-            runner.terminate()
-            try:
-                runner.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                runner.kill()

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import gc
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -77,3 +82,21 @@ def _fmt(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:.1f} ms"
     return f"{seconds:.2f} s"
+
+
+@contextmanager
+def runner(script: str, *args: str, env: dict[str, str], cwd: Path) -> Iterator[subprocess.Popen]:
+    """A Prefect runner serving what `script` (a Python program's text) serves, in a session of its
+    own, quiet; ended (SIGTERM, then SIGKILL after 30 s) on the way out."""
+    path = Path(tempfile.mkdtemp()) / "serve_bench.py"
+    path.write_text(script)
+    process = subprocess.Popen([sys.executable, str(path), *args], env=env, cwd=cwd, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -6,6 +6,10 @@ seed is revealed, and anyone can re-run `shuffled` and check `matches`.
 
 The shuffle is Python's `random.Random(int(sha256(f"{seed}:{purpose}"), 16)).shuffle` over the
 items as given (callers pass them sorted by id), so it can be re-run outside this project too.
+
+SP-13 (live poker): the seed of a draw is `combined(platform_seed, floor_seed)`, the SHA-256 of
+`"{platform_seed}:{floor_seed}"` (an absent floor seed is the empty string). The platform's seed is
+committed before the floor's seed is known, so neither side alone chooses the outcome.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ def commitment(seed: str) -> str:
 
 def matches(seed: str, published: str) -> bool:
     return hmac.compare_digest(commitment(seed), published)
+
+
+def combined(platform_seed: str, floor_seed: str | None) -> str:
+    """SP-13: the seed of a draw from the platform's committed seed (64 hex digits, so the colon
+    after it is unambiguous) and the floor's optional seed."""
+    return hashlib.sha256(f"{platform_seed}:{floor_seed or ''}".encode()).hexdigest()
 
 
 def rng(seed: str, purpose: str) -> random.Random:

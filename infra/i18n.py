@@ -78,6 +78,11 @@ def number(value: int | Decimal, locale: str) -> str:
     return format_decimal(value, locale=checked(locale))
 
 
+def points(value: Decimal, locale: str) -> str:
+    """21,55 / 21.55: league points, always to hundredths (LG-2)."""
+    return format_decimal(value, format="#,##0.00", locale=checked(locale))
+
+
 def place(n: int, locale: str) -> str:
     """1st place / 1-е место: the locale's CLDR ordinal category picks the wording."""
     category = Locale.parse(checked(locale)).ordinal_form(n)

@@ -31,7 +31,7 @@ from weasyprint.text.fonts import FontConfiguration
 
 from infra import i18n, pdf
 from infra.config import DEFAULT_PUBLIC_URL
-from domain.documents.rules.model import LOCALES, Certificate, PokerSheet, PusoySheet
+from domain.documents.rules.model import LOCALES, Certificate, PokerSheet, PusoySheet, SeasonSheet
 from domain.documents.rules.signing import verification_code
 from domain.errors import ConfigurationError
 
@@ -60,6 +60,7 @@ def environment(templates: Path = TEMPLATES, locale: str = "en") -> Environment:
     env.install_gettext_translations(i18n.translations(locale), newstyle=True)
     env.filters["longdate"] = lambda day: i18n.long_date(day, locale)
     env.filters["number"] = lambda value: i18n.number(value, locale)
+    env.filters["points"] = lambda value: i18n.points(value, locale)
     env.filters["place"] = lambda n: i18n.place(n, locale)
     env.globals["locale"] = locale
     env.globals["page_css"] = page_css(i18n.page_footer(locale))
@@ -128,10 +129,11 @@ class Renderer:
         )
         return PdfReader(io.BytesIO(data))
 
-    def _sheet(self, template: str, sheet: PokerSheet | PusoySheet) -> bytes:
+    def _sheet(self, template: str, sheet: PokerSheet | PusoySheet | SeasonSheet, title: str | None = None) -> bytes:
         reader = self._render(template, sheet.locale, s=sheet)
         return pdf.seal_pages(
-            self.key, reader, range(len(reader.pages)), pdf.signed(self.key, sheet), f"Results: {sheet.tournament}"
+            self.key, reader, range(len(reader.pages)), pdf.signed(self.key, sheet),
+            title or f"Results: {sheet.tournament}",
         )
 
     def poker_sheet(self, sheet: PokerSheet) -> bytes:
@@ -139,6 +141,10 @@ class Renderer:
 
     def pusoy_sheet(self, sheet: PusoySheet) -> bytes:
         return self._sheet("pusoy_sheet.html", sheet)
+
+    def season_sheet(self, sheet: SeasonSheet) -> bytes:
+        """A season's standings after one of its tournaments (LG-3)."""
+        return self._sheet("season_sheet.html", sheet, f"Season standings: {sheet.season}")
 
     def certificates(self, certs: Sequence[Certificate], chunk: int = CHUNK) -> Iterator[bytes]:
         """One signed one-page PDF per certificate, in order. Certificates are rendered `chunk` pages

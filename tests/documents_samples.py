@@ -20,6 +20,8 @@ from domain.documents.rules.model import (
     PusoyRound,
     PusoySheet,
     PusoyStanding,
+    SeasonRow,
+    SeasonSheet,
 )
 
 
@@ -48,6 +50,24 @@ def poker_sheet(players: int = 10, paid: int = 3, locale: str = "en") -> PokerSh
         places=places,
         rebuys=3,
         locale=locale,
+    )
+
+
+def season_sheet(locale: str = "ru") -> SeasonSheet:
+    """A season's standings (LG-3) after its third tournament: `sqrt` with a knockout bonus, best 2,
+    a shared rank."""
+    rows = (
+        SeasonRow(1, "<b>Иван</b>", Decimal("45.70"), 2, 3, 1, Decimal("24.49")),
+        SeasonRow(2, "Zoë O'Hara & Co", Decimal("38.12"), 2, 2, 1, Decimal("24.49")),
+        SeasonRow(3, "Пётр Ёлкин", Decimal("30.00"), 2, 3, 0, Decimal("17.32")),
+        SeasonRow(3, "Player 4", Decimal("30.00"), 2, 2, 0, Decimal("17.32")),
+        SeasonRow(5, "Player 5", Decimal("12.25"), 1, 1, 0, Decimal("12.25")),
+    )
+    return SeasonSheet(
+        season_id=3, season="Зима 2026/27", club="Клуб «Туз»", date_from=date(2026, 12, 1),
+        date_until=date(2027, 2, 28), tournament_id=42, tournament="Пятничный турнир <i>Deepstack</i>",
+        held_on=date(2026, 12, 18), tournaments=3, formula="sqrt", points_table=(), shared="average",
+        bonus=Decimal("0.5"), best_k=2, rows=rows, locale=locale,
     )
 
 

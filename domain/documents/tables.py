@@ -1,8 +1,9 @@
-"""Documents and their delivery (RULES DOC-1..DOC-3): one publication per tournament, the PDFs it
-produced (stored under TOURNEY_HOME/outbox), and the e-mail delivery state.
+"""Documents and their delivery (RULES DOC-1..DOC-3, LG-3): one publication per tournament, and one
+per (season, tournament) for a season's standings after that tournament; the PDFs each produced
+(stored under TOURNEY_HOME/outbox), and the e-mail delivery state.
 
-`document_publications` has one row per (source, tournament): inserting it is how a worker claims
-the right to publish a tournament, so two concurrent runs never publish (or send) it twice. Its
+`document_publications` has one row per (source, tournament, season): inserting it is how a worker
+claims the right to publish, so two concurrent runs never publish (or send) it twice. Its
 delivery state: stored (no address: kept in the outbox only) | pending | failed (retryable, with
 attempts, last error and next attempt) | sent.
 """
@@ -16,15 +17,18 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from domain.store.base import Base
 
-SOURCES = ("poker", "pusoy")
+SOURCES = ("poker", "pusoy", "season")
 DELIVERY_STATES = ("stored", "pending", "failed", "sent")
 
 
 class DocumentPublication(Base):
     __tablename__ = "document_publications"
     __table_args__ = (
-        UniqueConstraint("source", "tournament_id"),
-        CheckConstraint("source IN ('poker', 'pusoy')", name="source"),
+        # a season's standings: one per (season, tournament that triggered it); NULLs equal, so a
+        # results sheet (no season) stays one per (source, tournament)
+        UniqueConstraint("source", "tournament_id", "season_id", postgresql_nulls_not_distinct=True),
+        CheckConstraint("source IN ('poker', 'pusoy', 'season')", name="source"),
+        CheckConstraint("(source = 'season') = (season_id IS NOT NULL AND season IS NOT NULL)", name="season_when_season"),
         CheckConstraint("state IN ('stored', 'pending', 'failed', 'sent')", name="state"),
         CheckConstraint("(state = 'stored') = (recipient IS NULL)", name="recipient_unless_stored"),
         CheckConstraint("(state = 'sent') = (sent_at IS NOT NULL)", name="sent_at_when_sent"),
@@ -35,9 +39,11 @@ class DocumentPublication(Base):
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     source: Mapped[str] = mapped_column(Text)
-    tournament_id: Mapped[int] = mapped_column(BigInteger)
+    tournament_id: Mapped[int] = mapped_column(BigInteger)  # a season's: the tournament after which
     tournament: Mapped[str] = mapped_column(Text)
     club: Mapped[str | None] = mapped_column(Text)
+    season_id: Mapped[int | None] = mapped_column(BigInteger)  # source 'season' only (no foreign key:
+    season: Mapped[str | None] = mapped_column(Text)  # the documents area's migrations stand alone)
     folder: Mapped[str] = mapped_column(Text)  # relative to TOURNEY_HOME/outbox
     recipient: Mapped[str | None] = mapped_column(Text)
     state: Mapped[str] = mapped_column(Text)
@@ -54,7 +60,7 @@ class Document(Base):
     __table_args__ = (
         UniqueConstraint("publication_id", "filename"),
         UniqueConstraint("serial"),
-        CheckConstraint("kind IN ('results', 'certificate')", name="kind"),
+        CheckConstraint("kind IN ('results', 'certificate', 'standings')", name="kind"),
         CheckConstraint("(kind = 'certificate') = (serial IS NOT NULL)", name="serial_on_certificates"),
     )
 

@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click import ClickException
 
 from domain.errors import DomainError
-from flows.cli.output import STATE, clean, emit, say
+from flows.cli.output import STATE, clean, emit, follow_tournaments, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
 from infra.config import load_settings, redact
 
@@ -308,6 +308,7 @@ def main(argv: list[str] | None = None) -> None:
         argument_problems(args)
         command = typer.main.get_command(app)
         bound_integers(command)
+        follow_tournaments(command.commands["poker"])
         code = command.main(args=args, prog_name="tourney", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)

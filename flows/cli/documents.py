@@ -106,9 +106,10 @@ def language(
 
 @app.command("list")
 def list_(
-    source: Annotated[str | None, typer.Option(help="poker or pusoy")] = None,
+    source: Annotated[str | None, typer.Option(help="poker, pusoy or season")] = None,
 ) -> None:
-    """Every published tournament: where its files are and its delivery state."""
+    """Every published tournament (and season's standings after one): where its files are and its
+    delivery state."""
     from domain.documents.services import records as service
     from domain.documents.services.publish import outbox_root
     from domain.store.db import unit_of_work
@@ -120,6 +121,8 @@ def list_(
                 "source": p.source,
                 "tournament_id": p.tournament_id,
                 "tournament": p.tournament,
+                "season_id": p.season_id,
+                "season": p.season,
                 "club": p.club,
                 "recipient": p.recipient,
                 "state": p.state,

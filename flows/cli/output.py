@@ -7,6 +7,16 @@ lines alike. Cells wrap; nothing is cut.
 Output of a command that writes is printed only after its transaction commits: commands open
 their transaction with `transaction()`, and whatever they emit inside it waits for the commit (a
 refusal or a failed commit prints nothing but the one-line error).
+
+For people, a poker command shows values as its tournament's club does (`--json` keeps minor units
+and UTC): every argument named `tournament` of the `poker` group records the tournament
+(`follow_tournaments`), and at printing its club's language (the documents' locale, DOC-4; Russian
+by default), timezone and the tournament's currency apply. Money is every value under a key of
+`MONEY_KEYS` (the fee amounts of the settings, `amount`, `owed`), in minor units of the row's own
+`currency`, else the tournament's, formatted by Babel ("2 500,00 ₽"); times are shown in the club's
+timezone, by Babel, with the zone's abbreviation ("04.12.2026, 21:48 MSK"); a number of seconds
+(a key ending in `_s`) as a duration ("1:37", "1:02:05"). Lists and mappings inside a row print as
+sub-tables.
 """
 
 from __future__ import annotations
@@ -15,15 +25,25 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from babel.dates import format_datetime
+from babel.numbers import format_currency, get_currency_precision
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-STATE: dict[str, Any] = {"json": False, "depth": 0, "pending": []}
+from domain.poker.rules.settings import AMOUNT_FIELDS
+
+STATE: dict[str, Any] = {"json": False, "depth": 0, "pending": [], "tournament": None}
+
+MONEY_KEYS = frozenset((*AMOUNT_FIELDS, "amount", "owed"))
 
 # C0 and C1 control characters and DEL, but not tab and newline (a table cell may wrap on them).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -88,32 +108,133 @@ def emit(data: Mapping[str, Any] | Sequence[Mapping[str, Any]], title: str | Non
     _later(lambda: _print_table(data, title))
 
 
+@dataclass(frozen=True)
+class Display:
+    """How a club shows money and times: its language (a Babel locale), its timezone and, for
+    rows without their own, the tournament's currency."""
+
+    locale: str
+    zone: ZoneInfo
+    currency: str
+
+
+def follow_tournaments(command) -> None:
+    """Every argument named `tournament` of the command's subcommands (any depth) records the
+    tournament it names, for `display`."""
+    for param in getattr(command, "params", ()):
+        if param.name == "tournament":
+            param.callback = _recording(param.callback)
+    for sub in getattr(command, "commands", {}).values():
+        follow_tournaments(sub)
+
+
+def _recording(callback):
+    def record(ctx, param, value):
+        value = callback(ctx, param, value) if callback is not None else value
+        STATE["tournament"] = value
+        return value
+
+    return record
+
+
+def display() -> Display | None:
+    """The display of the tournament the command named (none: values as stored)."""
+    if STATE["tournament"] is None:
+        return None
+    from sqlalchemy import select
+
+    from domain.clubs.tables import Club
+    from domain.documents.services.locales import locales, poker_locale
+    from domain.poker.tables.tournaments import Tournament
+    from domain.store.db import unit_of_work
+
+    with unit_of_work() as session:
+        row = session.execute(
+            select(Club.id, Club.timezone, Tournament.currency)
+            .join(Tournament, Tournament.club_id == Club.id)
+            .where(Tournament.id == STATE["tournament"])
+        ).one_or_none()
+        if row is None:
+            return None
+        locale = poker_locale(locales(session, "club", [row.id]).get(row.id))
+    return Display(locale, ZoneInfo(row.timezone), row.currency)
+
+
+def money(minor: int, currency: str, locale: str) -> str:
+    """An amount in minor units, in the currency's major units as the locale writes them."""
+    return format_currency(Decimal(minor).scaleb(-get_currency_precision(currency)), currency, locale=locale)
+
+
+def duration(seconds: int) -> str:
+    """Seconds as a clock shows them: M:SS under an hour, else H:MM:SS."""
+    hours, rest = divmod(abs(seconds), 3600)
+    sign = "-" if seconds < 0 else ""
+    return f"{sign}{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{sign}{rest // 60}:{rest % 60:02d}"
+
+
+def moment(at: datetime, shown: Display) -> str:
+    local = at.astimezone(shown.zone)
+    return f"{format_datetime(local, 'short', tzinfo=shown.zone, locale=shown.locale)} {local.tzname()}"
+
+
 def _print_table(data: Mapping[str, Any] | Sequence[Mapping[str, Any]], title: str | None) -> None:
     console = _console()
-    table = Table(title=Text(clean(title)) if title else None)
-    if isinstance(data, Mapping):
-        table.add_column("field", overflow="fold")
-        table.add_column("value", overflow="fold")
-        for key, value in data.items():
-            table.add_row(Text(clean(str(key))), _text(value))
-    else:
-        rows = list(data)
-        if not rows:
-            console.print(Text(f"{clean(title or 'nothing')}: none"))
-            return
-        columns = list(rows[0].keys())
-        for column in columns:
-            table.add_column(clean(str(column)), overflow="fold")
-        for row in rows:
-            table.add_row(*(_text(row.get(c)) for c in columns))
+    shown = display()
+    if not isinstance(data, Mapping) and not list(data):
+        console.print(Text(f"{clean(title or 'nothing')}: none"))
+        return
+    table = _table(data, shown, None, nested=False)
+    table.title = Text(clean(title)) if title else None
     console.print(table)
 
 
-def _text(value: Any) -> Text:
-    if value is None:
+def _table(data: Any, shown: Display | None, currency: str | None, nested: bool = True) -> Table:
+    """A mapping as field/value rows, a list of mappings as one row each (columns: every key, in
+    order of appearance), any other list as one row per item. Sub-tables have rounded corners, and
+    a mapping inside a row no header."""
+    style = {"box": box.ROUNDED} if nested else {}
+    if isinstance(data, Mapping):
+        table = Table(show_header=not nested, **style)
+        table.add_column("field", overflow="fold")
+        table.add_column("value", overflow="fold")
+        currency = data.get("currency") or currency
+        for key, value in data.items():
+            table.add_row(Text(clean(str(key))), _cell(key, value, shown, currency))
+        return table
+    rows = list(data)
+    if all(isinstance(r, Mapping) for r in rows):
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+        table = Table(**style)
+        for column in columns:
+            table.add_column(clean(str(column)), overflow="fold")
+        for row in rows:
+            own = row.get("currency") or currency
+            table.add_row(*(_cell(c, row.get(c), shown, own) for c in columns))
+        return table
+    table = Table(show_header=False, **style)
+    width = max(len(r) if isinstance(r, (list, tuple)) else 1 for r in rows)
+    for _ in range(width):
+        table.add_column(overflow="fold")
+    for row in rows:
+        items = row if isinstance(row, (list, tuple)) else [row]
+        table.add_row(*(_cell(None, v, shown, currency) for v in items))
+    return table
+
+
+def _cell(key: Any, value: Any, shown: Display | None, currency: str | None) -> Any:
+    if value is None or (isinstance(value, (list, tuple, dict)) and not value):
         return Text("—")
     if isinstance(value, (list, tuple, dict)):
-        return Text(clean(json.dumps(value, default=_default, ensure_ascii=False)))
+        if isinstance(value, (list, tuple)) and not any(isinstance(v, (list, tuple, dict)) for v in value):
+            return Text(", ".join(clean(str(_cell(None, v, shown, currency))) for v in value))
+        return _table(value, shown, currency)
+    if shown is not None:
+        if key in MONEY_KEYS and currency and isinstance(value, int) and not isinstance(value, bool):
+            return Text(money(value, currency, shown.locale))
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            return Text(moment(value, shown))
+        if isinstance(key, str) and key.endswith("_s") and isinstance(value, int) and not isinstance(value, bool):
+            return Text(duration(value))
     return Text(clean(str(value)))
 
 

@@ -10,12 +10,13 @@ import typer
 
 from domain.errors import DomainError
 from domain.poker.services import clock as clock_service
+from domain.poker.services import draws as draws_service
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import players as players_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as tournaments_service
 from flows.cli.clock import now as _now
-from flows.cli.output import emit, transaction
+from flows.cli.output import emit, say, transaction
 from flows.cli.params import INT_MAX, confirm
 from flows.cli.poker import poker_app
 
@@ -25,7 +26,10 @@ poker_app.add_typer(clock_app, name="clock")
 poker_app.add_typer(seat_app, name="seat")
 
 TournamentId = Annotated[int, typer.Argument(help="tournament id")]
-Seed = Annotated[str | None, typer.Option(help="the draw's seed (default: a fresh random one, published)")]
+Seed = Annotated[
+    str | None,
+    typer.Option(help="the floor's seed, combined with the platform's seed committed before it (SP-13)"),
+]
 
 
 def _clock(tournament: int, action: str, **kwargs) -> None:
@@ -94,15 +98,16 @@ def clock_status(tournament: TournamentId) -> None:
 
 @seat_app.command("draw")
 def seat_draw(tournament: TournamentId, seed: Seed = None) -> None:
-    """Draw the initial seating of every checked-in entry by lot (PD-12: the seed is published)."""
+    """Draw the initial seating of every checked-in entry by lot (SP-13: the platform's committed
+    seed and the floor's; `draw-proof` re-checks it)."""
     with transaction() as session:
         out = seating_service.draw_initial(session, tournament, _now(), seed)
-    emit(out if _json() else out["seats"], f"seated by lot, seed {out['seed']}")
+    _emit_drawn(out, out["seats"], "seated by lot")
 
 
 @seat_app.command("show")
 def seat_show(tournament: TournamentId) -> None:
-    """Who sits where, the stage (play, final table, heads-up)."""
+    """Who sits where, the stage (play, final table, heads-up), the next draw's commitment (SP-13)."""
     with transaction() as session:
         out = seating_service.show(session, tournament)
     if _json():
@@ -111,6 +116,7 @@ def seat_show(tournament: TournamentId) -> None:
         tables = ", ".join(f"table {t['table']}: {t['players']}" for t in out["tables"])
         broken = ", ".join(map(str, out["broken"])) or "none"
         emit(out["seats"], f"tournament {tournament}: {out['stage']} · {tables} · broken: {broken}")
+        say(f"next draw commits to {out['next_draw_commitment'] or 'nothing yet (its first draw commits)'}")
 
 
 @seat_app.command("move")
@@ -150,7 +156,7 @@ def seat_break_table(
             f"{'s' if len(seated) != 1 else ''} go to free seats of the other tables by lot", yes)
     with transaction() as session:
         out = seating_service.break_table(session, tournament, table, _now(), seed)
-    emit(out if _json() else out["moves"], f"table {table} broken (seed {out['seed']})")
+    _emit_drawn(out, out["moves"], f"table {table} broken")
 
 
 @seat_app.command("suggest")
@@ -200,6 +206,27 @@ def poker_arrive(
     with transaction() as session:
         player_id = players_service.find_player(session, player).id
         emit(noshow_service.arrive(session, tournament, player_id, _now()), "arrived")
+
+
+@poker_app.command("draw-proof")
+def poker_draw_proof(tournament: TournamentId) -> None:
+    """Every draw by lot of the tournament (SP-13): purpose, commitment, the platform's and the
+    floor's seeds, items, outcome and the re-check; the last row is the next draw's commitment."""
+    with transaction() as session:
+        tournaments_service.get_tournament(session, tournament)
+        emit(draws_service.proof(session, tournament), "draws")
+
+
+def _emit_drawn(out: dict, rows: list[dict], title: str) -> None:
+    """A draw's result: JSON whole; for people the rows, then the draw's seeds on their own line."""
+    if _json():
+        emit(out)
+        return
+    emit(rows, title)
+    d = out["draw"]
+    floor = f"floor seed {d['floor_seed']}" if d["floor_seed"] is not None else "no floor seed"
+    say(f"draw {d['seq']} ({d['purpose']}): platform seed {d['platform_seed']}, committed as {d['commitment']}; "
+        f"{floor}; the next draw commits to {d['next_commitment']}")
 
 
 def _json() -> bool:

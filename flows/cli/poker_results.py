@@ -14,6 +14,7 @@ from domain.poker.rules.bounties import units_text
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
 from domain.poker.services import knockouts as knockout_service
+from domain.poker.services import mystery as mystery_service
 from domain.poker.services import results as results_service
 from domain.poker.tables.results import Knockout, MysteryDraw
 from flows.cli.clock import now as _now
@@ -166,7 +167,7 @@ def mystery_draw(
     """The killer entry of a knockout draws its mystery bounty, once per tournament (3.3)."""
     with transaction() as session:
         _knockout_of(session, tournament, knockout_id)
-        emit(draw_view(knockout_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
+        emit(draw_view(mystery_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
 
 
 @mystery_app.command("set")
@@ -176,7 +177,7 @@ def mystery_table_set(
 ) -> None:
     """Declare the mystery prizes (SP-11); refused once the phase has started."""
     with transaction() as session:
-        cleaned = knockout_service.set_mystery_prizes(session, tournament, list(lines or []))
+        cleaned = mystery_service.set_mystery_prizes(session, tournament, list(lines or []))
         emit(_prize_rows(cleaned), "mystery prizes")
 
 
@@ -185,7 +186,7 @@ def mystery_table_show(tournament: Annotated[int, typer.Argument(help="tournamen
     """The table: each prize drawn, remaining or (once finished) undrawn; the seed's commitment, and
     the seed once the tournament is finished (SP-11, PD-12)."""
     with transaction() as session:
-        emit(knockout_service.mystery_table(session, tournament))
+        emit(mystery_service.mystery_table(session, tournament))
 
 
 def _prize_rows(lines: tuple[str, ...]) -> list[dict]:

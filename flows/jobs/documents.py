@@ -1,9 +1,12 @@
 """`publish-results`: for every poker tournament newly finished and every Pusoy Dos tournament
 newly complete, render the results sheet and the certificates, store them (database and
-TOURNEY_HOME/outbox/<club>/<tournament>/), then e-mail every due delivery through SMTP_URL
-(RULES DOC-1..DOC-3). A table artifact lists what was produced and what was sent.
+TOURNEY_HOME/outbox/<club>/<tournament>/); then, for every season one of those poker tournaments
+counts for, the season's standings after it (LG-3, TOURNEY_HOME/outbox/<club>/season-<id>-<name>/);
+then e-mail every due delivery through SMTP_URL (RULES DOC-1..DOC-4). A table artifact lists what
+was produced and what was sent.
 
-Idempotent and safe to run concurrently: a tournament is claimed once (a unique publication row),
+Idempotent and safe to run concurrently: a tournament (a season's standings after a tournament) is
+claimed once (a unique publication row),
 a delivery is sent by the one run holding its row lock; a refused or unreachable SMTP server leaves
 a recorded, retryable state that a later run picks up.
 """
@@ -27,22 +30,32 @@ from infra.render import Renderer
 
 @task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
-    """(published, skipped): every due tournament, each published in its own transaction."""
+    """(published, skipped): every due tournament, then every due season's standings (they follow
+    the results sheets published just before), each published in its own transaction."""
     settings = load_settings()
     # a missing font fails here, before anything is claimed
     with Renderer(settings.secret_key(), workers=settings.render_workers, public_url=settings.public_url()) as renderer:
-        with unit_of_work() as session:
-            found = sources.due(session)
         published, skipped = [], []
-        for item in found:
-            if isinstance(item, sources.Skipped):
-                skipped.append({"source": item.source, "tournament_id": item.tournament_id, "reason": item.reason})
-                continue
+        for due in (sources.due, sources.season_bundles):
             with unit_of_work() as session:
-                outcome = publish(session, renderer, outbox_root(settings.home), item, now)
-            if outcome is not None:  # None: a concurrent run published it first
-                published.append(outcome)
+                found = due(session)
+            for item in found:
+                if isinstance(item, sources.Skipped):
+                    skipped.append({"source": item.source, "tournament_id": item.tournament_id, "reason": item.reason})
+                    continue
+                with unit_of_work() as session:
+                    outcome = publish(session, renderer, outbox_root(settings.home), item, now)
+                if outcome is not None:  # None: a concurrent run published it first
+                    published.append(outcome)
     return published, skipped
+
+
+def _label(row: dict, sep: str = "-") -> str:
+    """poker-7, pusoy-3, or season-2-7 (season 2's standings after poker tournament 7); with
+    sep=" " as the artifact shows them: poker 7, season 2 after 7."""
+    if row["source"] == "season":
+        return f"season{sep}{row['season_id']}{sep}{'after ' if sep == ' ' else ''}{row['tournament_id']}"
+    return f"{row['source']}{sep}{row['tournament_id']}"
 
 
 @task(name="send-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
@@ -63,7 +76,7 @@ def publish_results(now: datetime | None = None) -> dict:
                      + merged(of_pusoy(t for s, t in touched if s == "pusoy")))
     rows = [
         {
-            "tournament": f"{p['source']} {p['tournament_id']}: {p['tournament']}",
+            "tournament": f"{_label(p, ' ')}: {p['tournament']}",
             "produced": len(p["files"]),
             "delivery": p["state"],
             "recipient": p["recipient"] or "—",
@@ -72,7 +85,7 @@ def publish_results(now: datetime | None = None) -> dict:
         for p in published
     ] + [
         {
-            "tournament": f"{s['source']} {s['tournament_id']}",
+            "tournament": _label(s, " "),
             "produced": 0,
             "delivery": s["state"],
             "recipient": s["recipient"],
@@ -87,14 +100,14 @@ def publish_results(now: datetime | None = None) -> dict:
     create_table_artifact(
         key="publish-results",
         table=rows or [{"tournament": "—", "produced": 0, "delivery": "—", "recipient": "—", "note": "nothing due"}],
-        description="Results sheets and certificates produced, and deliveries attempted",
+        description="Results sheets, certificates and season standings produced, and deliveries attempted",
     )
     if not load_settings().smtp_url:
         print("SMTP_URL is not set: documents stay in the outbox until it is")
     return {
-        "published": [f"{p['source']}-{p['tournament_id']}" for p in published],
+        "published": [_label(p) for p in published],
         "documents": sum(len(p["files"]) for p in published),
-        "sent": [f"{s['source']}-{s['tournament_id']}" for s in sent if s["state"] == "sent"],
-        "failed": [f"{s['source']}-{s['tournament_id']}" for s in sent if s["state"] == "failed"],
+        "sent": [_label(s) for s in sent if s["state"] == "sent"],
+        "failed": [_label(s) for s in sent if s["state"] == "failed"],
         "skipped": [f"{s['source']}-{s['tournament_id']}" for s in skipped],
     }

@@ -1,5 +1,5 @@
-"""The public web pages (read-only): the club's screen, live results, certificate checks and the
-clubs' calendars. Starlette + Jinja2 (autoescape), server-sent events from one shared poller per
+"""The public web pages (read-only): the club's screen, live results, season standings, certificate
+checks and the clubs' calendars. Starlette + Jinja2 (autoescape), server-sent events from one shared poller per
 tournament, JavaScript served as files under a strict Content-Security-Policy.
 
 `tourney web` serves it with uvicorn; docs/web.md describes the pages and the security choices.
@@ -31,6 +31,7 @@ from domain.errors import DomainError, NotFound
 from domain.store.db import get_engine, unit_of_work
 from flows.web import reads
 from flows.web.live import Hub
+from infra import i18n
 from infra.config import load_settings
 
 STATIC = Path(__file__).with_name("static")
@@ -99,7 +100,7 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
                join_window: float = 60.0, outbox: Path | None = None, shared_poller: bool = True) -> Starlette:
     """The application. `shared_poller=False` gives every event-stream client a poller of its own:
     the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True))
+    envs = {locale: _environment(locale) for locale in i18n.LOCALES}
     settings = load_settings()
     hub = Hub(poll_interval)
     outbox = outbox or settings.home / "outbox"
@@ -108,8 +109,8 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
     def db():
         return unit_of_work(engine or get_engine())
 
-    def page(name: str, status: int = 200, **context) -> HTMLResponse:
-        return HTMLResponse(env.get_template(name).render(**context), status_code=status)
+    def page(name: str, status: int = 200, locale: str = "en", **context) -> HTMLResponse:
+        return HTMLResponse(envs[locale].get_template(name).render(lang=locale, **context), status_code=status)
 
     async def read(fn, *args):
         def run():
@@ -137,7 +138,11 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
         tid = _id(request.path_params["id"])
         data = await read(reads.poker_results, tid, datetime.now(UTC))
         name = "results_body.html" if request.query_params.get("fragment") == "1" else "results.html"
-        return page(name, s=data["screen"], places=data["places"], knockouts=data["knockouts"])
+        return page(name, s=data["screen"], places=data["places"], knockouts=data["knockouts"], seasons=data["seasons"])
+
+    async def season(request: Request) -> Response:
+        data = await read(reads.season, _id(request.path_params["id"]))
+        return page("season.html", locale=data["locale"], s=data)
 
     async def poker_events(request: Request) -> Response:
         tid = _id(request.path_params["id"])
@@ -287,6 +292,7 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
             Route("/t/{id}", poker_results),
             Route("/t/{id}/screen", screen),
             Route("/t/{id}/events", poker_events),
+            Route("/seasons/{id}", season),
             Route("/p/{code}", pusoy_page),
             Route("/p/{code}/events", pusoy_events),
             Route("/verify/{serial}", verify, methods=["GET", "POST"]),
@@ -299,9 +305,23 @@ def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join
     )
     app.state.hub = hub
     app.state.join_limits = join_limits
-    env.globals["public_url"] = settings.public_url()
-    env.globals["quote"] = quote
+    for each in envs.values():
+        each.globals["public_url"] = settings.public_url()
+        each.globals["quote"] = quote
     return app
+
+
+def _environment(locale: str) -> Environment:
+    """The pages' templates (templates/web, then templates/ for the parts shared with the documents)
+    with a language's catalog and CLDR formats (DOC-4): the season page speaks the club's language,
+    the other pages English."""
+    env = Environment(loader=FileSystemLoader([TEMPLATES, TEMPLATES.parent]), autoescape=select_autoescape(default=True),
+                      extensions=["jinja2.ext.i18n"])
+    env.install_gettext_translations(i18n.translations(locale), newstyle=True)
+    env.filters["longdate"] = lambda day: i18n.long_date(day, locale)
+    env.filters["number"] = lambda value: i18n.number(value, locale)
+    env.filters["points"] = lambda value: i18n.points(value, locale)
+    return env
 
 
 def _signed_data(outbox: Path, found: dict) -> dict | None:

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from domain.clubs.tables import Club
 from domain.documents.rules.signing import verification_code
+from domain.documents.services import locales
 from domain.documents.tables import Document, DocumentPublication
 from domain.errors import DomainError, NotFound
+from domain.leagues.services import leagues
+from domain.leagues.tables import Season
 from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
@@ -176,6 +180,66 @@ def poker_results(session: Session, tournament_id: int, now: datetime) -> dict[s
         "screen": screen(session, tournament_id, now),
         "places": live_places(session, tournament_id),
         "knockouts": knockouts(session, tournament_id),
+        "seasons": seasons_of(session, tournament_id),
+    }
+
+
+# -- a club's seasons (LG-1..LG-3) -------------------------------------------------------------------
+
+
+def seasons_of(session: Session, tournament_id: int) -> list[dict[str, Any]]:
+    """The seasons of listed clubs a finished tournament counts for (LG-1)."""
+    counted = leagues.counted_tournaments().where(Tournament.id == tournament_id).subquery()
+    rows = session.execute(
+        select(Season.id, Season.name).join(counted, counted.c.season_id == Season.id)
+        .join(Club, Club.id == Season.club_id).where(Club.listing_status == "listed").order_by(Season.date_from, Season.id)
+    ).all()
+    return [{"id": i, "name": n} for i, n in rows]
+
+
+def recent_seasons(session: Session, limit: int = 20) -> list[dict[str, Any]]:
+    """The latest seasons of listed clubs, the latest ending first."""
+    rows = session.execute(
+        select(Season.id, Season.name, Season.date_from, Season.date_to, Club.name)
+        .join(Club, Club.id == Season.club_id).where(Club.listing_status == "listed")
+        .order_by(Season.date_to.desc(), Season.id.desc()).limit(limit)
+    ).all()
+    return [{"id": i, "name": n, "date_from": f, "date_until": t - timedelta(days=1), "club": c}
+            for i, n, f, t, c in rows]
+
+
+def season(session: Session, season_id: int) -> dict[str, Any]:
+    """A season's standings now (derived on this read, LG-3), its counted tournaments and the
+    club's language (the documents' setting, DOC-4); a season of an unlisted club is not public."""
+    found, tournament_ids, named = leagues.season_standings(session, season_id)
+    club = session.get(Club, found.club_id)
+    if club.listing_status != "listed":
+        raise NotFound("season-not-found", f"no season {season_id}")
+    tournaments = session.execute(
+        select(Tournament.id, Tournament.name, Tournament.scheduled_start)
+        .where(Tournament.id.in_(tournament_ids)).order_by(Tournament.scheduled_start, Tournament.id)
+    ).all() if tournament_ids else []
+    return {
+        "id": found.id,
+        "season": found.name,
+        "club": club.name,
+        "club_id": club.id,
+        "locale": locales.poker_locale(locales.locales(session, "club", [club.id]).get(club.id)),
+        "date_from": found.date_from,
+        "date_until": found.date_to - timedelta(days=1),
+        "formula": found.formula,
+        "points_table": list(found.points_table),
+        "shared": found.shared,
+        "bonus": found.knockout_bonus,
+        "best_k": found.best_k,
+        "tournaments": [
+            {"id": i, "name": n, "day": start.astimezone(ZoneInfo(club.timezone)).date()} for i, n, start in tournaments
+        ],
+        "rows": [
+            {"rank": r.standing.rank, "player": r.name, "total": r.standing.total, "counted": r.standing.counted,
+             "played": r.standing.played, "firsts": r.standing.firsts, "best": r.standing.best}
+            for r in named
+        ],
     }
 
 
@@ -184,7 +248,7 @@ def poker_results(session: Session, tournament_id: int, now: datetime) -> dict[s
 
 def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
     """Poker tournaments open for registration or running; public Pusoy Dos tournaments filling
-    (PD-3: private ones are never listed)."""
+    (PD-3: private ones are never listed); the latest seasons of listed clubs."""
     poker_rows = session.execute(
         select(Tournament.id, Tournament.name, Tournament.status, Tournament.scheduled_start, Club.name)
         .join(Club, Club.id == Tournament.club_id)
@@ -201,6 +265,7 @@ def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
             {"code": p.code, "name": p.name, "entrants": p.entrants, "capacity": p.capacity}
             for p in pusoy_setup.browse(session)
         ],
+        "seasons": recent_seasons(session),
     }
 
 

@@ -62,3 +62,42 @@ def test_doc_1_publish_results_renders_stores_sends_once_and_lists_it_in_an_arti
         (f"poker {poker_id}", 0, "sent", "floor@example.org"),
     ]
     assert rows_again == [{"tournament": "—", "produced": 0, "delivery": "—", "recipient": "—", "note": "nothing due"}]
+
+
+def test_lg3_publish_results_delivers_the_seasons_standings_after_its_tournament_once(
+    prefect_api, committed, tmp_path, monkeypatch
+):
+    """LG-3, DOC-1: the results sheet, then the standings of the season it counts for, each mailed
+    to the club once; a second run publishes and sends nothing."""
+    from datetime import date
+
+    from domain.leagues.services import leagues
+
+    with unit_of_work(committed) as s:
+        t = finished_poker(s)
+        season = leagues.create_season(s, club_id=t.club_id, name="Зима", date_from=date(2026, 11, 1),
+                                       date_to=date(2026, 12, 1), formula="sqrt", now=LATER)
+        leagues.add_to_season(s, season.id, tournament_ids=[t.id])
+    with smtp_inbox() as (url, inbox):
+        monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+        monkeypatch.setenv("SMTP_URL", url)
+        first = publish_results(now=LATER)
+        again = publish_results(now=LATER)
+    assert first == {
+        "published": [f"poker-{t.id}", f"season-{season.id}-{t.id}"],
+        "documents": 4,
+        "sent": [f"poker-{t.id}", f"season-{season.id}-{t.id}"],
+        "failed": [],
+        "skipped": [],
+    }
+    assert again == {"published": [], "documents": 0, "sent": [], "failed": [], "skipped": []}
+    assert [m["Subject"] for m in inbox.messages] == ["Results: <b>Пятница</b>",
+                                                      "Season standings: Зима after <b>Пятница</b>"]
+    standings = tmp_path / "outbox" / f"{t.club_id}-Pik" / f"season-{season.id}-Зима" / f"standings-after-{t.id}.pdf"
+    text = PdfReader(io.BytesIO(standings.read_bytes())).pages[0].extract_text()
+    # SP-7's example, 10 players, sqrt (LG-2): place p scores 10 × √(10/p); D and E share 8th (`best`)
+    rows = [line for line in text.splitlines() if line[:1].isdigit() and "," in line and "г." not in line]
+    assert rows == ["1 Кирилл 31,62 1 1 1 31,62", "2 J 22,36 1 1 0 22,36", "3 I 18,26 1 1 0 18,26",
+                    "4 H 15,81 1 1 0 15,81", "5 Борис 14,14 1 1 0 14,14", "6 G 12,91 1 1 0 12,91",
+                    "7 F 11,95 1 1 0 11,95", "8 D 11,18 1 1 0 11,18", "8 E 11,18 1 1 0 11,18",
+                    "10 C 10,00 1 1 0 10,00"]

@@ -75,6 +75,8 @@ TABLE = [
     ("poker clock override {T} --small 100 --big 200 --ante {}", "int"),
     ("poker seat show {}", "id"),
     ("poker seat draw {}", "id"),
+    ("poker seat draw {T} --seed {}", "text"),
+    ("poker draw-proof {}", "id"),
     ("poker seat move {T} {} 1 1", "id"),
     ("poker seat move {T} 1 {} 1", "small"),
     ("poker seat move {T} 1 1 {}", "small"),

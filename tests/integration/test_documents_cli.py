@@ -48,3 +48,33 @@ def test_documents_list_and_send_without_smtp(committed, tmp_path):
     sent = run("documents", "send", env=env)
     assert sent.returncode == 2
     assert sent.stderr.strip() == "error: SMTP_URL is not set: documents stay in the outbox until it is"
+
+
+def test_lg3_documents_list_names_a_seasons_standings_and_verify_says_valid(committed, tmp_path):
+    """LG-3, DOC-2: `documents list --source season` shows the standings after the tournament."""
+    from datetime import date
+
+    from domain.documents.services.publish import outbox_root, publish
+    from domain.documents.services import sources
+    from domain.leagues.services import leagues
+    from infra.render import Renderer
+    from tests.integration.test_documents_sources import LATER
+
+    with unit_of_work(committed) as s, Renderer(b"test-secret-key-of-at-least-32-bytes") as renderer:
+        t = finished_poker(s)
+        season = leagues.create_season(s, club_id=t.club_id, name="Зима", date_from=date(2026, 11, 1),
+                                       date_to=date(2026, 12, 1), formula="sqrt", now=LATER)
+        leagues.add_to_season(s, season.id, tournament_ids=[t.id])
+        for due in (sources.due, sources.season_bundles):  # the results sheet, then the season's standings
+            for b in due(s):
+                publish(s, renderer, outbox_root(tmp_path), b, LATER)
+    env = {"TOURNEY_HOME": str(tmp_path), "SMTP_URL": ""}
+    listed = run("--json", "documents", "list", "--source", "season", env=env)
+    assert listed.returncode == 0, listed.stderr
+    (row,) = json.loads(listed.stdout)
+    folder = tmp_path / "outbox" / f"{t.club_id}-Pik" / f"season-{season.id}-Зима"
+    assert (row["source"], row["season_id"], row["season"], row["tournament_id"], row["state"], row["files"],
+            row["folder"]) == ("season", season.id, "Зима", t.id, "pending", [f"standings-after-{t.id}.pdf"], str(folder))
+    checked = run("--json", "documents", "verify", str(folder / f"standings-after-{t.id}.pdf"), env=env)
+    (verdict,) = json.loads(checked.stdout)
+    assert (checked.returncode, verdict["valid"], verdict["type"], verdict["problems"]) == (0, True, "SeasonSheet", [])

@@ -62,3 +62,25 @@ def test_a_long_poker_sheet_keeps_its_rows_together(renderer, players):
     pages = pdf.page_text(renderer.poker_sheet(poker_sheet(players=players, paid=5)))
     assert len(pages) > 1
     assert layout_problems(pages) == []
+
+
+@pytest.mark.parametrize("players", [70, 140])
+def test_lg3_a_long_season_standings_repeats_its_header_and_keeps_rows_together(renderer, players):
+    """LG-3: a season of many players over several pages: every page after the first starts with
+    the header row (its labels wrap over two lines), no page holds a single row, every row once in
+    order, and the season's rules under the table are never split."""
+    from dataclasses import replace
+    from decimal import Decimal
+
+    from domain.documents.rules.model import SeasonRow
+    from tests.documents_samples import season_sheet
+
+    rows = tuple(SeasonRow(i, f"Player {i}", Decimal(1000 - i), 2, 3, 0, Decimal(500 - i)) for i in range(1, players + 1))
+    pages = pdf.page_text(renderer.season_sheet(replace(season_sheet(locale="en"), rows=rows)))
+    assert len(pages) > 1
+    printed = [[line for line in page.splitlines() if re.match(r"^\d+ Player \d+ ", line)] for page in pages]
+    assert [line.split(" ")[2] for lines in printed for line in lines] == [str(i) for i in range(1, players + 1)]
+    assert all(len(lines) >= 2 for lines in printed)
+    assert all(page.lstrip().startswith("Rank Player Points") for page, lines in zip(pages[1:], printed[1:], strict=True) if lines)
+    # the season's rules stay together
+    assert [("Points for a place" in page, "Ranked by total points" in page) for page in pages].count((True, True)) == 1

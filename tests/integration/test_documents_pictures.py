@@ -20,7 +20,7 @@ from PIL import Image, ImageChops
 
 from domain.documents.rules.model import poker_certificates, pusoy_certificates
 from infra.render import TEMPLATES, Renderer
-from tests.documents_samples import poker_sheet, pusoy_sheet
+from tests.documents_samples import poker_sheet, pusoy_sheet, season_sheet
 
 KEY = b"picture-test-key-of-at-least-32-bytes"
 PUBLIC_URL = "https://tourney.example.org"
@@ -41,6 +41,7 @@ def documents(renderer: Renderer) -> dict[str, bytes]:
         "pusoy-sheet-en": renderer.pusoy_sheet(pusoy_sheet(locale="en")),
         "certificate-poker-ru": next(iter(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))[1:2]))),
         "certificate-pusoy-en": next(iter(renderer.certificates(pusoy_certificates(pusoy_sheet(locale="en"))))),
+        "season-sheet-ru": renderer.season_sheet(season_sheet(locale="ru")),
     }
 
 
@@ -69,9 +70,10 @@ def rendered() -> dict[str, bytes]:
         return documents(renderer)
 
 
-@pytest.mark.parametrize("name", ["poker-sheet-ru", "poker-sheet-en", "pusoy-sheet-en", "certificate-poker-ru", "certificate-pusoy-en"])
+@pytest.mark.parametrize("name", ["poker-sheet-ru", "poker-sheet-en", "pusoy-sheet-en", "certificate-poker-ru", "certificate-pusoy-en",
+                                  "season-sheet-ru"])
 def test_each_document_s_first_page_looks_like_its_reference(rendered, tmp_path, name):
-    """DOC-1, DOC-4, DOC-5"""
+    """DOC-1, DOC-4, DOC-5, LG-3"""
     page = first_page(rendered[name], tmp_path, name)
     reference = REFERENCES / f"{name}.png"
     if os.environ.get("TOURNEY_UPDATE_PICTURES") == "1":

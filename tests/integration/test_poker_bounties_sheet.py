@@ -9,7 +9,8 @@ from domain.documents.rules.model import Bundle
 from domain.documents.services import sources
 from domain.documents.services.publish import publish
 from domain.poker.rules.knockouts import Bust
-from domain.poker.services.knockouts import mystery_draw, record_knockouts, set_mystery_prizes
+from domain.poker.services.knockouts import record_knockouts
+from domain.poker.services.mystery import mystery_draw, set_mystery_prizes
 from domain.poker.services.results import finalize_tournaments
 from infra.render import Renderer
 from tests.integration import poker_results_helpers as h

@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session
 
 from domain import draw
 from domain.errors import DomainError
+from domain.poker.rules import seating as pure
+from domain.poker.services import draws
 from domain.poker.services import seating as svc
 from domain.poker.tables.tournaments import Entry, Tournament
 from domain.poker.tables.floor import Move, Seat, SeatDraw
@@ -47,20 +49,25 @@ def seats(session, tid) -> dict[int, tuple[int, int]]:
     return {e: (t, s) for e, t, s in rows}
 
 
-def test_pd_12_the_draw_seats_every_active_entry_evenly_and_publishes_the_seed(session):
-    """PD-12, 3.6"""
+def test_sp_13_the_draw_seats_every_active_entry_evenly_from_both_seeds_and_records_itself(session):
+    """SP-13, PD-12, 3.6"""
     t = tournament(session, seat_cap=9)
     entries = [enter(session, t).id for _ in range(19)]
-    out = svc.draw_initial(session, t.id, T0, seed="s33d")
+    platform = "a" * 64
+    draws.commit(session, t.id, T0, platform)
+    out = svc.draw_initial(session, t.id, T0, seed="s33d", next_seed="b" * 64)
     assert [x["players"] for x in out["tables"]] == [7, 6, 6]
-    assert out["commitment"] == draw.commitment("s33d")
-    assert sorted(seats(session, t.id)) == sorted(entries)
-    stored = session.execute(select(SeatDraw).where(SeatDraw.tournament_id == t.id)).scalar_one()
-    assert (stored.purpose, stored.seed, stored.commitment) == (
-        "initial-seating",
-        "s33d",
-        draw.commitment("s33d"),
-    )
+    expected = pure.initial_seating(entries, 9, draw.combined(platform, "s33d"))
+    assert seats(session, t.id) == {s.entry: (s.table, s.seat) for s in expected.seats}
+    assert out["draw"] == {
+        "seq": 1, "purpose": "initial-seating", "commitment": draw.commitment(platform), "platform_seed": platform,
+        "floor_seed": "s33d", "next_commitment": draw.commitment("b" * 64),
+    }
+    stored = session.scalars(select(SeatDraw).where(SeatDraw.tournament_id == t.id).order_by(SeatDraw.seq)).all()
+    assert [(d.seq, d.purpose, d.seed, d.floor_seed, d.items) for d in stored] == [
+        (1, "initial-seating", platform, "s33d", {"seat_cap": 9, "entries": entries}),
+        (2, None, "b" * 64, None, None),
+    ]
     with pytest.raises(DomainError) as err:
         svc.draw_initial(session, t.id, T0)
     assert err.value.code == "seating-already-drawn"
@@ -130,7 +137,7 @@ def test_a_broken_table_is_never_used_again_and_breaking_without_room_changes_no
     assert err.value.code == "seating-no-room"
     assert str(err.value) == "table 2 has 2 players but the other tables have only 1 free seats"
     assert seats(session, t.id) == before
-    assert session.execute(select(func.count()).select_from(SeatDraw)).scalar_one() == 1
+    assert session.execute(select(func.count()).where(SeatDraw.drawn_at.is_not(None))).scalar_one() == 1
     bust(session, next(e for e, (tb, _) in before.items() if tb == 1))
     out = svc.break_table(session, t.id, 2, LATER, seed="b")
     assert sorted(m["to_table"] for m in out["moves"]) == [1, 1]
@@ -286,7 +293,7 @@ def test_two_floors_moving_two_players_into_one_free_seat_at_once_seat_one(commi
 
 
 def test_a_second_final_table_after_a_late_entry_reopened_a_table_is_drawn_and_recorded(session):
-    """3.6, PD-12: every assembly of the final table is its own committed draw."""
+    """3.6, SP-13: every assembly of the final table is its own committed draw."""
     t = tournament(session, seat_cap=3)
     for _ in range(5):
         enter(session, t)
@@ -303,6 +310,6 @@ def test_a_second_final_table_after_a_late_entry_reopened_a_table_is_drawn_and_r
     done = svc.final_table(session, t.id, LATER, confirm=True, seed="f2")
     assert done["stage"] == "final-table"
     purposes = session.scalars(
-        select(SeatDraw.purpose).where(SeatDraw.tournament_id == t.id).order_by(SeatDraw.id)
+        select(SeatDraw.purpose).where(SeatDraw.tournament_id == t.id).order_by(SeatDraw.seq)
     ).all()
-    assert purposes == ["initial-seating", "final-table", "final-table-2"]
+    assert purposes == ["initial-seating", "final-table", "final-table", None]

@@ -10,11 +10,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
-from domain.poker.services.knockouts import mystery_draw, record_knockouts, set_void_window, void_knockout
 from domain.poker.rules.knockouts import Bust
-from domain.store.db import unit_of_work
-from domain.poker.tables.tournaments import Entry
+from domain.poker.services.knockouts import (
+    record_knockouts,
+    set_void_window,
+    void_knockout,
+)
+from domain.poker.services.mystery import mystery_draw
 from domain.poker.tables.results import Knockout, KnockoutAudit, MysteryDraw
+from domain.poker.tables.tournaments import Entry
+from domain.store.db import unit_of_work
 from tests.integration import poker_results_helpers as h
 from tests.integration.poker_results_helpers import NOW
 

@@ -11,7 +11,12 @@ from domain.draw import commitment
 from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
 from domain.poker.rules.mystery import prize_order
-from domain.poker.services.knockouts import mystery_draw, mystery_table, record_knockouts, set_mystery_prizes
+from domain.poker.services.knockouts import record_knockouts
+from domain.poker.services.mystery import (
+    mystery_draw,
+    mystery_table,
+    set_mystery_prizes,
+)
 from domain.poker.tables.results import MysteryDraw, MysteryPhase
 from tests.integration import poker_results_helpers as h
 from tests.integration.poker_results_helpers import NOW

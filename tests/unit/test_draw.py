@@ -1,9 +1,11 @@
-"""PD-12: draws by lot use a committed seed that anyone can re-check."""
+"""PD-12, SP-13: draws by lot use a committed seed that anyone can re-check."""
+
+import hashlib
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.draw import commitment, matches, new_seed, shuffled
+from domain.draw import combined, commitment, matches, new_seed, shuffled
 
 
 def test_pd_12_the_commitment_is_the_sha256_of_the_seed():
@@ -25,3 +27,31 @@ def test_pd_12_a_draw_is_reproducible_from_its_seed_and_purpose():
 def test_pd_12_a_draw_is_a_permutation_of_its_items(seed, items):
     """PD-12"""
     assert sorted(shuffled(seed, "x", items)) == sorted(items)
+
+
+PLATFORM = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
+FLOOR = st.none() | st.text(min_size=1, max_size=200)
+
+
+def test_sp_13_the_draw_seed_is_the_sha256_of_platform_colon_floor():
+    """SP-13: the combining function anyone can re-run: sha256("{platform}:{floor}")."""
+    assert combined("a" * 64, "lucky") == hashlib.sha256(f"{'a' * 64}:lucky".encode()).hexdigest()
+    assert combined("a" * 64, None) == combined("a" * 64, "") == hashlib.sha256(f"{'a' * 64}:".encode()).hexdigest()
+
+
+@given(PLATFORM, FLOOR, PLATFORM, FLOOR)
+def test_sp_13_two_different_pairs_of_seeds_never_give_the_same_draw_seed(p1, f1, p2, f2):
+    """SP-13: the draw seed depends on both seeds: change either and it changes (the platform seed's
+    fixed 64 hex digits keep "{platform}:{floor}" unambiguous)."""
+    seed = combined(p1, f1)
+    assert len(seed) == 64 and set(seed) <= set("0123456789abcdef")
+    assert seed == combined(p1, f1)
+    assert (seed == combined(p2, f2)) == ((p1, f1 or "") == (p2, f2 or ""))
+
+
+@given(PLATFORM, FLOOR, st.lists(st.integers(), min_size=2, max_size=20, unique=True))
+def test_sp_13_a_floor_seed_alone_does_not_fix_the_draw(platform, floor, items):
+    """SP-13: the same floor seed with the platform's seed reversed draws from another seed."""
+    other = platform[::-1] if platform[::-1] != platform else "f" * 64 if platform != "f" * 64 else "0" * 64
+    assert combined(platform, floor) != combined(other, floor)
+    assert sorted(shuffled(combined(platform, floor), "x", items)) == sorted(items)

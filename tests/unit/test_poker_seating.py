@@ -208,3 +208,40 @@ def test_no_seat_holds_two_players_and_every_active_entry_has_exactly_one_seat(f
         except DomainError:
             pass
         assert s.invariant_problems(seating, active) == []
+
+
+def test_sp_13_a_recorded_draw_rechecks_from_both_seeds_and_a_tampered_one_does_not():
+    """SP-13: re-running each kind of draw from its record gives its outcome."""
+    platform, floor = "d" * 64, "floor"
+    seed = draw.combined(platform, floor)
+    entries = list(range(1, 13))
+    start = s.initial_seating(entries, 4, seed)  # 4, 4, 4
+    initial = s.outcome("initial-seating", start)
+    assert sorted(initial) == sorted([x.entry, x.table, x.seat] for x in start.seats)
+    play = start
+    for table in (1, 2):
+        for x in start.players_at(table)[:2]:
+            play = s.bust(play, x.entry)  # 2, 2, 4
+    broken = s.outcome("break-table-3", s.break_table(play, 3, seed))
+    last = play
+    for x in [*start.players_at(1)[2:3], *start.players_at(3)[:3]]:
+        last = s.bust(last, x.entry)  # 1, 2, 1
+    final = s.outcome("final-table", s.assemble_final_table(last, seed))
+    records = [
+        ("initial-seating", {"seat_cap": 4, "entries": entries}, initial),
+        ("break-table-3", s.snapshot(play), broken),
+        ("final-table", s.snapshot(last), final),
+    ]
+    for purpose, items, outcome in records:
+        assert s.recheck(purpose, draw.commitment(platform), platform, floor, items, outcome)
+        assert not s.recheck(purpose, draw.commitment(platform), platform, "other", items, outcome)
+        assert not s.recheck(purpose, draw.commitment("e" * 64), platform, floor, items, outcome)
+        assert not s.recheck(purpose, draw.commitment(platform), platform, floor, items, outcome[::-1])
+    assert not s.recheck("break-table-3", draw.commitment(platform), platform, floor, {"seat_cap": 4}, broken)
+
+
+@pytest.mark.parametrize("seed", ["", " ", "x" * 201, "a\x1b[2J", "line\nbreak"])
+def test_sp_13_a_floor_seed_is_one_to_200_printable_characters(seed):
+    """SP-13"""
+    assert [p.code for p in s.floor_seed_problems(seed)] == ["seating-bad-floor-seed"]
+    assert s.floor_seed_problems(None) == s.floor_seed_problems("x" * 200) == s.floor_seed_problems("Пятница 13") == []

@@ -107,3 +107,18 @@ def test_sp_8_a_level_ending_on_time_moves_the_screen_on_without_any_write(commi
     assert took < 2.0
     assert page.text_content("#blinds") == "200 / 400" and page.text_content("#ante") == "ante 25"
     assert _seconds(page.text_content("#time-left")) >= 9 * 60
+
+
+def test_lg3_a_seasons_standings_read_in_a_browser_in_the_clubs_language(committed, web, page):
+    """LG-3, DOC-4: the rows as a person reads them, the names as written, no script errors under
+    the Content-Security-Policy; the front page's link leads there."""
+    s = world.season(committed)
+    page.goto(f"{web.url}/")
+    page.click(f'a[href="/seasons/{s["id"]}"]')
+    page.wait_for_selector("#standings")
+    assert page.url == f"{web.url}/seasons/{s['id']}"
+    rows = [" ".join(c.strip() for c in r.split("\t")) for r in page.inner_text("#standings tbody").splitlines()]
+    assert rows == ["1 Борис 16,00 2 2 1 10,00", "2 Анна 13,00 2 2 1 10,00", "3 <b>Вера</b> 9,00 2 2 0 6,00"]
+    assert page.evaluate("document.documentElement.lang") == "ru"
+    assert page.text_content("h2") == "Таблица"
+    assert page.errors == []

@@ -342,3 +342,53 @@ def test_a_pusoy_event_stream_announces_a_reported_game(committed, web):
                     else:
                         break
     assert len(seen) == 2 and seen[0] != seen[1]
+
+
+# -- a club's season (LG-1..LG-3) ------------------------------------------------------------------
+
+
+def _rows(body: str) -> list[str]:
+    import re
+
+    table = body[body.index('<table id="standings">'):body.index("</table>", body.index('<table id="standings">'))]
+    return [" ".join(re.findall(r"<td>(.*?)</td>", row)) for row in table.split("<tr>")[2:]]
+
+
+def test_lg3_a_seasons_page_shows_its_standings_in_the_clubs_language(committed, http):
+    """LG-3, DOC-4: derived on this read, ranked, in Russian (the club's default), names escaped,
+    linked from the front page and from each counted tournament's page."""
+    s = world.season(committed)
+    r = http.get(f"/seasons/{s['id']}")
+    assert r.status_code == 200 and '<html lang="ru">' in r.text
+    assert _rows(r.text) == ["1 Борис 16,00 2 2 1 10,00", "2 Анна 13,00 2 2 1 10,00",
+                             "3 &lt;b&gt;Вера&lt;/b&gt; 9,00 2 2 0 6,00"]
+    assert "<h2>Таблица</h2>" in r.text and "Очки за места: 10,00 · 6,00 · 3,00; за остальные места — 0." in r.text
+    assert all(f'<a href="/t/{t}">' in r.text for t in s["tournaments"])
+    assert "script-src 'self'" in r.headers["content-security-policy"]
+    assert f'<a href="/seasons/{s["id"]}">Зима</a>' in http.get("/").text
+    assert f'<a href="/seasons/{s["id"]}">season Зима</a>' in http.get(f"/t/{s['tournaments'][0]}").text
+
+
+def test_lg3_a_seasons_page_speaks_english_when_the_club_chose_it(committed, http):
+    """DOC-4"""
+    s = world.season(committed, name="Winter", locale="en")
+    r = http.get(f"/seasons/{s['id']}")
+    assert '<html lang="en">' in r.text and "<h2>Standings</h2>" in r.text
+    assert _rows(r.text)[0] == "1 Борис 16.00 2 2 1 10.00" and "Every result counts." in r.text
+
+
+def test_lg1_a_season_of_an_unlisted_club_and_hostile_ids_are_a_plain_404(committed, http):
+    """LG-1: a season is public only while its club is listed; any other id is 404, never a trace."""
+    from sqlalchemy import update
+
+    from domain.clubs.tables import Club
+
+    s = world.season(committed)
+    for path in ("/seasons/0", "/seasons/abc", "/seasons/99999999999999999999", f"/seasons/{s['id'] + 1}",
+                 "/seasons/%3Cscript%3E", "/seasons/-1"):
+        r = http.get(path)
+        assert (r.status_code, "Nothing here." in r.text, "Traceback" in r.text) == (404, True, False), path
+    world.with_session(committed, lambda session: session.execute(
+        update(Club).where(Club.id == s["club_id"]).values(listing_status="suspended")))
+    assert http.get(f"/seasons/{s['id']}").status_code == 404
+    assert f'/seasons/{s["id"]}' not in http.get("/").text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 from sqlalchemy.orm import Session
 
@@ -56,3 +57,24 @@ def bust(engine, tournament_id: int, busted_entry_id: int, killer_entry_id: int 
     with unit_of_work(engine) as session:
         record_knockouts(session, tournament_id, [Bust(busted_entry_id, killer_entry_id)], now=now(),
                          actor="floor")
+
+
+def season(engine, *, name: str = "Зима", locale: str | None = None) -> dict:
+    """A season of the club's current month-ish (30 days either side of now) with two finished
+    tournaments of three players (table 10 · 6 · 3, LG-2): Борис 16, Анна 13, <b>Вера</b> 9."""
+    from domain.documents.services.locales import set_locale
+    from domain.leagues.services import leagues
+    from tests.integration.test_season_standings import people, played
+
+    today = now().date()
+    with unit_of_work(engine) as session:
+        anna, boris, vera = people(session, "Анна", "Борис", "<b>Вера</b>")
+        first = played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
+        second = played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
+        s = leagues.create_season(session, club_id=first.club_id, name=name, date_from=today - timedelta(days=30),
+                                  date_to=today + timedelta(days=30), formula="table",
+                                  table=[Decimal(10), Decimal(6), Decimal(3)], now=now())
+        leagues.add_to_season(session, s.id, tournament_ids=[first.id, second.id])
+        if locale:
+            set_locale(session, "club", first.club_id, locale, now())
+        return {"id": s.id, "club_id": first.club_id, "tournaments": [first.id, second.id]}

@@ -1,5 +1,6 @@
-"""What the documents say (RULES DOC-1..DOC-5): the data of a results sheet and of a certificate,
-as frozen dataclasses built by the services from the poker and Pusoy Dos read services.
+"""What the documents say (RULES DOC-1..DOC-5, LG-3): the data of a results sheet, of a certificate
+and of a season's standings, as frozen dataclasses built by the services from the poker, Pusoy Dos
+and leagues read services.
 
 Nothing here renders: the Jinja2 + WeasyPrint adapter (`infra.render`) turns these into PDFs.
 Names and prize lines are user text, kept as given; the templates escape them (DOC-3).
@@ -130,6 +131,40 @@ def final_standings(sheet: PusoySheet) -> tuple[FinalStanding, ...]:
 
 
 @dataclass(frozen=True)
+class SeasonRow:
+    rank: int  # LG-3: players still level share a rank
+    player: str
+    total: Decimal  # the sum of the counted (best K) results
+    counted: int
+    played: int
+    firsts: int
+    best: Decimal
+
+
+@dataclass(frozen=True)
+class SeasonSheet:
+    """A season's standings (LG-3) after one of its tournaments: the season's tournaments whose
+    results were published up to and including that tournament's."""
+
+    season_id: int
+    season: str
+    club: str
+    date_from: date
+    date_until: date  # the season's last day (its range [from, to) ends the day before `to`)
+    tournament_id: int  # the tournament after which these standings are
+    tournament: str
+    held_on: date  # the day that tournament finished, in the club's timezone
+    tournaments: int  # how many of the season's tournaments count so far
+    formula: str  # LG-2: table | sqrt
+    points_table: tuple[Decimal, ...]
+    shared: str  # LG-2: best | average
+    bonus: Decimal | None
+    best_k: int | None
+    rows: tuple[SeasonRow, ...]  # ranked best first
+    locale: str = "ru"
+
+
+@dataclass(frozen=True)
 class Certificate:
     """One certificate: a prize winner of a poker tournament, or a champion (DOC-1, DOC-2)."""
 
@@ -198,25 +233,40 @@ class Bundle:
     """Everything one tournament publishes: its sheet (the certificates follow from it), where its
     files go and who receives them (None: stored only)."""
 
-    sheet: PokerSheet | PusoySheet
+    sheet: PokerSheet | PusoySheet | SeasonSheet
     club_id: int | None
     recipient: str | None
 
     @property
-    def source(self) -> Source:
+    def source(self) -> Literal["poker", "pusoy", "season"]:
+        if isinstance(self.sheet, SeasonSheet):
+            return "season"
         return "poker" if isinstance(self.sheet, PokerSheet) else "pusoy"
 
     @property
     def certificates(self) -> tuple[Certificate, ...]:
         if isinstance(self.sheet, PokerSheet):
             return poker_certificates(self.sheet)
-        return pusoy_certificates(self.sheet)
+        if isinstance(self.sheet, PusoySheet):
+            return pusoy_certificates(self.sheet)
+        return ()  # a season's standings certify nothing
 
     @property
     def folder(self) -> str:
-        """`<club>/<tournament>` under the outbox: ids first (unique), names for people."""
+        """`<club>/<tournament>` (a season's standings: `<club>/season-<id>-<name>`) under the outbox:
+        ids first (unique), names for people."""
         club = f"{self.club_id}-{_safe(self.sheet.club)}" if self.club_id is not None else "no-club"
+        if isinstance(self.sheet, SeasonSheet):
+            return f"{club}/season-{self.sheet.season_id}-{_safe(self.sheet.season)}"
         return f"{club}/{self.source}-{self.sheet.tournament_id}-{_safe(self.sheet.tournament)}"
+
+    @property
+    def results_file(self) -> str:
+        """The sheet's file name: `results.pdf`, or `standings-after-<tournament id>.pdf` (a season's
+        folder holds one after each of its tournaments)."""
+        if isinstance(self.sheet, SeasonSheet):
+            return f"standings-after-{self.sheet.tournament_id}.pdf"
+        return "results.pdf"
 
 
 def _safe(name: str | None) -> str:

@@ -22,7 +22,7 @@ from infra import mail
 from infra import pdf
 from infra.render import Renderer
 from domain.documents.services import records as service
-from domain.documents.rules.model import Bundle, PokerSheet
+from domain.documents.rules.model import Bundle, PokerSheet, SeasonSheet
 from domain.store.db import unit_of_work
 
 
@@ -38,7 +38,7 @@ def _write(path: Path, data: bytes) -> None:
 
 @dataclass(frozen=True)
 class Rendered:
-    kind: str  # results | certificate
+    kind: str  # results | certificate | standings
     filename: str
     serial: str | None
     player: str | None
@@ -47,10 +47,14 @@ class Rendered:
 
 
 def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
-    """A tournament's documents: the results sheet, then one certificate per winner (DOC-1)."""
+    """A tournament's documents: the results sheet, then one certificate per winner (DOC-1); a
+    season's: its standings alone (LG-3)."""
     sheet = bundle.sheet
+    signature = pdf.signed(renderer.key, sheet)["signature"]
+    if isinstance(sheet, SeasonSheet):
+        return [Rendered("standings", bundle.results_file, None, None, renderer.season_sheet(sheet), signature)]
     results = renderer.poker_sheet(sheet) if isinstance(sheet, PokerSheet) else renderer.pusoy_sheet(sheet)
-    files = [Rendered("results", "results.pdf", None, None, results, pdf.signed(renderer.key, sheet)["signature"])]
+    files = [Rendered("results", bundle.results_file, None, None, results, signature)]
     for cert, data in zip(bundle.certificates, renderer.certificates(bundle.certificates), strict=True):
         signature = pdf.signed(renderer.key, cert)["signature"]
         files.append(Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
@@ -58,8 +62,10 @@ def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
 
 
 def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, now: datetime) -> dict | None:
-    """Render, store and record one tournament's documents; None when it was published before."""
+    """Render, store and record one tournament's documents (or a season's standings after one
+    tournament); None when it was published before."""
     sheet = bundle.sheet
+    season = (sheet.season_id, sheet.season) if isinstance(sheet, SeasonSheet) else (None, None)
     claimed = service.claim(
         session,
         source=bundle.source,
@@ -69,6 +75,8 @@ def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, 
         folder=bundle.folder,
         recipient=bundle.recipient,
         now=now,
+        season_id=season[0],
+        season=season[1],
     )
     if claimed is None:
         return None
@@ -90,6 +98,7 @@ def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, 
     )
     return {
         "source": bundle.source,
+        "season_id": season[0],
         "tournament_id": sheet.tournament_id,
         "tournament": sheet.tournament,
         "club": sheet.club,
@@ -115,6 +124,7 @@ def send_due(engine: Engine, outbox: Path, target: mail.SmtpTarget | None, now: 
 
 def _attempt(session: Session, due, outbox: Path, target: mail.SmtpTarget, now: datetime) -> dict:
     message_id = f"<{due.source}-{due.tournament_id}.{due.id}@tourney>"
+    subject, body = (_season_mail if due.source == "season" else _results_mail)(due)
     try:
         attachments = [
             (d.filename, _read_checked(outbox / due.folder / d.filename, d.sha256))
@@ -123,8 +133,8 @@ def _attempt(session: Session, due, outbox: Path, target: mail.SmtpTarget, now: 
         msg = mail.message(
             target,
             due.recipient,
-            f"Results: {due.tournament}",
-            _body(due.tournament, due.club, [name for name, _ in attachments]),
+            subject,
+            body([name for name, _ in attachments]),
             attachments,
             message_id,
         )
@@ -135,6 +145,7 @@ def _attempt(session: Session, due, outbox: Path, target: mail.SmtpTarget, now: 
         service.mark_sent(due, now, message_id)
     return {
         "source": due.source,
+        "season_id": due.season_id,
         "tournament_id": due.tournament_id,
         "recipient": due.recipient,
         "state": due.state,
@@ -153,13 +164,28 @@ def _read_checked(path: Path, sha256: str) -> bytes:
     return data
 
 
-def _body(tournament: str, club: str | None, filenames: list[str]) -> str:
-    lines = [
-        f"The results of {tournament}" + (f" ({club})" if club else "") + " are attached:",
-        "",
-        *(f"  {name}" for name in filenames),
-        "",
-        "Each certificate carries a serial and a verification code; the platform checks one with",
-        "`tourney documents verify FILE`.",
-    ]
-    return "\n".join(lines) + "\n"
+def _results_mail(due):
+    def body(filenames: list[str]) -> str:
+        return "\n".join([
+            f"The results of {due.tournament}" + (f" ({due.club})" if due.club else "") + " are attached:",
+            "",
+            *(f"  {name}" for name in filenames),
+            "",
+            "Each certificate carries a serial and a verification code; the platform checks one with",
+            "`tourney documents verify FILE`.",
+        ]) + "\n"
+
+    return f"Results: {due.tournament}", body
+
+
+def _season_mail(due):
+    def body(filenames: list[str]) -> str:
+        return "\n".join([
+            f"The standings of the season {due.season} ({due.club}) after {due.tournament} are attached:",
+            "",
+            *(f"  {name}" for name in filenames),
+            "",
+            "The file is signed; the platform checks it with `tourney documents verify FILE`.",
+        ]) + "\n"
+
+    return f"Season standings: {due.season} after {due.tournament}", body

@@ -22,7 +22,7 @@ RETRY_DELAYS = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=15
 
 @dataclass(frozen=True)
 class NewDocument:
-    kind: str  # results | certificate
+    kind: str  # results | certificate | standings
     filename: str
     serial: str | None
     player: str | None
@@ -41,9 +41,12 @@ def claim(
     folder: str,
     recipient: str | None,
     now: datetime,
+    season_id: int | None = None,
+    season: str | None = None,
 ) -> DocumentPublication | None:
-    """The right to publish a tournament, once: a new publication row, or None when it exists
-    (published before, or being published by a concurrent run, which this waits for)."""
+    """The right to publish a tournament (or a season's standings after it), once: a new
+    publication row, or None when it exists (published before, or being published by a concurrent
+    run, which this waits for)."""
     new_id = session.execute(
         insert(DocumentPublication)
         .values(
@@ -53,11 +56,13 @@ def claim(
             club=club,
             folder=folder,
             recipient=recipient,
+            season_id=season_id,
+            season=season,
             state="pending" if recipient else "stored",
             attempts=0,
             created_at=now,
         )
-        .on_conflict_do_nothing(index_elements=["source", "tournament_id"])
+        .on_conflict_do_nothing(index_elements=["source", "tournament_id", "season_id"])
         .returning(DocumentPublication.id)
     ).scalar_one_or_none()
     return None if new_id is None else session.get(DocumentPublication, new_id)
@@ -127,10 +132,11 @@ def publications(session: Session, source: str | None = None) -> list[DocumentPu
 
 
 def publication(session: Session, source: str, tournament_id: int) -> DocumentPublication:
+    """A tournament's publication; for `season`, the oldest season's standings after it."""
     found = session.scalars(
         select(DocumentPublication).where(
             DocumentPublication.source == source, DocumentPublication.tournament_id == tournament_id
-        )
+        ).order_by(DocumentPublication.id)
     ).first()
     if found is None:
         raise NotFound("not-published", f"no documents were published for {source} tournament {tournament_id}")

@@ -8,13 +8,13 @@ timezone, finished only), their places, the players' names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from domain.clubs.tables import Club
@@ -85,22 +85,25 @@ def add_to_season(
     return season
 
 
-def _season_tournaments(season: Season):
-    """LG-1 as one query: finished poker tournaments of the season's club, of its series or picked,
-    whose scheduled start falls in [from, to) in the club's timezone."""
+def counted_tournaments():
+    """LG-1 as one query for every season: (season_id, tournament_id) of each finished poker
+    tournament of the season's club, of its series or picked, whose scheduled start falls in
+    [from, to) in the club's timezone. Narrow it with `.where(Season.id == ...)`."""
     local_start = func.timezone(Club.timezone, Tournament.scheduled_start)
-    of_series = select(SeriesOccurrence.tournament_id).join(
-        SeasonSeries, SeasonSeries.series_id == SeriesOccurrence.series_id
-    ).where(SeasonSeries.season_id == season.id, SeriesOccurrence.tournament_id.is_not(None))
-    picked = select(SeasonTournament.tournament_id).where(SeasonTournament.season_id == season.id)
+    of_series = exists().where(
+        SeriesOccurrence.tournament_id == Tournament.id,
+        SeasonSeries.series_id == SeriesOccurrence.series_id,
+        SeasonSeries.season_id == Season.id,
+    )
+    picked = exists().where(SeasonTournament.season_id == Season.id, SeasonTournament.tournament_id == Tournament.id)
     return (
-        select(Tournament.id)
-        .join(Club, Club.id == Tournament.club_id)
+        select(Season.id.label("season_id"), Tournament.id.label("tournament_id"))
+        .join(Club, Club.id == Season.club_id)
+        .join(Tournament, Tournament.club_id == Season.club_id)
         .where(
-            Tournament.club_id == season.club_id,
             Tournament.status == "finished",
-            or_(Tournament.id.in_(of_series), Tournament.id.in_(picked)),
-            and_(local_start >= season.date_from, local_start < season.date_to),
+            or_(of_series, picked),
+            and_(local_start >= Season.date_from, local_start < Season.date_to),
         )
     )
 
@@ -111,10 +114,16 @@ class NamedStanding:
     name: str
 
 
-def season_standings(session: Session, season_id: int) -> tuple[Season, list[int], list[NamedStanding]]:
-    """LG-2, LG-3: derived now from the stored places (four statements)."""
+def season_standings(
+    session: Session, season_id: int, within: Collection[int] | None = None
+) -> tuple[Season, list[int], list[NamedStanding]]:
+    """LG-2, LG-3: derived now from the stored places (four statements). `within`: only those of the
+    season's tournaments (a season's standings after one of its tournaments)."""
     season = get_season(session, season_id)
-    tournament_ids = list(session.scalars(_season_tournaments(season).order_by(Tournament.id)))
+    counted = counted_tournaments().where(Season.id == season.id)
+    if within is not None:
+        counted = counted.where(Tournament.id.in_(list(within)))
+    tournament_ids = list(session.scalars(counted.with_only_columns(Tournament.id).order_by(Tournament.id)))
     placings = [
         Placing(r.tournament_id, r.player_id, r.place,
                 Fraction(r.credit_units, CREDIT_UNIT) if r.credit_units is not None else Fraction(r.credit_halves, 2))

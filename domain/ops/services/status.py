@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, text
 
+from domain.documents.services.sources import pending_seasons_sql
 from domain.documents.tables import PENDING_SQL as documents_pending_sql
 from domain.poker.services import due as poker_due
 from domain.store.migrate import database_heads, script_heads
@@ -32,7 +33,8 @@ PENDING_WORK: dict[str, str] = {
     "finalize-tournaments": poker_due.FINALIZE.count_due_sql(),
 
     # area: documents
-    "publish-results": documents_pending_sql,
+    # tournaments to publish, deliveries due, and seasons' standings after published tournaments (LG-3)
+    "publish-results": f"SELECT ({documents_pending_sql}) + ({pending_seasons_sql()})",
 
     # area: series
     "materialize-series": "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()",

@@ -83,36 +83,8 @@ def final_places(
     pko_head: int | None = None,
 ) -> tuple[Place, ...]:
     """Every player's final place (3.7, SP-7), or a DomainError while more than one player is in."""
-    player_of: dict[int, int] = {}
-    last: dict[int, PlacedEntry] = {}
-    for entry in entries:
-        if entry.voided:
-            continue
-        player_of[entry.entry_id] = entry.player_id
-        held = last.get(entry.player_id)
-        if held is None or entry.order > held.order:
-            last[entry.player_id] = entry
-
-    bust_of: dict[int, int] = {}
-    units: dict[int, int] = {}
-    knocks: dict[int, int] = {}
-    live_shares: list[KnockoutShares] = []
-    for ko in knockouts:
-        if ko.busted_entry_id not in player_of:
-            continue
-        bust_of[ko.busted_entry_id] = ko.bust_number
-        credits = (
-            [(s.killer_entry_id, s.credit_units) for s in ko.shares]
-            if ko.shares
-            else [(ko.killer_entry_id, ko.credit_halves * HALF_UNITS)] if ko.killer_entry_id is not None else []
-        )
-        for killer_entry, credit in credits:
-            killer = player_of.get(killer_entry)
-            if killer is not None:
-                knocks[killer] = knocks.get(killer, 0) + 1
-                units[killer] = units.get(killer, 0) + credit
-        live_shares.append(KnockoutShares(0, ko.busted_entry_id, 0, ko.shares))
-
+    player_of, last = _players(entries)
+    bust_of, knocks, units, live_shares = _tally(knockouts, player_of)
     still_in = [p for p, e in last.items() if e.entry_id not in bust_of]
     if len(still_in) != 1:
         raise_problems([_not_finished(len(still_in))])
@@ -147,6 +119,46 @@ def final_places(
                   prizes[block_place - 1] if block_place <= len(prizes) else None, **extra(player))
         )
     return tuple(rows)
+
+
+def _players(entries: Iterable[PlacedEntry]) -> tuple[dict[int, int], dict[int, PlacedEntry]]:
+    """The player of every live entry, and each player's latest entry (re-entries: the last one)."""
+    player_of: dict[int, int] = {}
+    last: dict[int, PlacedEntry] = {}
+    for entry in entries:
+        if entry.voided:
+            continue
+        player_of[entry.entry_id] = entry.player_id
+        held = last.get(entry.player_id)
+        if held is None or entry.order > held.order:
+            last[entry.player_id] = entry
+    return player_of, last
+
+
+def _tally(
+    knockouts: Iterable[LiveKnockout], player_of: dict[int, int]
+) -> tuple[dict[int, int], dict[int, int], dict[int, int], list[KnockoutShares]]:
+    """Each busted entry's bust number; each player's knockouts and credit units; the live shares."""
+    bust_of: dict[int, int] = {}
+    units: dict[int, int] = {}
+    knocks: dict[int, int] = {}
+    live_shares: list[KnockoutShares] = []
+    for ko in knockouts:
+        if ko.busted_entry_id not in player_of:
+            continue
+        bust_of[ko.busted_entry_id] = ko.bust_number
+        credits = (
+            [(s.killer_entry_id, s.credit_units) for s in ko.shares]
+            if ko.shares
+            else [(ko.killer_entry_id, ko.credit_halves * HALF_UNITS)] if ko.killer_entry_id is not None else []
+        )
+        for killer_entry, credit in credits:
+            killer = player_of.get(killer_entry)
+            if killer is not None:
+                knocks[killer] = knocks.get(killer, 0) + 1
+                units[killer] = units.get(killer, 0) + credit
+        live_shares.append(KnockoutShares(0, ko.busted_entry_id, 0, ko.shares))
+    return bust_of, knocks, units, live_shares
 
 
 def _not_finished(players_in: int) -> Problem:

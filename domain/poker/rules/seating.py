@@ -287,3 +287,64 @@ def invariant_problems(seating: Seating, active_entries: Iterable[int]) -> list[
             Problem("seating-bad-seat", "a player sits at a broken table or outside the seat cap")
         )
     return problems
+
+
+# SP-13: the record of a draw and its re-check. A draw's items are what the rule drew from: for the
+# initial seating the seat cap and the entries (sorted by id); for breaking a table or assembling the
+# final table the seating before (`snapshot`). Its outcome lists [entry, table, seat] in drawn order.
+
+FLOOR_SEED_MAX = 200
+
+
+def floor_seed_problems(seed: str | None) -> list[Problem]:
+    """SP-13: the floor's optional seed is 1 to 200 printable characters."""
+    if seed is None or (0 < len(seed) <= FLOOR_SEED_MAX and seed.isprintable() and seed.strip()):
+        return []
+    return [Problem("seating-bad-floor-seed", f"a floor seed is 1 to {FLOOR_SEED_MAX} printable characters")]
+
+
+def snapshot(seating: Seating) -> dict:
+    return {
+        "seat_cap": seating.seat_cap,
+        "tables": list(seating.tables),
+        "broken": sorted(seating.broken),
+        "seats": [[s.table, s.seat, s.entry] for s in seating.seats],
+    }
+
+
+def from_snapshot(items: dict) -> Seating:
+    return Seating(items["seat_cap"], tuple(items["tables"]), frozenset(items["broken"])).with_seats(
+        Seat(*s) for s in items["seats"]
+    )
+
+
+def outcome(purpose: str, result: Seating | tuple[Seating, tuple[Move, ...]]) -> list[list[int]]:
+    """The recorded outcome of a draw from the rule's result."""
+    if purpose == "initial-seating":
+        assert isinstance(result, Seating)
+        return [[s.entry, s.table, s.seat] for s in sorted(result.seats, key=lambda s: (s.seat, s.table))]
+    assert isinstance(result, tuple)
+    return [[m.entry, m.to_table, m.to_seat] for m in result[1]]
+
+
+def redraw(purpose: str, seed: str, items: dict) -> list[list[int]]:
+    """Run the draw of `purpose` again from its seed and items."""
+    if purpose == "initial-seating":
+        return outcome(purpose, initial_seating(items["entries"], items["seat_cap"], seed))
+    if purpose == "final-table":
+        return outcome(purpose, assemble_final_table(from_snapshot(items), seed))
+    table = int(purpose.removeprefix("break-table-"))
+    return outcome(purpose, break_table(from_snapshot(items), table, seed))
+
+
+def recheck(
+    purpose: str, commitment: str, platform_seed: str, floor_seed: str | None, items: dict, recorded: list
+) -> bool:
+    """SP-13: the platform's seed is the one committed, and the draw re-run from both seeds gives
+    the recorded outcome. Items the rule cannot draw from (a tampered record) do not re-check."""
+    if not draw.matches(platform_seed, commitment):
+        return False
+    try:
+        return redraw(purpose, draw.combined(platform_seed, floor_seed), items) == recorded
+    except (DomainError, KeyError, TypeError, ValueError):
+        return False

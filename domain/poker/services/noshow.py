@@ -57,78 +57,17 @@ def process_no_shows(
     if not due:
         return []
     policy = {t.id: t.no_show_policy for t in due}
-    regs = session.execute(
-        select(
-            Registration.id, Registration.tournament_id, Registration.player_id, Registration.checked_in_at
-        )
-        .where(Registration.tournament_id.in_(policy), Registration.status == "active")
-        .where(~select(Entry.id).where(Entry.registration_id == Registration.id).exists())
-        .order_by(Registration.id)
-    ).all()
-    decided: dict[int, tuple[pure.NoShow, ...]] = {
-        tid: pure.no_shows(
-            policy[tid],
-            [
-                pure.Registration(r.id, r.player_id, r.checked_in_at is not None)
-                for r in regs
-                if r.tournament_id == tid
-            ],
-        )
-        for tid in policy
-    }
+    decided = _decide(session, policy)
     drop_ids = [n.registration for found in decided.values() for n in found if n.action == "cancel"]
     if drop_ids:
         session.execute(
             text("UPDATE poker_registrations SET status = 'dropped', ended_at = :now WHERE id = ANY(:ids)"),
             {"now": now, "ids": drop_ids},
         )
-    stack = {t.id: t.starting_stack for t in due}
     absent = [(tid, n) for tid, found in decided.items() for n in found if n.action == "dead-stack"]
     if absent:
-        created = session.execute(
-            Entry.__table__.insert().returning(Entry.id, Entry.tournament_id, Entry.registration_id),
-            [
-                {
-                    "tournament_id": tid,
-                    "player_id": n.player_id,
-                    "registration_id": n.registration,
-                    "sequence": 1,
-                    "state": "active",
-                    "starting_chips": stack[tid],
-                    "created_at": now,
-                }
-                for tid, n in absent
-            ],
-        ).all()
-        for tid in sorted({c.tournament_id for c in created}):
-            seat_new_entries(session, tid, [c.id for c in created if c.tournament_id == tid], now)
-        session.execute(
-            DeadStack.__table__.insert(),
-            [
-                {
-                    "tournament_id": c.tournament_id,
-                    "registration_id": c.registration_id,
-                    "entry_id": c.id,
-                    "chips": stack[c.tournament_id],
-                    "seated_at": now,
-                }
-                for c in created
-            ],
-        )
-    audit_rows = [
-        {
-            "tournament_id": tid,
-            "player_id": n.player_id,
-            "kind": "no-show-dropped" if n.action == "cancel" else "no-show-dead-stack",
-            "actor": "process-no-shows",
-            "at": now,
-            "data": {"registration_id": n.registration},
-        }
-        for tid, found in decided.items()
-        for n in found
-    ]
-    if audit_rows:
-        session.execute(AuditEvent.__table__.insert(), audit_rows)
+        _seat_dead_stacks(session, absent, {t.id: t.starting_stack for t in due}, now)
+    _audit(session, decided, now)
     summary = [
         {
             "tournament_id": tid,
@@ -140,6 +79,67 @@ def process_no_shows(
     ]
     session.execute(NoShowRun.__table__.insert(), [s | {"processed_at": now} for s in summary])
     return summary
+
+
+def _decide(session: Session, policy: Mapping[int, str]) -> dict[int, tuple[pure.NoShow, ...]]:
+    """3.8: each tournament's registered players not checked in, and what its policy does to each."""
+    regs = session.execute(
+        select(
+            Registration.id, Registration.tournament_id, Registration.player_id, Registration.checked_in_at
+        )
+        .where(Registration.tournament_id.in_(policy), Registration.status == "active")
+        .where(~select(Entry.id).where(Entry.registration_id == Registration.id).exists())
+        .order_by(Registration.id)
+    ).all()
+    return {
+        tid: pure.no_shows(
+            policy[tid],
+            [pure.Registration(r.id, r.player_id, r.checked_in_at is not None) for r in regs if r.tournament_id == tid],
+        )
+        for tid in policy
+    }
+
+
+def _seat_dead_stacks(
+    session: Session, absent: Sequence[tuple[int, pure.NoShow]], stack: Mapping[int, int], now: datetime
+) -> None:
+    """absent_mode: a new entry with the starting stack for each, seated at the drawn tables, and its
+    dead stack (SP-6 charges it at each level start)."""
+    created = session.execute(
+        Entry.__table__.insert().returning(Entry.id, Entry.tournament_id, Entry.registration_id),
+        [
+            {"tournament_id": tid, "player_id": n.player_id, "registration_id": n.registration, "sequence": 1,
+             "state": "active", "starting_chips": stack[tid], "created_at": now}
+            for tid, n in absent
+        ],
+    ).all()
+    for tid in sorted({c.tournament_id for c in created}):
+        seat_new_entries(session, tid, [c.id for c in created if c.tournament_id == tid], now)
+    session.execute(
+        DeadStack.__table__.insert(),
+        [
+            {"tournament_id": c.tournament_id, "registration_id": c.registration_id, "entry_id": c.id,
+             "chips": stack[c.tournament_id], "seated_at": now}
+            for c in created
+        ],
+    )
+
+
+def _audit(session: Session, decided: Mapping[int, Sequence[pure.NoShow]], now: datetime) -> None:
+    rows = [
+        {
+            "tournament_id": tid,
+            "player_id": n.player_id,
+            "kind": "no-show-dropped" if n.action == "cancel" else "no-show-dead-stack",
+            "actor": "process-no-shows",
+            "at": now,
+            "data": {"registration_id": n.registration},
+        }
+        for tid, found in decided.items()
+        for n in found
+    ]
+    if rows:
+        session.execute(AuditEvent.__table__.insert(), rows)
 
 
 CHARGEABLE_SQL = """
@@ -165,37 +165,8 @@ def charge_dead_stacks(
     if not stacks:
         return []
     chips = {d.id: d.chips for d in stacks}
-    of_tournament: dict[int, list] = {}  # each level start looks only at its own tournament's stacks
-    for d in stacks:
-        of_tournament.setdefault(d.tournament_id, []).append(d)
     busted_at: dict[int, datetime] = {}
-    charges = []
-    for start in sorted(starts, key=lambda s: (s["at"], s["id"])):
-        run = loaded[start["tournament_id"]]
-        index = start["level"] - 1
-        level = run.levels[index]
-        if level.is_break:
-            continue
-        small, big, ante = pure_clock.blinds_at(run.clock, run.levels, index, start["at"])
-        for d in of_tournament.get(start["tournament_id"], ()):
-            if d.seated_at > start["at"] or d.id in busted_at:
-                continue
-            cost = pure.level_cost(
-                small, big, ante, level.seconds, run.ante_type, d.table_size, run.hands_per_hour
-            )
-            result = pure.charge(chips[d.id], cost)
-            chips[d.id] = result.stack
-            if result.busted:
-                busted_at[d.id] = start["at"]
-            charges.append(
-                {
-                    "dead_stack_id": d.id,
-                    "event_id": start["id"],
-                    "paid": result.paid,
-                    "chips_after": result.stack,
-                    "busted": result.busted,
-                }
-            )
+    charges = _charges(loaded, starts, stacks, chips, busted_at)
     if not charges:
         return []
     session.execute(
@@ -225,15 +196,50 @@ def charge_dead_stacks(
         {"rows": json.dumps(changed)},
     )
     if busted_at:
-        blocks: dict[tuple[int, datetime, int], list[int]] = {}
-        level_at = {(s["tournament_id"], s["at"]): s["level"] for s in starts}
-        for d in stacks:
-            if d.id in busted_at:
-                key = (d.tournament_id, busted_at[d.id], level_at[(d.tournament_id, busted_at[d.id])])
-                blocks.setdefault(key, []).append(d.entry_id)
-        for (tid, at, level), entry_ids in sorted(blocks.items()):
-            bust_without_killer(session, tid, entry_ids, at, level)
+        _bust_at_zero(session, stacks, starts, busted_at)
     return charges
+
+
+def _charges(
+    loaded: Mapping[int, Loaded], starts: Sequence[dict], stacks: Sequence, chips: dict[int, int],
+    busted_at: dict[int, datetime],
+) -> list[dict]:
+    """SP-6 in order of the level starts: each start charges its own tournament's live dead stacks
+    seated by then (`chips` and `busted_at` updated as it goes); the charge rows."""
+    of_tournament: dict[int, list] = {}
+    for d in stacks:
+        of_tournament.setdefault(d.tournament_id, []).append(d)
+    charges = []
+    for start in sorted(starts, key=lambda s: (s["at"], s["id"])):
+        run = loaded[start["tournament_id"]]
+        index = start["level"] - 1
+        level = run.levels[index]
+        if level.is_break:
+            continue
+        small, big, ante = pure_clock.blinds_at(run.clock, run.levels, index, start["at"])
+        for d in of_tournament.get(start["tournament_id"], ()):
+            if d.seated_at > start["at"] or d.id in busted_at:
+                continue
+            cost = pure.level_cost(small, big, ante, level.seconds, run.ante_type, d.table_size, run.hands_per_hour)
+            result = pure.charge(chips[d.id], cost)
+            chips[d.id] = result.stack
+            if result.busted:
+                busted_at[d.id] = start["at"]
+            charges.append({"dead_stack_id": d.id, "event_id": start["id"], "paid": result.paid,
+                            "chips_after": result.stack, "busted": result.busted})
+    return charges
+
+
+def _bust_at_zero(session: Session, stacks: Sequence, starts: Sequence[dict], busted_at: Mapping[int, datetime]) -> None:
+    """The stacks at 0 are out with no killer: one knockout block per tournament and level start."""
+    blocks: dict[tuple[int, datetime, int], list[int]] = {}
+    level_at = {(s["tournament_id"], s["at"]): s["level"] for s in starts}
+    for d in stacks:
+        if d.id in busted_at:
+            key = (d.tournament_id, busted_at[d.id], level_at[(d.tournament_id, busted_at[d.id])])
+            blocks.setdefault(key, []).append(d.entry_id)
+    for (tid, at, level), entry_ids in sorted(blocks.items()):
+        bust_without_killer(session, tid, entry_ids, at, level)
 
 
 def bust_without_killer(

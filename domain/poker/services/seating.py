@@ -1,7 +1,8 @@
 """Seating services (3.6): the initial draw, late entries and re-entries, moves and undo, table
 breaking, suggestions and the final table. Every change of a tournament's seating first takes a
 transaction-scoped advisory lock on the tournament, so concurrent changes queue; the unique
-constraints on seats back it. Draws store their seed and its SHA-256 (PD-12)."""
+constraints on seats back it. Every draw by lot takes the tournament's committed platform seed and
+the floor's optional seed, and records itself for `draw-proof` (SP-13, `draws`)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,13 @@ from datetime import datetime
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from domain import draw
 from domain.errors import DomainError
 from domain.poker.rules import seating as pure
 from domain.poker.rules.seating import Move, Seat, Seating
+from domain.poker.services import draws
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.floor import Move as MoveRow
 from domain.poker.tables.floor import Seat as SeatRow
-from domain.poker.tables.floor import SeatDraw
 from domain.poker.tables.floor import Table as TableRow
 from domain.poker.tables.tournaments import Entry, Player
 
@@ -97,20 +97,6 @@ def _record_moves(
         session.execute(MoveRow.__table__.insert(), rows)
 
 
-def _draw_seed(session: Session, tournament_id: int, purpose: str, seed: str | None, now: datetime) -> str:
-    seed = seed or draw.new_seed()
-    session.add(
-        SeatDraw(
-            tournament_id=tournament_id,
-            purpose=purpose,
-            commitment=draw.commitment(seed),
-            seed=seed,
-            drawn_at=now,
-        )
-    )
-    return seed
-
-
 def _begin(session: Session, tournament_id: int) -> Seating:
     """The tournament's seating, under its lock."""
     t = get_tournament(session, tournament_id)
@@ -118,8 +104,11 @@ def _begin(session: Session, tournament_id: int) -> Seating:
     return load(session, t.id, t.seat_cap)
 
 
-def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> dict:
-    """3.6: the initial seating of every active entry, by lot."""
+def draw_initial(
+    session: Session, tournament_id: int, now: datetime, seed: str | None = None, next_seed: str | None = None
+) -> dict:
+    """3.6, SP-13: the initial seating of every active entry, by lot; `seed` is the floor's,
+    `next_seed` the platform's seed committed for the next draw (default: a fresh one)."""
     t = get_tournament(session, tournament_id)
     if t.status not in ("registration_open", "running"):
         raise DomainError(
@@ -136,10 +125,12 @@ def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str 
         .scalars()
         .all()
     )
-    seed = _draw_seed(session, t.id, "initial-seating", seed, now)
-    after = pure.initial_seating(entries, before.seat_cap, seed)
+    after, drawn = draws.run(
+        session, t.id, "initial-seating", {"seat_cap": before.seat_cap, "entries": list(entries)}, seed, now,
+        lambda s: pure.initial_seating(entries, before.seat_cap, s), next_seed,
+    )
     save(session, t.id, before, after, now)
-    return show(session, t.id) | {"seed": seed, "commitment": draw.commitment(seed)}
+    return show(session, t.id) | {"draw": drawn}
 
 
 def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
@@ -210,14 +201,17 @@ def break_table(
     now: datetime,
     seed: str | None = None,
     actor: str | None = None,
+    next_seed: str | None = None,
 ) -> dict:
+    """3.6, SP-13: break a table, its players to free seats of the others by lot (`seed`: the floor's)."""
     before = _begin(session, tournament_id)
-    seed = seed or draw.new_seed()
-    after, moves = pure.break_table(before, table, seed)
-    _draw_seed(session, tournament_id, f"break-table-{table}", seed, now)
+    (after, moves), drawn = draws.run(
+        session, tournament_id, f"break-table-{table}", pure.snapshot(before), seed, now,
+        lambda s: pure.break_table(before, table, s), next_seed,
+    )
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "break-table", moves, now, actor)
-    return {"table": table, "seed": seed, "moves": [_move_dict(m) for m in moves]}
+    return {"table": table, "draw": drawn, "moves": [_move_dict(m) for m in moves]}
 
 
 def suggest(session: Session, tournament_id: int) -> list[dict]:
@@ -237,8 +231,10 @@ def final_table(
     confirm: bool,
     seed: str | None = None,
     actor: str | None = None,
+    next_seed: str | None = None,
 ) -> dict:
-    """Show the final-table proposal; with `confirm`, assemble it (seats by lot)."""
+    """Show the final-table proposal; with `confirm`, assemble it (seats by lot, SP-13; a late entry
+    or re-entry can reopen a table after it: each assembly is its own draw)."""
     before = _begin(session, tournament_id)
     proposal = pure.final_table_proposal(before)
     if not confirm:
@@ -248,20 +244,16 @@ def final_table(
             "table": proposal.table if proposal else None,
             "entries": list(proposal.entries) if proposal else [],
         }
-    seed = seed or draw.new_seed()
-    after, moves = pure.assemble_final_table(before, seed)
-    # a late entry or re-entry can reopen a table after the final table: each assembly is its own
-    # recorded draw ("final-table", "final-table-2", ...); the shuffle's purpose stays "final-table"
-    earlier = session.scalar(
-        select(func.count()).where(SeatDraw.tournament_id == tournament_id, SeatDraw.purpose.like("final-table%"))
+    (after, moves), drawn = draws.run(
+        session, tournament_id, "final-table", pure.snapshot(before), seed, now,
+        lambda s: pure.assemble_final_table(before, s), next_seed,
     )
-    _draw_seed(session, tournament_id, f"final-table-{earlier + 1}" if earlier else "final-table", seed, now)
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "final-table", moves, now, actor)
     return {
         "stage": pure.stage(after),
         "table": after.tables[0],
-        "seed": seed,
+        "draw": drawn,
         "moves": [_move_dict(m) for m in moves],
     }
 
@@ -284,6 +276,7 @@ def show(session: Session, tournament_id: int) -> dict:
         "seat_cap": seating.seat_cap,
         "tables": [{"table": n, "players": counts[n]} for n in seating.tables],
         "broken": sorted(seating.broken),
+        "next_draw_commitment": draws.pending_commitment(session, t.id),
         "seats": [
             {"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)}
             for s in seating.seats

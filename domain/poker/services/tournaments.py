@@ -27,6 +27,7 @@ from domain.poker.rules.settings import (
     settings_problems,
 )
 from domain.poker.rules.structures import total_duration
+from domain.poker.services import draws
 from domain.poker.services.audit import audit
 from domain.poker.services.due import notify
 from domain.poker.services.structures import structure_levels
@@ -78,6 +79,7 @@ def create_tournament(
     )
     session.add(t)
     session.flush()
+    draws.commit(session, t.id, now)  # SP-13: the first draw's seed, published before any floor seed
     audit(session, "tournament-created", now, tournament_id=t.id)
     return t
 

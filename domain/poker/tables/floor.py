@@ -13,6 +13,7 @@ tournament whose seating is drawn (3.6: no late entry or re-entry is ever left w
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -152,18 +153,33 @@ class Move(Base):
 
 
 class SeatDraw(Base):
-    """A draw by lot (PD-12): the seed's SHA-256 and the seed, so anyone can re-run it."""
+    """A tournament's chain of draws by lot (PD-12, SP-13). Each row is a seed of the platform's,
+    committed (its SHA-256 published) before the floor's optional seed is known; the draw that uses
+    it records its purpose, the floor's seed, the items and the outcome, and commits the next row.
+    At most one row of a tournament is pending (not drawn yet). Rows drawn before SP-13 have no
+    items or outcome: their seed was used as given."""
 
     __tablename__ = "poker_seat_draws"
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
-    purpose: Mapped[str] = mapped_column(Text)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     commitment: Mapped[str] = mapped_column(String(64))
     seed: Mapped[str] = mapped_column(Text)
-    drawn_at: Mapped[datetime] = mapped_column(TZ)
+    committed_at: Mapped[datetime] = mapped_column(TZ)
+    purpose: Mapped[str | None] = mapped_column(Text)
+    floor_seed: Mapped[str | None] = mapped_column(Text)
+    items: Mapped[Any | None] = mapped_column(JSONB)
+    outcome: Mapped[Any | None] = mapped_column(JSONB)
+    drawn_at: Mapped[datetime | None] = mapped_column(TZ)
 
-    __table_args__ = (UniqueConstraint("tournament_id", "purpose"),)
+    __table_args__ = (
+        CheckConstraint("seq >= 1", name="seq"),
+        CheckConstraint("(drawn_at IS NULL) = (purpose IS NULL)", name="drawn"),
+        CheckConstraint("drawn_at IS NOT NULL OR (floor_seed IS NULL AND items IS NULL AND outcome IS NULL)",
+                        name="pending_empty"),
+        CheckConstraint("(items IS NULL) = (outcome IS NULL)", name="recorded"),
+        Index("ix_poker_seat_draws_pending", "tournament_id", unique=True, postgresql_where=text("drawn_at IS NULL")),
+    )
 
 
 class NoShowRun(Base):

@@ -1,0 +1,138 @@
+"""Seat draws nobody can steer (SP-13): the platform's seed is committed before the floor's seed is
+given, the draw is a function of both, and `draw-proof` re-checks every draw (and catches a tampered one)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select, text, update
+
+from domain import draw
+from domain.poker.rules import seating as pure
+from domain.poker.services import draws
+from domain.poker.services import seating as svc
+from domain.poker.tables.floor import Seat, SeatDraw
+from domain.store.db import unit_of_work
+from tests.integration import poker_helpers as h
+from tests.integration.poker_floor_world import T0, enter, tournament
+from tests.support.cli import fingerprint, j, refused, run
+
+LATER = T0 + timedelta(minutes=30)
+
+
+def seats(session, tid) -> dict[int, tuple[int, int]]:
+    rows = session.execute(select(Seat.entry_id, Seat.table_no, Seat.seat_no).where(Seat.tournament_id == tid))
+    return {e: (t, s) for e, t, s in rows}
+
+
+def test_sp_13_the_commitment_is_published_at_creation_and_does_not_change_with_the_floor_seed(session):
+    """SP-13: the platform's seed is committed when the tournament is created, before any floor seed
+    exists; whichever floor seed is given, the draw reveals that same commitment's seed."""
+    tid = h.tournament(session, now=h.NOW)
+    entries = []
+    for _ in range(12):
+        entries.append(h.checked_in(session, tid, h.player(session)).id)
+    [published] = draws.proof(session, tid)
+    assert (published["seq"], published["committed_at"], published["platform_seed"], published["ok"]) == (
+        1, h.NOW, None, None)
+    platform = session.scalars(select(SeatDraw.seed).where(SeatDraw.tournament_id == tid)).one()
+    outcomes = {}
+    for floor in ("heads", "tails"):
+        savepoint = session.begin_nested()
+        out = svc.draw_initial(session, tid, h.NOW + timedelta(minutes=1), seed=floor)
+        assert (out["draw"]["commitment"], out["draw"]["platform_seed"], out["draw"]["floor_seed"]) == (
+            published["commitment"], platform, floor)
+        outcomes[floor] = seats(session, tid)
+        expected = pure.initial_seating(sorted(entries), 9, draw.combined(platform, floor))
+        assert outcomes[floor] == {s.entry: (s.table, s.seat) for s in expected.seats}
+        savepoint.rollback()
+    assert draws.proof(session, tid) == [published]  # rolled back: still pending, still the same
+
+
+def test_sp_13_the_same_floor_seed_with_another_platform_seed_draws_differently(session):
+    """SP-13: the floor's seed alone does not decide the draw."""
+    drawn = []
+    for platform in ("a" * 64, "c" * 64):
+        t = tournament(session, seat_cap=4)
+        entries = [enter(session, t).id for _ in range(8)]
+        draws.commit(session, t.id, T0, platform)
+        svc.draw_initial(session, t.id, T0, seed="lucky")
+        rank = {e: n for n, e in enumerate(entries, 1)}  # the n-th entry of each tournament
+        drawn.append({rank[e]: place for e, place in seats(session, t.id).items()})
+    assert drawn[0] != drawn[1]
+    for platform, got in zip(("a" * 64, "c" * 64), drawn, strict=True):
+        expected = pure.initial_seating(list(range(1, 9)), 4, draw.combined(platform, "lucky"))
+        assert got == {s.entry: (s.table, s.seat) for s in expected.seats}
+
+
+def bust(session, entry_id: int) -> None:
+    session.execute(text("UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = :id"),
+                    {"at": LATER, "id": entry_id})
+
+
+def _played(session) -> int:
+    """Seven players at three tables of three seats, table 3 broken, then the final table: three draws."""
+    t = tournament(session, seat_cap=3)
+    for _ in range(7):
+        enter(session, t)
+    draws.commit(session, t.id, T0, "1" * 64)
+    svc.draw_initial(session, t.id, T0, seed="open", next_seed="2" * 64)  # 3, 2, 2
+    bust(session, min(e for e, (tb, _) in seats(session, t.id).items() if tb == 1))
+    svc.break_table(session, t.id, 3, LATER, next_seed="3" * 64)  # 3, 3
+    for gone in sorted(e for e, (tb, _) in seats(session, t.id).items() if tb == 1)[:2]:
+        bust(session, gone)
+    bust(session, min(e for e, (tb, _) in seats(session, t.id).items() if tb == 2))  # 1, 2
+    svc.final_table(session, t.id, LATER, confirm=True, seed="final", next_seed="4" * 64)
+    return t.id
+
+
+def test_sp_13_a_proof_rechecks_every_draw_and_a_tampered_one_fails(session):
+    """SP-13: every revealed draw re-checks from its two seeds; changing the outcome, the floor seed
+    or the platform seed makes it fail."""
+    tid = _played(session)
+    proof = draws.proof(session, tid)
+    assert [(d["seq"], d["purpose"], d["floor_seed"], d["ok"]) for d in proof] == [
+        (1, "initial-seating", "open", True),
+        (2, "break-table-3", None, True),
+        (3, "final-table", "final", True),
+        (4, None, None, None),
+    ]
+    assert [d["platform_seed"] for d in proof] == ["1" * 64, "2" * 64, "3" * 64, None]
+    assert [d["commitment"] for d in proof] == [draw.commitment(c * 64) for c in "1234"]
+    assert proof[1]["items"]["seats"] and proof[1]["outcome"]
+    for change in ({"outcome": list(reversed(proof[1]["outcome"]))}, {"floor_seed": "steered"}, {"seed": "9" * 64}):
+        savepoint = session.begin_nested()
+        session.execute(update(SeatDraw).where(SeatDraw.tournament_id == tid, SeatDraw.seq == 2).values(**change))
+        session.expire_all()
+        assert [d["ok"] for d in draws.proof(session, tid)] == [True, False, True, None], change
+        savepoint.rollback()
+
+
+def test_sp_13_draw_proof_on_the_command_line_and_a_bad_floor_seed_refused(committed):
+    """SP-13: `draw-proof` shows each draw with its re-check; a floor seed that is empty or has control
+    characters is refused in one line, nothing written."""
+    now = datetime.now(UTC)
+    with unit_of_work(committed) as session:
+        tid = h.tournament(session, start=now - timedelta(minutes=30), status="running",
+                           late_reg_deadline=now + timedelta(hours=1), now=now - timedelta(hours=1))
+        for _ in range(4):
+            h.checked_in(session, tid, h.player(session), now - timedelta(hours=1))
+    t = str(tid)
+    [pending] = j("poker", "draw-proof", t)
+    before = fingerprint(committed)
+    assert refused(committed, "poker", "seat", "draw", t, "--seed", "") == (
+        "error: a floor seed is 1 to 200 printable characters")
+    assert refused(committed, "poker", "seat", "draw", t, "--seed", "x\x1b[2J") == (
+        "error: a floor seed is 1 to 200 printable characters")
+    assert fingerprint(committed) == before
+    drawn = j("poker", "seat", "draw", t, "--seed", "floor")
+    assert (drawn["draw"]["commitment"], drawn["draw"]["floor_seed"]) == (pending["commitment"], "floor")
+    first, following = j("poker", "draw-proof", t)
+    assert (first["purpose"], first["commitment"], first["floor_seed"], first["ok"]) == (
+        "initial-seating", pending["commitment"], "floor", True)
+    assert draw.matches(first["platform_seed"], first["commitment"])
+    assert (following["commitment"], following["platform_seed"], following["ok"]) == (
+        drawn["draw"]["next_commitment"], None, None)
+    shown = " ".join(run("poker", "seat", "show", t).stdout.split())  # the line wraps in 80 columns
+    assert shown.endswith(f"─┘ next draw commits to {following['commitment']}")
+    assert refused(committed, "poker", "draw-proof", "999999999") == "error: no tournament 999999999"

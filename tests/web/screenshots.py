@@ -1,0 +1,160 @@
+"""Screenshots of every public page for the docs (`make screenshots`, docs/web.md#screenshots).
+
+    python -m tests.web.screenshots [--out docs/pictures/web] [--width 1000]
+
+Builds a world on a throwaway database of the project's cluster (`scratch_database`, dropped at the
+end) with the tests' world builders and the real services: a running poker tournament with its clock
+started and a few busts, a season of two finished tournaments with their documents published (a
+certificate to check, the season's standings), a complete Pusoy Dos cup with a playoff and a public
+one filling. Serves the
+pages with uvicorn on a free loopback port, opens each in Debian's headless Chromium through
+Playwright (`/usr/bin/chromium`, never a downloaded browser) at `--width` CSS pixels, and writes one
+palette PNG per page (at most `MAX_HEIGHT` pixels tall), optimized. Nothing outside `--out` is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "docs" / "pictures" / "web"
+MAX_HEIGHT = 1400
+KEY = b"screenshots-only-key-of-at-least-32-bytes"
+
+
+def world(engine, outbox: Path) -> dict[str, str]:
+    """The pages to take, by file name: their paths on the server."""
+    from datetime import timedelta
+
+    from sqlalchemy import select
+
+    from domain.documents.rules.signing import verification_code
+    from domain.documents.services import sources
+    from domain.documents.services.publish import publish
+    from domain.documents.tables import Document
+    from domain.pusoy.services import setup as pusoy_setup
+    from domain.store.db import unit_of_work
+    from infra.render import Renderer
+    from tests.integration.test_documents_sources import complete_pusoy
+    from tests.web import world as w
+
+    season = w.season(engine, name="Зима 2026/27")
+    poker = w.running_poker(engine, players=18, name="Friday Deepstack",
+                            prizes=("Cup and a free entry", "Free entry", "Medal"))
+    for busted in poker["entries"][:4]:
+        w.bust(engine, poker["id"], busted, poker["entries"][-1])
+    with unit_of_work(engine) as session:
+        pusoy, _, _ = complete_pusoy(session)
+        code = pusoy.code
+        filling = pusoy_setup.create(session, name="Sunday Pusoy Cup", organizer="royal", capacity=16, now=w.now())
+        for i, name in enumerate(("ann", "bob", "cyd", "dee", "eve", "fay", "gus")):
+            pusoy_setup.join(session, filling.code, name, w.now() + timedelta(seconds=i))
+    with Renderer(KEY) as renderer:
+        for due in (sources.due, sources.season_bundles):  # results sheets, then the season's standings
+            with unit_of_work(engine) as session:
+                for item in due(session):
+                    if not isinstance(item, sources.Skipped):
+                        publish(session, renderer, outbox, item, w.now())
+    with unit_of_work(engine) as session:
+        cert = session.scalars(select(Document).where(Document.kind == "certificate").order_by(Document.id)).first()
+        serial, check = cert.serial, verification_code(cert.signature)
+    return {
+        "home.png": "/",
+        "screen.png": f"/t/{poker['id']}/screen",
+        "results.png": f"/t/{poker['id']}",
+        "season.png": f"/seasons/{season['id']}",
+        "pusoy.png": f"/p/{code}",
+        "verify.png": f"/verify/{serial}?code={check}",
+    }
+
+
+def small_png(data: bytes) -> bytes:
+    """A palette PNG (the pages are flat colours and text), optimized."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    out = io.BytesIO()
+    image.quantize(colors=64, method=Image.Quantize.MEDIANCUT).save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def take(browser, url: str, pages: dict[str, str], out: Path, width: int) -> list[tuple[str, int]]:
+    """Each page of `pages` (file name: path) opened in `browser` and written into `out`: (name, bytes)."""
+    written = []
+    context = browser.new_context(viewport={"width": width, "height": 700}, locale="en-GB")
+    try:
+        page = context.new_page()
+        for name, path in pages.items():
+            page.goto(url + path, wait_until="load")
+            if path.endswith("/screen"):
+                page.wait_for_selector('#live[data-state="live"]', timeout=5000)
+            height = min(MAX_HEIGHT, page.evaluate("document.documentElement.scrollHeight"))
+            shot = page.screenshot(clip={"x": 0, "y": 0, "width": width, "height": height}, full_page=True)
+            data = small_png(shot)
+            (out / name).write_bytes(data)
+            written.append((name, len(data)))
+    finally:
+        context.close()
+    return written
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, like every command of the project
+        print(f"error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(prog="python -m tests.web.screenshots", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="the folder of the PNGs (default docs/pictures/web)")
+    parser.add_argument("--width", type=int, default=1000, help="the pages' width in CSS pixels (default 1000)")
+    args = parser.parse_args(argv)
+    if not 320 <= args.width <= 3000:
+        print(f"error: --width {args.width} must be from 320 to 3000", file=sys.stderr)
+        return 2
+    from tests.web.conftest import CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        print("error: Debian's chromium is missing: run infra/setup-system.sh (apt-get install chromium)",
+              file=sys.stderr)
+        return 2
+    os.environ.setdefault("TOURNEY_SECRET_KEY", KEY.decode())
+
+    from domain.store.db import dispose_engines, get_engine
+    from domain.store.migrate import upgrade
+    from domain.store.scratch import scratch_database, server_url
+    from flows.web.app import create_app
+    from playwright.sync_api import sync_playwright
+
+    from tests.documents_samples import free_port
+    from tests.web.conftest import CHROMIUM_ARGS, Server
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    with scratch_database(server_url(), "screenshots") as db, tempfile.TemporaryDirectory() as tmp:
+        os.environ["DATABASE_URL"] = db
+        try:
+            engine = get_engine()
+            upgrade(engine)
+            outbox = Path(tmp) / "outbox"
+            outbox.mkdir()
+            pages = world(engine, outbox)
+            with Server(create_app(engine, outbox=outbox), free_port()) as server, sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+                try:
+                    written = take(browser, server.url, pages, args.out, args.width)
+                finally:
+                    browser.close()
+        finally:
+            dispose_engines()
+    for name, size in written:
+        print(f"{args.out / name}: {size // 1024} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

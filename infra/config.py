@@ -87,15 +87,18 @@ class Settings:
             )
         return key
 
-    def prefect_auth(self) -> str:
+    def prefect_auth(self, create: bool = False) -> str | None:
         """The Prefect API's basic-auth string `user:password`: PREFECT_API_AUTH_STRING, else
-        TOURNEY_HOME/prefect.auth, created once (like the signing key). The server requires it and
-        every client sends it; an admin types it into the Prefect UI when it asks."""
+        TOURNEY_HOME/prefect.auth, created once (like the signing key) when `create` (the server
+        that `tourney server up` starts requires it); None while there is neither. Every client
+        sends it; an admin types it into the Prefect UI when it asks."""
         given = os.environ.get("PREFECT_API_AUTH_STRING")
         if given:
             return given
         path = self.home / PREFECT_AUTH_FILE
         if not path.exists():
+            if not create:
+                return None
             create_key_file(path, prefix=b"admin:")
         return path.read_text().strip()
 

@@ -19,14 +19,14 @@ from infra.cluster import Cluster
 HOST, PORT = "127.0.0.1", 4200
 
 
-def prefect_env(settings: Settings) -> dict[str, str]:
+def prefect_env(settings: Settings, server: bool = False) -> dict[str, str]:
     """Environment for Prefect processes: our API URL, its basic-auth string (the server requires
-    it, clients send it: docs/operations.md), no telemetry (there is no network)."""
-    auth = settings.prefect_auth()
+    it, made once when the server is started; clients send it: docs/operations.md), no telemetry
+    (there is no network)."""
+    auth = settings.prefect_auth(create=server)
     env = {
         "PREFECT_API_URL": settings.prefect_api_url,
-        "PREFECT_API_AUTH_STRING": auth,
-        "PREFECT_SERVER_API_AUTH_STRING": auth,
+        **({"PREFECT_API_AUTH_STRING": auth, "PREFECT_SERVER_API_AUTH_STRING": auth} if auth else {}),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_HOME": str(settings.home / "prefect"),
         # flow runs report every 30 s; a silent run is requeued for another worker (flows/ops.py)
@@ -54,7 +54,7 @@ def up(settings: Settings, timeout: float = 120) -> str:
         return f"reused the Prefect server at http://{HOST}:{PORT}"
     log = settings.home / "prefect-server.log"
     settings.home.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, **prefect_env(settings), "PREFECT_UI_API_URL": api}
+    env = {**os.environ, **prefect_env(settings, server=True), "PREFECT_UI_API_URL": api}
     with log.open("ab") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "prefect", "server", "start", "--host", HOST, "--port", str(PORT)],

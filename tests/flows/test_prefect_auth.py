@@ -25,11 +25,14 @@ def home(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_the_auth_string_is_made_once_private_and_the_same_for_the_server_and_every_client(home):
-    first = prefect_env(load_settings())
-    again = prefect_env(load_settings())
-    auth = first["PREFECT_API_AUTH_STRING"]
-    assert auth == first["PREFECT_SERVER_API_AUTH_STRING"] == again["PREFECT_API_AUTH_STRING"]
+def test_the_auth_string_is_made_once_private_when_the_server_starts_and_every_client_sends_it(home):
+    assert "PREFECT_API_AUTH_STRING" not in prefect_env(load_settings())  # no server yet: nothing made
+    assert not (home / "prefect.auth").exists()
+    server = prefect_env(load_settings(), server=True)
+    client = prefect_env(load_settings())
+    auth = server["PREFECT_SERVER_API_AUTH_STRING"]
+    assert auth == server["PREFECT_API_AUTH_STRING"] == client["PREFECT_API_AUTH_STRING"]
+    assert prefect_env(load_settings(), server=True)["PREFECT_SERVER_API_AUTH_STRING"] == auth  # made once
     user, secret = auth.split(":")
     assert user == "admin" and len(secret) == 64 and int(secret, 16) >= 0
     assert stat.S_IMODE(os.stat(home / "prefect.auth").st_mode) == 0o600
@@ -37,7 +40,7 @@ def test_the_auth_string_is_made_once_private_and_the_same_for_the_server_and_ev
 
 def test_an_operators_auth_string_is_used_on_every_machine_instead(home, monkeypatch):
     monkeypatch.setenv("PREFECT_API_AUTH_STRING", "ops:shared-between-machines")
-    env = prefect_env(load_settings())
+    env = prefect_env(load_settings(), server=True)
     assert env["PREFECT_SERVER_API_AUTH_STRING"] == env["PREFECT_API_AUTH_STRING"] == "ops:shared-between-machines"
     assert not (home / "prefect.auth").exists()
 
@@ -52,7 +55,7 @@ def test_the_prefect_api_refuses_a_request_without_the_string_and_accepts_the_pr
         temporary_settings,
     )
 
-    env = prefect_env(load_settings())
+    env = prefect_env(load_settings(), server=True)
     with temporary_settings({PREFECT_SERVER_API_AUTH_STRING: env["PREFECT_SERVER_API_AUTH_STRING"]}):
         from prefect.server.api.server import create_app
 

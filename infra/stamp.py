@@ -161,7 +161,7 @@ def _glyph_runs(fonts: _Fonts, layout: Any, style: Any, text: str, line_name: st
             kerning = fonts.widths[key, glyph] + x_offset - width * 1000 * FROM_UNITS / size
             if kerning:
                 string += f">{int(kerning)}<"
-        runs.append(Run(name, size, string + ">"))
+        runs.append(Run(name, size, string[:-1] if string.endswith("<") else string + ">"))
     layout.deactivate()
     return runs
 

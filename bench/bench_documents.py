@@ -65,7 +65,7 @@ def certificate_alone(key: bytes, cert: Certificate) -> bytes:
     order = certificate_order(cert, key)
     qr = segno.make(order.url, error="m", mask=0).png_data_uri(scale=1, border=0)
     html = env.get_template("certificates.html").render(
-        certificates=[{"lines": order.lines, "qr": qr}], public_url=DEFAULT_PUBLIC_URL
+        certificates=[{"lines": order.lines, "qr": qr}], logo=None, public_url=DEFAULT_PUBLIC_URL
     )
     data = HTML(string=html, base_url=str(TEMPLATES)).write_pdf(stylesheets=[css], font_config=font_config)
     return pdf.seal_document(key, data, order.embedded, order.title)

@@ -50,7 +50,7 @@ def weasyprint_page(cert: Certificate) -> bytes:
     order = certificate_order(cert, KEY, PUBLIC_URL)
     qr = segno.make(order.url, error="m", mask=0).png_data_uri(scale=1, border=0)
     html = environment(TEMPLATES, cert.locale).get_template("certificates.html").render(
-        certificates=[{"lines": order.lines, "qr": qr}], public_url=PUBLIC_URL
+        certificates=[{"lines": order.lines, "qr": qr}], logo=None, public_url=PUBLIC_URL
     )
     fonts = FontConfiguration()
     css = CSS(filename=str(TEMPLATES / STYLESHEET), font_config=fonts)

@@ -12,6 +12,7 @@ bounded.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import multiprocessing
@@ -28,6 +29,7 @@ from weasyprint.text.fonts import FontConfiguration
 
 from infra import i18n, pdf, stamp
 from infra.config import DEFAULT_PUBLIC_URL
+from domain.clubs.rules.logo import Logo
 from domain.documents.rules.model import LOCALES, Certificate, PokerSheet, PusoySheet
 from domain.documents.rules.signing import verification_code
 from domain.errors import ConfigurationError
@@ -75,6 +77,13 @@ def page_css(footer: str) -> Markup:
     return Markup("@page { @bottom-right { content: %s; } }" % " ".join(parts).replace("<", "\\3c "))
 
 
+def logo_uri(logo: Logo | None) -> str | None:
+    """A club's logo as the templates' image source (a data: URI: nothing is fetched)."""
+    if logo is None:
+        return None
+    return f"data:{logo.media_type};base64,{base64.b64encode(logo.data).decode()}"
+
+
 def verification_url(public_url: str, serial: str, code: str) -> str:
     """What a certificate's QR code opens (DOC-5): the public verification page of that certificate."""
     return f"{public_url.rstrip('/')}/verify/{serial}?code={code}"
@@ -120,39 +129,44 @@ class Renderer:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
-    def _sheet(self, template: str, sheet: PokerSheet | PusoySheet) -> bytes:
-        html = self.envs[i18n.checked(sheet.locale)].get_template(template).render(public_url=self.public_url, s=sheet)
+    def _sheet(self, template: str, sheet: PokerSheet | PusoySheet, logo: Logo | None) -> bytes:
+        html = self.envs[i18n.checked(sheet.locale)].get_template(template).render(
+            public_url=self.public_url, s=sheet, logo=logo_uri(logo)
+        )
         data = HTML(string=html, base_url=str(self.templates)).write_pdf(
             stylesheets=[self.css], font_config=self.font_config
         )
         return pdf.seal_document(self.key, data, pdf.signed(self.key, sheet), f"Results: {sheet.tournament}")
 
-    def poker_sheet(self, sheet: PokerSheet) -> bytes:
-        return self._sheet("poker_sheet.html", sheet)
+    def poker_sheet(self, sheet: PokerSheet, logo: Logo | None = None) -> bytes:
+        return self._sheet("poker_sheet.html", sheet, logo)
 
-    def pusoy_sheet(self, sheet: PusoySheet) -> bytes:
-        return self._sheet("pusoy_sheet.html", sheet)
+    def pusoy_sheet(self, sheet: PusoySheet, logo: Logo | None = None) -> bytes:
+        return self._sheet("pusoy_sheet.html", sheet, logo)
 
-    def certificates(self, certs: Sequence[Certificate], chunk: int = CHUNK) -> Iterator[bytes]:
+    def certificates(
+        self, certs: Sequence[Certificate], chunk: int = CHUNK, logo: Logo | None = None
+    ) -> Iterator[bytes]:
         """One signed one-page PDF per certificate, in order. Certificates are stamped `chunk` at a
         time (one font subset each), so memory stays bounded however many there are; more than one
-        chunk with `workers` > 1 is shared evenly among the worker processes."""
+        chunk with `workers` > 1 is shared evenly among the worker processes. The club's `logo`, if
+        any, is part of the certificates' template."""
         for _locale, same in itertools.groupby(certs, key=lambda c: c.locale):  # one language a document
-            yield from self._certificates(list(same), chunk)
+            yield from self._certificates(list(same), chunk, logo)
 
-    def _certificates(self, certs: Sequence[Certificate], chunk: int) -> Iterator[bytes]:
+    def _certificates(self, certs: Sequence[Certificate], chunk: int, logo: Logo | None) -> Iterator[bytes]:
         if self.workers > 1 and len(certs) > chunk:
             size = min(chunk, -(-len(certs) // self.workers))
-            yield from self._in_workers([certs[i : i + size] for i in range(0, len(certs), size)])
+            yield from self._in_workers([certs[i : i + size] for i in range(0, len(certs), size)], logo)
             return
         for start in range(0, len(certs), chunk):
-            yield from self._chunk(certs[start : start + chunk])
+            yield from self._chunk(certs[start : start + chunk], logo)
 
-    def _chunk(self, part: Sequence[Certificate]) -> list[bytes]:
+    def _chunk(self, part: Sequence[Certificate], logo: Logo | None) -> list[bytes]:
         orders = [certificate_order(c, self.key, self.public_url) for c in part]
-        return self.stampers[i18n.checked(part[0].locale)].certificates(self.key, orders)
+        return self.stampers[i18n.checked(part[0].locale)].certificates(self.key, orders, logo_uri(logo))
 
-    def _in_workers(self, parts: list[Sequence[Certificate]]) -> Iterator[bytes]:
+    def _in_workers(self, parts: list[Sequence[Certificate]], logo: Logo | None) -> Iterator[bytes]:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
@@ -164,7 +178,7 @@ class Renderer:
             )
         in_flight: deque[Future[list[bytes]]] = deque()
         for part in parts:
-            in_flight.append(self._pool.submit(_worker_chunk, part))
+            in_flight.append(self._pool.submit(_worker_chunk, part, logo))
             if len(in_flight) > self.workers:
                 yield from in_flight.popleft().result()
         while in_flight:
@@ -179,7 +193,7 @@ def _start_worker(key: bytes, templates: Path, public_url: str) -> None:
     _worker = Renderer(key, templates, public_url=public_url)
 
 
-def _worker_chunk(part: Sequence[Certificate]) -> list[bytes]:
+def _worker_chunk(part: Sequence[Certificate], logo: Logo | None) -> list[bytes]:
     assert _worker is not None, "a worker process renders only after _start_worker"
-    return _worker._chunk(part)
+    return _worker._chunk(part, logo)
 

@@ -34,12 +34,12 @@ from typing import Any
 import segno
 from markupsafe import Markup, escape
 from pypdf import PdfReader
-from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject, TextStringObject
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject, StreamObject, TextStringObject
 from weasyprint import CSS, HTML
 from weasyprint.formatting_structure import boxes
 from weasyprint.text.ffi import FROM_UNITS, ffi, pango
 from weasyprint.text.fonts import get_pango_font_key
-from weasyprint.text.line_break import split_first_line
+from weasyprint.text.line_break import create_layout, line_size, split_first_line
 
 from infra import pdf
 
@@ -47,6 +47,7 @@ PX = 0.75  # PDF points per CSS pixel: WeasyPrint's page content is drawn in CSS
 # Only for the template documents: the placeholders and the QR image keep their boxes, drawn nowhere.
 TEMPLATE_CSS = ".slot, img.qr { visibility: hidden; }"
 _SPACES = re.compile(r"[ \t\n\r\f]+")
+_DRAWN = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s+Do\b")
 _TEXT = re.compile(rb"^BT$.*?^ET$\n?", re.S | re.M)  # WeasyPrint's text objects: hex strings only
 
 
@@ -115,10 +116,17 @@ def _font(fonts: _Fonts, pango_font: Any) -> tuple[int, str, float]:
 
 
 def _glyph_runs(fonts: _Fonts, layout: Any, style: Any, text: str, line_name: str) -> list[Run]:
-    """The glyph runs of a laid-out line, as weasyprint.draw.text.draw_first_line writes them (no
-    rise, no bitmap or SVG fonts: the bundled fonts are outline fonts). The clusters of `line_name`
-    are kept for the palette ("" : drawn by the template itself)."""
+    """The glyph runs of a line laid out earlier (a WeasyPrint layout, deactivated since)."""
     layout.reactivate(style)
+    runs = _runs(fonts, layout, text, line_name)
+    layout.deactivate()
+    return runs
+
+
+def _runs(fonts: _Fonts, layout: Any, text: str, line_name: str) -> list[Run]:
+    """The glyph runs of a layout's first line, as weasyprint.draw.text.draw_first_line writes them
+    (no rise, no bitmap or SVG fonts: the bundled fonts are outline fonts). The clusters of
+    `line_name` are kept for the palette ("": drawn by the template itself)."""
     first_line, _ = layout.get_first_line()
     utf8 = layout.text.encode()
     runs: list[Run] = []
@@ -162,7 +170,6 @@ def _glyph_runs(fonts: _Fonts, layout: Any, style: Any, text: str, line_name: st
             if kerning:
                 string += f">{int(kerning)}<"
         runs.append(Run(name, size, string[:-1] if string.endswith("<") else string + ">"))
-    layout.deactivate()
     return runs
 
 
@@ -170,16 +177,21 @@ def set_lines(fonts: _Fonts, text: str, slot: Slot, line_name: str) -> list[tupl
     """`text` broken into printed lines as WeasyPrint's inline layout breaks it in `slot`'s block:
     (offset from the block's left, glyph runs) per printed line."""
     text = _SPACES.sub(" ", text).strip(" ")  # white-space: normal
-    printed = []
-    while True:
+    if text:  # most lines fit: laid out once, as split_first_line lays out a line that fits
+        layout = create_layout(text, slot.style, _Context, slot.width, 0)
+        first_line, resume = layout.get_first_line()
+        width, _height = line_size(first_line, slot.style)
+        if resume is None and width <= slot.width:
+            return [(_align(slot, width), _runs(fonts, layout, text, line_name))]
+    printed: list[tuple[float, list[Run]]] = []
+    while text:  # an empty line prints nothing and takes no room, as in WeasyPrint's layout
         layout, _length, resume, width, _height, _baseline = split_first_line(
             text, slot.style, _Context, slot.width, 0
         )
         runs = _glyph_runs(fonts, layout, slot.style, text, line_name)
         printed.append((_align(slot, width), runs))
-        if resume is None:
-            return printed
-        text = text.encode()[resume:].decode()
+        text = "" if resume is None else text.encode()[resume:].decode()
+    return printed
 
 
 def _align(slot: Slot, width: float) -> float:
@@ -274,7 +286,7 @@ class Base:
     and resources, the template page's content; object numbers from FIRST_SHARED on."""
 
     objects: list[bytes]  # objects FIRST_SHARED, FIRST_SHARED + 1, ...
-    resources: bytes  # the page's /Resources without /XObject, ending before its closing >>
+    resources: bytes  # the page's /Resources, its /XObject dictionary last and open (the QR code follows)
     contents: int  # the object number of the template page's content stream
     media_box: bytes
     fonts: dict[str, set[int]]  # resource name -> glyph ids in its subset
@@ -286,7 +298,13 @@ FIRST_SHARED = 9  # 1 catalog, 2 pages, 3 page, 4 stamped content, 5 QR, 6 file 
 def base_of(reader: PdfReader, page_index: int) -> Base:
     page = reader.pages[page_index]
     resources = page["/Resources"].get_object()
+    content = page.get_contents().get_data()
+    # WeasyPrint shares one /XObject dictionary among a document's pages: keep what this page draws
+    drawn = {b"/" + name for name in _DRAWN.findall(content)}
     shared = DictionaryObject({k: v for k, v in resources.items() if k != "/XObject"})
+    shared[NameObject("/XObject")] = DictionaryObject(
+        {k: v for k, v in resources.get("/XObject", DictionaryObject()).items() if k.encode() in drawn}
+    )
     order: list[int] = []
     found: dict[int, Any] = {}
 
@@ -306,7 +324,7 @@ def base_of(reader: PdfReader, page_index: int) -> Base:
     objects = [_serialise(found[idnum], number) for idnum in order]
     contents = FIRST_SHARED + len(objects)
     # the template's own text is drawn with the stamped lines, in drawing order: keep its graphics
-    objects.append(_stream(_TEXT.sub(b"", page.get_contents().get_data())))
+    objects.append(_stream(_TEXT.sub(b"", content)))
     fonts = {}
     for name, ref in shared.get("/Font", {}).items():
         widths = ref.get_object()["/DescendantFonts"][0].get_object()["/W"]
@@ -321,7 +339,7 @@ def base_of(reader: PdfReader, page_index: int) -> Base:
                 i += 3
         fonts[name[1:]] = glyphs
     box = b"[" + b" ".join(_leaf(v) for v in page.mediabox) + b"]"
-    return Base(objects, _serialise(shared, number)[:-2], contents, box, fonts)
+    return Base(objects, _serialise(shared, number)[:-4], contents, box, fonts)
 
 
 def _number(value: float) -> str:
@@ -361,7 +379,7 @@ def certificate_pdf(key: bytes, base: Base, content: bytes, qr: bytes, embedded:
     own = [
         b"<</Type/Catalog/Pages 2 0 R/Names<</EmbeddedFiles<</Names[(%s)6 0 R]>>>>>>" % pdf.ATTACHMENT.encode(),
         b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
-        b"<</Type/Page/Parent 2 0 R/MediaBox%s/Resources%s/XObject<</QR 5 0 R>>>>/Contents[%d 0 R 4 0 R]>>"
+        b"<</Type/Page/Parent 2 0 R/MediaBox%s/Resources%s/QR 5 0 R>>>>/Contents[%d 0 R 4 0 R]>>"
         % (base.media_box, base.resources, base.contents),
         _stream(content),
         qr,
@@ -385,6 +403,7 @@ def certificate_pdf(key: bytes, base: Base, content: bytes, qr: bytes, embedded:
 # ---- a chunk of certificates ------------------------------------------------------------------
 
 _DARK = bytes([255, 0] + [0] * 254)  # a module 1 (dark) is a black pixel, 0 a white one
+TEMPLATES = 32  # laid-out templates a Stamper keeps (shapes × club logos)
 PLACEHOLDER_QR = segno.make("X", error="m", mask=0).png_data_uri(scale=1, border=0)  # hidden: only its box
 
 
@@ -408,38 +427,44 @@ class Stamper:
         self.template_css = CSS(string=TEMPLATE_CSS, font_config=font_config)
         self.names: dict[int, str] = {}
         self.widths: dict[tuple[int, int], int] = {}
-        self.templates: dict[tuple[tuple[str, int], ...], Template] = {}
+        self.templates: dict[tuple[tuple[tuple[str, int], ...], str | None], Template] = {}
 
-    def _document(self, lines: dict[str, Markup]) -> Any:
+    def _document(self, lines: dict[str, Markup], logo: str | None) -> Any:
         html = self.env.get_template("certificates.html").render(
-            public_url=self.public_url, certificates=[{"lines": lines, "qr": PLACEHOLDER_QR}]
+            public_url=self.public_url, certificates=[{"lines": lines, "qr": PLACEHOLDER_QR}], logo=logo
         )
         return HTML(string=html, base_url=self.base_url).render(
             stylesheets=[self.css, self.template_css], font_config=self.font_config
         )
 
-    def template(self, shape: tuple[tuple[str, int], ...]) -> Template:
-        if shape not in self.templates:
-            document = self._document(placeholders(shape))
+    def template(self, shape: tuple[tuple[str, int], ...], logo: str | None) -> Template:
+        """The laid-out template of a shape with a logo (or none); the last `TEMPLATES` are kept."""
+        if (shape, logo) not in self.templates:
+            document = self._document(placeholders(shape), logo)
             if len(document.pages) != 1:
                 raise RuntimeError(f"the certificate template of {shape} is {len(document.pages)} pages, not one")
-            self.templates[shape] = template_of(document, _Fonts(self.names, self.widths))
-        return self.templates[shape]
+            if len(self.templates) >= TEMPLATES:
+                del self.templates[next(iter(self.templates))]
+            self.templates[shape, logo] = template_of(document, _Fonts(self.names, self.widths))
+        return self.templates[shape, logo]
 
-    def certificates(self, key: bytes, orders: Sequence[Order]) -> list[bytes]:
+    def certificates(self, key: bytes, orders: Sequence[Order], logo: str | None = None) -> list[bytes]:
+        """One signed PDF per order, in order; `logo` (an image URI) is part of the template."""
         fonts = _Fonts(self.names, self.widths)
         planned, shaped = [], {}  # shaped: (line name, text) -> printed lines, the same for every certificate
         for order in orders:
-            single = self.template(tuple((name, 1) for name in order.lines))
+            single = self.template(tuple((name, 1) for name in order.lines), logo)
             printed = {}
             for name, text in order.lines.items():
                 if (name, text) not in shaped:
                     shaped[name, text] = set_lines(fonts, text, single.slot(name), name)
                 printed[name] = shaped[name, text]
-            planned.append((self.template(tuple((name, len(rows)) for name, rows in printed.items())), printed))
+            planned.append((self.template(tuple((name, len(rows)) for name, rows in printed.items()), logo), printed))
         used = list({id(t): t for t, _ in planned}.values())
         names = list({name: None for order in orders for name in order.lines})
-        palette = self._document({name: Markup(" ").join(map(escape, sorted(fonts.clusters.get(name, ())))) for name in names})
+        palette = self._document(
+            {name: Markup(" ").join(map(escape, sorted(fonts.clusters.get(name, ())))) for name in names}, None
+        )
         document = used[0].document.copy([t.document.pages[0] for t in used] + palette.pages)
         reader = PdfReader(io.BytesIO(document.write_pdf()))
         bases = {id(t): base_of(reader, i) for i, t in enumerate(used)}

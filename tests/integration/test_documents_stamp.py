@@ -18,9 +18,10 @@ from pypdf import PdfReader
 from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 
+from domain.clubs.rules.logo import Logo
 from domain.documents.rules.model import Certificate, poker_certificates, pusoy_certificates
 from infra import pdf
-from infra.render import STYLESHEET, TEMPLATES, Renderer, certificate_order, environment
+from infra.render import STYLESHEET, TEMPLATES, Renderer, certificate_order, environment, logo_uri
 from tests.documents_samples import poker_sheet, pusoy_sheet
 from tests.integration.test_documents_pictures import TOLERANCE, differing, first_page
 
@@ -45,12 +46,12 @@ CASES = {
 }
 
 
-def weasyprint_page(cert: Certificate) -> bytes:
+def weasyprint_page(cert: Certificate, logo: Logo | None = None) -> bytes:
     """The certificate as WeasyPrint draws it: its own document, the same template and view."""
     order = certificate_order(cert, KEY, PUBLIC_URL)
     qr = segno.make(order.url, error="m", mask=0).png_data_uri(scale=1, border=0)
     html = environment(TEMPLATES, cert.locale).get_template("certificates.html").render(
-        certificates=[{"lines": order.lines, "qr": qr}], logo=None, public_url=PUBLIC_URL
+        certificates=[{"lines": order.lines, "qr": qr}], logo=logo_uri(logo), public_url=PUBLIC_URL
     )
     fonts = FontConfiguration()
     css = CSS(filename=str(TEMPLATES / STYLESHEET), font_config=fonts)

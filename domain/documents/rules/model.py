@@ -12,6 +12,8 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
+from domain.clubs.rules.logo import Logo
+
 Source = Literal["poker", "pusoy"]
 SERIAL_PREFIX: dict[str, str] = {"poker": "SP", "pusoy": "PD"}
 LOCALES = ("ru", "en")  # the documents' languages (DOC-4)
@@ -201,6 +203,7 @@ class Bundle:
     sheet: PokerSheet | PusoySheet
     club_id: int | None
     recipient: str | None
+    logo: Logo | None = None  # the club's, on the sheet and the certificates (not signed data)
 
     @property
     def source(self) -> Source:

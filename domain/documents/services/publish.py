@@ -49,9 +49,13 @@ class Rendered:
 def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
     """A tournament's documents: the results sheet, then one certificate per winner (DOC-1)."""
     sheet = bundle.sheet
-    results = renderer.poker_sheet(sheet) if isinstance(sheet, PokerSheet) else renderer.pusoy_sheet(sheet)
+    if isinstance(sheet, PokerSheet):
+        results = renderer.poker_sheet(sheet, bundle.logo)
+    else:
+        results = renderer.pusoy_sheet(sheet, bundle.logo)
     files = [Rendered("results", "results.pdf", None, None, results, pdf.signed(renderer.key, sheet)["signature"])]
-    for cert, data in zip(bundle.certificates, renderer.certificates(bundle.certificates), strict=True):
+    certificates = renderer.certificates(bundle.certificates, logo=bundle.logo)
+    for cert, data in zip(bundle.certificates, certificates, strict=True):
         signature = pdf.signed(renderer.key, cert)["signature"]
         files.append(Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
     return files

@@ -71,11 +71,12 @@ def certificate_alone(key: bytes, cert: Certificate) -> bytes:
     return pdf.seal_document(key, data, order.embedded, order.title)
 
 
-def _peak_rss_mib(pid: int) -> float:
+def _rss_mib(pid: int, field: str) -> float:
+    """VmHWM (the resident high-water mark) or VmRSS (resident now) of a process, in MiB."""
     for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmHWM:"):
+        if line.startswith(field + ":"):
             return round(int(line.split()[1]) / 1024, 1)
-    raise RuntimeError(f"no VmHWM for process {pid}")
+    raise RuntimeError(f"no {field} for process {pid}")
 
 
 def _reset_peak_rss(pid: int) -> None:
@@ -120,12 +121,16 @@ def run(report: Report) -> None:
         peaks = {label: [] for label in ways}
         for _ in range(repeat):
             for label, fn in ways.items():
-                for pid in (os.getpid(), *workers):
+                pids = (os.getpid(), *workers)
+                for pid in pids:
                     _reset_peak_rss(pid)
+                start_rss = [_rss_mib(pid, "VmRSS") for pid in pids]
                 wall, spent = _timed(fn)
                 times[label].append(wall)
                 cpu[label].append(spent)
-                peaks[label].append([_peak_rss_mib(pid) for pid in (os.getpid(), *workers)])
+                # (peak, growth of the peak over the resident size the run started from) per process
+                peaks[label].append([(peak, round(peak - rss, 1)) for peak, rss in
+                                     zip((_rss_mib(pid, "VmHWM") for pid in pids), start_rss)])
         naive = statistics.median(times[naive_label])
         for label in (one_label, two_label):
             mine = statistics.median(times[label])
@@ -137,10 +142,11 @@ def run(report: Report) -> None:
         for label in (naive_label, one_label):
             report.note(f"{n} certificates", f"{label}: CPU per certificate (ms, this process)",
                         round(statistics.median(cpu[label]) / n * 1000, 2))
-        report.note(f"{n} certificates", f"{one_label}: peak resident memory (MiB)",
-                    max(p[0] for p in peaks[one_label]))
-        report.note(f"{n} certificates", f"{two_label}: peak resident memory, parent / largest worker (MiB)",
-                    f"{max(p[0] for p in peaks[two_label])} / {max(max(p[1:]) for p in peaks[two_label])}")
+        for label in (naive_label, one_label, two_label):
+            parent = max(run[0] for run in peaks[label])
+            worker = max(max(run[1:]) for run in peaks[label])
+            report.note(f"{n} certificates", f"{label}: peak resident MiB (growth during the run): "
+                        f"this process / largest worker", f"{parent[0]} (+{parent[1]}) / {worker[0]} (+{worker[1]})")
     pooled.close()
     sheet = _sheet(1000)
     times = []

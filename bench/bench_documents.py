@@ -146,7 +146,7 @@ def run(report: Report) -> None:
             parent = max(run[0] for run in peaks[label])
             worker = max(max(run[1:]) for run in peaks[label])
             report.note(f"{n} certificates", f"{label}: peak resident MiB (growth during the run): "
-                        f"this process / largest worker", f"{parent[0]} (+{parent[1]}) / {worker[0]} (+{worker[1]})")
+                        f"this process / largest worker", f"{parent[0]} ({parent[1]:+}) / {worker[0]} ({worker[1]:+})")
     pooled.close()
     sheet = _sheet(1000)
     times = []

@@ -3,10 +3,10 @@ lines and QR code are then written into that layout.
 
 How a chunk of certificates (one language) becomes one signed PDF each:
 
-1. The *template* of a shape (which lines a certificate has, and how many printed lines each needs)
-   is `certificates.html` rendered by WeasyPrint with a hidden one-letter placeholder for each line
-   (`<span class="slot">`) and a hidden QR image: frame, labels, note and every box in its place.
-   It is laid out once per renderer and kept (`Stamper.template`).
+1. The *template* of a shape (which lines a certificate has, how many printed lines each needs, the
+   club's logo) is `certificates.html` rendered by WeasyPrint with a hidden one-letter placeholder
+   for each printed line (`<span class="slot">`) and a hidden QR image: frame, labels, note, logo
+   and every box in its place. It is laid out once per renderer and kept (`Stamper.template`).
 2. Each certificate's lines are shaped and broken into printed lines with WeasyPrint's own text
    layer (`split_first_line`: Pango and HarfBuzz, the placeholder's computed style, the width of its
    block), so kerning, letter-spacing, wrapping and alignment are WeasyPrint's; the glyph runs are
@@ -250,7 +250,6 @@ def placeholders(shape: Sequence[tuple[str, int]]) -> dict[str, Markup]:
         )
         for name, rows in shape
     }
-
 
 
 # ---- writing one certificate's PDF ------------------------------------------------------------

@@ -9,10 +9,14 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import text
 
 from bench.harness import Report
-from domain.poker.services import tournaments as service
+from domain.clubs.tables import Club
 from domain.poker.rules.settings import TournamentSettings
 from domain.poker.rules.structures import LevelSpec
-from domain.clubs.tables import Club
+from domain.poker.services import entries as poker_entries
+from domain.poker.services import fees as poker_fees
+from domain.poker.services import players as poker_players
+from domain.poker.services import structures as poker_structures
+from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import StatementCounter, get_engine, unit_of_work
 
 NOW = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
@@ -25,21 +29,21 @@ def _tournament(session, n_players: int, rebuys_each: int, tag: str) -> tuple[in
                 created_at=NOW, updated_at=NOW)
     session.add(club)
     session.flush()
-    structure = service.import_structure(session, club.id, "Grid", "none", [LevelSpec(100, 200, 0, 1200)] * 12, NOW)
-    t = service.create_tournament(session, club.id, structure.id, TournamentSettings(
+    structure = poker_structures.import_structure(session, club.id, "Grid", "none", [LevelSpec(100, 200, 0, 1200)] * 12, NOW)
+    t = poker_tournaments.create_tournament(session, club.id, structure.id, TournamentSettings(
         name=f"Bench {tag}", scheduled_start=START, starting_stack=20000, currency="RUB", buy_in=150000,
         late_reg_deadline=START + timedelta(hours=2), rebuy_amount=100000), NOW)
-    service.change_status(session, t.id, "open", NOW)
+    poker_tournaments.change_status(session, t.id, "open", NOW)
     players = []
     for i in range(n_players):
-        pid = service.add_player(session, f"Bench {i}", f"b{tag}x{i}", date(1990, 1, 1), NOW).id
-        service.register(session, t.id, pid, NOW)
-        service.check_in(session, t.id, pid, NOW)
+        pid = poker_players.add_player(session, f"Bench {i}", f"b{tag}x{i}", date(1990, 1, 1), NOW).id
+        poker_entries.register(session, t.id, pid, NOW)
+        poker_entries.check_in(session, t.id, pid, NOW)
         players.append(pid)
-    service.change_status(session, t.id, "start", START)
+    poker_tournaments.change_status(session, t.id, "start", START)
     for _ in range(rebuys_each):
         for pid in players:
-            service.rebuy(session, t.id, pid, START + timedelta(minutes=30))
+            poker_entries.rebuy(session, t.id, pid, START + timedelta(minutes=30))
     return t.id, players
 
 
@@ -58,11 +62,11 @@ def run(report: Report) -> None:
     def per_player() -> None:
         for pid in players:
             with unit_of_work() as session:
-                service.settle(session, big, pid, "cash", "Olga", START)
+                poker_fees.settle(session, big, pid, "cash", "Olga", START)
 
     def batch(tid: int = big) -> None:
         with unit_of_work() as session:
-            made = service.settle_all(session, tid, "cash", "Olga", START)
+            made = poker_fees.settle_all(session, tid, "cash", "Olga", START)
         assert len(made) in (50, 500)
 
     name = "settle 500 players, 1,000 top-ups"

@@ -22,28 +22,26 @@ from datetime import timedelta
 from prefect import Flow
 
 from domain.errors import DomainError
-from flows.jobs.status_report import status_report
 
 # area imports, one block each:
-
 # area: clubs
 from flows.jobs.clubs import reverify_clubs, verify_clubs
-
-# area: pusoy
-from flows.jobs.pusoy import complete_rounds
-
-# area: poker
-from flows.jobs.poker_floor import advance_clocks, process_no_shows  # noqa: E402
-from flows.jobs.poker_results import finalize_tournaments_flow  # noqa: E402
-from flows.jobs.timekeeper import RUNS as TIMEKEEPER_RUNS  # noqa: E402
-from flows.jobs.timekeeper import timekeeper  # noqa: E402
 
 # area: documents
 from flows.jobs.documents import publish_results  # noqa: E402
 
+# area: poker
+from flows.jobs.poker_floor import advance_clocks, process_no_shows  # noqa: E402
+from flows.jobs.poker_results import finalize_tournaments_flow  # noqa: E402
+
+# area: pusoy
+from flows.jobs.pusoy import complete_rounds
+
 # area: series
 from flows.jobs.series import materialize_series
-
+from flows.jobs.status_report import status_report
+from flows.jobs.timekeeper import RUNS as TIMEKEEPER_RUNS  # noqa: E402
+from flows.jobs.timekeeper import timekeeper  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -102,8 +100,8 @@ JOBS: tuple[Job, ...] = (
     Job(
         "timekeeper",
         timekeeper,
-        "long-lived: runs every clock's level change and every late-registration close at its instant "
-        "(one active across machines, one standby)",
+        "long-lived: runs every clock's level change, every late-registration close and every finalize "
+        "at its instant (one active across machines, one standby)",
         tags=("poker",),
         concurrency=TIMEKEEPER_RUNS,
     ),
@@ -124,7 +122,7 @@ JOBS: tuple[Job, ...] = (
     Job(
         "finalize-tournaments",
         finalize_tournaments_flow,
-        "places, prizes and finished for every live tournament down to one player",
+        "safety net behind the timekeeper: places, prizes and finished for every tournament down to one player",
         interval=timedelta(minutes=1),
         tags=("poker",),
     ),
@@ -160,7 +158,10 @@ def job(name: str) -> Job:
 def deployment(j: Job, module_path: bool = False):
     """The RunnerDeployment of one job. `module_path`: the entrypoint names the installed module
     (`flows.jobs.series.materialize_series`), for workers that import it (`tourney deploy`)."""
-    from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
+    from prefect.client.schemas.objects import (
+        ConcurrencyLimitConfig,
+        ConcurrencyLimitStrategy,
+    )
     from prefect.deployments.runner import EntrypointType
 
     return j.flow.to_deployment(
@@ -176,26 +177,7 @@ def deployment(j: Job, module_path: bool = False):
     )
 
 
-def deployments() -> list:
-    """The RunnerDeployments `tourney serve` serves."""
-    return [deployment(j) for j in JOBS]
-
-
-def run_now(name: str, idempotency_key: str, tags: Iterable[str] = ()) -> str:
-    """Start a run of the served deployment `name` at once (one run per idempotency key), tagged
-    with `tags` besides the deployment's (the tournament's or club's it is for: flows/tags.py). When
-    the Prefect API or the deployment is not there, the job's own schedule does the work later."""
-    from prefect.deployments import run_deployment
-    from prefect.settings import PREFECT_API_URL
-
-    from infra.prefect_server import healthy
-
-    api = PREFECT_API_URL.value()
-    if not api or not healthy(api):
-        return f"{name} not started now (the Prefect API does not answer); its next scheduled run does it"
-    try:
-        run = run_deployment(f"{name}/{name}", timeout=0, as_subflow=False, idempotency_key=idempotency_key,
-                             tags=list(tags))
-    except Exception as exc:  # deployment not served, API gone meanwhile: the schedule covers it
-        return f"{name} not started now ({exc.__class__.__name__}); its next scheduled run does it"
-    return f"{name} run {run.name} started"
+def deployments(skip: Iterable[str] = ()) -> list:
+    """The RunnerDeployments `tourney serve` serves: every job but the `skip` ones."""
+    skipped = {job(name).name for name in skip}
+    return [deployment(j) for j in JOBS if j.name not in skipped]

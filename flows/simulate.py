@@ -82,11 +82,12 @@ class VirtualClock:
 def run_job(name: str, clock, tags: Iterable[str] = (), **params) -> str:
     """One job run, tagged with `tags` (the tournament's it is for; flows/tags.py): in virtual time
     the flow in this process with the simulator's `now`; on the wall clock a run of the served
-    deployment at once (`flows.deployments.run_now`, one per job and minute; the jobs' sweeps need no
+    deployment at once (`flows.runs.run_now`, one per job and minute; the jobs' sweeps need no
     parameters), else the flow in this process."""
     from prefect import tags as prefect_tags
 
-    from flows.deployments import job, run_now
+    from flows.deployments import job
+    from flows.runs import run_now
 
     j = job(name)
     if clock.live:

@@ -31,6 +31,7 @@ DEFAULT_PREFECT_API_URL = "http://127.0.0.1:4200/api"
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080"
 MIN_KEY_BYTES = 32  # an HMAC-SHA256 key shorter than its output weakens every signature (DOC-2)
 KEY_FILE = "secret.key"
+PREFECT_AUTH_FILE = "prefect.auth"  # the Prefect API's basic-auth string, `admin:<64 hex digits>`
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,18 @@ class Settings:
             )
         return key
 
+    def prefect_auth(self) -> str:
+        """The Prefect API's basic-auth string `user:password`: PREFECT_API_AUTH_STRING, else
+        TOURNEY_HOME/prefect.auth, created once (like the signing key). The server requires it and
+        every client sends it; an admin types it into the Prefect UI when it asks."""
+        given = os.environ.get("PREFECT_API_AUTH_STRING")
+        if given:
+            return given
+        path = self.home / PREFECT_AUTH_FILE
+        if not path.exists():
+            create_key_file(path, prefix=b"admin:")
+        return path.read_text().strip()
+
     def public_url(self) -> str:
         """TOURNEY_PUBLIC_URL without a trailing slash: http(s)://host[:port][/prefix]."""
         value = (os.environ.get("TOURNEY_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/")
@@ -97,7 +110,7 @@ class Settings:
         return value
 
 
-def create_key_file(path: Path) -> None:
+def create_key_file(path: Path, prefix: bytes = b"") -> None:
     """Create the key file once, atomically, even with many processes at once: each writer fills its
     own temporary file (a unique name, created exclusively with mode 0600), fsyncs it, then links it
     to the final name; link fails when the name exists, so the first complete key wins and nobody
@@ -107,7 +120,7 @@ def create_key_file(path: Path) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         try:
-            os.write(fd, secrets.token_hex(32).encode() + b"\n")
+            os.write(fd, prefix + secrets.token_hex(32).encode() + b"\n")
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -198,7 +211,7 @@ def _positive_int(name: str, default: int) -> int:
 class RegistrySettings:
     """The club registry provider (CL-2, CL-3). Without a URL every application goes to moderators.
 
-    REGISTRY_RATE          most requests per second to the provider, across all threads (default 10)
+    REGISTRY_RATE          most requests per second to the provider, across every process and machine (default 10)
     REGISTRY_TIMEOUT       seconds per request (default 5)
     REGISTRY_RETRIES       retries of one lookup on 5xx, 429 and time-outs, with backoff (default 3)
     REGISTRY_MAX_ATTEMPTS  failed lookups before an application goes to the moderator queue (default 3)

@@ -20,13 +20,20 @@ HOST, PORT = "127.0.0.1", 4200
 
 
 def prefect_env(settings: Settings) -> dict[str, str]:
-    """Environment for Prefect processes: our API URL, no telemetry (there is no network)."""
+    """Environment for Prefect processes: our API URL, its basic-auth string (the server requires
+    it, clients send it: docs/operations.md), no telemetry (there is no network)."""
+    auth = settings.prefect_auth()
     env = {
         "PREFECT_API_URL": settings.prefect_api_url,
+        "PREFECT_API_AUTH_STRING": auth,
+        "PREFECT_SERVER_API_AUTH_STRING": auth,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_HOME": str(settings.home / "prefect"),
         # flow runs report every 30 s; a silent run is requeued for another worker (flows/ops.py)
         "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
+        # a run created at an event (a tournament's documents) starts within 2 s, not 10 (Prefect's default)
+        "PREFECT_RUNNER_POLL_FREQUENCY": "2",
+        "PREFECT_WORKER_QUERY_SECONDS": "2",
     }
     if settings.embedded and "PREFECT_API_DATABASE_CONNECTION_URL" not in os.environ:
         env["PREFECT_API_DATABASE_CONNECTION_URL"] = Cluster(settings.home).url("prefect", "asyncpg")

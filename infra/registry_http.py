@@ -4,14 +4,14 @@
 `RegistryUnavailable` when it cannot get one. `HttpPartyProvider` speaks the DaData-style
 `findById/party` call: POST `{"query": INN}` with `Authorization: Token <token>`; one pooled httpx
 client (connections reused, thread-safe), a time-out per request, retries with exponential backoff on
-5xx, 429 (honouring Retry-After) and transport errors, and a `RateLimiter` every request passes
-through, shared by all threads using the provider. No provider configured: `provider_from_settings`
+5xx, 429 (honouring Retry-After) and transport errors, and a `Limiter` every request passes
+through: the one the jobs use is shared by every process and machine
+(domain/clubs/services/rate.py). No provider configured: `provider_from_settings`
 returns None and applications go to the moderator queue.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -31,35 +31,9 @@ class RegistryProvider(Protocol):
     def lookup(self, inn: str) -> str: ...
 
 
-class RateLimiter:
-    """At most `rate` requests per second across all threads: a request is released only when
-    1/rate seconds have passed since the previous release, checked against the clock at the moment
-    of release (a thread that overslept cannot bunch up with the next one)."""
-
-    def __init__(
-        self,
-        rate: float,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ):
-        if rate <= 0:
-            raise ValueError("the rate limit must be positive")
-        self.interval = 1.0 / rate
-        self._clock = clock
-        self._sleep = sleep
-        self._lock = threading.Lock()
-        self._next = float("-inf")
-
-    def acquire(self) -> float:
-        """Wait until this caller may send; returns the moment of release."""
-        while True:
-            with self._lock:
-                now = self._clock()
-                if now >= self._next:
-                    self._next = now + self.interval
-                    return now
-                wait = self._next - now
-            self._sleep(wait)
+class Limiter(Protocol):
+    def acquire(self) -> object:
+        """Wait until this caller may send."""
 
 
 class HttpPartyProvider:
@@ -68,13 +42,12 @@ class HttpPartyProvider:
         url: str,
         token: str | None,
         *,
-        rate: float = 10.0,
+        limiter: Limiter,
         timeout: float = 5.0,
         retries: int = 3,
         backoff: float = 0.5,
         max_backoff: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
-        limiter: RateLimiter | None = None,
     ):
         self.url = url
         self.name = f"findById/party at {httpx.URL(url).netloc.decode()}"
@@ -82,7 +55,7 @@ class HttpPartyProvider:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self._sleep = sleep
-        self.limiter = limiter or RateLimiter(rate, sleep=sleep)
+        self.limiter = limiter
         headers = {"Accept": "application/json"}
         if token:
             headers["Authorization"] = f"Token {token}"
@@ -134,14 +107,17 @@ class HttpPartyProvider:
         return min(delay, self.max_backoff)
 
 
-def provider_from_settings(settings: RegistrySettings) -> HttpPartyProvider | None:
-    """The configured provider, or None: then every application goes to the moderator queue (CL-3)."""
+def provider_from_settings(
+    settings: RegistrySettings, limiter: Callable[[str, float], Limiter]
+) -> HttpPartyProvider | None:
+    """The configured provider, its requests through `limiter(provider address, REGISTRY_RATE)`; or
+    None: then every application goes to the moderator queue (CL-3)."""
     if not settings.url:
         return None
     return HttpPartyProvider(
         settings.url,
         settings.token,
-        rate=settings.rate,
+        limiter=limiter(httpx.URL(settings.url).netloc.decode(), settings.rate),
         timeout=settings.timeout,
         retries=settings.retries,
     )

@@ -118,6 +118,16 @@ class ClubDecision(Base):
     )
 
 
+class RegistryRate(Base):
+    """The registry's request budget, shared by every process and machine using the database
+    (REGISTRY_RATE): the next free instant to send a request to each provider (by its address)."""
+
+    __tablename__ = "registry_rate"
+
+    provider: Mapped[str] = mapped_column(Text, primary_key=True)
+    next_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class ClubLogo(Base):
     """A club's logo on its documents (domain.clubs.rules.logo checks it before it is stored)."""
 

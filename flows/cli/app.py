@@ -85,14 +85,18 @@ def deploy(
     requeue_pending_after: Annotated[int, typer.Option(min=1, max=INT_MAX,
         help="seconds a claimed run may stay Pending before it is requeued (longer than a run's process "
              "takes to start on a busy machine)")] = 300,
+    only: Annotated[list[str] | None, typer.Option("--job", help="only this job (repeat); default: every job")] = None,
 ) -> None:
-    """Register every deployment to a process work pool, for workers on any machine (`tourney worker`)."""
+    """Register deployments to a process work pool, for workers on any machine (`tourney worker`):
+    every job, or the `--job` ones (e.g. the heavy `publish-results` on a pool of its own)."""
     from datetime import timedelta
 
+    from flows.deployments import job
     from flows.ops import register
 
+    jobs = [job(name) for name in only] if only else None
     _require_prefect_api()
-    emit(register(pool, pool_limit, timedelta(seconds=requeue_after), timedelta(seconds=requeue_pending_after)),
+    emit(register(pool, pool_limit, timedelta(seconds=requeue_after), timedelta(seconds=requeue_pending_after), jobs),
          f"deployments in pool '{pool}'")
 
 
@@ -236,19 +240,25 @@ def jobs_run(
 @app.command("serve")
 def serve(
     limit: Annotated[int, typer.Option(help="Most flow runs executing at once.", min=1, max=1000)] = 4,
+    skip: Annotated[list[str] | None, typer.Option(
+        help="a job this runner leaves to a work pool's workers (repeat; `tourney deploy --job` it there)")] = None,
 ) -> None:
-    """Serve every deployment with its schedule, in the foreground (Ctrl-C stops); start the
-    timekeeper (its active run and its standby, which take two slots beside the `limit`)."""
+    """Serve every deployment (but the `--skip` ones) with its schedule, in the foreground (Ctrl-C
+    stops); start the timekeeper (its active run and its standby, which take two slots beside the
+    `limit`)."""
     from prefect import serve as prefect_serve
 
     from flows.deployments import deployments
     from flows.jobs.timekeeper import RUNS, start_when_served
     from infra import processes
 
+    if "timekeeper" in (skip or ()):
+        raise DomainError("timekeeper-not-skippable", "the timekeeper runs where `tourney serve` runs: it cannot be skipped")
+    served = deployments(skip or ())  # an unknown job is refused before anything starts
     _require_prefect_api()
     processes.record(load_settings(), "serve")
     start_when_served()
-    prefect_serve(*deployments(), limit=limit + RUNS)
+    prefect_serve(*served, limit=limit + RUNS)
 
 
 @app.command("stop")

@@ -19,8 +19,13 @@ from domain.poker.rules.lifecycle import STATUSES
 from domain.poker.rules.settings import TournamentSettings, setting_from_text
 from domain.poker.rules.structures import parse_levels
 from domain.poker.services import clock as clock_service
+from domain.poker.services import entries as entries_service
+from domain.poker.services import fees as fees_service
+from domain.poker.services import players as players_service
+from domain.poker.services import results as results_service
 from domain.poker.services import seating as seating_service
-from domain.poker.services import tournaments as service
+from domain.poker.services import structures as structures_service
+from domain.poker.services import tournaments as tournaments_service
 from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import confirm, name_problems, one_of, read_text_file
@@ -68,35 +73,35 @@ def player_add(
     except ValueError:
         raise DomainError("birth-date-invalid", f"date of birth '{born}' is not YYYY-MM-DD") from None
     with transaction() as session:
-        emit(service.player_view(service.add_player(session, name, handle, birth, _now())))
+        emit(players_service.player_view(players_service.add_player(session, name, handle, birth, _now())))
 
 
 @player_app.command("show")
 def player_show(player: PlayerRef) -> None:
     """Show a player (a forgotten one by id, under the pseudonym)."""
     with transaction() as session:
-        emit(service.player_view(service.find_player(session, player)))
+        emit(players_service.player_view(players_service.find_player(session, player)))
 
 
 @player_app.command("block")
 def player_block(player: PlayerRef, reason: Annotated[str, typer.Option(help="why (1.5.3)")]) -> None:
     """Block a player: no more registrations."""
     with transaction() as session:
-        emit(service.player_view(service.block_player(session, player, reason, _now())))
+        emit(players_service.player_view(players_service.block_player(session, player, reason, _now())))
 
 
 @player_app.command("unblock")
 def player_unblock(player: PlayerRef) -> None:
     """Lift a block."""
     with transaction() as session:
-        emit(service.player_view(service.unblock_player(session, player, _now())))
+        emit(players_service.player_view(players_service.unblock_player(session, player, _now())))
 
 
 @player_app.command("forget")
 def player_forget(player: PlayerRef) -> None:
     """Erase name, handle and date of birth (1.6.1); results and fees stay under the pseudonym."""
     with transaction() as session:
-        emit(service.player_view(service.forget_player(session, player, _now())))
+        emit(players_service.player_view(players_service.forget_player(session, player, _now())))
 
 
 # -- structures ------------------------------------------------------------------------------------
@@ -118,15 +123,15 @@ def structure_import(
     levels, problems = parse_levels(content, kind)
     raise_problems(problems)
     with transaction() as session:
-        structure = service.import_structure(session, club, name, ante_type, levels, _now())
-        emit(service.structure_view(session, structure.id))
+        structure = structures_service.import_structure(session, club, name, ante_type, levels, _now())
+        emit(structures_service.structure_view(session, structure.id))
 
 
 @structure_app.command("show")
 def structure_show(structure: Annotated[int, typer.Argument(help="structure id")]) -> None:
     """A structure and its levels."""
     with transaction() as session:
-        emit(service.structure_view(session, structure))
+        emit(structures_service.structure_view(session, structure))
 
 
 # -- tournaments -----------------------------------------------------------------------------------
@@ -152,8 +157,8 @@ def poker_create(
         raise DomainError("setting-twice", f"setting '{twice[0]}' is given twice (as an option and by --set)")
     settings = TournamentSettings(name=name, **core, **extra)
     with transaction() as session:
-        t = service.create_tournament(session, club, structure, settings, _now())
-        emit(service.tournament_view(session, t))
+        t = tournaments_service.create_tournament(session, club, structure, settings, _now())
+        emit(tournaments_service.tournament_view(session, t))
 
 
 @poker_app.command("edit")
@@ -166,8 +171,8 @@ def poker_edit(
     changes = _parse_sets(set_)
     now = _now()
     with transaction() as session:
-        t = service.edit_tournament(session, tournament, changes, now, structure_id=structure)
-        view = service.tournament_view(session, t)
+        t = tournaments_service.edit_tournament(session, tournament, changes, now, structure_id=structure)
+        view = tournaments_service.tournament_view(session, t)
     emit(view)  # a moved deadline wakes the timekeeper (domain/poker/services/due.py)
 
 
@@ -177,7 +182,7 @@ Yes = Annotated[bool, typer.Option("--yes", help="do it without asking")]
 def _status_command(action: str, doc: str) -> None:
     def command(tournament: TournamentId) -> None:
         with transaction() as session:
-            t = service.change_status(session, tournament, action, _now())
+            t = tournaments_service.change_status(session, tournament, action, _now())
         emit({"id": t.id, "status": t.status})  # a start wakes the timekeeper: no-shows at the close (3.8)
 
     command.__doc__ = doc
@@ -189,18 +194,26 @@ def _final_command(action: str, doc: str) -> None:
 
     def command(tournament: TournamentId, yes: Yes = False) -> None:
         with transaction() as session:
-            t = service.get_tournament(session, tournament)
-            remaining = service.players_in(session, t.id)
+            t = tournaments_service.get_tournament(session, tournament)
+            remaining = entries_service.players_in(session, t.id)
         if action == "finish" and remaining > 1:
             raise DomainError("finish-players-in", f"tournament {t.id} '{t.name}' has {remaining} players still in: "
                               "record the knockouts until one is left (rule 3.7)")
         confirm(f"{action} tournament {t.id} '{t.name}' ({t.status.replace('_', ' ')}, {remaining} "
                 f"player{'s' if remaining != 1 else ''} in)", yes)
-        with transaction() as session:
-            if action == "finish" and service.players_in(session, t.id) > 1:  # a re-entry since
-                raise DomainError("finish-players-in", f"tournament {t.id} has players still in (rule 3.7)")
-            t = service.change_status(session, tournament, action, _now())
-            emit({"id": t.id, "status": t.status})
+        if action == "cancel":
+            with transaction() as session:
+                t = tournaments_service.change_status(session, tournament, action, _now())
+                emit({"id": t.id, "status": t.status})
+            return
+        with transaction() as session:  # places and prizes at once (3.7), then the documents
+            done = results_service.finish(session, tournament, _now())
+        from flows.runs import run_now  # Prefect is imported only by the commands that talk to it
+        from flows.tags import merged, of_poker
+
+        documents = run_now("publish-results", f"publish-poker-{done.tournament_id}", merged(of_poker([done.tournament_id])))
+        emit({"id": done.tournament_id, "status": "finished", "placed": len(done.places),
+              "final_table": results_service.final_table(done), "documents": documents})
 
     command.__doc__ = doc
     poker_app.command(action)(command)
@@ -208,7 +221,8 @@ def _final_command(action: str, doc: str) -> None:
 
 _status_command("open", "Open registration (draft -> registration open).")
 _status_command("start", "Start the tournament; settings freeze (registration open -> running).")
-_final_command("finish", "Finish the tournament (running -> finished; one player left). Asks unless --yes.")
+_final_command("finish", "Finish the tournament with one player left: final places and prizes at once, "
+               "without waiting for the last knockout's void window, and its documents started. Asks unless --yes.")
 _final_command("cancel", "Cancel the tournament (from draft, registration open or running). Asks unless --yes.")
 
 
@@ -216,7 +230,7 @@ _final_command("cancel", "Cancel the tournament (from draft, registration open o
 def poker_show(tournament: TournamentId) -> None:
     """Every setting, the SP-2 window end and the counts."""
     with transaction() as session:
-        emit(service.tournament_view(session, service.get_tournament(session, tournament)))
+        emit(tournaments_service.tournament_view(session, tournaments_service.get_tournament(session, tournament)))
 
 
 @poker_app.command("list")
@@ -227,7 +241,7 @@ def poker_list(
     """Tournaments by scheduled start."""
     one_of("status", status, STATUSES)
     with transaction() as session:
-        emit(service.list_tournaments(session, club, status), "tournaments")
+        emit(tournaments_service.list_tournaments(session, club, status), "tournaments")
 
 
 # -- registration, check-in, top-ups ----------------------------------------------------------------
@@ -237,7 +251,7 @@ def poker_list(
 def poker_register(tournament: TournamentId, player: PlayerRef) -> None:
     """Sign a player up (late registration while running, before its deadline)."""
     with transaction() as session:
-        reg = service.register(session, tournament, player, _now())
+        reg = entries_service.register(session, tournament, player, _now())
         emit({"registration_id": reg.id, "tournament_id": reg.tournament_id, "player_id": reg.player_id,
               "status": reg.status, "late": reg.late})
 
@@ -246,7 +260,7 @@ def poker_register(tournament: TournamentId, player: PlayerRef) -> None:
 def poker_unregister(tournament: TournamentId, player: PlayerRef) -> None:
     """Withdraw a registration (before check-in)."""
     with transaction() as session:
-        reg = service.unregister(session, tournament, player, _now())
+        reg = entries_service.unregister(session, tournament, player, _now())
         emit({"registration_id": reg.id, "status": reg.status})
 
 
@@ -255,8 +269,8 @@ def poker_checkin(tournament: TournamentId, player: PlayerRef) -> None:
     """Mark in at the counter: the first entry opens, the buy-in is owed (3.4, 3.10)."""
     now = _now()
     with transaction() as session:
-        entry = service.check_in(session, tournament, player, now)
-        emit(service.entry_view(entry) | _seated(session, entry.id, now))
+        entry = entries_service.check_in(session, tournament, player, now)
+        emit(entries_service.entry_view(entry) | _seated(session, entry.id, now))
 
 
 @poker_app.command("rebuy")
@@ -267,7 +281,7 @@ def poker_rebuy(tournament: TournamentId, player: PlayerRef) -> None:
         reading = clock_service.status(session, tournament, now)  # SP-12: rebuy_until_level
         level = {"running": reading.get("level"), "paused": reading.get("level"),
                  "structure exhausted": reading.get("levels", 0) + 1}.get(reading.get("status"))
-        emit(service.topup_view(service.rebuy(session, tournament, player, now, level=level)))
+        emit(entries_service.topup_view(entries_service.rebuy(session, tournament, player, now, level=level)))
 
 
 @poker_app.command("reentry")
@@ -275,8 +289,8 @@ def poker_reentry(tournament: TournamentId, player: PlayerRef) -> None:
     """A new entry after a bust, within the re-entry window (3.1)."""
     now = _now()
     with transaction() as session:
-        entry = service.reenter(session, tournament, player, now)
-        emit(service.entry_view(entry) | _seated(session, entry.id, now))
+        entry = entries_service.reenter(session, tournament, player, now)
+        emit(entries_service.entry_view(entry) | _seated(session, entry.id, now))
 
 
 @poker_app.command("addon")
@@ -285,7 +299,7 @@ def poker_addon(tournament: TournamentId, player: PlayerRef) -> None:
     now = _now()
     with transaction() as session:
         breaks = clock_service.breaks_reached(session, tournament, now)
-        emit(service.topup_view(service.add_on(session, tournament, player, now, breaks_reached=breaks)))
+        emit(entries_service.topup_view(entries_service.add_on(session, tournament, player, now, breaks_reached=breaks)))
 
 
 def _seated(session, entry_id: int, now: datetime) -> dict[str, Any]:
@@ -311,11 +325,11 @@ def poker_settle(
     now = _now()
     with transaction() as session:
         if all_:
-            made = service.settle_all(session, tournament, method, by, now)
+            made = fees_service.settle_all(session, tournament, method, by, now)
             emit([{"settlement_id": s, "player_id": p, "amount": a} for s, p, a in made], "settlements")
             return
-        settlement = service.settle(session, tournament, player, method, by, now)
-        emit(service.settlement_view(settlement) if settlement else {"settlement_id": None, "owed": 0})
+        settlement = fees_service.settle(session, tournament, player, method, by, now)
+        emit(fees_service.settlement_view(settlement) if settlement else {"settlement_id": None, "owed": 0})
 
 
 @poker_app.command("void-settlement")
@@ -328,20 +342,20 @@ def poker_void_settlement(
 ) -> None:
     """Void a settlement: the record stays, marked voided; the fees are owed again (3.4). Asks unless --yes."""
     with transaction() as session:
-        s = service.get_settlement(session, settlement, tournament)
-        who = service.find_player(session, s.player_id).display_name
+        s = fees_service.get_settlement(session, settlement, tournament)
+        who = players_service.find_player(session, s.player_id).display_name
         plan = (f"void settlement {s.id} of tournament {tournament}: {who}, {s.amount} {s.currency} minor units "
                 f"by {s.method}{' (already voided)' if s.voided_at else ''}; the fees are owed again")
     confirm(plan, yes)
     with transaction() as session:
-        emit(service.settlement_view(service.void_settlement(session, settlement, by, reason, _now(), tournament)))
+        emit(fees_service.settlement_view(fees_service.void_settlement(session, settlement, by, reason, _now(), tournament)))
 
 
 @poker_app.command("debts")
 def poker_debts(tournament: TournamentId) -> None:
     """Every player owing fees in the tournament."""
     with transaction() as session:
-        emit(service.debts(session, tournament), "debts")
+        emit(fees_service.debts(session, tournament), "debts")
 
 
 # -- listings (the floor's and the counter's views; read only) ---------------------------------------

@@ -11,8 +11,9 @@ import typer
 from domain.errors import DomainError
 from domain.poker.services import clock as clock_service
 from domain.poker.services import noshow as noshow_service
+from domain.poker.services import players as players_service
 from domain.poker.services import seating as seating_service
-from domain.poker.services import tournaments as service
+from domain.poker.services import tournaments as tournaments_service
 from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX, confirm
@@ -170,7 +171,7 @@ def seat_final_table(
     now = _now()
     with transaction() as session:
         if confirm:
-            t = service.get_tournament(session, tournament)
+            t = tournaments_service.get_tournament(session, tournament)
             for label, deadline in (("late registration", t.late_reg_deadline), ("re-entry", t.reentry_deadline)):
                 if deadline is not None and deadline > now:
                     raise DomainError("final-table-entries-open",
@@ -197,7 +198,7 @@ def poker_arrive(
 ) -> None:
     """An absent player (dead stack) has arrived: the stack stops paying blinds (3.8)."""
     with transaction() as session:
-        player_id = service.find_player(session, player).id
+        player_id = players_service.find_player(session, player).id
         emit(noshow_service.arrive(session, tournament, player_id, _now()), "arrived")
 
 

@@ -8,7 +8,7 @@ import re
 from sqlalchemy import select
 
 from domain.errors import DomainError, NotFound
-from domain.poker.services import tournaments as service
+from domain.poker.services import players as players_service
 from domain.poker.tables.floor import Seat
 from domain.poker.tables.tournaments import Entry
 
@@ -33,7 +33,7 @@ def entry_id(session, tournament: int, ref: str) -> int:
         if found is None:
             raise NotFound("seat-empty", f"nobody sits at table {table} seat {number} of tournament {tournament}")
         return found
-    player = service.find_player(session, ref)
+    player = players_service.find_player(session, ref)
     found = session.scalar(
         select(Entry.id).where(Entry.tournament_id == tournament, Entry.player_id == player.id, Entry.state != "voided")
         .order_by(Entry.sequence.desc()).limit(1)

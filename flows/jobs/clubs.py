@@ -12,12 +12,14 @@ from datetime import UTC, datetime, timedelta
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
-from infra.registry_http import provider_from_settings
+from domain.clubs.services.rate import SharedRateLimiter
 from domain.clubs.services.runs import queue_without_provider, run_checks
-from infra.config import load_registry_settings
 from domain.store.db import get_engine
 from flows.retrying import unless_refused
+from flows.runs import run_now
 from flows.tags import inherited, tag_this_run
+from infra.config import load_registry_settings
+from infra.registry_http import provider_from_settings
 
 
 def _now() -> datetime:
@@ -28,7 +30,7 @@ def _now() -> datetime:
 def check_clubs(recheck: bool, concurrency: int | None, max_age_days: int | None) -> list[dict]:
     settings = load_registry_settings()
     engine = get_engine()
-    provider = provider_from_settings(settings)
+    provider = provider_from_settings(settings, lambda name, rate: SharedRateLimiter(engine, name, rate))
     if provider is None:
         return [] if recheck else queue_without_provider(engine, _now())
     with provider:
@@ -73,6 +75,4 @@ def reverify_clubs(max_age_days: int | None = None, concurrency: int | None = No
 
 def trigger_verification(club_id: int, application_no: int) -> str:
     """Start a `verify-clubs` run at once (applying triggers it); else the 10-minute schedule checks it."""
-    from flows.deployments import run_now
-
     return run_now("verify-clubs", f"club-{club_id}-application-{application_no}", tags=[f"club:{club_id}"])

@@ -15,14 +15,14 @@ from datetime import UTC, datetime
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
-from infra.mail import parse_url
-from domain.documents.services.publish import outbox_root, publish, send_due
-from infra.render import Renderer
-from infra.config import load_settings
 from domain.documents.services import sources
+from domain.documents.services.publish import outbox_root, publish, send_due
 from domain.store.db import get_engine, unit_of_work
 from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
+from infra.config import load_settings
+from infra.mail import parse_url
+from infra.render import Renderer
 
 
 @task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)

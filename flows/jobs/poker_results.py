@@ -1,7 +1,8 @@
-"""`finalize-tournaments`: when the last bust leaves one player (and its void window has closed),
-compute the final places, assign the prizes, mark the tournament finished, and publish its final
-table as an artifact (Sport Poker 3.7, RULES SP-7). Idempotent: a finished tournament is never
-picked again, and a tournament another run holds is skipped."""
+"""`finalize-tournaments`, the sweep: every tournament down to one player whose last knockout's void
+window has closed gets its final places and prizes and is marked finished, and its final table is
+published as an artifact (Sport Poker 3.7, RULES SP-7). The timekeeper does this at the instant the
+window closes (and `tourney poker finish` at once); the sweep is the safety net. Idempotent: a
+finished tournament is never picked again, and a tournament another run holds is skipped."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from datetime import UTC, datetime
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
-from domain.poker.rules.knockouts import credit_text
-from domain.poker.services.results import Finalized, finalize_tournaments
+from domain.poker.services.results import Finalized, final_table, finalize_tournaments
 from domain.store.db import unit_of_work
 from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, tag_this_run
@@ -23,22 +23,6 @@ def finalize_ready(now: datetime) -> list[Finalized]:
         return finalize_tournaments(session, now)
 
 
-def final_table_rows(done: Finalized) -> list[dict]:
-    """The final table: the places up to the seat cap, and every place with a prize."""
-    return [
-        {
-            "place": p.place.place,
-            "player": p.name,
-            "bust": p.place.bust_number,
-            "knockouts": p.place.knockouts,
-            "credit": credit_text(p.place.credit_halves),
-            "prize": p.place.prize,
-        }
-        for p in done.places
-        if p.place.place <= done.seat_cap or p.place.prize is not None
-    ]
-
-
 @flow(name="finalize-tournaments", log_prints=True)
 def finalize_tournaments_flow(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
@@ -47,7 +31,7 @@ def finalize_tournaments_flow(now: datetime | None = None) -> dict:
         for t in done:
             create_table_artifact(
                 key=f"poker-final-table-{t.tournament_id}",
-                table=final_table_rows(t),
+                table=final_table(t),
                 description=f"Final table of tournament {t.tournament_id} “{t.name}”",
             )
             print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed")

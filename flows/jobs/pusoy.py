@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from prefect import flow, tags, task
+from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.store.db import unit_of_work
 from flows.retrying import unless_refused
+from flows.runs import run_here
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
 
 
@@ -41,9 +42,9 @@ def _artifact(completion: pusoy_rounds.Completion) -> None:
         "playoff": "playoff opened: " + " | ".join(", ".join(t) for t in completion.playoff_tables),
     }[completion.outcome]
     create_table_artifact(
-        key=f"pusoy-{completion.code.lower()}-round-{completion.round_no}",
+        key=f"pusoy-{completion.tournament_id}-round-{completion.round_no}",
         table=rows,
-        description=f"Pusoy Dos {completion.code}, round {completion.round_no}: {what}",
+        description=f"Pusoy Dos tournament {completion.tournament_id}, round {completion.round_no}: {what}",
     )
 
 
@@ -53,10 +54,10 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
         completions = complete_ready_rounds(tournament_id, datetime.now(UTC))
         for completion in completions:
             _artifact(completion)
-            print(f"{completion.code} round {completion.round_no}: {completion.outcome}")
+            print(f"tournament {completion.tournament_id} round {completion.round_no}: {completion.outcome}")
         create_table_artifact(
             key="complete-rounds",
-            table=[{"tournament": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion or ""}
+            table=[{"tournament": c.tournament_id, "round": c.round_no, "outcome": c.outcome, "champion": c.champion or ""}
                    for c in completions]
             or [{"result": "no round had all its games reported"}],
             description="Pusoy Dos rounds completed by this run",
@@ -70,7 +71,7 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
 
 
 def complete_now(tournament_id: int) -> list[dict]:
-    """`complete-rounds` for one tournament, run in this process (reporting to the Prefect API) under
-    the tournament's tags: what `tourney pusoy report` and the simulator do after a round's last game."""
-    with tags(*of_pusoy([tournament_id]).get(tournament_id, ())):
-        return complete_rounds(tournament_id=tournament_id)["completed"]
+    """`complete-rounds` for one tournament, run in this process as a run of its deployment, under the
+    tournament's tags: what `tourney pusoy report` and the simulator do after a round's last game."""
+    found = of_pusoy([tournament_id]).get(tournament_id, ())
+    return run_here(complete_rounds, {"tournament_id": tournament_id}, found)["completed"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
-from domain.store.db import check_reachable, get_engine
 from domain.ops.services.status import Status, read_status
+from domain.store.db import check_reachable, get_engine
 from flows.retrying import unless_refused
 from flows.tags import inherited
 

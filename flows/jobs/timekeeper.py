@@ -38,8 +38,8 @@ from prefect.exceptions import ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, Running
 
-from flows.tags import of_poker
 from flows.jobs.timekeeper_loop import Moment, Timekeeper
+from flows.tags import of_poker
 
 NAME = "timekeeper"
 RUNS = 2  # one active, one standby
@@ -68,6 +68,8 @@ def message(m: Moment) -> str:
         nxt = s.get("next_change_at")
         after = f"next change {nxt:%H:%M:%S} UTC" if nxt else "no next change"
         return f"{s.get('events', 0)} clock events, levels started: {levels}; {after}; {late}"
+    if m.job == "finalize-tournaments":
+        return f"finished: {s.get('placed', 0)} players placed, {s.get('prizes', 0)} prizes; {late}"
     return f"no-shows ({s.get('policy')}): {s.get('dropped', 0)} dropped, {s.get('dead_stacks', 0)} dead stacks; {late}"
 
 
@@ -138,15 +140,33 @@ class Reporter:
         )
         end = Failed(message=message(m)) if m.outcome == "refused" else Completed(message=message(m))
         client.set_task_run_state(run.id, end, force=True)
-        if m.outcome == "done" and m.summary is not None:
-            row = {"due_at": m.due_at, **m.summary, "started": m.started,
-                   "late_s": round((m.started - m.due_at).total_seconds(), 3)}
-            client.create_artifact(ArtifactCreate(
-                key=f"poker-{m.tournament_id}-{m.job}", type="table",
-                description=f"{run_name(m)}: {message(m)}",
-                data=json.dumps([{k: _cell(v) for k, v in row.items()}]),
-                flow_run_id=self.flow_run_id, task_run_id=run.id,
-            ))
+        if m.outcome != "done" or m.summary is None:
+            return
+        if m.job == "finalize-tournaments":
+            key, rows = f"poker-final-table-{m.tournament_id}", m.summary["final_table"]
+        else:
+            key, rows = f"poker-{m.tournament_id}-{m.job}", [{"due_at": m.due_at, **m.summary, "started": m.started,
+                                                               "late_s": round((m.started - m.due_at).total_seconds(), 3)}]
+        client.create_artifact(ArtifactCreate(
+            key=key, type="table", description=f"{run_name(m)}: {message(m)}",
+            data=json.dumps([{k: _cell(v) for k, v in row.items()} for row in rows]),
+            flow_run_id=self.flow_run_id, task_run_id=run.id,
+        ))
+        if m.job == "finalize-tournaments":  # its results sheet and certificates, now, by a worker
+            start_publishing(client, m.tournament_id, tags)
+
+
+def start_publishing(client, tournament_id: int, tags: tuple[str, ...]) -> None:
+    """A run of the served `publish-results` deployment, at once, tagged by the tournament (one per
+    tournament: its idempotency key); not served: its schedule publishes it."""
+    try:
+        deployment = client.read_deployment_by_name("publish-results/publish-results")
+    except ObjectNotFound:
+        return
+    client.create_flow_run_from_deployment(
+        deployment.id, tags=list(tags), idempotency_key=f"publish-poker-{tournament_id}",
+        name=f"publish-results poker-{tournament_id}",
+    )
 
 
 def ensure_runs(want: int = RUNS) -> int:

@@ -33,13 +33,14 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from domain.errors import ConfigurationError, DomainError
+from domain.poker.rules.timekeeping import Run, next_step
 from domain.poker.services import clock as clock_service
-from domain.poker.services import noshow as noshow_service
 from domain.poker.services import due as poker_due
+from domain.poker.services import noshow as noshow_service
+from domain.poker.services import results as results_service
 from domain.poker.services.due import Kind
 from domain.store.db import database_url
 from domain.store.leader import Leader
-from domain.poker.rules.timekeeping import Run, next_step
 
 LOCK = (7411800, 0)  # the timekeeper's session advisory lock
 HOLDER_SQL = """
@@ -65,6 +66,7 @@ class Job:
 JOBS: tuple[Job, ...] = (
     Job(poker_due.CLOCKS, clock_service.advance_clocks, lambda r: r["events"] > 0),
     Job(poker_due.NO_SHOWS, noshow_service.process_no_shows, lambda r: True),
+    Job(poker_due.FINALIZE, results_service.finalize_moments, lambda r: True),
 )
 
 

@@ -44,3 +44,26 @@ def test_every_job_is_served_as_a_deployment_with_its_schedule():
     status = served["status-report"]
     assert len(status.schedules) == 1
     assert status.schedules[0].schedule.interval.total_seconds() == 300
+
+
+def test_a_runner_can_leave_a_job_to_a_work_pool_and_never_the_timekeeper():
+    """Two machines: `tourney serve --skip publish-results` here, `tourney deploy --job publish-results`
+    for the documents workers; an unknown job, or the timekeeper, is refused before anything starts."""
+    served = {d.name for d in deployments(skip=["publish-results"])}
+    assert served == {j.name for j in JOBS} - {"publish-results"}
+    env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    for skip, line in (
+        ("timekeeper", "error: the timekeeper runs where `tourney serve` runs: it cannot be skipped"),
+        ("publish", "error: unknown job 'publish'; known jobs: " + ", ".join(j.name for j in JOBS)),
+    ):
+        result = subprocess.run([TOURNEY, "serve", "--skip", skip], capture_output=True, text=True, env=env, timeout=120)
+        assert (result.returncode, result.stderr.strip(), result.stdout) == (2, line, "")
+
+
+def test_deploy_registers_only_the_jobs_named_to_their_pool(prefect_api):
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    result = subprocess.run([TOURNEY, "--json", "deploy", "--pool", "documents", "--job", "publish-results"],
+                            capture_output=True, text=True, env=env, timeout=180)
+    assert result.returncode == 0, result.stderr
+    [row] = json.loads(result.stdout)
+    assert (row["job"], row["pool"]) == ("publish-results", "documents")

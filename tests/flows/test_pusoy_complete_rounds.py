@@ -39,13 +39,14 @@ def test_complete_rounds_advances_ready_rounds_once_and_publishes_each_rounds_st
         roles = play(s, plain, 1, WORKED_EXAMPLE)
         play(s, tied, 1, TWO_FOR_ONE)
         codes = plain.code, tied.code
+        ids = plain.id, tied.id
     result = complete_rounds()
     outcomes = {(c["code"], c["round"], c["outcome"]) for c in result["completed"]}
     assert outcomes == {(codes[0], 1, "advanced"), (codes[1], 1, "playoff")}
     assert complete_rounds() == {"completed": []}
     (summary,) = artifact("complete-rounds")
     assert json.loads(summary.data) == [{"result": "no round had all its games reported"}]
-    (published,) = artifact(f"pusoy-{codes[0].lower()}-round-1")
+    (published,) = artifact(f"pusoy-{ids[0]}-round-1")  # the id: never the (private) join code
     assert published.type == "table"
     table = json.loads(published.data)
     assert [(row["player"], row["result"]) for row in table][:5] == [
@@ -53,9 +54,9 @@ def test_complete_rounds_advances_ready_rounds_once_and_publishes_each_rounds_st
         (roles["H"], "eliminated"),
     ]
     assert table[2]["decided_by"] == "first-places-on-2d"
-    assert artifact(f"pusoy-{codes[1].lower()}-round-1")[0].description.startswith(
-        f"Pusoy Dos {codes[1]}, round 1: playoff opened"
-    )
+    (playoff,) = artifact(f"pusoy-{ids[1]}-round-1")
+    assert playoff.description.startswith(f"Pusoy Dos tournament {ids[1]}, round 1: playoff opened")
+    assert not any(code in a.description + a.data for code in codes for a in (summary, published, playoff))
 
 
 def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_api, committed):
@@ -79,4 +80,4 @@ def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_ap
     with unit_of_work(committed) as s:
         assert s.get(PusoyRound, (tid, 1)).status == "locked"
         assert s.get(PusoyRound, (tid, 2)).status == "playing"
-    assert artifact(f"pusoy-{code.lower()}-round-1")
+    assert artifact(f"pusoy-{tid}-round-1")

@@ -66,7 +66,31 @@ def test_the_complete_rounds_run_of_a_pusoy_report_carries_the_tournaments_tags(
     assert [c["round"] for c in _complete_now(tid)] == [1]
 
     [run] = runs_tagged(*mine, besides=earlier)
-    assert set(run.tags) == set(mine)  # no club: the cup belongs to none
+    assert set(run.tags) - {"tourney", "pusoy"} == set(mine)  # no club: the cup belongs to none
     assert not any(code in tag for tag in run.tags)
     [completing] = task_runs_of(run.id)
     assert completing.name.startswith("complete-ready-rounds") and set(completing.tags) == set(mine)
+
+
+def test_a_round_completed_at_its_last_report_is_a_run_of_the_complete_rounds_deployment(
+    prefect_api, committed, monkeypatch
+):
+    """PD-8 at the event: with the deployment served, the in-process run belongs to it (its page in
+    the UI lists it), carries the deployment's tags and the tournament's, and is Completed here."""
+    from flows.deployments import deployment, job
+
+    monkeypatch.setenv("PREFECT_API_URL", PREFECT_API_URL.value())
+    deployment_id = deployment(job("complete-rounds")).apply()
+    with unit_of_work(committed) as s:
+        cup = filled(s, 8, games=2)
+        play(s, cup, 1, WORKED_EXAMPLE)
+        tid = cup.id
+    mine = (f"tournament:pusoy-{tid}", "kind:pusoy")
+    earlier = tuple(runs_tagged(*mine))
+
+    assert [c["round"] for c in _complete_now(tid)] == [1]
+
+    [run] = runs_tagged(*mine, besides=earlier)
+    assert run.deployment_id == deployment_id
+    assert set(run.tags) == {"tourney", "pusoy", *mine}
+    assert run.state.is_completed()

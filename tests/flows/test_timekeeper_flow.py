@@ -6,6 +6,7 @@ schedule (`tourney serve` starts it)."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from prefect.client.orchestration import get_client
@@ -60,3 +61,34 @@ def test_the_timekeeper_is_in_the_one_list_unscheduled_with_two_runs_and_the_swe
     assert served["timekeeper"].schedules == [] and job("timekeeper").concurrency == 2
     for sweep in ("advance-clocks", "process-no-shows"):
         assert served[sweep].schedules[0].schedule.interval == timedelta(minutes=5)
+
+
+def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_run_of_that_tournament(
+    prefect_api, committed
+):
+    """SP-7 at its instant: the moment's artifact is the final table, and a run of the publish-results
+    deployment is created at once, tagged by the tournament (a worker or `tourney serve` runs it)."""
+    from domain.poker.rules.knockouts import Bust
+    from domain.poker.services.knockouts import record_knockouts
+    from flows.deployments import deployment
+
+    deployment_id = deployment(job("publish-results")).apply()
+    with Session(committed) as s, s.begin():
+        tid = running(s, quick_structure(s, seconds=3600), now() - timedelta(minutes=1))
+        loser, winner = s.scalars(text("SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"),
+                                  {"t": tid}).all()
+        record_knockouts(s, tid, [Bust(loser, winner)], now=now() - timedelta(minutes=5), actor="floor")
+
+    result = timekeeper(run_for_seconds=3, poll_seconds=0.2)
+
+    with get_client(sync_client=True) as client:
+        mine = FlowRunFilter(id=FlowRunFilterId(any_=[result["flow_run_id"]]))
+        [moment] = [r for r in client.read_task_runs(flow_run_filter=mine) if r.name.startswith("finalize-tournaments")]
+        [artifact] = client.read_artifacts(artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[moment.id])))
+        publishing = [r for r in client.read_flow_runs() if r.deployment_id == deployment_id
+                      and r.name == f"publish-results poker-{tid}"]
+    assert moment.state.message.startswith("finished: 2 players placed")
+    assert artifact.key == f"poker-final-table-{tid}"
+    assert [row["place"] for row in json.loads(artifact.data)] == [1, 2]
+    [run] = publishing
+    assert f"tournament:poker-{tid}" in run.tags and run.state.is_scheduled()

@@ -10,10 +10,13 @@ from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from domain.poker.services import tournaments as service
+from domain.clubs.tables import Club
 from domain.poker.rules.settings import TournamentSettings
 from domain.poker.rules.structures import LevelSpec
-from domain.clubs.tables import Club
+from domain.poker.services import entries as poker_entries
+from domain.poker.services import players as poker_players
+from domain.poker.services import structures as poker_structures
+from domain.poker.services import tournaments as poker_tournaments
 
 NOW = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
@@ -36,26 +39,26 @@ def club(session: Session, now: datetime = NOW) -> Club:
 def tournament(session: Session, club_id: int | None = None, start: datetime = START, status: str = "registration_open",
                *, now: datetime = NOW, **settings) -> int:
     club_id = club_id or club(session, now).id
-    structure = service.import_structure(session, club_id, f"Grid {next(_n)}", "classic", LEVELS, now)
+    structure = poker_structures.import_structure(session, club_id, f"Grid {next(_n)}", "classic", LEVELS, now)
     values = dict(name="Friday", scheduled_start=start, starting_stack=20000, currency="RUB", buy_in=150000,
                   late_reg_deadline=start + timedelta(hours=1))
     values.update(settings)
-    t = service.create_tournament(session, club_id, structure.id, TournamentSettings(**values), now)
+    t = poker_tournaments.create_tournament(session, club_id, structure.id, TournamentSettings(**values), now)
     if status in ("registration_open", "running"):
-        service.change_status(session, t.id, "open", now)
+        poker_tournaments.change_status(session, t.id, "open", now)
     if status == "running":
-        service.change_status(session, t.id, "start", start)
+        poker_tournaments.change_status(session, t.id, "start", start)
     return t.id
 
 
 def player(session: Session, handle: str | None = None, born: date = date(1990, 5, 17)) -> int:
     handle = handle or f"p{next(_n)}"
-    return service.add_player(session, handle.title(), handle, born, NOW).id
+    return poker_players.add_player(session, handle.title(), handle, born, NOW).id
 
 
 def checked_in(session: Session, tid: int, pid: int, now: datetime = NOW):
-    service.register(session, tid, pid, now)
-    return service.check_in(session, tid, pid, now)
+    poker_entries.register(session, tid, pid, now)
+    return poker_entries.check_in(session, tid, pid, now)
 
 
 def bust(session: Session, entry_id: int, at: datetime) -> None:

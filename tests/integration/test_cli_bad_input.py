@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.poker.services import tournaments as service
+from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
 from tests.integration.poker_helpers import checked_in, club, player, tournament
 from tests.support.cli import fingerprint, run
@@ -123,7 +123,7 @@ def world(committed, tmp_path):
                          late_reg_deadline=now + timedelta(hours=1))
         pid = player(session, "anna")
         checked_in(session, tid, pid, now - timedelta(minutes=20))
-        structure = service.get_tournament(session, tid).structure_id
+        structure = poker_tournaments.get_tournament(session, tid).structure_id
     binary, folder, latin1 = tmp_path / "levels.csv", tmp_path / "grids.csv", tmp_path / "latin.csv"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     folder.mkdir()

@@ -9,13 +9,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
-from domain.clubs.services import clubs as service
 from domain.clubs.rules.catalog import NewClub
-from infra.registry_http import HttpPartyProvider
-from domain.clubs.services.runs import queue_without_provider, run_checks
 from domain.clubs.rules.verification import Check
+from domain.clubs.services import clubs as service
+from domain.clubs.services.rate import SharedRateLimiter
+from domain.clubs.services.runs import queue_without_provider, run_checks
 from domain.clubs.tables import Club, ClubDecision
 from domain.store.db import unit_of_work
+from infra.registry_http import HttpPartyProvider
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer
 
@@ -29,8 +30,9 @@ def registry():
 
 
 @pytest.fixture
-def provider(registry):
-    with HttpPartyProvider(registry.url, registry.token, rate=500.0, timeout=1.0, retries=1, sleep=lambda s: None) as p:
+def provider(registry, committed):
+    limiter = SharedRateLimiter(committed, "registry", 500.0)
+    with HttpPartyProvider(registry.url, registry.token, limiter=limiter, timeout=1.0, retries=1, sleep=lambda s: None) as p:
         yield p
 
 

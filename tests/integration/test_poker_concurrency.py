@@ -9,10 +9,20 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.poker.services import tournaments as service
-from domain.store.db import unit_of_work
+from domain.poker.services import entries as poker_entries
+from domain.poker.services import fees as poker_fees
+from domain.poker.services import players as poker_players
+from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.tables.tournaments import Player, Registration, Settlement
-from tests.integration.poker_helpers import NOW, START, checked_in, club, player, tournament
+from domain.store.db import unit_of_work
+from tests.integration.poker_helpers import (
+    NOW,
+    START,
+    checked_in,
+    club,
+    player,
+    tournament,
+)
 
 
 def both_at_once(engine, first, second) -> list[object]:
@@ -44,8 +54,8 @@ def test_sp_2_two_overlapping_registrations_at_once_end_with_one(committed):
         pid = player(session)
     results = both_at_once(
         committed,
-        lambda s: service.register(s, a, pid, NOW).id,
-        lambda s: service.register(s, b, pid, NOW).id,
+        lambda s: poker_entries.register(s, a, pid, NOW).id,
+        lambda s: poker_entries.register(s, b, pid, NOW).id,
     )
     assert sorted(results, key=str).count("registration-overlaps") == 1
     with unit_of_work(committed) as session:
@@ -57,14 +67,14 @@ def test_3_4_two_settlements_at_once_for_one_player_write_one_record(committed, 
     with unit_of_work(committed) as session:
         tid, pid = tournament(session), player(session)
         checked_in(session, tid, pid)
-    other = (lambda s: service.settle_all(s, tid, "card", "Igor", NOW)) if batch else (
-        lambda s: service.settle(s, tid, pid, "card", "Igor", NOW))
-    results = both_at_once(committed, lambda s: service.settle(s, tid, pid, "cash", "Olga", NOW), other)
+    other = (lambda s: poker_fees.settle_all(s, tid, "card", "Igor", NOW)) if batch else (
+        lambda s: poker_fees.settle(s, tid, pid, "card", "Igor", NOW))
+    results = both_at_once(committed, lambda s: poker_fees.settle(s, tid, pid, "cash", "Olga", NOW), other)
     assert results.count(None) + results.count([]) == 1
     with unit_of_work(committed) as session:
         rows = session.scalars(select(Settlement).where(Settlement.player_id == pid)).all()
         assert [(s.amount, s.voided_at) for s in rows] == [(150000, None)]
-        assert service.debts(session, tid) == []
+        assert poker_fees.debts(session, tid) == []
 
 
 def test_1_6_the_same_handle_added_twice_at_once_gives_one_player_and_a_plain_refusal(committed):
@@ -72,8 +82,8 @@ def test_1_6_the_same_handle_added_twice_at_once_gives_one_player_and_a_plain_re
     born = NOW.date().replace(year=NOW.year - 30)
     results = both_at_once(
         committed,
-        lambda s: service.add_player(s, "Ivan Petrov", "ivan_p", born, NOW).id,
-        lambda s: service.add_player(s, "Ivan Petrov", "Ivan_P", born, NOW).id,
+        lambda s: poker_players.add_player(s, "Ivan Petrov", "ivan_p", born, NOW).id,
+        lambda s: poker_players.add_player(s, "Ivan Petrov", "Ivan_P", born, NOW).id,
     )
     assert sorted(results, key=str).count("handle-taken") == 1
     with unit_of_work(committed) as session:
@@ -109,10 +119,10 @@ def test_sp_2_an_edit_and_a_registrants_sign_up_elsewhere_at_once_never_leave_an
         c = club(session)
         a, b = tournament(session, c.id), tournament(session, c.id, start=START + timedelta(hours=3))
         pid = player(session)
-        service.register(session, a, pid, NOW)
+        poker_entries.register(session, a, pid, NOW)
     move = {"scheduled_start": START + timedelta(hours=3), "late_reg_deadline": START + timedelta(hours=4)}
-    edit = lambda s: service.edit_tournament(s, a, move, NOW).id  # noqa: E731
-    sign_up = lambda s: service.register(s, b, pid, NOW).id  # noqa: E731
+    edit = lambda s: poker_tournaments.edit_tournament(s, a, move, NOW).id  # noqa: E731
+    sign_up = lambda s: poker_entries.register(s, b, pid, NOW).id  # noqa: E731
     if edit_first:
         assert _first_holds_then_second(committed, edit, sign_up)[1] == "registration-overlaps"
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from domain.poker.services import tournaments as service
+from domain.poker.services import players as poker_players
 from domain.store.db import unit_of_work
 from tests.integration.poker_helpers import checked_in, club, tournament
 from tests.support.cli import j, refused, run
@@ -19,7 +19,7 @@ def test_a_knockout_by_seat_and_by_name_prints_who_busted_whom_how_many_remain_a
         ids = {}
         for name, handle in (("Anna Petrova", "anna"), ("Boris Ivanov", "boris"), ("Cyril Orlov", "cyril"),
                              ("Anna Petrova", "anna2")):
-            pid = service.add_player(session, name, handle, datetime(1990, 1, 1).date(), now).id
+            pid = poker_players.add_player(session, name, handle, datetime(1990, 1, 1).date(), now).id
             ids[handle] = checked_in(session, tid, pid, now - timedelta(hours=1)).id
     t = str(tid)
     seats = j("poker", "seat", "draw", t, "--seed", "floor")

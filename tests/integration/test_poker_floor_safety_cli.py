@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.poker.services import tournaments as service
+from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
 from tests.integration.poker_helpers import checked_in, club, player, tournament
 from tests.support.cli import j, refused
@@ -61,7 +61,21 @@ def test_finish_is_refused_while_more_than_one_player_is_in(two, committed):
 def test_the_final_table_is_refused_while_late_registration_is_open_with_the_reason(two, committed):
     a, _ = map(str, two)
     with unit_of_work(committed) as session:
-        deadline = service.get_tournament(session, int(a)).late_reg_deadline
+        deadline = poker_tournaments.get_tournament(session, int(a)).late_reg_deadline
     line = refused(committed, "poker", "seat", "final-table", a, "--confirm")
     assert line == (f"error: late registration is open until {deadline.isoformat()}: the final table waits for it "
                     "to close (a new entry could still come)")
+
+
+def test_finish_with_one_player_left_places_everyone_at_once_without_waiting_for_the_void_window(two, committed):
+    """3.7, SP-7: the director's finish stores the final places and prizes now (the job would wait for
+    the last knockout's void window, SP-5) and starts the documents, or says the sweep will."""
+    a, _ = map(str, two)
+    [knocked] = j("poker", "knockout", a, "bob1", "--killer", "ann1", "--by", "Olga")
+    assert (knocked["busted"], knocked["killer"]) == ("Bob1", "Ann1")
+    finished = j("poker", "finish", a, "--yes")
+    assert (finished["id"], finished["status"], finished["placed"]) == (int(a), "finished", 2)
+    assert [(row["place"], row["player"]) for row in finished["final_table"]] == [(1, "Ann1"), (2, "Bob1")]
+    assert finished["documents"].startswith("publish-results not started now")
+    line = refused(committed, "poker", "finish", a, "--yes")
+    assert line == f"error: tournament {a} is finished: only a running tournament finishes"

@@ -17,9 +17,9 @@ def test_entries_knockouts_settlements_structures_and_player_search(committed):
                          late_reg_deadline=now + timedelta(hours=1))
         entries = {h: checked_in(session, tid, player(session, h), now - timedelta(hours=1)).id for h in ("ann", "bob")}
         late = player(session, "cyd")
-        from domain.poker.services import tournaments as service
+        from domain.poker.services import entries as poker_entries
 
-        service.register(session, tid, late, now - timedelta(minutes=5))
+        poker_entries.register(session, tid, late, now - timedelta(minutes=5))
     t = str(tid)
     rows = j("poker", "entries", t)
     assert [(r["handle"], r["registration"], r["entry_id"], r["state"], r["reentries"], r["owed"]) for r in rows] == [

@@ -9,10 +9,33 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.poker.services import tournaments as service
 from domain.poker.rules.settings import TournamentSettings
-from domain.poker.tables.tournaments import AuditEvent, Entry, Fee, Player, Registration, Settlement, TopUp, Tournament
-from tests.integration.poker_helpers import LEVELS, NOW, START, S, bust, checked_in, club, player, tournament
+from domain.poker.services import entries as poker_entries
+from domain.poker.services import fees as poker_fees
+from domain.poker.services import players as poker_players
+from domain.poker.services import structures as poker_structures
+from domain.poker.services import tournaments as poker_tournaments
+from domain.poker.tables.tournaments import (
+    AuditEvent,
+    Entry,
+    Fee,
+    Player,
+    Registration,
+    Settlement,
+    TopUp,
+    Tournament,
+)
+from tests.integration.poker_helpers import (
+    LEVELS,
+    NOW,
+    START,
+    S,
+    bust,
+    checked_in,
+    club,
+    player,
+    tournament,
+)
 
 COUNTED = (Tournament, Registration, Entry, TopUp, Fee, Settlement, AuditEvent, Player)
 
@@ -37,35 +60,35 @@ def refused(session, code: str, fn, *args, **kwargs) -> DomainError:
 
 
 def test_1_2_1_a_player_under_18_is_refused(session):
-    refused(session, "player-under-18", service.add_player, session, "Kid", "kid", date(2008, 12, 5), NOW)
-    service.add_player(session, "Adult", "adult", date(2008, 12, 4), NOW)
+    refused(session, "player-under-18", poker_players.add_player, session, "Kid", "kid", date(2008, 12, 5), NOW)
+    poker_players.add_player(session, "Adult", "adult", date(2008, 12, 4), NOW)
 
 
 def test_1_5_3_a_blocked_player_cannot_register(session):
     tid, pid = tournament(session), player(session)
-    service.block_player(session, pid, "false date of birth", NOW)
-    refused(session, "player-blocked", service.register, session, tid, pid, NOW)
-    service.unblock_player(session, pid, NOW)
-    assert service.register(session, tid, pid, NOW).status == "active"
+    poker_players.block_player(session, pid, "false date of birth", NOW)
+    refused(session, "player-blocked", poker_entries.register, session, tid, pid, NOW)
+    poker_players.unblock_player(session, pid, NOW)
+    assert poker_entries.register(session, tid, pid, NOW).status == "active"
 
 
 def test_1_6_1_forgetting_erases_the_profile_and_keeps_fees_under_the_pseudonym(session):
     tid, pid = tournament(session), player(session, "ghost")
     checked_in(session, tid, pid)
-    p = service.forget_player(session, "ghost", NOW)
+    p = poker_players.forget_player(session, "ghost", NOW)
     assert (p.name, p.handle, p.birth_date) == (None, None, None)
-    assert service.debts(session, tid) == [
+    assert poker_fees.debts(session, tid) == [
         {"player_id": pid, "player": p.pseudonym, "owed": 150000, "currency": "RUB", "fees": 1, "kinds": ["buy_in"]}
     ]
-    assert service.forget_player(session, pid, NOW).forgotten_at == NOW
-    refused(session, "player-forgotten", service.register, session, tournament(session, start=START + timedelta(days=9)), pid, NOW)
+    assert poker_players.forget_player(session, pid, NOW).forgotten_at == NOW
+    refused(session, "player-forgotten", poker_entries.register, session, tournament(session, start=START + timedelta(days=9)), pid, NOW)
     with pytest.raises(DomainError):
-        service.find_player(session, "ghost")
+        poker_players.find_player(session, "ghost")
 
 
 def test_handles_are_unique_whatever_their_case(session):
     player(session, "ace")
-    refused(session, "handle-taken", service.add_player, session, "Other", "ACE", date(1990, 1, 1), NOW)
+    refused(session, "handle-taken", poker_players.add_player, session, "Other", "ACE", date(1990, 1, 1), NOW)
 
 
 # -- structures and settings ---------------------------------------------------------------------------
@@ -73,10 +96,10 @@ def test_handles_are_unique_whatever_their_case(session):
 
 def test_3_5_a_structure_is_stored_in_order_and_shown_with_its_total(session):
     c = club(session)
-    s = service.import_structure(session, c.id, "Deep", "bb_ante", LEVELS, NOW)
-    view = service.structure_view(session, s.id)
+    s = poker_structures.import_structure(session, c.id, "Deep", "bb_ante", LEVELS, NOW)
+    view = poker_structures.structure_view(session, s.id)
     assert view["total_minutes"] == 135 and [lv["break"] for lv in view["levels"]] == [False, False, True, False, False]
-    refused(session, "structure-exists", service.import_structure, session, c.id, "Deep", "none", LEVELS, NOW)
+    refused(session, "structure-exists", poker_structures.import_structure, session, c.id, "Deep", "none", LEVELS, NOW)
 
 
 @pytest.mark.parametrize(
@@ -93,39 +116,39 @@ def test_3_5_a_structure_is_stored_in_order_and_shown_with_its_total(session):
 )
 def test_3_9_and_sp_1_bad_settings_are_refused_with_their_code_and_nothing_written(session, changes, code):
     tid = tournament(session, status="draft")
-    refused(session, code, service.edit_tournament, session, tid, changes, NOW)
+    refused(session, code, poker_tournaments.edit_tournament, session, tid, changes, NOW)
     assert session.get(Tournament, tid).seat_cap == 9
 
 
 def test_3_9_bad_settings_at_creation_write_nothing(session):
     c = club(session)
-    s = service.import_structure(session, c.id, "X", "none", LEVELS, NOW)
+    s = poker_structures.import_structure(session, c.id, "X", "none", LEVELS, NOW)
     bad = TournamentSettings(name="X", scheduled_start=START, starting_stack=1, currency="RUB", buy_in=1, seat_cap=11)
-    refused(session, "seat-cap-out-of-range", service.create_tournament, session, c.id, s.id, bad, NOW)
+    refused(session, "seat-cap-out-of-range", poker_tournaments.create_tournament, session, c.id, s.id, bad, NOW)
 
 
 @pytest.mark.parametrize("status", ["running", "finished", "cancelled"])
 def test_3_9_an_edit_after_the_start_is_refused(session, status):
     tid = tournament(session, status="running")
     if status != "running":
-        service.change_status(session, tid, "finish" if status == "finished" else "cancel", NOW)
-    refused(session, "settings-frozen", service.edit_tournament, session, tid, {"name": "Renamed"}, NOW)
+        poker_tournaments.change_status(session, tid, "finish" if status == "finished" else "cancel", NOW)
+    refused(session, "settings-frozen", poker_tournaments.edit_tournament, session, tid, {"name": "Renamed"}, NOW)
 
 
 @pytest.mark.parametrize("status", ["draft", "registration_open"])
 def test_3_9_settings_change_before_the_start(session, status):
     tid = tournament(session, status=status)
-    service.edit_tournament(session, tid, {"seat_cap": 6, "rebuy_amount": 100000}, NOW)
+    poker_tournaments.edit_tournament(session, tid, {"seat_cap": 6, "rebuy_amount": 100000}, NOW)
     t = session.get(Tournament, tid)
     assert (t.seat_cap, t.rebuy_amount) == (6, 100000)
 
 
 def test_3_9_the_lifecycle_refuses_skipping_a_step(session):
     tid = tournament(session, status="draft")
-    refused(session, "cannot-start", service.change_status, session, tid, "start", NOW)
-    assert [service.change_status(session, tid, a, NOW).status for a in ("open", "start", "finish")] == [
+    refused(session, "cannot-start", poker_tournaments.change_status, session, tid, "start", NOW)
+    assert [poker_tournaments.change_status(session, tid, a, NOW).status for a in ("open", "start", "finish")] == [
         "registration_open", "running", "finished"]
-    refused(session, "cannot-cancel", service.change_status, session, tid, "cancel", NOW)
+    refused(session, "cannot-cancel", poker_tournaments.change_status, session, tid, "cancel", NOW)
 
 
 # -- registration (3.10, SP-2) -------------------------------------------------------------------------
@@ -137,18 +160,18 @@ def test_sp_2_a_second_registration_in_an_overlapping_tournament_is_refused(sess
     overlapping = tournament(session, c.id, start=START + timedelta(hours=2, minutes=15) - S)
     back_to_back = tournament(session, c.id, start=START + timedelta(hours=2, minutes=15))
     pid = player(session)
-    service.register(session, first, pid, NOW)
-    refused(session, "registration-overlaps", service.register, session, overlapping, pid, NOW)
-    assert service.register(session, back_to_back, pid, NOW).status == "active"
+    poker_entries.register(session, first, pid, NOW)
+    refused(session, "registration-overlaps", poker_entries.register, session, overlapping, pid, NOW)
+    assert poker_entries.register(session, back_to_back, pid, NOW).status == "active"
 
 
 def test_sp_2_a_withdrawn_registration_no_longer_blocks(session):
     c = club(session)
     a, b = tournament(session, c.id), tournament(session, c.id)
     pid = player(session)
-    service.register(session, a, pid, NOW)
-    service.unregister(session, a, pid, NOW)
-    assert service.register(session, b, pid, NOW).status == "active"
+    poker_entries.register(session, a, pid, NOW)
+    poker_entries.unregister(session, a, pid, NOW)
+    assert poker_entries.register(session, b, pid, NOW).status == "active"
 
 
 @pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "late-registration-closed"), (S, "late-registration-closed")])
@@ -157,10 +180,10 @@ def test_3_10_late_registration_by_the_regular_buy_in_until_its_deadline(session
     pid = player(session)
     at = START + timedelta(hours=1) + offset
     if code:
-        refused(session, code, service.register, session, tid, pid, at)
+        refused(session, code, poker_entries.register, session, tid, pid, at)
         return
-    reg = service.register(session, tid, pid, at)
-    entry = service.check_in(session, tid, pid, at)
+    reg = poker_entries.register(session, tid, pid, at)
+    entry = poker_entries.check_in(session, tid, pid, at)
     assert reg.late and entry.sequence == 1
     assert [(f.kind, f.amount) for f in session.scalars(select(Fee).where(Fee.player_id == pid))] == [("buy_in", 150000)]
 
@@ -170,23 +193,23 @@ def test_3_10_check_in_opens_the_first_entry_and_records_the_buy_in_as_debt(sess
     entry = checked_in(session, tid, pid)
     assert (entry.sequence, entry.state, entry.starting_chips, entry.previous_entry_id) == (1, "active", 20000, None)
     assert session.get(Registration, entry.registration_id).checked_in_at == NOW
-    assert service.debts(session, tid)[0]["owed"] == 150000
-    refused(session, "already-checked-in", service.check_in, session, tid, pid, NOW)
-    refused(session, "unregister-after-check-in", service.unregister, session, tid, pid, NOW)
+    assert poker_fees.debts(session, tid)[0]["owed"] == 150000
+    refused(session, "already-checked-in", poker_entries.check_in, session, tid, pid, NOW)
+    refused(session, "unregister-after-check-in", poker_entries.unregister, session, tid, pid, NOW)
 
 
 def test_3_10_registration_is_refused_in_draft_and_twice(session):
     tid, pid = tournament(session, status="draft"), player(session)
-    refused(session, "registration-not-open", service.register, session, tid, pid, NOW)
-    service.change_status(session, tid, "open", NOW)
-    service.register(session, tid, pid, NOW)
-    refused(session, "already-registered", service.register, session, tid, pid, NOW)
+    refused(session, "registration-not-open", poker_entries.register, session, tid, pid, NOW)
+    poker_tournaments.change_status(session, tid, "open", NOW)
+    poker_entries.register(session, tid, pid, NOW)
+    refused(session, "already-registered", poker_entries.register, session, tid, pid, NOW)
 
 
 def test_3_10_a_freeroll_check_in_owes_nothing(session):
     tid, pid = tournament(session, buy_in=0), player(session)
     checked_in(session, tid, pid)
-    assert service.debts(session, tid) == []
+    assert poker_fees.debts(session, tid) == []
 
 
 # -- top-ups (3.1) ------------------------------------------------------------------------------------
@@ -196,10 +219,10 @@ def test_3_1_a_rebuy_tops_up_the_current_entry_until_the_finish(session):
     tid = tournament(session, status="running", rebuy_amount=100000)
     pid = player(session)
     entry = checked_in(session, tid, pid, START)
-    top = service.rebuy(session, tid, pid, START + timedelta(hours=5))
+    top = poker_entries.rebuy(session, tid, pid, START + timedelta(hours=5))
     assert (top.entry_id, top.kind, top.chips) == (entry.id, "rebuy", 20000)
-    service.change_status(session, tid, "finish", START + timedelta(hours=6))
-    refused(session, "rebuy-tournament-over", service.rebuy, session, tid, pid, START + timedelta(hours=6))
+    poker_tournaments.change_status(session, tid, "finish", START + timedelta(hours=6))
+    refused(session, "rebuy-tournament-over", poker_entries.rebuy, session, tid, pid, START + timedelta(hours=6))
 
 
 @pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "reentry-window-closed"), (S, "reentry-window-closed")])
@@ -208,12 +231,12 @@ def test_3_1_reentry_after_a_bust_within_its_deadline(session, offset, code):
     tid = tournament(session, status="running", reentry_amount=120000, reentry_deadline=deadline)
     pid = player(session)
     first = checked_in(session, tid, pid, START)
-    refused(session, "reentry-without-bust", service.reenter, session, tid, pid, START + S)
+    refused(session, "reentry-without-bust", poker_entries.reenter, session, tid, pid, START + S)
     bust(session, first.id, START + timedelta(minutes=30))
     if code:
-        refused(session, code, service.reenter, session, tid, pid, deadline + offset)
+        refused(session, code, poker_entries.reenter, session, tid, pid, deadline + offset)
         return
-    second = service.reenter(session, tid, pid, deadline + offset)
+    second = poker_entries.reenter(session, tid, pid, deadline + offset)
     assert (second.sequence, second.previous_entry_id, second.state) == (2, first.id, "active")
     assert [(f.kind, f.amount) for f in session.scalars(select(Fee).where(Fee.player_id == pid).order_by(Fee.id))] == [
         ("buy_in", 150000), ("reentry", 120000)]
@@ -223,8 +246,8 @@ def test_3_1_reentry_costs_the_rebuy_amount_when_no_reentry_amount_is_set(sessio
     tid = tournament(session, status="running", rebuy_amount=90000)
     pid = player(session)
     bust(session, checked_in(session, tid, pid, START).id, START + S)
-    service.reenter(session, tid, pid, START + timedelta(minutes=5))
-    assert service.debts(session, tid)[0]["owed"] == 240000
+    poker_entries.reenter(session, tid, pid, START + timedelta(minutes=5))
+    assert poker_fees.debts(session, tid)[0]["owed"] == 240000
 
 
 @pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "addon-window-closed"), (S, "addon-window-closed")])
@@ -234,19 +257,19 @@ def test_3_1_an_addon_within_its_deadline_once(session, offset, code):
     pid = player(session)
     checked_in(session, tid, pid, START)
     if code:
-        refused(session, code, service.add_on, session, tid, pid, deadline + offset)
+        refused(session, code, poker_entries.add_on, session, tid, pid, deadline + offset)
         return
-    top = service.add_on(session, tid, pid, deadline + offset)
+    top = poker_entries.add_on(session, tid, pid, deadline + offset)
     assert (top.kind, top.chips) == ("addon", 30000)
-    refused(session, "addon-already-taken", service.add_on, session, tid, pid, deadline + offset)
+    refused(session, "addon-already-taken", poker_entries.add_on, session, tid, pid, deadline + offset)
 
 
 def test_3_1_an_addon_at_the_nth_break(session):
     tid = tournament(session, status="running", addon_amount=50000, addon_break=1)
     pid = player(session)
     checked_in(session, tid, pid, START)
-    refused(session, "addon-window-closed", service.add_on, session, tid, pid, START, breaks_reached=0)
-    assert service.add_on(session, tid, pid, START, breaks_reached=1).chips == 20000
+    refused(session, "addon-window-closed", poker_entries.add_on, session, tid, pid, START, breaks_reached=0)
+    assert poker_entries.add_on(session, tid, pid, START, breaks_reached=1).chips == 20000
 
 
 # -- settlement (3.4) ---------------------------------------------------------------------------------
@@ -256,24 +279,24 @@ def test_3_4_settling_closes_every_unpaid_fee_with_one_record_and_again_changes_
     tid = tournament(session, status="running", rebuy_amount=100000)
     pid = player(session)
     checked_in(session, tid, pid, START)
-    service.rebuy(session, tid, pid, START + S)
-    s = service.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=1))
+    poker_entries.rebuy(session, tid, pid, START + S)
+    s = poker_fees.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=1))
     assert (s.amount, s.currency, s.method, s.settled_by, s.settled_at) == (250000, "RUB", "card", "Olga", START + timedelta(hours=1))
-    assert service.debts(session, tid) == []
+    assert poker_fees.debts(session, tid) == []
     before = snapshot(session)
-    assert service.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=2)) is None
+    assert poker_fees.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=2)) is None
     assert snapshot(session) == before
 
 
 def test_3_4_voiding_a_settlement_returns_the_debt_and_keeps_the_record(session):
     tid, pid = tournament(session), player(session)
     checked_in(session, tid, pid)
-    s = service.settle(session, tid, pid, "cash", "Olga", NOW)
-    voided = service.void_settlement(session, s.id, "Igor", "wrong player", NOW + S)
+    s = poker_fees.settle(session, tid, pid, "cash", "Olga", NOW)
+    voided = poker_fees.void_settlement(session, s.id, "Igor", "wrong player", NOW + S)
     assert (voided.voided_by, voided.void_reason) == ("Igor", "wrong player")
-    assert service.debts(session, tid)[0]["owed"] == 150000
-    refused(session, "settlement-already-voided", service.void_settlement, session, s.id, "Igor", "again", NOW)
-    again = service.settle(session, tid, pid, "cash", "Olga", NOW + 2 * S)
+    assert poker_fees.debts(session, tid)[0]["owed"] == 150000
+    refused(session, "settlement-already-voided", poker_fees.void_settlement, session, s.id, "Igor", "again", NOW)
+    again = poker_fees.settle(session, tid, pid, "cash", "Olga", NOW + 2 * S)
     assert again.id != s.id and again.amount == 150000
 
 
@@ -282,22 +305,22 @@ def test_3_4_settling_is_allowed_in_every_status_but_cancelled(session, status):
     tid, pid = tournament(session), player(session)
     checked_in(session, tid, pid)
     if status in ("running", "finished"):
-        service.change_status(session, tid, "start", NOW)
+        poker_tournaments.change_status(session, tid, "start", NOW)
     if status == "finished":
-        service.change_status(session, tid, "finish", NOW)
+        poker_tournaments.change_status(session, tid, "finish", NOW)
     if status == "draft":  # a draft has no entries: settling owes nothing and writes nothing
         tid = tournament(session, status="draft")
-        assert service.settle(session, tid, pid, "cash", "Olga", NOW) is None
+        assert poker_fees.settle(session, tid, pid, "cash", "Olga", NOW) is None
         return
-    assert service.settle(session, tid, pid, "cash", "Olga", NOW).amount == 150000
+    assert poker_fees.settle(session, tid, pid, "cash", "Olga", NOW).amount == 150000
 
 
 def test_3_4_settling_in_a_cancelled_tournament_is_refused(session):
     tid, pid = tournament(session), player(session)
     checked_in(session, tid, pid)
-    service.change_status(session, tid, "cancel", NOW)
-    refused(session, "settlement-tournament-cancelled", service.settle, session, tid, pid, "cash", "Olga", NOW)
-    refused(session, "settlement-tournament-cancelled", service.settle_all, session, tid, "cash", "Olga", NOW)
+    poker_tournaments.change_status(session, tid, "cancel", NOW)
+    refused(session, "settlement-tournament-cancelled", poker_fees.settle, session, tid, pid, "cash", "Olga", NOW)
+    refused(session, "settlement-tournament-cancelled", poker_fees.settle_all, session, tid, "cash", "Olga", NOW)
 
 
 def test_3_4_settle_all_closes_every_debtor_in_one_batch(session):
@@ -305,20 +328,20 @@ def test_3_4_settle_all_closes_every_debtor_in_one_batch(session):
     pids = [player(session) for _ in range(3)]
     for pid in pids:
         checked_in(session, tid, pid, START)
-    service.rebuy(session, tid, pids[0], START + S)
-    made = service.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=1))
+    poker_entries.rebuy(session, tid, pids[0], START + S)
+    made = poker_fees.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=1))
     assert [(p, a) for _, p, a in made] == [(pids[0], 250000), (pids[1], 150000), (pids[2], 150000)]
-    assert service.debts(session, tid) == []
-    assert service.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=2)) == []
+    assert poker_fees.debts(session, tid) == []
+    assert poker_fees.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=2)) == []
 
 
 def test_the_audit_trail_records_every_fee_topup_and_settlement(session):
     tid = tournament(session, status="running", rebuy_amount=100000)
     pid = player(session)
     checked_in(session, tid, pid, START)
-    service.rebuy(session, tid, pid, START + S)
-    s = service.settle(session, tid, pid, "cash", "Olga", START + 2 * S)
-    service.void_settlement(session, s.id, "Igor", "typo", START + 3 * S)
+    poker_entries.rebuy(session, tid, pid, START + S)
+    s = poker_fees.settle(session, tid, pid, "cash", "Olga", START + 2 * S)
+    poker_fees.void_settlement(session, s.id, "Igor", "typo", START + 3 * S)
     kinds = session.scalars(
         select(AuditEvent.kind).where(AuditEvent.tournament_id == tid, AuditEvent.player_id == pid).order_by(AuditEvent.id)
     ).all()
@@ -329,21 +352,21 @@ def test_sp_2_moving_a_tournament_onto_a_registrants_other_tournament_is_refused
     c = club(session)
     a, b = tournament(session, c.id), tournament(session, c.id, start=START + timedelta(hours=3))
     pid = player(session)
-    service.register(session, a, pid, NOW)
-    service.register(session, b, pid, NOW)
-    refused(session, "edit-creates-overlap", service.edit_tournament, session, b,
+    poker_entries.register(session, a, pid, NOW)
+    poker_entries.register(session, b, pid, NOW)
+    refused(session, "edit-creates-overlap", poker_tournaments.edit_tournament, session, b,
             {"scheduled_start": START + timedelta(hours=2, minutes=15) - S, "late_reg_deadline": START + timedelta(hours=4)}, NOW)
-    service.edit_tournament(session, b, {"scheduled_start": START + timedelta(hours=2, minutes=15)}, NOW)
+    poker_tournaments.edit_tournament(session, b, {"scheduled_start": START + timedelta(hours=2, minutes=15)}, NOW)
 
 
 def test_3_5_a_tournament_uses_a_structure_of_its_own_club_and_a_listed_club(session):
     a, b = club(session), club(session)
-    theirs = service.import_structure(session, b.id, "Theirs", "none", LEVELS, NOW)
+    theirs = poker_structures.import_structure(session, b.id, "Theirs", "none", LEVELS, NOW)
     s = TournamentSettings(name="X", scheduled_start=START, starting_stack=20000, currency="RUB", buy_in=0)
-    refused(session, "structure-other-club", service.create_tournament, session, a.id, theirs.id, s, NOW)
+    refused(session, "structure-other-club", poker_tournaments.create_tournament, session, a.id, theirs.id, s, NOW)
     b.listing_status = "suspended"
     session.flush()
-    refused(session, "club-not-listed", service.create_tournament, session, b.id, theirs.id, s, NOW)
+    refused(session, "club-not-listed", poker_tournaments.create_tournament, session, b.id, theirs.id, s, NOW)
 
 
 def test_1_2_1_registration_is_refused_to_a_profile_under_18_on_the_day(session):
@@ -352,6 +375,6 @@ def test_1_2_1_registration_is_refused_to_a_profile_under_18_on_the_day(session)
     young = Player(pseudonym="Player-young", name="Young", handle="young", birth_date=date(2008, 12, 5), created_at=NOW)
     session.add(young)
     session.flush()
-    refused(session, "player-under-18", service.register, session, tid, young.id, NOW)
+    refused(session, "player-under-18", poker_entries.register, session, tid, young.id, NOW)
     young.birth_date = date(2008, 12, 4)
-    assert service.register(session, tid, young.id, NOW).status == "active"
+    assert poker_entries.register(session, tid, young.id, NOW).status == "active"

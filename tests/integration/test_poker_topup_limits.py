@@ -8,8 +8,15 @@ from datetime import timedelta
 import pytest
 
 from domain.errors import DomainError
-from domain.poker.services import tournaments as service
-from tests.integration.poker_helpers import START, S, bust, checked_in, player, tournament
+from domain.poker.services import entries as poker_entries
+from tests.integration.poker_helpers import (
+    START,
+    S,
+    bust,
+    checked_in,
+    player,
+    tournament,
+)
 from tests.integration.test_poker_service import refused
 
 pytestmark = pytest.mark.integration
@@ -21,11 +28,11 @@ def test_sp12_rebuy_limit_counts_every_entry_of_the_player(session):
                      late_reg_deadline=START + timedelta(hours=3))
     pid = player(session)
     first = checked_in(session, tid, pid, START)
-    service.rebuy(session, tid, pid, START + S)
+    poker_entries.rebuy(session, tid, pid, START + S)
     bust(session, first.id, START + timedelta(minutes=10))
-    service.reenter(session, tid, pid, START + timedelta(minutes=11))
-    service.rebuy(session, tid, pid, START + timedelta(minutes=12))
-    err = refused(session, "rebuy-limit-reached", service.rebuy, session, tid, pid, START + timedelta(minutes=13))
+    poker_entries.reenter(session, tid, pid, START + timedelta(minutes=11))
+    poker_entries.rebuy(session, tid, pid, START + timedelta(minutes=12))
+    err = refused(session, "rebuy-limit-reached", poker_entries.rebuy, session, tid, pid, START + timedelta(minutes=13))
     assert "rebuy_limit" in err.message
 
 
@@ -34,15 +41,15 @@ def test_sp12_rebuy_until_and_level_windows(session):
     tid = tournament(session, status="running", rebuy_amount=100000, rebuy_until=START + timedelta(hours=1))
     pid = player(session)
     checked_in(session, tid, pid, START)
-    service.rebuy(session, tid, pid, START + timedelta(minutes=59))
-    refused(session, "rebuy-window-closed", service.rebuy, session, tid, pid, START + timedelta(hours=1))
+    poker_entries.rebuy(session, tid, pid, START + timedelta(minutes=59))
+    refused(session, "rebuy-window-closed", poker_entries.rebuy, session, tid, pid, START + timedelta(hours=1))
 
     tid2 = tournament(session, status="running", rebuy_amount=100000, rebuy_until_level=2,
                       start=START + timedelta(days=2))
     pid2 = player(session)
     checked_in(session, tid2, pid2, START + timedelta(days=2))
-    service.rebuy(session, tid2, pid2, START + timedelta(days=2), level=2)
-    err = refused(session, "rebuy-window-closed", service.rebuy, session, tid2, pid2, START + timedelta(days=2), level=3)
+    poker_entries.rebuy(session, tid2, pid2, START + timedelta(days=2), level=2)
+    err = refused(session, "rebuy-window-closed", poker_entries.rebuy, session, tid2, pid2, START + timedelta(days=2), level=3)
     assert "level 2" in err.message
 
 
@@ -53,9 +60,9 @@ def test_sp12_reentry_limit(session):
     pid = player(session)
     first = checked_in(session, tid, pid, START)
     bust(session, first.id, START + timedelta(minutes=5))
-    second = service.reenter(session, tid, pid, START + timedelta(minutes=6))
+    second = poker_entries.reenter(session, tid, pid, START + timedelta(minutes=6))
     bust(session, second.id, START + timedelta(minutes=7))
-    err = refused(session, "reentry-limit-reached", service.reenter, session, tid, pid, START + timedelta(minutes=8))
+    err = refused(session, "reentry-limit-reached", poker_entries.reenter, session, tid, pid, START + timedelta(minutes=8))
     assert "reentry_limit" in err.message
 
 

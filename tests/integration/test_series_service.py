@@ -307,8 +307,8 @@ POKER = {
 
 
 def structure(session, club: int) -> int:
-    from domain.poker.services.tournaments import import_structure
     from domain.poker.rules.structures import LevelSpec
+    from domain.poker.services.structures import import_structure
 
     levels = [LevelSpec(100, 200, 0, 1200), LevelSpec(200, 400, 0, 1200)]
     return import_structure(session, club, "Deep", "none", levels, NOW).id

@@ -11,7 +11,8 @@ from sqlalchemy import func, select
 
 from domain.clubs.tables import Club
 from domain.errors import DomainError
-from domain.poker.services import tournaments as poker
+from domain.poker.services import structures as poker_structures
+from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.tables.tournaments import Registration
 from domain.pusoy.services import rows as pusoy_rows
 from domain.simulate.services.demo import demo_club, poker_facts, seed_demo
@@ -21,10 +22,10 @@ NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
 
 def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_a_full_pusoy_cup(session):
     demo = seed_demo(session, NOW, random.Random(1))
-    t = poker.get_tournament(session, demo.poker_id)
+    t = poker_tournaments.get_tournament(session, demo.poker_id)
     assert (t.status, t.scheduled_start, t.club_id) == ("registration_open", datetime(2026, 11, 29, 12, 2, 30, tzinfo=UTC),
                                                         demo.club_id)
-    assert [lv.duration_seconds for lv in poker.structure_levels(session, t.structure_id)][:3] == [60, 60, 60]
+    assert [lv.duration_seconds for lv in poker_structures.structure_levels(session, t.structure_id)][:3] == [60, 60, 60]
     assert session.scalar(select(func.count()).where(Registration.tournament_id == t.id)) == 30
     cup = pusoy_rows.find(session, demo.pusoy_code)
     assert (cup.status, cup.entrants, cup.club_id) == ("active", 16, demo.club_id)

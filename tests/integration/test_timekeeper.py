@@ -12,11 +12,20 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
+from domain.poker.rules.knockouts import Bust
 from domain.poker.services import clock as clock_service
 from domain.poker.services import due
-from domain.poker.services import tournaments as poker
+from domain.poker.services import tournaments as poker_tournaments
+from domain.poker.services.knockouts import record_knockouts, void_knockout
 from flows.jobs.timekeeper_loop import JOBS, Job
-from tests.integration.timekeeper_world import keeping_time, level_starts, now, quick_structure, running, wait_for
+from tests.integration.timekeeper_world import (
+    keeping_time,
+    level_starts,
+    now,
+    quick_structure,
+    running,
+    wait_for,
+)
 
 
 def test_each_level_change_is_run_at_its_instant_never_before_and_given_that_instant(committed):
@@ -71,11 +80,11 @@ def test_a_deadline_moved_and_a_start_while_it_sleeps_process_the_no_shows_at_th
                        "late_reg_deadline = scheduled_start + interval '40 seconds' WHERE id = :id"), {"id": tid})
     with keeping_time() as (keeper, seen):
         with Session(committed) as s, s.begin():
-            poker.edit_tournament(s, tid, {"late_reg_deadline": now() + timedelta(seconds=2)}, now())
+            poker_tournaments.edit_tournament(s, tid, {"late_reg_deadline": now() + timedelta(seconds=2)}, now())
         with Session(committed) as s, s.begin():
             close = s.execute(text("SELECT late_reg_deadline FROM poker_tournaments WHERE id = :id"),
                               {"id": tid}).scalar_one()
-            poker.change_status(s, tid, "start", now())
+            poker_tournaments.change_status(s, tid, "start", now())
         assert wait_for(lambda: any(m.job == "process-no-shows" for m in seen), 15)
     [m] = [m for m in seen if m.job == "process-no-shows"]
     assert (m.tournament_id, m.due_at, m.outcome, m.summary["dropped"]) == (tid, close, "done", 2)
@@ -112,3 +121,39 @@ def test_a_refused_moment_is_recorded_with_its_reason_and_the_others_of_its_inst
     assert (failure["job"], failure["tournament_id"], failure["due_at"], failure["code"]) == (
         "advance-clocks", refused, first, "clock-test-refusal")
     assert failure["reason"] == f"tournament {refused} refuses its level change"
+
+
+def test_a_tournament_down_to_one_player_is_finalized_when_its_last_knockouts_void_window_closes(committed):
+    """SP-5, SP-7: finalized at the instant the window closes, never before, given that instant; a
+    knockout that leaves one player wakes the timekeeper (it was asleep on the next level change)."""
+    with Session(committed) as s, s.begin():
+        tid = running(s, quick_structure(s, seconds=3600), now() - timedelta(minutes=1))
+    with keeping_time() as (keeper, seen):
+        with Session(committed) as s, s.begin():
+            loser, winner = s.scalars(text(
+                "SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"), {"t": tid}).all()
+            knocked = now() - timedelta(minutes=5) + timedelta(seconds=1)  # the window closes in 1 s
+            record_knockouts(s, tid, [Bust(loser, winner)], now=knocked, actor="floor")
+        assert wait_for(lambda: any(m.job == "finalize-tournaments" for m in seen), 15)
+    [moment] = [m for m in seen if m.job == "finalize-tournaments"]
+    closes = knocked + timedelta(minutes=5)
+    assert (moment.tournament_id, moment.due_at, moment.outcome) == (tid, closes, "done")
+    assert moment.started >= closes  # never early
+    assert [row["place"] for row in moment.summary["final_table"]] == [1, 2]
+    with Session(committed) as s:
+        status, finished_at = s.execute(text(
+            "SELECT status, finished_at FROM poker_tournaments WHERE id = :t"), {"t": tid}).one()
+        placed = s.scalars(text("SELECT DISTINCT placed_at FROM poker_places WHERE tournament_id = :t"), {"t": tid}).all()
+    assert (status, finished_at, placed) == ("finished", closes, [closes])
+
+
+def test_a_void_before_the_window_closes_leaves_the_tournament_running(committed):
+    """SP-5: the knockout voided before its window closes: two players again, nothing to finalize."""
+    with Session(committed) as s, s.begin():
+        tid = running(s, quick_structure(s, seconds=3600), now() - timedelta(minutes=1))
+        loser, winner = s.scalars(text(
+            "SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"), {"t": tid}).all()
+        [knockout] = record_knockouts(s, tid, [Bust(loser, winner)], now=now() - timedelta(minutes=4), actor="floor")
+        assert due.due_at(s, due.FINALIZE, now() + timedelta(minutes=1)) == [(tid, knockout.recorded_at + timedelta(minutes=5))]
+        void_knockout(s, knockout.id, now=now(), actor="floor")
+        assert due.due_at(s, due.FINALIZE, now() + timedelta(hours=1)) == []

@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from domain.poker.services import clock as clock_service
 from domain.poker.services import due
-from domain.poker.services import tournaments as poker
+from domain.poker.services import tournaments as poker_tournaments
+from domain.poker.tables.tournaments import Tournament
 from domain.store.leader import conninfo
 from tests.integration.timekeeper_world import now, quick_structure, running
 
@@ -38,16 +39,16 @@ def test_clock_transitions_wake_the_timekeeper_when_they_commit(committed, liste
 def test_a_start_and_a_moved_deadline_wake_it_and_a_rolled_back_change_does_not(committed, listening):
     with Session(committed) as s, s.begin():
         tid = running(s, quick_structure(s, seconds=60), now() + timedelta(hours=1), clock=False)
-        s.get(poker.Tournament, tid).status = "registration_open"
+        s.get(Tournament, tid).status = "registration_open"
     listening()
     with Session(committed) as s, s.begin():
-        poker.edit_tournament(s, tid, {"late_reg_deadline": now() + timedelta(hours=2)}, now())
+        poker_tournaments.edit_tournament(s, tid, {"late_reg_deadline": now() + timedelta(hours=2)}, now())
     assert listening() == [f"tournament-edited:{tid}"]
     with Session(committed) as s:
         s.begin()
-        poker.change_status(s, tid, "start", now())
+        poker_tournaments.change_status(s, tid, "start", now())
         s.rollback()
     assert listening() == []
     with Session(committed) as s, s.begin():
-        poker.change_status(s, tid, "start", now())
+        poker_tournaments.change_status(s, tid, "start", now())
     assert listening() == [f"tournament-start:{tid}"]

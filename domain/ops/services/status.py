@@ -8,7 +8,6 @@ from sqlalchemy import Engine, text
 
 from domain.documents.tables import PENDING_SQL as documents_pending_sql
 from domain.poker.services import due as poker_due
-from domain.poker.services.results import pending_finalize_sql
 from domain.store.migrate import database_heads, script_heads
 
 # job name -> SQL counting the rows that job will pick up on its next run.
@@ -30,7 +29,7 @@ PENDING_WORK: dict[str, str] = {
     # the services' and the timekeeper's own definitions of what is due (domain/poker/services/due.py)
     "process-no-shows": poker_due.NO_SHOWS.count_due_sql(),
     "advance-clocks": poker_due.CLOCKS.count_due_sql(),
-    "finalize-tournaments": pending_finalize_sql(),
+    "finalize-tournaments": poker_due.FINALIZE.count_due_sql(),
 
     # area: documents
     "publish-results": documents_pending_sql,

@@ -396,3 +396,14 @@ def override(
     raise_problems(override_problems(levels[level].is_break, small, big, ante))
     new = replace(clock, overrides=clock.overrides + (Override(level, now, small, big, ante),))
     return _transition(clock, new, levels, now)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One tournament's clock with what its rules need."""
+
+    tournament_id: int
+    clock: Clock
+    levels: tuple[Level, ...]
+    ante_type: str
+    hands_per_hour: int

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from domain.errors import Problem, raise_problems
-from domain.poker.rules.bounties import HALF_UNITS, KnockoutShares, Share, ledger, pko_totals_by_player, units_as_credit
+from domain.poker.rules.bounties import (
+    HALF_UNITS,
+    KnockoutShares,
+    Share,
+    ledger,
+    pko_totals_by_player,
+    units_as_credit,
+)
 from domain.poker.rules.knockouts import as_credit
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func, select, text
@@ -19,9 +18,18 @@ from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
 from domain.poker.rules import clock as pure
-from domain.poker.rules.clock import Clock, ClockEvent, Level, Override, Pause, Segment
+from domain.poker.rules.clock import (
+    Clock,
+    ClockEvent,
+    Level,
+    Loaded,
+    Override,
+    Pause,
+    Segment,
+)
 from domain.poker.rules.noshow import DEFAULT_HANDS_PER_HOUR
 from domain.poker.services.due import CLOCKS, notify
+from domain.poker.services.noshow import charge_dead_stacks
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.floor import Clock as ClockRow
 from domain.poker.tables.tournaments import Level as LevelRow
@@ -38,17 +46,6 @@ ACTIONS = {
     "prev": pure.prev_level,
     "reset": pure.reset_level,
 }
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """One tournament's clock with what its rules need."""
-
-    tournament_id: int
-    clock: Clock
-    levels: tuple[Level, ...]
-    ante_type: str
-    hands_per_hour: int
 
 
 # -- (de)serialising the stored state --------------------------------------------------------------
@@ -214,8 +211,6 @@ def record_events(
 ) -> list[dict]:
     """Insert every event once (by its natural key); charge dead stacks for the level starts that
     were new. Returns the rows inserted."""
-    from domain.poker.services.noshow import charge_dead_stacks
-
     rows = [
         {
             "tournament_id": loaded.tournament_id,

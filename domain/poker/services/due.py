@@ -6,7 +6,9 @@ now()) and the timekeeper (the earliest instant still to come, and what is due a
   (`poker_clock.next_change_at`, NULL while paused or exhausted);
 - `process-no-shows`: a running tournament whose no-shows are not processed yet, at its
   late-registration close (the deadline, or the scheduled start when there is none) — or at its
-  start, when it started after that close.
+  start, when it started after that close;
+- `finalize-tournaments`: a running tournament down to one player, when the void window of its
+  last live knockout closes (SP-5, SP-7): the final places, the prizes, `finished`.
 
 A moment the timekeeper ran and whose service refused it (a DomainError) is recorded in
 `poker_moment_failures` with the reason, and the timekeeper does not take it again: only a change of
@@ -23,6 +25,8 @@ from datetime import datetime
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
+
+from domain.poker.rules.knockouts import DEFAULT_VOID_WINDOW
 
 CHANNEL = "tourney_timekeeper"
 
@@ -76,7 +80,23 @@ NO_SHOWS = Kind(
     instant="greatest(coalesce(t.late_reg_deadline, t.scheduled_start), t.started_at)",
     pending="t.status = 'running' AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)",
 )
-KINDS: tuple[Kind, ...] = (CLOCKS, NO_SHOWS)
+_VOID_WINDOW = int(DEFAULT_VOID_WINDOW.total_seconds())
+FINALIZE = Kind(
+    job="finalize-tournaments",
+    source="poker_tournaments t",
+    tournament="t.id",
+    # NULL (never due) while no knockout stands; the knockout service notifies on every knockout and void
+    instant=(
+        "((SELECT max(k.recorded_at) FROM poker_knockouts k WHERE k.tournament_id = t.id AND k.voided_at IS NULL)"
+        " + make_interval(secs => coalesce((SELECT s.void_window_seconds FROM poker_knockout_settings s"
+        f" WHERE s.tournament_id = t.id), {_VOID_WINDOW})))"
+    ),
+    pending=(
+        "t.status = 'running' AND (SELECT count(*) FROM poker_entries e"
+        " WHERE e.tournament_id = t.id AND e.state = 'active') = 1"
+    ),
+)
+KINDS: tuple[Kind, ...] = (CLOCKS, NO_SHOWS, FINALIZE)
 
 
 def next_instant(session: Session, kind: Kind) -> datetime | None:

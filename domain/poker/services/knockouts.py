@@ -14,7 +14,18 @@ from datetime import datetime, timedelta
 from sqlalchemy import exists, func, select, update
 from sqlalchemy.orm import Session
 
+from domain.draw import commitment, new_seed
 from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.poker.rules import mystery as mystery_rules
+from domain.poker.rules.bounties import (
+    KnockoutShares,
+    Share,
+    classic_shares,
+    ledger,
+    pko_void_problems,
+    record,
+    shared_killer_problems,
+)
 from domain.poker.rules.knockouts import (
     DEFAULT_VOID_WINDOW,
     Bust,
@@ -27,21 +38,11 @@ from domain.poker.rules.knockouts import (
     knockout_problems,
     void_problems,
 )
-from domain.poker.rules.bounties import (
-    KnockoutShares,
-    Share,
-    classic_shares,
-    ledger,
-    pko_void_problems,
-    record,
-    shared_killer_problems,
-)
-from domain.draw import commitment, new_seed
-from domain.poker.rules import mystery as mystery_rules
+from domain.poker.rules.wording import wording_seal
+from domain.poker.services.due import notify
+from domain.poker.services.results import itm_status
 from domain.poker.services.seating import seat_if_drawn
 from domain.poker.services.tournaments import get_tournament
-from domain.poker.rules.wording import wording_seal
-from domain.poker.tables.tournaments import Entry, Tournament
 from domain.poker.tables.results import (
     Knockout,
     KnockoutAudit,
@@ -51,6 +52,7 @@ from domain.poker.tables.results import (
     MysteryPhase,
     MysteryPrize,
 )
+from domain.poker.tables.tournaments import Entry, Tournament
 
 
 def pko_head_of(tournament: Tournament) -> int | None:
@@ -207,6 +209,8 @@ def record_knockouts(
     busted_ids = [b.busted_entry_id for b in busts]
     session.execute(update(Entry).where(Entry.id.in_(busted_ids)).values(state="busted", busted_at=now))
     session.flush()
+    if sum(1 for r in rows if r.state == "active") - len(busted_ids) == 1:
+        notify(session, "last-knockout", tournament_id)  # one left: finalize when its void window closes
     return records
 
 
@@ -380,8 +384,6 @@ def _table_draw(
 ) -> tuple[list[Problem], int | None]:
     """SP-11: the refusals of a draw from the table, else the position of the prize it takes (the
     phase's seed committed at its first draw)."""
-    from domain.poker.services.results import itm_status  # results builds on this module
-
     problems: list[Problem] = []
     if tournament.status == "cancelled":
         return problems, None  # refused by the caller as cancelled, nothing committed

@@ -11,7 +11,15 @@ from sqlalchemy.orm import Session, aliased
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.floor import Seat
 from domain.poker.tables.results import Knockout
-from domain.poker.tables.tournaments import Entry, Fee, Level, Player, Registration, Settlement, Structure
+from domain.poker.tables.tournaments import (
+    Entry,
+    Fee,
+    Level,
+    Player,
+    Registration,
+    Settlement,
+    Structure,
+)
 
 SEARCH_LIMIT = 50
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -21,13 +20,13 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker.rules import clock as pure_clock
 from domain.poker.rules import noshow as pure
+from domain.poker.rules.clock import Loaded
+from domain.poker.rules.knockouts import Bust
 from domain.poker.services.due import NO_SHOWS
+from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.seating import seat_new_entries
 from domain.poker.tables.floor import DeadStack, NoShowRun
 from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
-
-if TYPE_CHECKING:
-    from domain.poker.services.clock import Loaded
 
 DUE_SQL = f"""
 SELECT t.id, t.no_show_policy, t.starting_stack
@@ -241,11 +240,8 @@ def bust_without_killer(
     session: Session, tournament_id: int, entry_ids: list[int], at: datetime, level: int
 ) -> None:
     """SP-6: dead stacks at 0 are out with no killer and a normal bust number: one knockout block
-    per level start (busts at the same instant share a number, 3.2), through live poker III. When
+    per level start (busts at the same instant share a number, 3.2), through the knockout service. When
     the block is refused (it would leave nobody in), the entries are only marked out."""
-    from domain.poker.rules.knockouts import Bust
-    from domain.poker.services.knockouts import record_knockouts
-
     try:
         with session.begin_nested():
             record_knockouts(

@@ -6,19 +6,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
-from domain.poker.services.knockouts import locked_tournament
+from domain.poker.rules.bounties import Share
+from domain.poker.rules.knockouts import credit_text
 from domain.poker.rules.places import LiveKnockout, Place, PlacedEntry, final_places
 from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_lines
-from domain.poker.services.tournaments import get_tournament
 from domain.poker.rules.wording import wording_seal
+from domain.poker.services.due import FINALIZE
+from domain.poker.services.tournaments import get_tournament
+from domain.poker.tables.results import (
+    FinalPlace,
+    Knockout,
+    KnockoutShare,
+    Prize,
+)
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
-from domain.poker.rules.bounties import Share
-from domain.poker.tables.results import FinalPlace, Knockout, KnockoutSettings, KnockoutShare, Prize
 
 # -- prizes (3.4) ----------------------------------------------------------------------------------
 
@@ -33,7 +40,7 @@ def _editable(tournament: Tournament) -> None:
 def set_prizes(session: Session, tournament_id: int, lines: Sequence[str]) -> tuple[str, ...]:
     """Replace the prize list (line n = place n); an empty list removes every prize."""
     cleaned = validated_prize_lines(lines)
-    tournament = locked_tournament(session, tournament_id)
+    tournament = get_tournament(session, tournament_id, lock="update")
     _editable(tournament)
     session.execute(Prize.__table__.delete().where(Prize.tournament_id == tournament_id))
     if cleaned:
@@ -63,7 +70,7 @@ def field_size(session: Session, tournament_id: int) -> tuple[int, int]:
 
 def apply_preset(session: Session, tournament_id: int, name: str) -> tuple[str, ...]:
     """3.4: a preset's lines trimmed to the current field, stored as the prize list."""
-    locked_tournament(session, tournament_id)
+    get_tournament(session, tournament_id, lock="update")
     entries, players = field_size(session, tournament_id)
     return set_prizes(session, tournament_id, preset_lines(name, entries, players))
 
@@ -182,40 +189,6 @@ def _names(session: Session, player_ids: Sequence[int]) -> dict[int, str]:
 # -- finalize (the job) -----------------------------------------------------------------------------
 
 
-def _ready(now: datetime):
-    """Running tournaments with exactly one entry in, at least one live knockout, and the void
-    window of their last knockout closed (so the final bust can still be voided before places)."""
-    window = func.coalesce(
-        select(KnockoutSettings.void_window_seconds)
-        .where(KnockoutSettings.tournament_id == Tournament.id)
-        .scalar_subquery(),
-        300,
-    )
-    active = (
-        select(func.count())
-        .where(Entry.tournament_id == Tournament.id, Entry.state == "active")
-        .scalar_subquery()
-    )
-    last_knockout = (
-        select(func.max(Knockout.recorded_at))
-        .where(Knockout.tournament_id == Tournament.id, Knockout.voided_at.is_(None))
-        .scalar_subquery()
-    )
-    return and_(
-        Tournament.status == "running",
-        active == 1,
-        last_knockout + func.make_interval(0, 0, 0, 0, 0, 0, window) <= now,
-    )
-
-
-def pending_finalize_sql() -> str:
-    """The status report's count of tournaments the job will finalize on its next run."""
-    from sqlalchemy.dialects import postgresql
-
-    query = select(func.count()).select_from(Tournament).where(_ready(func.now()))
-    return str(query.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
-
-
 @dataclass(frozen=True)
 class Finalized:
     tournament_id: int
@@ -224,15 +197,60 @@ class Finalized:
     places: tuple[NamedPlace, ...]
 
 
-def finalize_tournaments(session: Session, now: datetime) -> list[Finalized]:
-    """Places, prizes and `finished` for every tournament down to one player, in a constant number
-    of statements. Tournaments locked by another run are skipped (SKIP LOCKED): safe to run twice."""
-    ready = session.execute(
-        select(Tournament.id, Tournament.name, Tournament.seat_cap, Tournament.bounty_type, Tournament.pko_head)
-        .where(_ready(now))
-        .order_by(Tournament.id)
-        .with_for_update(skip_locked=True, of=Tournament)
-    ).all()
+def finalize_tournaments(
+    session: Session, now: datetime, tournament_ids: Sequence[int] | None = None
+) -> list[Finalized]:
+    """Places, prizes and `finished` for every tournament due (FINALIZE: down to one player, the void
+    window of its last knockout closed), or for those of `tournament_ids` that are due, in a constant
+    number of statements. Tournaments locked by another run are skipped (SKIP LOCKED): safe to run
+    twice."""
+    only = "" if tournament_ids is None else " AND t.id = ANY(:ids)"
+    due = text(
+        f"SELECT t.id, t.name, t.seat_cap, t.bounty_type, t.pko_head FROM {FINALIZE.source} "
+        f"WHERE {FINALIZE.due(':now')}{only} ORDER BY t.id FOR UPDATE OF t SKIP LOCKED"
+    )
+    return _finalize(session, now, session.execute(due, {"now": now, "ids": list(tournament_ids or [])}).all())
+
+
+def finish(session: Session, tournament_id: int, now: datetime) -> Finalized:
+    """The director finishes the tournament once one player is left (3.7), without waiting for the
+    void window of the last knockout: its places and prizes at once, as the job would."""
+    t = get_tournament(session, tournament_id, lock="update")
+    if t.status != "running":
+        raise DomainError("not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}: only a running tournament finishes")
+    remaining = session.scalar(
+        select(func.count()).where(Entry.tournament_id == t.id, Entry.state == "active")
+    )
+    if remaining != 1:
+        raise DomainError("finish-players-in", f"tournament {t.id} '{t.name}' has {remaining} players still in: "
+                          "record the knockouts until one is left (rule 3.7)")
+    [done] = _finalize(session, now, [t])
+    return done
+
+
+def finalize_moments(session: Session, now: datetime, tournament_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The timekeeper's call: the tournaments of `tournament_ids` due at `now`, finalized; a summary
+    of each, with its final table."""
+    return [
+        {"tournament_id": t.tournament_id, "name": t.name, "placed": len(t.places),
+         "prizes": sum(1 for p in t.places if p.place.prize is not None), "final_table": final_table(t)}
+        for t in finalize_tournaments(session, now, tournament_ids)
+    ]
+
+
+def final_table(done: Finalized) -> list[dict[str, Any]]:
+    """The final table: the places up to the seat cap, and every place with a prize."""
+    return [
+        {"place": p.place.place, "player": p.name, "bust": p.place.bust_number, "knockouts": p.place.knockouts,
+         "credit": credit_text(p.place.credit_halves), "prize": p.place.prize}
+        for p in done.places
+        if p.place.place <= done.seat_cap or p.place.prize is not None
+    ]
+
+
+def _finalize(session: Session, now: datetime, ready: Sequence[Any]) -> list[Finalized]:
+    """`ready`: the locked tournaments (rows or Tournament objects: id, name, seat_cap, bounty_type,
+    pko_head)."""
     if not ready:
         return []
     ids = [r.id for r in ready]

@@ -14,13 +14,13 @@ from sqlalchemy.orm import Session
 from domain import draw
 from domain.errors import DomainError
 from domain.poker.rules import seating as pure
-from domain.poker.services.tournaments import get_tournament
 from domain.poker.rules.seating import Move, Seat, Seating
-from domain.poker.tables.tournaments import Entry, Player
+from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.floor import Move as MoveRow
 from domain.poker.tables.floor import Seat as SeatRow
 from domain.poker.tables.floor import SeatDraw
 from domain.poker.tables.floor import Table as TableRow
+from domain.poker.tables.tournaments import Entry, Player
 
 SEATING_LOCK = 7411400
 

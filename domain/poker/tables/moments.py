@@ -8,8 +8,8 @@ from datetime import datetime
 from sqlalchemy import BigInteger, DateTime, Index, String, Text, func
 from sqlalchemy.orm import Mapped, mapped_column
 
-from domain.store.base import Base
 from domain.poker.tables.tournaments import Tournament
+from domain.store.base import Base
 
 TZ = DateTime(timezone=True)
 

@@ -241,7 +241,7 @@ def materialize(session: Session, now: datetime, series_ids: list[int] | None = 
 def _create_tournaments(session: Session, opened: list, now: datetime) -> tuple[tuple[int, str], ...]:
     """Create and open the tournament of each occurrence just opened, each in its own savepoint: an
     occurrence the tournament rules refuse becomes `failed` with the reason, the others go on."""
-    from domain.poker.services import tournaments as poker
+    from domain.poker.services import tournaments as poker_tournaments
     from domain.pusoy.services import setup as pusoy_setup
 
     created: dict[str, list] = {"id": [], "tournament_id": []}
@@ -252,10 +252,10 @@ def _create_tournaments(session: Session, opened: list, now: datetime) -> tuple[
             with session.begin_nested():
                 if occ.kind == "poker":
                     settings = poker_settings(occ.settings, name, occ.starts_at)
-                    tournament = poker.create_tournament(
+                    tournament = poker_tournaments.create_tournament(
                         session, occ.club_id, occ.settings["structure_id"], settings, now
                     )
-                    poker.change_status(session, tournament.id, "open", now)
+                    poker_tournaments.change_status(session, tournament.id, "open", now)
                 else:  # a Pusoy Dos tournament is open (filling, Setup) from its creation
                     tournament = pusoy_setup.create(session, name=name, club_id=occ.club_id, now=now, **occ.settings)
         except DomainError as exc:

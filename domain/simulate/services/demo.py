@@ -22,10 +22,13 @@ from domain.poker.rules.knockouts import Bust
 from domain.poker.rules.settings import TournamentSettings
 from domain.poker.rules.structures import LevelSpec
 from domain.poker.services import clock as clock_service
+from domain.poker.services import entries as poker_entries
 from domain.poker.services import knockouts as knockout_service
+from domain.poker.services import players as poker_players
 from domain.poker.services import results as results_service
 from domain.poker.services import seating as seating_service
-from domain.poker.services import tournaments as poker
+from domain.poker.services import structures as poker_structures
+from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
 from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import rows as pusoy_rows
@@ -114,7 +117,7 @@ def seed_demo(
         else LevelSpec(blinds[0], blinds[1], 0, int(level.total_seconds()))
         for blinds in BLINDS
     ]
-    structure = poker.import_structure(session, club.id, "Demo turbo", "none", levels, now)
+    structure = poker_structures.import_structure(session, club.id, "Demo turbo", "none", levels, now)
     series_id = add_series(session, SeriesSpec(
         club.id, DEMO_SERIES, "poker", "0 19 * * fri", None,
         {"structure_id": structure.id, "starting_stack": 10000, "currency": "RUB", "buy_in": 100000,
@@ -127,13 +130,13 @@ def seed_demo(
         reentry_deadline=start + 2 * level, reentry_amount=100000, addon_amount=50000, addon_chips=10000,
         addon_break=1, no_show_policy="drop",
     )
-    t = poker.create_tournament(session, club.id, structure.id, settings, now)
+    t = poker_tournaments.create_tournament(session, club.id, structure.id, settings, now)
     knockout_service.set_void_window(session, t.id, 1)
-    poker.change_status(session, t.id, "open", now)
+    poker_tournaments.change_status(session, t.id, "open", now)
     names = [f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST) + i) % len(LAST)]}" for i in range(players)]
     for i, name in enumerate(names, start=1):
-        poker.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
-        poker.register(session, t.id, f"demo{i:02d}", now)
+        poker_players.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
+        poker_entries.register(session, t.id, f"demo{i:02d}", now)
     results_service.apply_preset(session, t.id, "cup")
     cup = pusoy_setup.create(session, name=DEMO_PUSOY, organizer="demo-host", capacity=pusoy_players,
                        games_per_round=2, club_id=club.id, now=now, rng=rng)
@@ -161,7 +164,7 @@ def _handles(session: Session, stmt) -> tuple[str, ...]:
 def poker_facts(session: Session, tournament_id: int, now: datetime, play: timedelta) -> PokerFacts:
     """The tournament as the simulator plans it at `now`: busts from the start until `play` later (at
     least past the re-entry window and the add-on); check-ins only while late registration is open."""
-    t = poker.get_tournament(session, tournament_id)
+    t = poker_tournaments.get_tournament(session, tournament_id)
     arriving = _handles(session, select(Player.handle).join(Registration, Registration.player_id == Player.id).where(
         Registration.tournament_id == t.id, Registration.status == "active", Registration.checked_in_at.is_(None),
     ).order_by(Registration.id))
@@ -176,7 +179,7 @@ def poker_facts(session: Session, tournament_id: int, now: datetime, play: timed
         addon_at = start + timedelta(seconds=1)
         if t.addon_break:
             breaks, elapsed = 0, 0
-            for lv in poker.structure_levels(session, t.structure_id):
+            for lv in poker_structures.structure_levels(session, t.structure_id):
                 breaks += lv.is_break
                 if breaks == t.addon_break:
                     addon_at = start + timedelta(seconds=elapsed + 1)
@@ -192,12 +195,12 @@ def poker_facts(session: Session, tournament_id: int, now: datetime, play: timed
 
 
 def poker_status(session: Session, tournament_id: int) -> str:
-    return poker.get_tournament(session, tournament_id).status
+    return poker_tournaments.get_tournament(session, tournament_id).status
 
 
 def start_poker(session: Session, tournament_id: int, now: datetime, seed: str) -> dict:
     """`poker start`, `poker seat draw --seed`, `poker clock start`."""
-    poker.change_status(session, tournament_id, "start", now)
+    poker_tournaments.change_status(session, tournament_id, "start", now)
     drawn = seating_service.draw_initial(session, tournament_id, now, seed)
     clock_service.act(session, tournament_id, "start", now)
     return drawn
@@ -218,16 +221,16 @@ def poker_step(session: Session, tournament_id: int, step: Step, now: datetime, 
     --confirm`), from `final_table_from` on: once no one can enter any more (the final-table draw
     happens once per tournament)."""
     if step.kind == CHECKIN:
-        entry = poker.check_in(session, tournament_id, step.player, now)
+        entry = poker_entries.check_in(session, tournament_id, step.player, now)
         seat = seating_service.seat_if_drawn(session, entry.id, now)
         return f"{step.player} checks in" + (f" (table {seat['table']} seat {seat['seat']})" if seat else "")
     if step.kind == REENTRY:
-        entry = poker.reenter(session, tournament_id, step.player, now)
+        entry = poker_entries.reenter(session, tournament_id, step.player, now)
         seating_service.seat_if_drawn(session, entry.id, now)
         return f"{step.player} re-enters"
     if step.kind == ADDON:
         breaks = clock_service.breaks_reached(session, tournament_id, now)
-        poker.add_on(session, tournament_id, step.player, now, breaks_reached=breaks)
+        poker_entries.add_on(session, tournament_id, step.player, now, breaks_reached=breaks)
         return f"{step.player} takes the add-on"
     assert step.kind == BUST and step.killer is not None
     bust = Bust(_entry_of(session, tournament_id, step.player), _entry_of(session, tournament_id, step.killer))

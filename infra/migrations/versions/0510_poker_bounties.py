@@ -1,4 +1,4 @@
-"""Live poker III b: progressive and shared knockouts (RULES SP-9, SP-10).
+"""Poker progressive and shared knockouts (RULES SP-9, SP-10).
 
 - `poker_tournaments.pko_head` (NULL: no heads, today's rule) and `shared_knockouts` (false: today's
   rule, 0.5 for the primary of two killers);

@@ -1,4 +1,4 @@
-"""Live poker III c: top-up limits (RULES SP-12): a rebuy window by instant or level, rebuys and
+"""Poker top-up limits (RULES SP-12): a rebuy window by instant or level, rebuys and
 re-entries per player. NULL everywhere: today's behaviour.
 
 Revision ID: 0502

@@ -1,22 +1,30 @@
-"""Documents: 200 certificates rendered the naive way (one WeasyPrint document per certificate,
-nothing reused) beside the project's way (pages batched into one render per chunk, with the font
-configuration, stylesheet and templates reused; in one process, then spread over a pool of worker
-processes, one per core), same template and same output pages; peak memory for 1,000 certificates;
-the median time of a 1,000-player results sheet."""
+"""Documents: certificates the naive way (one WeasyPrint document per certificate, nothing reused)
+beside the project's way (stamped into a layout made once, `infra.stamp`), in one process and over
+2 worker processes, for 200 and 1,000 certificates: runs of the three alternate, medians and
+ratios; CPU per certificate; peak resident memory (VmHWM, reset before each measured run) of the
+process and of each worker; the median time of a 1,000-player results sheet.
+
+Knobs: BENCH_DOCUMENTS_SIZES (`200,1000`), BENCH_DOCUMENTS_REPEAT (3)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import time
 from collections import deque
-from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 
-from bench.harness import Report, peak_memory
+import segno
+from weasyprint import CSS, HTML
+from weasyprint.text.fonts import FontConfiguration
+
+from bench.harness import Report
 from domain.documents.rules.model import Certificate, PokerPlace, PokerSheet, serial
-from infra.render import Renderer, certificate_alone
+from infra import pdf
+from infra.config import DEFAULT_PUBLIC_URL
+from infra.render import STYLESHEET, TEMPLATES, Renderer, certificate_order, environment
 
 KEY = b"bench-key-of-at-least-thirty-two-bytes"  # DOC-2: keys of 32 bytes or more
 
@@ -47,58 +55,99 @@ def _sheet(players: int) -> PokerSheet:
     return PokerSheet(7, "Осенний кубок клуба", "Клуб «Туз»", date(2026, 11, 28), players + 80, 80, 120, 150, places)
 
 
-def _peak_rss_mib(pid: int) -> float:
+def certificate_alone(key: bytes, cert: Certificate) -> bytes:
+    """The naive way: one WeasyPrint document per certificate, nothing reused (a new environment,
+    font configuration and stylesheet each time), signed and sealed with pypdf; the same template
+    and the same page as the project's stamped certificate."""
+    env = environment(TEMPLATES, cert.locale)
+    font_config = FontConfiguration()
+    css = CSS(filename=str(TEMPLATES / STYLESHEET), font_config=font_config)
+    order = certificate_order(cert, key)
+    qr = segno.make(order.url, error="m", mask=0).png_data_uri(scale=1, border=0)
+    html = env.get_template("certificates.html").render(
+        certificates=[{"lines": order.lines, "qr": qr}], logo=None, public_url=DEFAULT_PUBLIC_URL
+    )
+    data = HTML(string=html, base_url=str(TEMPLATES)).write_pdf(stylesheets=[css], font_config=font_config)
+    return pdf.seal_document(key, data, order.embedded, order.title)
+
+
+def _rss_mib(pid: int, field: str) -> float:
+    """VmHWM (the resident high-water mark) or VmRSS (resident now) of a process, in MiB."""
     for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmHWM:"):
+        if line.startswith(field + ":"):
             return round(int(line.split()[1]) / 1024, 1)
-    raise RuntimeError(f"no VmHWM for process {pid}")
+    raise RuntimeError(f"no {field} for process {pid}")
+
+
+def _reset_peak_rss(pid: int) -> None:
+    """Linux: writing 5 to clear_refs sets the process's VmHWM back to its current resident size."""
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")
 
 
 def _drain(iterator) -> None:
     deque(iterator, maxlen=0)
 
 
-@contextmanager
-def _fonttools_subsetting():
-    """WeasyPrint's fallback when libharfbuzz-subset is missing: fontTools subsets each embedded font
-    (what DESIGN measured: 0.3-0.4 s a small document). A bench-only switch of its module global."""
-    from weasyprint.pdf import fonts
-
-    saved, fonts.harfbuzz_subset = fonts.harfbuzz_subset, None
-    try:
-        yield
-    finally:
-        fonts.harfbuzz_subset = saved
+def _timed(fn) -> tuple[float, float]:
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def run(report: Report) -> None:
+    sizes = [int(n) for n in os.environ.get("BENCH_DOCUMENTS_SIZES", "200,1000").split(",")]
+    repeat = int(os.environ.get("BENCH_DOCUMENTS_REPEAT", "3"))
     renderer = Renderer(KEY)
-    workers = os.cpu_count() or 1
-    pooled = Renderer(KEY, workers=workers)
-    certs = _certificates(200)
-    _drain(renderer.certificates(certs[:2]))  # warm the Jinja cache and WeasyPrint's imports once
+    pooled = Renderer(KEY, workers=2)
+    every = _certificates(max(sizes))
+    _drain(renderer.certificates(every[:2]))  # warm: Jinja cache, WeasyPrint imports, the templates
     start = time.perf_counter()
-    _drain(pooled.certificates(certs[:4], chunk=2))  # start the pool: forkserver, workers, renderers
-    report.note("certificate worker pool", f"start-up of {workers} workers (s, once per renderer)",
+    _drain(pooled.certificates(every[:4], chunk=2))  # start the pool: forkserver, workers, renderers
+    report.note("certificate worker pool", "start-up of 2 workers (s, once per renderer)",
                 round(time.perf_counter() - start, 2))
-    naive = ("one document per certificate", lambda: [certificate_alone(KEY, c) for c in certs])
-    batched = ("batched pages, reused fonts and CSS", lambda: _drain(renderer.certificates(certs)))
-    parallel = (f"batched, {workers} worker processes", lambda: _drain(pooled.certificates(certs)))
-    report.compare("200 certificates (HarfBuzz subsetting)", naive, batched, repeat=3)
-    report.compare(f"200 certificates, {workers} cores (HarfBuzz subsetting)", naive, parallel, repeat=3)
-    with _fonttools_subsetting():
-        report.compare("200 certificates (fontTools subsetting fallback)", naive, batched, repeat=1)
-    thousand = _certificates(1000)
-    for n in (100, 1000):
-        peak = peak_memory(lambda: _drain(renderer.certificates(thousand[:n])))
-        report.note("certificates peak memory", f"{n} certificates, one process (MiB)", round(peak / 2**20, 1))
-    for n in (200, 1000):
-        peak = peak_memory(lambda: _drain(pooled.certificates(thousand[:n])))
-        report.note("certificates peak memory", f"{n} certificates, parent of the pool (MiB)", round(peak / 2**20, 1))
-    # the workers' own high-water marks of resident memory, read before the pool stops
-    worker_peaks = [_peak_rss_mib(pid) for pid in pooled._pool._processes]  # noqa: SLF001 (bench only)
+    workers = list(pooled._pool._processes)  # noqa: SLF001 (bench only: the workers' memory)
+    naive_label, one_label, two_label = "one document per certificate", "stamped, one process", "stamped, 2 workers"
+    for n in sizes:
+        certs = every[:n]
+        ways = {
+            naive_label: lambda: [certificate_alone(KEY, c) for c in certs],
+            one_label: lambda: _drain(renderer.certificates(certs)),
+            two_label: lambda: _drain(pooled.certificates(certs)),
+        }
+        times = {label: [] for label in ways}
+        cpu = {label: [] for label in ways}
+        peaks = {label: [] for label in ways}
+        for _ in range(repeat):
+            for label, fn in ways.items():
+                pids = (os.getpid(), *workers)
+                for pid in pids:
+                    _reset_peak_rss(pid)
+                start_rss = [_rss_mib(pid, "VmRSS") for pid in pids]
+                wall, spent = _timed(fn)
+                times[label].append(wall)
+                cpu[label].append(spent)
+                # (peak, growth of the peak over the resident size the run started from) per process
+                peaks[label].append([(peak, round(peak - rss, 1)) for peak, rss in
+                                     zip((_rss_mib(pid, "VmHWM") for pid in pids), start_rss)])
+        naive = statistics.median(times[naive_label])
+        for label in (one_label, two_label):
+            mine = statistics.median(times[label])
+            row = {"benchmark": f"{n} certificates", "baseline": naive_label, "baseline_median_s": naive,
+                   "candidate": label, "candidate_median_s": mine, "ratio": naive / mine, "repeat": repeat}
+            report.results.append(row)
+            print(f"{n} certificates: {naive_label} {naive:.2f} s | {label} {mine:.3f} s | "
+                  f"ratio {naive / mine:.1f}x (median of {repeat})", flush=True)
+        for label in (naive_label, one_label):
+            report.note(f"{n} certificates", f"{label}: CPU per certificate (ms, this process)",
+                        round(statistics.median(cpu[label]) / n * 1000, 2))
+        for label in (naive_label, one_label, two_label):
+            parent = max(run[0] for run in peaks[label])
+            worker = max(max(run[1:]) for run in peaks[label])
+            report.note(f"{n} certificates", f"{label}: peak resident MiB (growth during the run): "
+                        f"this process / largest worker", f"{parent[0]} ({parent[1]:+}) / {worker[0]} ({worker[1]:+})")
     pooled.close()
-    report.note("certificates peak memory", "largest worker process, resident (MiB)", max(worker_peaks))
     sheet = _sheet(1000)
     times = []
     for _ in range(5):

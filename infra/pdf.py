@@ -2,8 +2,8 @@
 
 A signed PDF carries an embedded file `tourney.json` = {"type", "data", "signature"} and, in its
 document information, `/TourneySeal`: the HMAC of the file's bytes with that value blanked
-(domain.documents.rules.signing). Pages are copied from a rendered PDF, so one render can give many
-one-page certificates.
+(domain.documents.rules.signing). Results sheets are rewritten here with pypdf; certificates are
+written by `infra.stamp` in the same form.
 """
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Sequence
 from typing import Any
 
-from pypdf import PageObject, PdfReader, PdfWriter
-from pypdf.generic import DictionaryObject, NameObject
+from pypdf import PdfReader, PdfWriter
 
 from domain.documents.rules import signing
 from domain.errors import Problem
@@ -23,8 +21,7 @@ from domain.errors import Problem
 ATTACHMENT = "tourney.json"
 SEAL_NAME = "/TourneySeal"
 _BLANK = b"0" * signing.SEAL_LENGTH
-_PLACEHOLDER = SEAL_NAME.encode() + b" (" + _BLANK + b")"
-_DRAWN = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s+Do\b")
+PLACEHOLDER = SEAL_NAME.encode() + b" (" + _BLANK + b")"
 _SEAL = re.compile(re.escape(SEAL_NAME.encode()) + rb" \(([0-9a-f]{%d})\)" % signing.SEAL_LENGTH)
 
 
@@ -34,36 +31,24 @@ def signed(key: bytes, document: Any) -> dict[str, Any]:
     return {**data, "signature": signing.sign(key, data)}
 
 
-def seal_pages(key: bytes, reader: PdfReader, pages: Sequence[int], embedded: dict[str, Any], title: str) -> bytes:
-    """A new PDF of the given pages of `reader`, with `embedded` attached and the file sealed."""
+def seal_document(key: bytes, rendered: bytes, embedded: dict[str, Any], title: str) -> bytes:
+    """The rendered PDF rewritten with `embedded` attached and the file sealed."""
     writer = PdfWriter()
-    for index in pages:
-        writer.add_page(_own_resources(reader.pages[index]))
+    for page in PdfReader(io.BytesIO(rendered)).pages:
+        writer.add_page(page)
     writer.add_attachment(ATTACHMENT, json.dumps(embedded, ensure_ascii=False, sort_keys=True).encode())
     writer.add_metadata({"/Title": title, "/Producer": "Tourney", SEAL_NAME: _BLANK.decode()})
     out = io.BytesIO()
     writer.write(out)
-    data = out.getvalue()
-    if data.count(_PLACEHOLDER) != 1:
+    return sealed(key, out.getvalue())
+
+
+def sealed(key: bytes, data: bytes) -> bytes:
+    """A written PDF whose document information holds the blank seal (`PLACEHOLDER`), sealed."""
+    if data.count(PLACEHOLDER) != 1:
         raise RuntimeError("the seal placeholder is not in the written PDF exactly once")
-    return data.replace(_PLACEHOLDER, SEAL_NAME.encode() + b" (" + signing.seal(key, data).encode() + b")")
+    return data.replace(PLACEHOLDER, SEAL_NAME.encode() + b" (" + signing.seal(key, data).encode() + b")")
 
-
-def _own_resources(page: PageObject) -> PageObject:
-    """WeasyPrint gives every page of a document one shared /XObject resource dictionary (every
-    certificate's QR code); a page cut out alone keeps only the XObjects its content draws, so a
-    one-page certificate does not carry the images of the whole batch."""
-    resources = page["/Resources"].get_object()
-    xobjects = resources.get("/XObject")
-    if xobjects is None:
-        return page
-    used = {b"/" + name for name in _DRAWN.findall(page.get_contents().get_data())}
-    own = DictionaryObject(resources)
-    own[NameObject("/XObject")] = DictionaryObject(
-        {k: v for k, v in xobjects.get_object().items() if k.encode() in used}
-    )
-    page[NameObject("/Resources")] = own
-    return page
 
 
 def read(data: bytes) -> tuple[dict[str, Any] | None, str, str | None, bytes, list[Problem]]:

@@ -1,18 +1,18 @@
 """Rendering (the adapter): Jinja2 templates (autoescaped) + WeasyPrint → signed, sealed PDFs.
 
 A `Renderer` loads the templates, the font configuration and the parsed stylesheet once and reuses
-them for every document. Certificates are rendered as pages of ONE HTML document (one layout, one
-font subset) and then cut into one signed PDF per certificate: the font subsetting that dominates
-a small WeasyPrint document is paid once per batch, not once per certificate (see bench_documents).
-What remains is WeasyPrint's layout of each page, pure Python: a batch of more than one chunk is
-spread over `workers` processes (a `ProcessPoolExecutor` started on first use from a forkserver that
-has imported WeasyPrint once; each worker keeps its own `Renderer`), at most `workers + 1` chunks in
-flight, so memory stays bounded.
+them for every document. Results sheets are WeasyPrint documents. Certificates are stamped
+(`infra.stamp`): WeasyPrint lays out the certificate page once per shape, and each certificate's
+lines and QR code are written into that layout with one font subset per chunk (see
+bench_documents). A batch of more than one chunk is spread over `workers` processes (a
+`ProcessPoolExecutor` started on first use from a forkserver that has imported WeasyPrint once;
+each worker keeps its own `Renderer`), at most `workers + 1` chunks in flight, so memory stays
+bounded.
 """
 
 from __future__ import annotations
 
-import io
+import base64
 import itertools
 import json
 import multiprocessing
@@ -22,23 +22,28 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-import segno
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
-from pypdf import PdfReader
 from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 
-from infra import i18n, pdf
-from infra.config import DEFAULT_PUBLIC_URL
-from domain.documents.rules.model import LOCALES, Certificate, PokerSheet, PusoySheet, SeasonSheet
+from domain.clubs.rules.logo import Logo
+from domain.documents.rules.model import (
+    LOCALES,
+    Certificate,
+    PokerSheet,
+    PusoySheet,
+    SeasonSheet,
+)
 from domain.documents.rules.signing import verification_code
 from domain.errors import ConfigurationError
+from infra import i18n, pdf, stamp
+from infra.config import DEFAULT_PUBLIC_URL
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 FONT_FILES = ("fonts/LiberationSans-Regular.ttf", "fonts/LiberationSans-Bold.ttf")
 STYLESHEET = "documents.css"
-CHUNK = 100  # certificate pages per WeasyPrint document (bench_documents: time vs memory)
+CHUNK = 100  # certificates per font subset (one WeasyPrint document of templates and palette)
 
 
 def check_assets(templates: Path = TEMPLATES) -> None:
@@ -79,19 +84,24 @@ def page_css(footer: str) -> Markup:
     return Markup("@page { @bottom-right { content: %s; } }" % " ".join(parts).replace("<", "\\3c "))
 
 
+def logo_uri(logo: Logo | None) -> str | None:
+    """A club's logo as the templates' image source (a data: URI: nothing is fetched)."""
+    if logo is None:
+        return None
+    return f"data:{logo.media_type};base64,{base64.b64encode(logo.data).decode()}"
+
+
 def verification_url(public_url: str, serial: str, code: str) -> str:
     """What a certificate's QR code opens (DOC-5): the public verification page of that certificate."""
     return f"{public_url.rstrip('/')}/verify/{serial}?code={code}"
 
 
-def certificate_view(cert: Certificate, key: bytes, public_url: str = DEFAULT_PUBLIC_URL) -> tuple[dict, dict]:
-    """What the template shows for a certificate, and the signed data embedded with it."""
+def certificate_order(cert: Certificate, key: bytes, public_url: str = DEFAULT_PUBLIC_URL) -> stamp.Order:
+    """What a certificate prints (its lines, the URL of its QR code) and the signed data embedded with it."""
     embedded = pdf.signed(key, cert)
     code = verification_code(embedded["signature"])
     url = verification_url(public_url, cert.serial, code)
-    # one pixel a module; the stylesheet scales it up without smoothing (image-rendering: pixelated)
-    qr = segno.make(url, error="m", mask=0).png_data_uri(scale=1, border=0)
-    return {"lines": i18n.certificate_lines(cert, code), "qr": qr, "url": url}, embedded
+    return stamp.Order(i18n.certificate_lines(cert, code), url, embedded, f"Certificate {cert.serial}")
 
 
 class Renderer:
@@ -109,6 +119,10 @@ class Renderer:
         self.envs = {locale: environment(templates, locale) for locale in LOCALES}
         self.font_config = FontConfiguration()
         self.css = CSS(filename=str(templates / STYLESHEET), font_config=self.font_config)
+        self.stampers = {
+            locale: stamp.Stamper(env, self.css, self.font_config, str(templates), public_url)
+            for locale, env in self.envs.items()
+        }
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Renderer:
@@ -122,56 +136,52 @@ class Renderer:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
-    def _render(self, template: str, locale: str, **context) -> PdfReader:
-        html = self.envs[i18n.checked(locale)].get_template(template).render(public_url=self.public_url, **context)
+    def _sheet(
+        self, template: str, sheet: PokerSheet | PusoySheet | SeasonSheet, logo: Logo | None, title: str | None = None
+    ) -> bytes:
+        html = self.envs[i18n.checked(sheet.locale)].get_template(template).render(
+            public_url=self.public_url, s=sheet, logo=logo_uri(logo)
+        )
         data = HTML(string=html, base_url=str(self.templates)).write_pdf(
             stylesheets=[self.css], font_config=self.font_config
         )
-        return PdfReader(io.BytesIO(data))
-
-    def _sheet(self, template: str, sheet: PokerSheet | PusoySheet | SeasonSheet, title: str | None = None) -> bytes:
-        reader = self._render(template, sheet.locale, s=sheet)
-        return pdf.seal_pages(
-            self.key, reader, range(len(reader.pages)), pdf.signed(self.key, sheet),
-            title or f"Results: {sheet.tournament}",
+        return pdf.seal_document(
+            self.key, data, pdf.signed(self.key, sheet), title or f"Results: {sheet.tournament}"
         )
 
-    def poker_sheet(self, sheet: PokerSheet) -> bytes:
-        return self._sheet("poker_sheet.html", sheet)
+    def poker_sheet(self, sheet: PokerSheet, logo: Logo | None = None) -> bytes:
+        return self._sheet("poker_sheet.html", sheet, logo)
 
-    def pusoy_sheet(self, sheet: PusoySheet) -> bytes:
-        return self._sheet("pusoy_sheet.html", sheet)
+    def pusoy_sheet(self, sheet: PusoySheet, logo: Logo | None = None) -> bytes:
+        return self._sheet("pusoy_sheet.html", sheet, logo)
 
-    def season_sheet(self, sheet: SeasonSheet) -> bytes:
+    def season_sheet(self, sheet: SeasonSheet, logo: Logo | None = None) -> bytes:
         """A season's standings after one of its tournaments (LG-3)."""
-        return self._sheet("season_sheet.html", sheet, f"Season standings: {sheet.season}")
+        return self._sheet("season_sheet.html", sheet, logo, f"Season standings: {sheet.season}")
 
-    def certificates(self, certs: Sequence[Certificate], chunk: int = CHUNK) -> Iterator[bytes]:
-        """One signed one-page PDF per certificate, in order. Certificates are rendered `chunk` pages
-        per WeasyPrint document, so memory stays bounded however many there are; more than one chunk
-        with `workers` > 1 is shared evenly among the worker processes."""
+    def certificates(
+        self, certs: Sequence[Certificate], chunk: int = CHUNK, logo: Logo | None = None
+    ) -> Iterator[bytes]:
+        """One signed one-page PDF per certificate, in order. Certificates are stamped `chunk` at a
+        time (one font subset each), so memory stays bounded however many there are; more than one
+        chunk with `workers` > 1 is shared evenly among the worker processes. The club's `logo`, if
+        any, is part of the certificates' template."""
         for _locale, same in itertools.groupby(certs, key=lambda c: c.locale):  # one language a document
-            yield from self._certificates(list(same), chunk)
+            yield from self._certificates(list(same), chunk, logo)
 
-    def _certificates(self, certs: Sequence[Certificate], chunk: int) -> Iterator[bytes]:
+    def _certificates(self, certs: Sequence[Certificate], chunk: int, logo: Logo | None) -> Iterator[bytes]:
         if self.workers > 1 and len(certs) > chunk:
             size = min(chunk, -(-len(certs) // self.workers))
-            yield from self._in_workers([certs[i : i + size] for i in range(0, len(certs), size)])
+            yield from self._in_workers([certs[i : i + size] for i in range(0, len(certs), size)], logo)
             return
         for start in range(0, len(certs), chunk):
-            yield from self._chunk(certs[start : start + chunk])
+            yield from self._chunk(certs[start : start + chunk], logo)
 
-    def _chunk(self, part: Sequence[Certificate]) -> list[bytes]:
-        views, embedded = zip(*(certificate_view(c, self.key, self.public_url) for c in part))
-        reader = self._render("certificates.html", part[0].locale, certificates=views)
-        if len(reader.pages) != len(part):
-            raise RuntimeError(f"{len(part)} certificates rendered as {len(reader.pages)} pages")
-        return [
-            pdf.seal_pages(self.key, reader, [i], embedded[i], f"Certificate {cert.serial}")
-            for i, cert in enumerate(part)
-        ]
+    def _chunk(self, part: Sequence[Certificate], logo: Logo | None) -> list[bytes]:
+        orders = [certificate_order(c, self.key, self.public_url) for c in part]
+        return self.stampers[i18n.checked(part[0].locale)].certificates(self.key, orders, logo_uri(logo))
 
-    def _in_workers(self, parts: list[Sequence[Certificate]]) -> Iterator[bytes]:
+    def _in_workers(self, parts: list[Sequence[Certificate]], logo: Logo | None) -> Iterator[bytes]:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
@@ -183,7 +193,7 @@ class Renderer:
             )
         in_flight: deque[Future[list[bytes]]] = deque()
         for part in parts:
-            in_flight.append(self._pool.submit(_worker_chunk, part))
+            in_flight.append(self._pool.submit(_worker_chunk, part, logo))
             if len(in_flight) > self.workers:
                 yield from in_flight.popleft().result()
         while in_flight:
@@ -198,18 +208,7 @@ def _start_worker(key: bytes, templates: Path, public_url: str) -> None:
     _worker = Renderer(key, templates, public_url=public_url)
 
 
-def _worker_chunk(part: Sequence[Certificate]) -> list[bytes]:
+def _worker_chunk(part: Sequence[Certificate], logo: Logo | None) -> list[bytes]:
     assert _worker is not None, "a worker process renders only after _start_worker"
-    return _worker._chunk(part)
+    return _worker._chunk(part, logo)
 
-
-def certificate_alone(key: bytes, cert: Certificate, templates: Path = TEMPLATES) -> bytes:
-    """The naive way, for the benchmark: one document per certificate, nothing reused (a new
-    environment, font configuration and stylesheet each time); same template, same output."""
-    env = environment(templates, cert.locale)
-    font_config = FontConfiguration()
-    css = CSS(filename=str(templates / STYLESHEET), font_config=font_config)
-    view, embedded = certificate_view(cert, key)
-    html = env.get_template("certificates.html").render(certificates=[view], public_url=DEFAULT_PUBLIC_URL)
-    data = HTML(string=html, base_url=str(templates)).write_pdf(stylesheets=[css], font_config=font_config)
-    return pdf.seal_pages(key, PdfReader(io.BytesIO(data)), [0], embedded, f"Certificate {cert.serial}")

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Identity,
     Index,
     Integer,
+    LargeBinary,
     Text,
     UniqueConstraint,
     text,
@@ -125,3 +126,22 @@ class RegistryRate(Base):
 
     provider: Mapped[str] = mapped_column(Text, primary_key=True)
     next_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ClubLogo(Base):
+    """A club's logo on its documents (domain.clubs.rules.logo checks it before it is stored)."""
+
+    __tablename__ = "club_logos"
+    __table_args__ = (
+        CheckConstraint("media_type IN ('image/png', 'image/jpeg')", name="media_type"),
+        CheckConstraint("octet_length(data) BETWEEN 1 AND 524288", name="data_size"),
+        CheckConstraint("width BETWEEN 1 AND 2000 AND height BETWEEN 1 AND 2000", name="dimensions"),
+    )
+
+    club_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("clubs.id", ondelete="CASCADE"), primary_key=True)
+    media_type: Mapped[str] = mapped_column(Text)
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    sha256: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -189,3 +190,32 @@ def terminate(club_id: int, reason: Reason = None, by: Operator = "operator") ->
     """End the club's listing for good, with the reason (CL-4)."""
     with _services() as (service, session):
         emit(_view(service.terminate(session, club_id, by, reason, _now())), f"club {club_id} terminated")
+
+
+@app.command("logo")
+def logo(
+    club_id: int,
+    file: Annotated[Path | None, typer.Argument(help="A PNG or JPEG image: at most 512 KiB, 2000 pixels a side.")] = None,
+    remove: Annotated[bool, typer.Option("--remove", help="Print the club's documents without a logo again.")] = False,
+) -> None:
+    """The club's logo on its certificates and results sheets (checked by its bytes, not its name)."""
+    from domain.clubs.rules.logo import MAX_BYTES
+    from domain.clubs.services import logos
+    from domain.errors import DomainError
+
+    if remove == (file is not None):
+        raise DomainError("logo-usage", "give either a logo FILE or --remove")
+    if remove:
+        with transaction() as session:
+            emit(logos.remove_logo(session, club_id), f"club {club_id}: no logo")
+        return
+    assert file is not None
+    try:
+        with file.open("rb") as f:
+            data = f.read(MAX_BYTES + 1)  # one byte more than allowed is enough to refuse it
+    except IsADirectoryError:
+        raise DomainError("logo-file-invalid", f"'{file}' is a folder, not a file") from None
+    except OSError as exc:
+        raise DomainError("logo-file-invalid", f"cannot read '{file}': {exc.strerror}") from None
+    with transaction() as session:
+        emit(logos.set_logo(session, club_id, data, _now()), f"club {club_id}: logo set")

@@ -109,6 +109,8 @@ TABLE = [
     ("series add --club {C} --name S --kind poker --cron '0 19 * * fri' --horizon-days {}", "small"),
     ("pusoy create {} --organizer ann", "text"),
     ("pusoy browse --limit {}", "small"),
+    ("club logo {} {V}", "id"),
+    ("club logo {C} {}", "file"),
     ("serve --limit {}", "small"),
     ("worker --limit {}", "small"),
 ]

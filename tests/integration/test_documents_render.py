@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 
 from infra import pdf
-from infra.render import TEMPLATES, Renderer, certificate_alone
+from infra.render import TEMPLATES, Renderer
 from domain.documents.rules.model import poker_certificates, pusoy_certificates
 from domain.errors import ConfigurationError
 from tests.documents_samples import poker_sheet, pusoy_sheet
@@ -122,8 +122,7 @@ def test_doc_2_an_altered_field_fails_even_when_the_file_is_resealed(renderer, c
     """DOC-2: someone who edits the embedded place and reseals with our own code still fails."""
     embedded, _ = pdf.verify(KEY, certificate_pdfs[1])
     embedded["data"]["place"] = 1
-    reader = PdfReader(io.BytesIO(certificate_pdfs[1]))
-    altered = pdf.seal_pages(KEY, reader, [0], embedded, "x")
+    altered = pdf.seal_document(KEY, certificate_pdfs[1], embedded, "x")
     _, problems = pdf.verify(KEY, altered)
     assert [p.code for p in problems] == ["signature-mismatch", "field-mismatch"]
     assert problems[1].message == "the page does not show the signed place: '1st place'"
@@ -132,8 +131,7 @@ def test_doc_2_an_altered_field_fails_even_when_the_file_is_resealed(renderer, c
 def test_doc_2_a_certificate_page_swapped_under_valid_data_names_what_differs(certificate_pdfs):
     """DOC-2: valid data and seal, but the page is another certificate's."""
     embedded, _ = pdf.verify(KEY, certificate_pdfs[0])
-    other_page = PdfReader(io.BytesIO(certificate_pdfs[2]))
-    swapped = pdf.seal_pages(KEY, other_page, [0], embedded, "x")
+    swapped = pdf.seal_document(KEY, certificate_pdfs[2], embedded, "x")
     _, problems = pdf.verify(KEY, swapped)
     assert {p.code for p in problems} == {"field-mismatch"}
     assert "the page does not show the signed player: '<b>Иван</b>'" in [p.message for p in problems]
@@ -150,13 +148,6 @@ def test_a_pdf_that_is_not_ours_is_not_signed(poker_pdf):
 
     _, problems = pdf.verify(KEY, HTML(string="<p>hello</p>").write_pdf())
     assert [p.code for p in problems] == ["seal-missing", "not-signed"]
-
-
-def test_the_naive_single_render_gives_the_same_page_text(certificate_pdfs):
-    cert = poker_certificates(poker_sheet(players=12, paid=4))[0]
-    alone = certificate_alone(KEY, cert)
-    assert pdf.page_text(alone) == pdf.page_text(certificate_pdfs[0])
-    assert pdf.verify(KEY, alone)[1] == []
 
 
 def test_a_pusoy_champion_certificate_without_a_club_verifies(renderer):

@@ -65,21 +65,20 @@ def _published(engine, tmp_path):
 
 def test_doc_5_the_qr_code_opens_the_verification_page_which_says_valid(committed, web, http, tmp_path, monkeypatch):
     """DOC-5: the QR code holds exactly TOURNEY_PUBLIC_URL/verify/<serial>?code=…; that page says valid"""
-    import segno
-
     from domain.documents.rules.model import poker_certificates
-    from infra.render import certificate_view, verification_url
+    from infra.render import certificate_order, verification_url
     from tests.documents_samples import poker_sheet
 
     monkeypatch.setenv("TOURNEY_PUBLIC_URL", web.url)
     folder = _published(committed, web.outbox)
     cert = poker_certificates(poker_sheet(players=6, paid=2))[0]
-    view, embedded = certificate_view(cert, os.environ["TOURNEY_SECRET_KEY"].encode(), web.url)
+    order = certificate_order(cert, os.environ["TOURNEY_SECRET_KEY"].encode(), web.url)
+    embedded = order.embedded
     from domain.documents.rules.signing import verification_code
 
     url = verification_url(web.url, cert.serial, verification_code(embedded["signature"]))
     assert url.startswith(f"{web.url}/verify/{cert.serial}?code=")
-    assert view["qr"] == segno.make(url, error="m", mask=0).png_data_uri(scale=1, border=0)
+    assert order.url == url  # what the stamped QR code encodes (its pixels: test_documents_locale)
     r = httpx.get(url)
     assert r.status_code == 200 and 'id="verdict">Valid' in r.text
     assert "&lt;b&gt;Иван&lt;/b&gt;" in r.text and "<b>Иван</b>" not in r.text  # the player, escaped

@@ -13,6 +13,8 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
+from domain.clubs.rules.logo import Logo
+
 Source = Literal["poker", "pusoy"]
 SERIAL_PREFIX: dict[str, str] = {"poker": "SP", "pusoy": "PD"}
 LOCALES = ("ru", "en")  # the documents' languages (DOC-4)
@@ -236,6 +238,7 @@ class Bundle:
     sheet: PokerSheet | PusoySheet | SeasonSheet
     club_id: int | None
     recipient: str | None
+    logo: Logo | None = None  # the club's, on the sheet and the certificates (not signed data)
 
     @property
     def source(self) -> Literal["poker", "pusoy", "season"]:

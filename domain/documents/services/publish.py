@@ -18,12 +18,11 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from infra import mail
-from infra import pdf
-from infra.render import Renderer
-from domain.documents.services import records as service
 from domain.documents.rules.model import Bundle, PokerSheet, SeasonSheet
+from domain.documents.services import records as service
 from domain.store.db import unit_of_work
+from infra import mail, pdf
+from infra.render import Renderer
 
 
 def outbox_root(home: Path) -> Path:
@@ -52,10 +51,15 @@ def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
     sheet = bundle.sheet
     signature = pdf.signed(renderer.key, sheet)["signature"]
     if isinstance(sheet, SeasonSheet):
-        return [Rendered("standings", bundle.results_file, None, None, renderer.season_sheet(sheet), signature)]
-    results = renderer.poker_sheet(sheet) if isinstance(sheet, PokerSheet) else renderer.pusoy_sheet(sheet)
+        standings = renderer.season_sheet(sheet, bundle.logo)
+        return [Rendered("standings", bundle.results_file, None, None, standings, signature)]
+    if isinstance(sheet, PokerSheet):
+        results = renderer.poker_sheet(sheet, bundle.logo)
+    else:
+        results = renderer.pusoy_sheet(sheet, bundle.logo)
     files = [Rendered("results", bundle.results_file, None, None, results, signature)]
-    for cert, data in zip(bundle.certificates, renderer.certificates(bundle.certificates), strict=True):
+    certificates = renderer.certificates(bundle.certificates, logo=bundle.logo)
+    for cert, data in zip(bundle.certificates, certificates, strict=True):
         signature = pdf.signed(renderer.key, cert)["signature"]
         files.append(Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
     return files

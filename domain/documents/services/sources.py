@@ -35,6 +35,7 @@ from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
 from domain.poker.rules.prizes import paid_places, prize_line_problems
 from domain.poker.services.results import places as computed_places
+from domain.clubs.services.logos import logos
 from domain.clubs.tables import Club
 from domain.documents.tables import DocumentPublication
 from domain.leagues.services.leagues import counted_tournaments, season_standings
@@ -98,7 +99,7 @@ def due_poker_ids(session: Session) -> list[int]:
 
 
 def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped]:
-    """Finished poker tournaments as bundles (5 statements, plus the places the results service computes for a
+    """Finished poker tournaments as bundles (6 statements, plus the places the results service computes for a
     tournament finished without stored places)."""
     if not ids:
         return []
@@ -128,6 +129,7 @@ def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
         ).all()
     }
     club_locales = locales.locales(session, "club", sorted({club.id for _, club in heads}))
+    club_logos = logos(session, sorted({club.id for _, club in heads}))
     stored: dict[int, list[PokerPlace]] = defaultdict(list)
     for r in session.execute(
         select(
@@ -185,7 +187,7 @@ def poker_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             mystery_prizes=mystery.get(tid, ((), None))[0],
             mystery_seed=mystery.get(tid, ((), None))[1],
         )
-        out.append(Bundle(sheet, club_id=club.id, recipient=club.contact_email))
+        out.append(Bundle(sheet, club_id=club.id, recipient=club.contact_email, logo=club_logos.get(club.id)))
     return out
 
 
@@ -260,7 +262,7 @@ def due_pusoy_ids(session: Session) -> list[int]:
 
 
 def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped]:
-    """Complete Pusoy Dos tournaments as bundles (5 statements). A tournament without a club goes
+    """Complete Pusoy Dos tournaments as bundles (6 statements). A tournament without a club goes
     to its organizer's address when one is set, else it is only stored."""
     if not ids:
         return []
@@ -288,6 +290,7 @@ def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
         playoffs[(r.tournament_id, r.round_no, r.stage)].append(r.player)
     own_locales = locales.locales(session, "pusoy", list(ids))
     club_locales = locales.locales(session, "club", sorted({club.id for _, club in heads if club is not None}))
+    club_logos = logos(session, sorted({club.id for _, club in heads if club is not None}))
     out: list[Bundle | Skipped] = []
     for tournament, club in heads:
         tid = tournament.id
@@ -329,7 +332,8 @@ def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
             locale=locales.pusoy_locale(own_locales.get(tid), club_locales.get(club.id) if club else None),
         )
         recipient = club.contact_email if club else tournament.organizer_email
-        out.append(Bundle(sheet, club_id=club.id if club else None, recipient=recipient or None))
+        out.append(Bundle(sheet, club_id=club.id if club else None, recipient=recipient or None,
+                          logo=club_logos.get(club.id) if club else None))
     return out
 
 

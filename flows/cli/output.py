@@ -9,9 +9,10 @@ their transaction with `transaction()`, and whatever they emit inside it waits f
 refusal or a failed commit prints nothing but the one-line error).
 
 For people, a poker command shows values as its tournament's club does (`--json` keeps minor units
-and UTC): every argument named `tournament` of the `poker` group records the tournament
-(`follow_tournaments`), and at printing its club's language (the documents' locale, DOC-4; Russian
-by default), timezone and the tournament's currency apply. Money is every value under a key of
+and UTC): every argument named `tournament` of the `poker` group records the tournament, and an
+option `--club` the club (`follow_tournaments`), and at printing that club's language (the
+documents' locale, DOC-4; Russian by default), timezone and the tournament's currency apply (a
+listing by club: each row's own currency). Money is every value under a key of
 `MONEY_KEYS` (the fee amounts of the settings, `amount`, `owed`), in minor units of the row's own
 `currency`, else the tournament's, formatted by Babel ("2 500,00 ₽"); times are shown in the club's
 timezone, by Babel, with the zone's abbreviation ("04.12.2026, 21:48 MSK"); a number of seconds
@@ -41,7 +42,7 @@ from rich.text import Text
 
 from domain.poker.rules.settings import AMOUNT_FIELDS
 
-STATE: dict[str, Any] = {"json": False, "depth": 0, "pending": [], "tournament": None}
+STATE: dict[str, Any] = {"json": False, "depth": 0, "pending": [], "tournament": None, "club": None}
 
 MONEY_KEYS = frozenset((*AMOUNT_FIELDS, "amount", "owed"))
 
@@ -115,45 +116,47 @@ class Display:
 
     locale: str
     zone: ZoneInfo
-    currency: str
+    currency: str | None
 
 
 def follow_tournaments(command) -> None:
-    """Every argument named `tournament` of the command's subcommands (any depth) records the
-    tournament it names, for `display`."""
+    """Every argument named `tournament` (or option named `club`) of the command's subcommands (any
+    depth) records the tournament (the club) it names, for `display`."""
     for param in getattr(command, "params", ()):
-        if param.name == "tournament":
-            param.callback = _recording(param.callback)
+        if param.name in ("tournament", "club"):
+            param.callback = _recording(param.name, param.callback)
     for sub in getattr(command, "commands", {}).values():
         follow_tournaments(sub)
 
 
-def _recording(callback):
+def _recording(name: str, callback):
     def record(ctx, param, value):
         value = callback(ctx, param, value) if callback is not None else value
-        STATE["tournament"] = value
+        STATE[name] = value
         return value
 
     return record
 
 
 def display() -> Display | None:
-    """The display of the tournament the command named (none: values as stored)."""
-    if STATE["tournament"] is None:
+    """The display of the tournament the command named, else of the club it named (each row in its
+    own currency); neither: values as stored."""
+    if STATE["tournament"] is None and STATE["club"] is None:
         return None
-    from sqlalchemy import select
+    from sqlalchemy import literal, select
 
     from domain.clubs.tables import Club
     from domain.documents.services.locales import locales, poker_locale
     from domain.poker.tables.tournaments import Tournament
     from domain.store.db import unit_of_work
 
+    if STATE["tournament"] is not None:
+        query = (select(Club.id, Club.timezone, Tournament.currency)
+                 .join(Tournament, Tournament.club_id == Club.id).where(Tournament.id == STATE["tournament"]))
+    else:
+        query = select(Club.id, Club.timezone, literal(None).label("currency")).where(Club.id == STATE["club"])
     with unit_of_work() as session:
-        row = session.execute(
-            select(Club.id, Club.timezone, Tournament.currency)
-            .join(Tournament, Tournament.club_id == Club.id)
-            .where(Tournament.id == STATE["tournament"])
-        ).one_or_none()
+        row = session.execute(query).one_or_none()
         if row is None:
             return None
         locale = poker_locale(locales(session, "club", [row.id]).get(row.id))

@@ -53,6 +53,18 @@ def test_sp_1_money_in_the_club_language_and_times_in_its_timezone_json_unchange
     assert rows["scheduled_start"] == "12/4/26, 10:00\u202fPM MSK"
 
 
+def test_sp_1_a_listing_by_club_shows_each_row_in_its_currency_as_that_club_writes_it(committed):
+    """`poker list --club C` names no tournament: the club's language and timezone apply, each row in
+    its own currency; without a club the values are shown as stored."""
+    club, _ = _club_tournament(committed, datetime(2026, 12, 4, 19, 0, tzinfo=UTC), 250000)
+    with unit_of_work(committed) as session:
+        h.tournament(session, club, start=datetime(2026, 12, 5, 19, 0, tzinfo=UTC), currency="EUR", buy_in=1000)
+    listed = [r for r in cells("poker", "list", "--club", str(club))]
+    assert [(r[4], r[6], r[7]) for r in listed] == [
+        ("04.12.2026, 22:00 MSK", "2\xa0500,00\xa0₽", "RUB"), ("05.12.2026, 22:00 MSK", "10,00\xa0€", "EUR")]
+    assert [r[6] for r in cells("poker", "list")] == ["250000", "1000"]
+
+
 def test_nested_data_prints_as_sub_tables_not_json(committed):
     """A draw's items and outcome (a mapping and lists) print as tables inside the row."""
     _, tid = _club_tournament(committed, datetime(2026, 12, 4, 19, 0, tzinfo=UTC), 0)

@@ -116,8 +116,7 @@ def test_doc_1_a_stamped_certificate_with_a_logo_is_weasyprint_s_page(tmp_path):
     from tests.integration.test_documents_pictures import TOLERANCE, differing, first_page
     from tests.integration.test_documents_stamp import CASES, KEY as STAMP_KEY, PUBLIC_URL, weasyprint_page
 
-    if shutil.which("pdftoppm") is None:
-        pytest.skip("pdftoppm (poppler-utils) is not installed")
+    assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
     logo = checked_logo(image("JPEG", (400, 400)))
     cert = CASES["russian"]
     with Renderer(STAMP_KEY, public_url=PUBLIC_URL) as renderer:

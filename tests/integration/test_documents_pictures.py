@@ -31,7 +31,6 @@ DPI = 40
 LEVEL = 48
 TOLERANCE = 0.002
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="pdftoppm (poppler-utils) is not installed")
 
 
 def documents(renderer: Renderer) -> dict[str, bytes]:
@@ -46,6 +45,7 @@ def documents(renderer: Renderer) -> dict[str, bytes]:
 
 
 def first_page(data: bytes, folder: Path, name: str) -> Image.Image:
+    assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
     source = folder / f"{name}.pdf"
     source.write_bytes(data)
     subprocess.run(

@@ -89,8 +89,7 @@ def test_doc_1_a_stamped_certificate_is_weasyprint_s_page_of_it(stamped, tmp_pat
     """DOC-1, DOC-3, DOC-4: the same text in the same order, the same picture"""
     mine, theirs = stamped[case], weasyprint_page(CASES[case])
     assert pdf.page_text(mine) == pdf.page_text(theirs)
-    if shutil.which("pdftoppm") is None:
-        pytest.skip("pdftoppm/pdftotext (poppler-utils) is not installed")
+    assert shutil.which("pdftoppm") and shutil.which("pdftotext"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
     assert _pdftotext(mine, tmp_path, "mine") == _pdftotext(theirs, tmp_path, "theirs")
     share = differing(first_page(mine, tmp_path, "mine"), first_page(theirs, tmp_path, "theirs"))
     assert share <= TOLERANCE, f"{case}: {share:.2%} of the pixels differ (pages in {tmp_path})"

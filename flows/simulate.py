@@ -131,146 +131,194 @@ def simulate(
     """Drive both tournaments to their end and publish their documents; returns a summary.
     `start`: where virtual time begins (default: now)."""
     clock = WallClock() if speed == 1 else VirtualClock(start or datetime.now(UTC).replace(microsecond=0), speed)
-    rng = random.Random(seed)
-    tally = Tally()
-    give_up = clock.now() + timeout
+    run = Simulation(poker_id, pusoy_code, seed, clock, random.Random(seed), clock.now() + timeout, say)
+    if poker_id is not None:
+        run.plan_poker(play, absent)
+    if pusoy_code is not None:
+        run.plan_pusoy()
+    while clock.now() < run.give_up:
+        run.step(clock.now())
+        if run.poker_done and run.pusoy_done:
+            break
+        clock.wait_until(run.next_moment())
+    else:
+        run.log("gave up: the time limit passed before both tournaments finished")
+    published = _publish(poker_id, pusoy_code, clock, run.log, run.give_up) if run.poker_done and run.pusoy_done else []
+    return run.summary(speed, published)
 
-    def log(what: str) -> None:
-        say(f"{clock.now():%H:%M:%S} {what}")
 
-    def attempt(what: str, action: Callable[..., object]) -> object:
+@dataclass
+class Simulation:
+    """One simulation's plan and progress: the poker script still to play, the moments still to come
+    (the start, the no-shows, the next level, finalizing, the next Pusoy Dos tick) and the tally."""
+
+    poker_id: int | None
+    pusoy_code: str | None
+    seed: int
+    clock: WallClock | VirtualClock
+    rng: random.Random
+    give_up: datetime
+    say: Callable[[str], None]
+    tally: Tally = field(default_factory=Tally)
+    script: list = field(default_factory=list)
+    moments: dict[str, datetime] = field(default_factory=dict)
+    poker_tags: tuple[str, ...] = ()
+    final_table_from: datetime | None = None
+    poker_done: bool = True
+    pusoy_done: bool = True
+    finalize_next: datetime | None = None
+
+    def log(self, what: str) -> None:
+        self.say(f"{self.clock.now():%H:%M:%S} {what}")
+
+    def attempt(self, what: str, action: Callable[..., object]) -> object:
+        """`action(session)` in one transaction; a refusal is tallied and logged, and the run goes on."""
         try:
             with unit_of_work() as session:
                 return action(session)
         except DomainError as exc:
-            tally.refused.append(f"{what}: {exc.message}")
-            log(f"refused ({what}): {exc.message}")
+            self.tally.refused.append(f"{what}: {exc.message}")
+            self.log(f"refused ({what}): {exc.message}")
             return None
 
     # -- the plan ---------------------------------------------------------------------------------
-    script: list = []
-    moments: dict[str, datetime] = {}
-    poker_done = poker_id is None
-    poker_tags = () if poker_id is None else _read(lambda s: run_tags.poker_tags(s, [poker_id]))[poker_id]
-    final_table_from = None
-    if poker_id is not None:
+
+    def plan_poker(self, play: timedelta, absent: int) -> None:
+        pid, now = self.poker_id, self.clock.now()
+        self.poker_tags = _read(lambda s: run_tags.poker_tags(s, [pid]))[pid]
         with unit_of_work() as session:
-            facts = poker_facts(session, poker_id, clock.now(), play)
-        absent_ones = no_shows(rng, facts.arriving, absent) if facts.status == "registration_open" else ()
-        tally.done["no-show"] = len(absent_ones)
+            facts = poker_facts(session, pid, now, play)
+        absent_ones = no_shows(self.rng, facts.arriving, absent) if facts.status == "registration_open" else ()
+        self.tally.done["no-show"] = len(absent_ones)
         arriving = [p for p in facts.arriving if p not in absent_ones]
-        script = list(poker_script(rng, arriving, facts.times, facts.in_play))
+        self.script = list(poker_script(self.rng, arriving, facts.times, facts.in_play))
         if facts.status == "registration_open":
-            moments["start"] = facts.times.start
+            self.moments["start"] = facts.times.start
         if facts.status in ("registration_open", "running"):
-            moments["no-shows"] = max(facts.times.late_close, facts.times.start)
-        final_table_from = max(x for x in (facts.times.late_close, facts.times.reentry_until) if x is not None)
-        last_bust = max((s.at for s in script if s.kind == BUST), default=facts.times.start)
-        moments["finalize"] = last_bust + facts.void_window + timedelta(seconds=1)
-        log(f"poker {poker_id}: {len(arriving)} to check in, no-shows {', '.join(absent_ones) or 'none'}; "
-            f"start {facts.times.start:%H:%M:%S}, last bust {last_bust:%H:%M:%S}")
-        poker_done = facts.status in ("finished", "cancelled")
-    pusoy_done = pusoy_code is None
-    if pusoy_code is not None:
-        moments["pusoy"] = clock.now()
-        with unit_of_work() as session:
-            pusoy_done = pusoy_status(session, pusoy_code) in ("complete", "cancelled")
+            self.moments["no-shows"] = max(facts.times.late_close, facts.times.start)
+        self.final_table_from = max(x for x in (facts.times.late_close, facts.times.reentry_until) if x is not None)
+        last_bust = max((s.at for s in self.script if s.kind == BUST), default=facts.times.start)
+        self.moments["finalize"] = last_bust + facts.void_window + timedelta(seconds=1)
+        self.finalize_next = now
+        self.log(f"poker {pid}: {len(arriving)} to check in, no-shows {', '.join(absent_ones) or 'none'}; "
+                 f"start {facts.times.start:%H:%M:%S}, last bust {last_bust:%H:%M:%S}")
+        self.poker_done = facts.status in ("finished", "cancelled")
 
-    # -- the loop ---------------------------------------------------------------------------------
-    finalize_next = clock.now()
-    while clock.now() < give_up:
-        now = clock.now()
-        if "start" in moments and now >= moments["start"]:
-            del moments["start"]
-            drawn = attempt("start", lambda s: start_poker(s, poker_id, now, f"simulate-{seed}"))
-            if drawn is not None:
-                log(f"poker {poker_id}: started, {len(drawn['seats'])} seated by lot, clock running")
-            if not clock.live:
-                moments["advance"] = now
-        while script and script[0].at <= now and (script[0].kind == CHECKIN or "start" not in moments):
-            step = script.pop(0)
-            said = attempt(f"{step.kind} {step.player}", lambda s: poker_step(s, poker_id, step, now, f"simulate-{seed}",
-                                                                  final_table_from))
-            if said is not None:
-                tally.done[step.kind] += 1
-                log(f"poker {poker_id}: {said}")
-        if "no-shows" in moments and now >= moments["no-shows"]:
-            del moments["no-shows"]
-            log(run_job("process-no-shows", clock, poker_tags, tournament_id=poker_id))
-        if "advance" in moments and now >= moments["advance"]:
-            log(run_job("advance-clocks", clock, poker_tags, tournament_id=poker_id))
-            ends = _read(lambda s: clock_service.status(s, poker_id, now).get("level_ends_at"))
-            moments["advance"] = ends if ends and ends > now else now + timedelta(days=1)
-        if not poker_done and "finalize" in moments and now >= moments["finalize"]:
-            if now >= finalize_next:  # on the wall clock a run a minute, checked every 5 s
-                log(run_job("finalize-tournaments", clock, poker_tags))
-                finalize_next = now + (timedelta(minutes=1) if clock.live else TICK)
-            poker_done = _read(lambda s: poker_status(s, poker_id)) == "finished"
-            moments["finalize"] = now + (timedelta(seconds=5) if clock.live else TICK)
-            if poker_done:
-                log(f"poker {poker_id}: finished")
-        if not pusoy_done and now >= moments["pusoy"]:
-            pusoy_done = _pusoy_tick(pusoy_code, rng, now, tally, log, attempt)
-            moments["pusoy"] = now + TICK
-        if poker_done and pusoy_done:
-            break
-        upcoming = [m for k, m in moments.items() if not (k == "pusoy" and pusoy_done)
-                    and not (k in ("finalize", "advance") and poker_done)]
-        upcoming += [script[0].at] if script else []
-        clock.wait_until(min([*upcoming, give_up]))
-    else:
-        log("gave up: the time limit passed before both tournaments finished")
+    def plan_pusoy(self) -> None:
+        self.moments["pusoy"] = self.clock.now()
+        self.pusoy_done = _read(lambda s: pusoy_status(s, self.pusoy_code)) in ("complete", "cancelled")
 
-    published = _publish(poker_id, pusoy_code, clock, log, give_up) if poker_done and pusoy_done else []
-    return {
-        "seed": seed,
-        "time": "wall clock" if clock.live else f"virtual (speed {speed:g})",
-        "poker": None if poker_id is None else {
-            "tournament_id": poker_id, "status": _read(lambda s: poker_status(s, poker_id)),
-            "checked_in": tally.done[CHECKIN], "no_shows": tally.done["no-show"], "busts": tally.done[BUST],
-            "reentries": tally.done[REENTRY], "addons": tally.done[ADDON],
-        },
-        "pusoy": None if pusoy_code is None else {
-            "code": pusoy_code, "status": _read(lambda s: pusoy_status(s, pusoy_code)), "games": tally.done["game"],
-        },
-        "documents": published,
-        "refused": tally.refused,
-    }
+    # -- one pass of the loop ---------------------------------------------------------------------
+
+    def step(self, now: datetime) -> None:
+        """Everything due at `now`, in order: the start, the script's actions, the timed jobs, Pusoy Dos."""
+        if self._due("start", now):
+            self._start(now)
+        while self.script and self.script[0].at <= now and (self.script[0].kind == CHECKIN or "start" not in self.moments):
+            self._play(self.script.pop(0), now)
+        if self._due("no-shows", now):
+            self.log(run_job("process-no-shows", self.clock, self.poker_tags, tournament_id=self.poker_id))
+        if "advance" in self.moments and now >= self.moments["advance"]:
+            self._advance(now)
+        if not self.poker_done and "finalize" in self.moments and now >= self.moments["finalize"]:
+            self._finalize(now)
+        if not self.pusoy_done and now >= self.moments["pusoy"]:
+            self.pusoy_done = self._pusoy(now)
+            self.moments["pusoy"] = now + TICK
+
+    def _due(self, moment: str, now: datetime) -> bool:
+        """A one-off moment that has come: taken off the plan."""
+        if moment in self.moments and now >= self.moments[moment]:
+            del self.moments[moment]
+            return True
+        return False
+
+    def _start(self, now: datetime) -> None:
+        drawn = self.attempt("start", lambda s: start_poker(s, self.poker_id, now, f"simulate-{self.seed}"))
+        if drawn is not None:
+            self.log(f"poker {self.poker_id}: started, {len(drawn['seats'])} seated by lot, clock running")
+        if not self.clock.live:
+            self.moments["advance"] = now
+
+    def _play(self, step, now: datetime) -> None:
+        said = self.attempt(f"{step.kind} {step.player}", lambda s: poker_step(
+            s, self.poker_id, step, now, f"simulate-{self.seed}", self.final_table_from))
+        if said is not None:
+            self.tally.done[step.kind] += 1
+            self.log(f"poker {self.poker_id}: {said}")
+
+    def _advance(self, now: datetime) -> None:
+        self.log(run_job("advance-clocks", self.clock, self.poker_tags, tournament_id=self.poker_id))
+        ends = _read(lambda s: clock_service.status(s, self.poker_id, now).get("level_ends_at"))
+        self.moments["advance"] = ends if ends and ends > now else now + timedelta(days=1)
+
+    def _finalize(self, now: datetime) -> None:
+        live = self.clock.live
+        if now >= self.finalize_next:  # on the wall clock a run a minute, checked every 5 s
+            self.log(run_job("finalize-tournaments", self.clock, self.poker_tags))
+            self.finalize_next = now + (timedelta(minutes=1) if live else TICK)
+        self.poker_done = _read(lambda s: poker_status(s, self.poker_id)) == "finished"
+        self.moments["finalize"] = now + (timedelta(seconds=5) if live else TICK)
+        if self.poker_done:
+            self.log(f"poker {self.poker_id}: finished")
+
+    def _pusoy(self, now: datetime) -> bool:
+        """Report the next game of every table; complete the round at once when it is ready."""
+        code, log = self.pusoy_code, self.log
+        games = _read(lambda s: pusoy_next_games(s, code))
+        ready = False
+        for game in games:
+            finishes, diamond = game_finishes(self.rng, game.seated)
+            done = self.attempt(f"report {code} r{game.round_no} t{game.table}",
+                                lambda s: pusoy_report(s, code, game, finishes, diamond, now))
+            if done is not None:
+                self.tally.done["game"] += 1
+                ready = ready or bool(done)
+        if games:
+            what = f"round {games[0].round_no}" + (f" playoff {games[0].playoff}" if games[0].playoff else "")
+            log(f"pusoy {code}: {what}, {len(games)} game(s) reported")
+        if ready:
+            from flows.jobs.pusoy import complete_now
+
+            tid = _read(lambda s: find(s, code).id)
+            try:
+                for c in complete_now(tid):
+                    log(f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
+                        + (f", champion {c['champion']}" if c.get("champion") else ""))
+            except Exception as exc:  # no API: the every-minute sweep completes the round
+                log(f"pusoy {code}: complete-rounds not run here ({exc.__class__.__name__}); the sweep completes it")
+        status = _read(lambda s: pusoy_status(s, code))
+        if status == "complete":
+            log(f"pusoy {code}: complete")
+        return status in ("complete", "cancelled")
+
+    def next_moment(self) -> datetime:
+        upcoming = [m for k, m in self.moments.items() if not (k == "pusoy" and self.pusoy_done)
+                    and not (k in ("finalize", "advance") and self.poker_done)]
+        upcoming += [self.script[0].at] if self.script else []
+        return min([*upcoming, self.give_up])
+
+    def summary(self, speed: float, published: list[dict]) -> dict:
+        done, pid, code = self.tally.done, self.poker_id, self.pusoy_code
+        return {
+            "seed": self.seed,
+            "time": "wall clock" if self.clock.live else f"virtual (speed {speed:g})",
+            "poker": None if pid is None else {
+                "tournament_id": pid, "status": _read(lambda s: poker_status(s, pid)),
+                "checked_in": done[CHECKIN], "no_shows": done["no-show"], "busts": done[BUST],
+                "reentries": done[REENTRY], "addons": done[ADDON],
+            },
+            "pusoy": None if code is None else {
+                "code": code, "status": _read(lambda s: pusoy_status(s, code)), "games": done["game"],
+            },
+            "documents": published,
+            "refused": self.tally.refused,
+        }
 
 
 def _read(fn):
     with unit_of_work() as session:
         return fn(session)
-
-
-def _pusoy_tick(code, rng, now, tally, log, attempt) -> bool:
-    """Report the next game of every table; complete the round at once when it is ready."""
-    games = _read(lambda s: pusoy_next_games(s, code))
-    ready = False
-    for game in games:
-        finishes, diamond = game_finishes(rng, game.seated)
-        done = attempt(f"report {code} r{game.round_no} t{game.table}",
-                       lambda s: pusoy_report(s, code, game, finishes, diamond, now))
-        if done is not None:
-            tally.done["game"] += 1
-            ready = ready or bool(done)
-    if games:
-        what = f"round {games[0].round_no}" + (f" playoff {games[0].playoff}" if games[0].playoff else "")
-        log(f"pusoy {code}: {what}, {len(games)} game(s) reported")
-    if ready:
-        from flows.jobs.pusoy import complete_now
-
-        tid = _read(lambda s: find(s, code).id)
-        try:
-            for c in complete_now(tid):
-                log(f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
-                    + (f", champion {c['champion']}" if c.get("champion") else ""))
-        except Exception as exc:  # no API: the every-minute sweep completes the round
-            log(f"pusoy {code}: complete-rounds not run here ({exc.__class__.__name__}); the sweep completes it")
-    status = _read(lambda s: pusoy_status(s, code))
-    if status == "complete":
-        log(f"pusoy {code}: complete")
-    return status in ("complete", "cancelled")
 
 
 def _publish(poker_id, pusoy_code, clock, log, give_up) -> list[dict]:

@@ -47,24 +47,10 @@ def simulate_command(
     if demo:
         if poker is not None or pusoy is not None:
             raise DomainError("simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy")
-        with transaction() as session:
-            made = find_demo(session)
-            if made is None:
-                made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
-                                 pusoy_players=pusoy_players)
-                seeded = None
-            else:
-                seeded = poker_status(session, made.poker_id), pusoy_status(session, made.pusoy_code)
-        if seeded is None:
-            emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
-                  "pusoy_code": made.pusoy_code}, "demo seeded")
-        else:
-            if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
-                say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
-                return
-            resuming = (f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
-                        f"pusoy {made.pusoy_code} {seeded[1]}")
-        poker, pusoy = made.poker_id, made.pusoy_code
+        made = _demo(seed, players, pusoy_players)
+        if made is None:
+            return
+        poker, pusoy, resuming = made
     if poker is None and pusoy is None:
         raise DomainError("simulate-nothing", "name a tournament: --poker ID and/or --pusoy CODE (or --demo)")
     try:
@@ -83,17 +69,43 @@ def simulate_command(
             say("the demo's simulator is still running: nothing to resume")
             return
         raise
+    _detach(["--seed", str(seed), "--speed", str(speed), "--play-minutes", str(play_minutes),
+             "--no-shows", str(no_shows), "--timeout-minutes", str(timeout_minutes)]
+            + (["--poker", str(poker)] if poker is not None else []) + (["--pusoy", pusoy] if pusoy is not None else []))
+
+
+def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | None] | None:
+    """The demo's poker id and Pusoy Dos code, seeded now unless it is there, and what to say when
+    resuming it; None when it is there and both tournaments are over (nothing to resume)."""
+    with transaction() as session:
+        made = find_demo(session)
+        if made is None:
+            made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
+                             pusoy_players=pusoy_players)
+            seeded = None
+        else:
+            seeded = poker_status(session, made.poker_id), pusoy_status(session, made.pusoy_code)
+    if seeded is None:
+        emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
+              "pusoy_code": made.pusoy_code}, "demo seeded")
+        return made.poker_id, made.pusoy_code, None
+    if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
+        say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
+        return None
+    return made.poker_id, made.pusoy_code, (f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
+                                            f"pusoy {made.pusoy_code} {seeded[1]}")
+
+
+def _detach(options: list[str]) -> None:
+    """`tourney simulate <options>` in a detached process logging to TOURNEY_HOME/simulate.log,
+    recorded so `tourney stop` ends it."""
+    from infra import processes
+
     log = load_settings().home / "simulate.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    args = [sys.executable, "-c", "from flows.cli.app import main; main()", "simulate", "--seed", str(seed),
-            "--speed", str(speed), "--play-minutes", str(play_minutes), "--no-shows", str(no_shows),
-            "--timeout-minutes", str(timeout_minutes)]
-    args += ["--poker", str(poker)] if poker is not None else []
-    args += ["--pusoy", pusoy] if pusoy is not None else []
+    args = [sys.executable, "-c", "from flows.cli.app import main; main()", "simulate", *options]
     with open(log, "ab") as out:
         process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
-    from infra import processes
-
     processes.record(load_settings(), "simulator", process.pid)
     say(f"simulator running in the background (pid {process.pid}); log: {log}")

@@ -35,44 +35,46 @@ app.add_typer(jobs_app, name="jobs")
 # Each area registers its command group on its own line below.
 
 # area: clubs
-from flows.cli.clubs import app as clubs_app  # noqa: E402
+from flows.cli.clubs import app as clubs_app
 
 app.add_typer(clubs_app, name="club")
 
 # area: pusoy
-from flows.cli.pusoy import app as pusoy_app  # noqa: E402
+from flows.cli.pusoy import app as pusoy_app
 
 app.add_typer(pusoy_app, name="pusoy")
 
-# area: poker (one `poker` group: its commands are in flows/cli/poker.py, poker_floor.py, poker_results.py)
-from flows.cli import poker_floor, poker_results  # noqa: E402, F401  (their commands join poker_app)
-from flows.cli.poker import player_app, poker_app  # noqa: E402
+# area: poker (one `poker` group: the tournaments' commands, the floor's, the results', structures)
+from flows.cli import players, poker, poker_floor, poker_results, structures
 
-app.add_typer(poker_app, name="poker")
-app.add_typer(player_app, name="player")
+poker.app.add_typer(poker_floor.app)
+poker.app.add_typer(poker_results.app)
+poker.app.add_typer(structures.app, name="structure")
+app.add_typer(poker.app, name="poker")
+app.add_typer(players.app, name="player")
 
 # area: documents
-from flows.cli.documents import app as documents_app  # noqa: E402
+from flows.cli.documents import app as documents_app
 
 app.add_typer(documents_app, name="documents")
 
 # area: series and operations
-from flows.cli.series import app as series_app  # noqa: E402
+from flows.cli.series import app as series_app
 
 app.add_typer(series_app, name="series")
 
 # area: leagues
-from flows.cli.leagues import app as leagues_app  # noqa: E402
+from flows.cli.leagues import app as leagues_app
 
 app.add_typer(leagues_app, name="league")
 
 # area: demo and simulator
-from flows.cli.simulate import simulate_command  # noqa: E402
+from flows.cli.simulate import simulate_command
 
 app.command("simulate")(simulate_command)
 
 # area: web (the public pages)
-from flows.cli.web import web_command  # noqa: E402
+from flows.cli.web import web_command
 
 app.command("web")(web_command)
 

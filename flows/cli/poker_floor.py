@@ -11,21 +11,22 @@ import typer
 from domain.errors import DomainError
 from domain.poker.services import clock as clock_service
 from domain.poker.services import draws as draws_service
+from domain.poker.services import entries as entries_service
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import players as players_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as tournaments_service
+from flows.cli.arguments import EntryRef, TournamentId, Yes
 from flows.cli.clock import now as _now
 from flows.cli.output import emit, say, transaction
 from flows.cli.params import INT_MAX, confirm
-from flows.cli.poker import poker_app
 
+app = typer.Typer()  # the floor's commands of the `poker` group (flows/cli/app.py adds them)
 clock_app = typer.Typer(no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
 seat_app = typer.Typer(no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6).")
-poker_app.add_typer(clock_app, name="clock")
-poker_app.add_typer(seat_app, name="seat")
+app.add_typer(clock_app, name="clock")
+app.add_typer(seat_app, name="seat")
 
-TournamentId = Annotated[int, typer.Argument(help="tournament id")]
 Seed = Annotated[
     str | None,
     typer.Option(help="the floor's seed, combined with the platform's seed committed before it (SP-13)"),
@@ -122,16 +123,14 @@ def seat_show(tournament: TournamentId) -> None:
 @seat_app.command("move")
 def seat_move(
     tournament: TournamentId,
-    entry: Annotated[str, typer.Argument(help="entry id, table/seat (3/7), or the player's handle or name")],
+    entry: EntryRef,
     table: Annotated[int, typer.Argument(help="target table", min=1, max=INT_MAX)],
     seat: Annotated[int, typer.Argument(help="target seat", min=1, max=INT_MAX)],
     by: Annotated[str | None, typer.Option(help="who moves the player")] = None,
 ) -> None:
     """Move a player to a free seat of an active table."""
-    from flows.cli.refs import entry_id
-
     with transaction() as session:
-        emit(seating_service.move(session, tournament, entry_id(session, tournament, entry), table, seat, _now(), by),
+        emit(seating_service.move(session, tournament, entries_service.entry_named(session, tournament, entry), table, seat, _now(), by),
              "moved")
 
 
@@ -147,7 +146,7 @@ def seat_break_table(
     tournament: TournamentId,
     table: Annotated[int, typer.Argument(help="the table to break", min=1, max=INT_MAX)],
     seed: Seed = None,
-    yes: Annotated[bool, typer.Option("--yes", help="do it without asking")] = False,
+    yes: Yes = False,
 ) -> None:
     """Break a table: its players go to free seats of the other tables by lot. Asks unless --yes."""
     with transaction() as session:
@@ -186,7 +185,7 @@ def seat_final_table(
         emit(seating_service.final_table(session, tournament, _now(), confirm, seed), "final table")
 
 
-@poker_app.command("no-shows")
+@app.command("no-shows")
 def poker_no_shows(tournament: TournamentId) -> None:
     """Process the tournament's no-shows now, by its policy (3.8: the floor may, before the close)."""
     with transaction() as session:
@@ -198,7 +197,7 @@ def poker_no_shows(tournament: TournamentId) -> None:
     emit(done[0], "no-shows")
 
 
-@poker_app.command("arrive")
+@app.command("arrive")
 def poker_arrive(
     tournament: TournamentId, player: Annotated[str, typer.Argument(help="player id or handle")]
 ) -> None:
@@ -208,7 +207,7 @@ def poker_arrive(
         emit(noshow_service.arrive(session, tournament, player_id, _now()), "arrived")
 
 
-@poker_app.command("draw-proof")
+@app.command("draw-proof")
 def poker_draw_proof(tournament: TournamentId) -> None:
     """Every draw by lot of the tournament (SP-13): purpose, commitment, the platform's and the
     floor's seeds, items, outcome and the re-check; the last row is the next draw's commitment."""

@@ -1,7 +1,7 @@
 """`tourney poker knockout | void-knockout | void-window | mystery-draw | prizes ... | itm | places`:
 knockouts, bounties, mystery draws, prizes, ITM and final places (Sport Poker 3.2, 3.3, 3.4, 3.7;
-SP-3, SP-4, SP-5, SP-7). Registered onto `poker_app` of flows/cli/poker.py; every command calls the
-domain services inside one unit of work."""
+SP-3, SP-4, SP-5, SP-7), in the `poker` group. Every command calls the domain services inside one
+unit of work."""
 
 from __future__ import annotations
 
@@ -13,21 +13,22 @@ import typer
 from domain.poker.rules.bounties import units_text
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
+from domain.poker.services import entries as entries_service
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import mystery as mystery_service
 from domain.poker.services import results as results_service
 from domain.poker.tables.results import Knockout, MysteryDraw
+from flows.cli.arguments import TournamentId, Yes
 from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX, confirm, read_text_file
-from flows.cli.poker import poker_app
 
+app = typer.Typer()  # the results' commands of the `poker` group (flows/cli/app.py adds them)
 prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
-poker_app.add_typer(prizes_app, name="prizes")
+app.add_typer(prizes_app, name="prizes")
 mystery_app = typer.Typer(no_args_is_help=True, help="The mystery prize table (SP-11; non-monetary only, SP-4).")
-poker_app.add_typer(mystery_app, name="mystery-table")
+app.add_typer(mystery_app, name="mystery-table")
 
-TournamentId = Annotated[int, typer.Argument(help="tournament id")]
 KnockoutId = Annotated[int, typer.Argument(help="knockout id")]
 By = Annotated[str, typer.Option("--by", help="who records it (the audit keeps it)")]
 
@@ -63,7 +64,7 @@ def draw_view(d: MysteryDraw) -> dict:
 EntryRef = "entry id, table/seat (3/7), or the player's handle or name"
 
 
-@poker_app.command("knockout")
+@app.command("knockout")
 def knockout(
     tournament: TournamentId,
     busted: Annotated[list[str], typer.Argument(help=f"who busted ({EntryRef}); several = busted together, one number")],
@@ -82,13 +83,11 @@ def knockout(
     """Record a bust: the entries go out with the next bust number (3.2). With shared_knockouts on,
     every killer named shares the credit equally (SP-10). Prints who busted whom, the bust number,
     how many remain and the money (ITM, bubble)."""
-    from flows.cli.refs import entry_id
-
     with transaction() as session:
-        killer_id = entry_id(session, tournament, killer) if killer is not None else None
-        second_id = entry_id(session, tournament, second_killer) if second_killer is not None else None
-        others = tuple(entry_id(session, tournament, k) for k in also_killer or ())
-        busts = [Bust(entry_id(session, tournament, b), killer_id, second_id, others) for b in busted]
+        killer_id = entries_service.entry_named(session, tournament, killer) if killer is not None else None
+        second_id = entries_service.entry_named(session, tournament, second_killer) if second_killer is not None else None
+        others = tuple(entries_service.entry_named(session, tournament, k) for k in also_killer or ())
+        busts = [Bust(entries_service.entry_named(session, tournament, b), killer_id, second_id, others) for b in busted]
         records = knockout_service.record_knockouts(
             session, tournament, busts, now=_now(), actor=by, level=level, group=group
         )
@@ -129,12 +128,12 @@ def _knockout_of(session, tournament: int, knockout_id: int) -> Knockout:
     return k
 
 
-@poker_app.command("void-knockout")
+@app.command("void-knockout")
 def void_knockout(
     tournament: TournamentId,
     knockout_id: KnockoutId,
     by: By = "floor",
-    yes: Annotated[bool, typer.Option("--yes", help="do it without asking")] = False,
+    yes: Yes = False,
 ) -> None:
     """Void a knockout within the window (SP-5): kept, marked voided; the player is back in. Asks unless --yes."""
     with transaction() as session:
@@ -147,7 +146,7 @@ def void_knockout(
         emit(knockout_view(knockout_service.void_knockout(session, knockout_id, now=_now(), actor=by)))
 
 
-@poker_app.command("void-window")
+@app.command("void-window")
 def void_window(
     tournament: TournamentId, minutes: Annotated[int, typer.Argument(help="minutes after recording", min=0, max=INT_MAX // 60)]
 ) -> None:
@@ -157,7 +156,7 @@ def void_window(
         emit({"tournament_id": tournament, "void_window_minutes": int(window.total_seconds()) // 60})
 
 
-@poker_app.command("mystery-draw")
+@app.command("mystery-draw")
 def mystery_draw(
     tournament: TournamentId,
     knockout_id: KnockoutId,
@@ -172,7 +171,7 @@ def mystery_draw(
 
 @mystery_app.command("set")
 def mystery_table_set(
-    tournament: Annotated[int, typer.Argument(help="tournament id")],
+    tournament: TournamentId,
     lines: Annotated[list[str] | None, typer.Argument(help="the prizes (none: back to free-text draws)")] = None,
 ) -> None:
     """Declare the mystery prizes (SP-11); refused once the phase has started."""
@@ -182,7 +181,7 @@ def mystery_table_set(
 
 
 @mystery_app.command("show")
-def mystery_table_show(tournament: Annotated[int, typer.Argument(help="tournament id")]) -> None:
+def mystery_table_show(tournament: TournamentId) -> None:
     """The table: each prize drawn, remaining or (once finished) undrawn; the seed's commitment, and
     the seed once the tournament is finished (SP-11, PD-12)."""
     with transaction() as session:
@@ -224,7 +223,7 @@ def prizes_show(tournament: TournamentId) -> None:
         emit(_prize_rows(results_service.prizes(session, tournament)), "prizes")
 
 
-@poker_app.command("itm")
+@app.command("itm")
 def itm(tournament: TournamentId) -> None:
     """Paid places, remaining to the money, on the bubble, in the money (SP-3)."""
     with transaction() as session:
@@ -241,7 +240,7 @@ def itm(tournament: TournamentId) -> None:
         )
 
 
-@poker_app.command("places")
+@app.command("places")
 def places(tournament: TournamentId) -> None:
     """Final places (3.7, SP-7): stored once finished, else computed when one player is left."""
     with transaction() as session:

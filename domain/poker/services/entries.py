@@ -7,23 +7,25 @@ seating service seats it in the same session before the commit."""
 from __future__ import annotations
 
 from datetime import datetime
+import re
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError, Problem, raise_problems
+from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules import entries as rules
 from domain.poker.rules.lifecycle import CANCELLED, FINISHED, RUNNING
 from domain.poker.rules.players import eligibility_problems
 from domain.poker.services.audit import audit
 from domain.poker.services.fees import charge
-from domain.poker.services.players import locked
+from domain.poker.services.players import find_player, locked
 from domain.poker.services.tournaments import (
     held_windows,
     settings_of,
     tournament_window,
 )
+from domain.poker.tables.floor import Seat
 from domain.poker.tables.tournaments import Entry, Registration, TopUp, Tournament
 
 
@@ -180,3 +182,35 @@ def players_in(session: Session, tournament_id: int) -> int:
         select(func.count(func.distinct(Entry.player_id)))
         .where(Entry.tournament_id == tournament_id, Entry.state == "active")
     ) or 0
+
+
+_SEAT = re.compile(r"^(\d{1,9})/(\d{1,9})$")
+BIGINT_MAX = 2**63 - 1
+
+
+def entry_named(session: Session, tournament_id: int, ref: str) -> int:
+    """The entry of the tournament that the floor names by `ref`: an entry id, a seat `TABLE/SEAT`
+    (`3/7`), or a player's handle or unique name (their latest entry that is not voided)."""
+    ref = ref.strip()
+    if ref.isdigit():
+        number = int(ref)
+        if not 0 < number <= BIGINT_MAX:
+            raise NotFound("entry-not-found", f"no entry {ref} in tournament {tournament_id}")
+        return number
+    seat = _SEAT.match(ref)
+    if seat:
+        table, number = int(seat[1]), int(seat[2])
+        found = session.scalar(select(Seat.entry_id).where(
+            Seat.tournament_id == tournament_id, Seat.table_no == table, Seat.seat_no == number))
+        if found is None:
+            raise NotFound("seat-empty", f"nobody sits at table {table} seat {number} of tournament {tournament_id}")
+        return found
+    player = find_player(session, ref)
+    found = session.scalar(
+        select(Entry.id).where(Entry.tournament_id == tournament_id, Entry.player_id == player.id,
+                               Entry.state != "voided")
+        .order_by(Entry.sequence.desc()).limit(1)
+    )
+    if found is None:
+        raise DomainError("entry-not-found", f"{player.display_name} has no entry in tournament {tournament_id}")
+    return found

@@ -216,6 +216,13 @@ def finish(session: Session, tournament_id: int, now: datetime) -> Finalized:
     """The director finishes the tournament once one player is left (3.7), without waiting for the
     void window of the last knockout: its places and prizes at once, as the job would."""
     t = get_tournament(session, tournament_id, lock="update")
+    refuse_unfinished(session, t)
+    [done] = _finalize(session, now, [t])
+    return done
+
+
+def refuse_unfinished(session: Session, t: Tournament) -> None:
+    """Refuses to finish a tournament that is not running with one player left (3.7)."""
     if t.status != "running":
         raise DomainError("not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}: only a running tournament finishes")
     remaining = session.scalar(
@@ -224,8 +231,6 @@ def finish(session: Session, tournament_id: int, now: datetime) -> Finalized:
     if remaining != 1:
         raise DomainError("finish-players-in", f"tournament {t.id} '{t.name}' has {remaining} players still in: "
                           "record the knockouts until one is left (rule 3.7)")
-    [done] = _finalize(session, now, [t])
-    return done
 
 
 def finalize_moments(session: Session, now: datetime, tournament_ids: Sequence[int]) -> list[dict[str, Any]]:

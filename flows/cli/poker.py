@@ -7,7 +7,6 @@ The `poker` group also holds the floor's commands (flows/cli/poker_floor.py), th
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -15,12 +14,11 @@ import typer
 from domain.errors import DomainError, Problem, raise_problems
 from domain.poker.rules.lifecycle import STATUSES
 from domain.poker.rules.settings import TournamentSettings, setting_from_text
-from domain.poker.services import clock as clock_service
+from domain.poker.services import desk
 from domain.poker.services import entries as entries_service
 from domain.poker.services import fees as fees_service
 from domain.poker.services import players as players_service
 from domain.poker.services import results as results_service
-from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as tournaments_service
 from flows.cli.arguments import PlayerRef, TournamentId, Yes
 from flows.cli.clock import now as _now
@@ -184,19 +182,15 @@ def poker_checkin(tournament: TournamentId, player: PlayerRef) -> None:
     """Mark in at the counter: the first entry opens, the buy-in is owed (3.4, 3.10)."""
     now = _now()
     with transaction() as session:
-        entry = entries_service.check_in(session, tournament, player, now)
-        emit(entries_service.entry_view(entry) | _seated(session, entry.id, now))
+        entry, seat = desk.check_in(session, tournament, player, now)
+        emit(entries_service.entry_view(entry) | _seat_of(seat))
 
 
 @app.command("rebuy")
 def poker_rebuy(tournament: TournamentId, player: PlayerRef) -> None:
     """Top the current entry up by the starting stack at the rebuy amount (3.1)."""
-    now = _now()
     with transaction() as session:
-        reading = clock_service.status(session, tournament, now)  # SP-12: rebuy_until_level
-        level = {"running": reading.get("level"), "paused": reading.get("level"),
-                 "structure exhausted": reading.get("levels", 0) + 1}.get(reading.get("status"))
-        emit(entries_service.topup_view(entries_service.rebuy(session, tournament, player, now, level=level)))
+        emit(entries_service.topup_view(desk.rebuy(session, tournament, player, _now())))
 
 
 @app.command("reentry")
@@ -204,22 +198,19 @@ def poker_reentry(tournament: TournamentId, player: PlayerRef) -> None:
     """A new entry after a bust, within the re-entry window (3.1)."""
     now = _now()
     with transaction() as session:
-        entry = entries_service.reenter(session, tournament, player, now)
-        emit(entries_service.entry_view(entry) | _seated(session, entry.id, now))
+        entry, seat = desk.reenter(session, tournament, player, now)
+        emit(entries_service.entry_view(entry) | _seat_of(seat))
 
 
 @app.command("addon")
 def poker_addon(tournament: TournamentId, player: PlayerRef) -> None:
     """The add-on into the current entry, within its window (3.1)."""
-    now = _now()
     with transaction() as session:
-        breaks = clock_service.breaks_reached(session, tournament, now)
-        emit(entries_service.topup_view(entries_service.add_on(session, tournament, player, now, breaks_reached=breaks)))
+        emit(entries_service.topup_view(desk.add_on(session, tournament, player, _now())))
 
 
-def _seated(session, entry_id: int, now: datetime) -> dict[str, Any]:
-    """Seat a late entry or re-entry in its own transaction once seats are drawn (3.6)."""
-    seat = seating_service.seat_if_drawn(session, entry_id, now)
+def _seat_of(seat: dict[str, Any] | None) -> dict[str, Any]:
+    """The seat a late entry or re-entry was given once seats are drawn (3.6), if any."""
     return {"table": seat["table"], "seat": seat["seat"]} if seat else {}
 
 

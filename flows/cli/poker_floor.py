@@ -16,7 +16,7 @@ from domain.poker.services import noshow as noshow_service
 from domain.poker.services import players as players_service
 from domain.poker.services import seating as seating_service
 from domain.poker.services import tournaments as tournaments_service
-from flows.cli.arguments import EntryRef, TournamentId, Yes
+from flows.cli.arguments import EntryRef, PlayerRef, TournamentId, Yes
 from flows.cli.clock import now as _now
 from flows.cli.output import emit, say, transaction
 from flows.cli.params import INT_MAX, confirm
@@ -198,9 +198,7 @@ def poker_no_shows(tournament: TournamentId) -> None:
 
 
 @app.command("arrive")
-def poker_arrive(
-    tournament: TournamentId, player: Annotated[str, typer.Argument(help="player id or handle")]
-) -> None:
+def poker_arrive(tournament: TournamentId, player: PlayerRef) -> None:
     """An absent player (dead stack) has arrived: the stack stops paying blinds (3.8)."""
     with transaction() as session:
         player_id = players_service.find_player(session, player).id

@@ -6,8 +6,8 @@ seating service seats it in the same session before the commit."""
 
 from __future__ import annotations
 
-from datetime import datetime
 import re
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select

@@ -15,13 +15,14 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from domain.clubs.rules.catalog import NewClub
-from domain.clubs.services import clubs as clubs
+from domain.clubs.services import clubs
 from domain.clubs.tables import Club
 from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
 from domain.poker.rules.settings import TournamentSettings
 from domain.poker.rules.structures import LevelSpec
 from domain.poker.services import clock as clock_service
+from domain.poker.services import desk
 from domain.poker.services import entries as poker_entries
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import players as poker_players
@@ -221,16 +222,13 @@ def poker_step(session: Session, tournament_id: int, step: Step, now: datetime, 
     --confirm`), from `final_table_from` on: once no one can enter any more (the final-table draw
     happens once per tournament)."""
     if step.kind == CHECKIN:
-        entry = poker_entries.check_in(session, tournament_id, step.player, now)
-        seat = seating_service.seat_if_drawn(session, entry.id, now)
+        _, seat = desk.check_in(session, tournament_id, step.player, now)
         return f"{step.player} checks in" + (f" (table {seat['table']} seat {seat['seat']})" if seat else "")
     if step.kind == REENTRY:
-        entry = poker_entries.reenter(session, tournament_id, step.player, now)
-        seating_service.seat_if_drawn(session, entry.id, now)
+        desk.reenter(session, tournament_id, step.player, now)
         return f"{step.player} re-enters"
     if step.kind == ADDON:
-        breaks = clock_service.breaks_reached(session, tournament_id, now)
-        poker_entries.add_on(session, tournament_id, step.player, now, breaks_reached=breaks)
+        desk.add_on(session, tournament_id, step.player, now)
         return f"{step.player} takes the add-on"
     assert step.kind == BUST and step.killer is not None
     bust = Bust(_entry_of(session, tournament_id, step.player), _entry_of(session, tournament_id, step.killer))

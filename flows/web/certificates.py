@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from flows.web import reads
+from domain.public.services import views
 from flows.web.site import Site
 from infra import pdf
 
@@ -33,7 +33,7 @@ async def verify(site: Site, request: Request) -> Response:
     code = request.query_params.get("code", "")
     if code and not CODE.match(code):
         raise HTTPException(400)
-    found = await site.read(reads.certificate, serial)
+    found = await site.read(views.certificate, serial)
     reasons = []
     if found is None:
         reasons.append("no certificate with this serial was issued by Tourney")

@@ -1,6 +1,6 @@
 """The public pages: the open tournaments, a poker tournament's results and its club screen with their
 event streams, season standings, a Pusoy Dos table's page and a club's calendar. Each reads through
-`flows/web/reads.py` in one session."""
+`domain/public/services/views.py` in one session."""
 
 from __future__ import annotations
 
@@ -9,22 +9,22 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
-from flows.web import reads
+from domain.public.services import views
 from flows.web.calendar import ics
 from flows.web.site import Site, path_id
 
 
 async def home(site: Site, request: Request) -> Response:
-    return site.page("home.html", **await site.read(reads.open_tournaments))
+    return site.page("home.html", **await site.read(views.open_tournaments))
 
 
 async def screen(site: Site, request: Request) -> Response:
-    state = await site.read(reads.screen, path_id(request.path_params["id"]), datetime.now(UTC))
+    state = await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC))
     return site.page("screen.html", s=state, c=state["clock"])
 
 
 async def poker_results(site: Site, request: Request) -> Response:
-    data = await site.read(reads.poker_results, path_id(request.path_params["id"]), datetime.now(UTC))
+    data = await site.read(views.poker_results, path_id(request.path_params["id"]), datetime.now(UTC))
     name = "results_body.html" if request.query_params.get("fragment") == "1" else "results.html"
     return site.page(name, s=data["screen"], places=data["places"], knockouts=data["knockouts"],
                      seasons=data["seasons"])
@@ -32,38 +32,38 @@ async def poker_results(site: Site, request: Request) -> Response:
 
 async def poker_events(site: Site, request: Request) -> Response:
     tid = path_id(request.path_params["id"])
-    await site.read(reads.fingerprint_or_404, tid)
+    await site.read(views.fingerprint_or_404, tid)
 
     def fingerprint():
         with site.db() as session:
-            return reads.fingerprint(session, tid)
+            return views.fingerprint(session, tid)
 
     def build(now):
         with site.db() as session:
-            return reads.screen(session, tid, now)
+            return views.screen(session, tid, now)
 
     return await site.stream(request, f"poker:{tid}", fingerprint, build)
 
 
 async def season(site: Site, request: Request) -> Response:
-    data = await site.read(reads.season, path_id(request.path_params["id"]))
+    data = await site.read(views.season, path_id(request.path_params["id"]))
     return site.page("season.html", locale=data["locale"], s=data)
 
 
 async def pusoy_page(site: Site, request: Request) -> Response:
     code = site.join_code(request)
-    data = await site.read(reads.pusoy_page, code)
+    data = await site.read(views.pusoy_page, code)
     name = "pusoy_body.html" if request.query_params.get("fragment") == "1" else "pusoy.html"
     return site.page(name, p=data, code=code)
 
 
 async def pusoy_events(site: Site, request: Request) -> Response:
     code = site.join_code(request)
-    await site.read(reads.pusoy_page, code)
+    await site.read(views.pusoy_page, code)
 
     def fingerprint():
         with site.db() as session:
-            return reads.pusoy_version(session, code)
+            return views.pusoy_version(session, code)
 
     def build(now):
         return {"version": fingerprint(), "at": now}
@@ -73,6 +73,6 @@ async def pusoy_events(site: Site, request: Request) -> Response:
 
 async def calendar(site: Site, request: Request) -> Response:
     club_id = path_id(request.path_params["id"])
-    data = await site.read(reads.club_calendar, club_id, datetime.now(UTC))
+    data = await site.read(views.club_calendar, club_id, datetime.now(UTC))
     return Response(ics(data, site.settings.public_url()), media_type="text/calendar; charset=utf-8",
                     headers={"content-disposition": f'inline; filename="club-{club_id}.ics"'})

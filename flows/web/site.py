@@ -21,8 +21,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from domain.errors import DomainError
+from domain.public.services import views
 from domain.store.db import get_engine, unit_of_work
-from flows.web import reads
 from flows.web.live import Hub
 from infra import i18n
 from infra.config import Settings
@@ -79,7 +79,7 @@ class RateLimit:
 
 def path_id(raw: str) -> int:
     """A path id: digits within PostgreSQL's bigint, else 404."""
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 19 or int(raw) > reads.BIGINT_MAX or int(raw) < 1:
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 19 or int(raw) > views.BIGINT_MAX or int(raw) < 1:
         raise HTTPException(404)
     return int(raw)
 

@@ -108,17 +108,49 @@ def final_places(
     champion = still_in[0]
     rows = [Place(1, champion, last[champion].entry_id, None, knocks.get(champion, 0), halves.get(champion, 0),
                   prizes[0] if prizes else None, **extra(champion))]
-    later = 0
-    block_number, block_place = None, 0
-    for negative, player, entry_id in busted:
-        if negative != block_number:
-            block_number, block_place = negative, 2 + later
-        later += 1
+    for place, (negative, player, entry_id) in zip(bust_places(1, [-n for n, _, _ in busted]), busted, strict=True):
         rows.append(
-            Place(block_place, player, entry_id, -negative, knocks.get(player, 0), halves.get(player, 0),
-                  prizes[block_place - 1] if block_place <= len(prizes) else None, **extra(player))
+            Place(place, player, entry_id, -negative, knocks.get(player, 0), halves.get(player, 0),
+                  _prize(prizes, place), **extra(player))
         )
     return tuple(rows)
+
+
+def bust_places(still_in: int, bust_numbers: Sequence[int]) -> list[int]:
+    """The place each bust gives (3.7, SP-7), the busts given latest first (bust numbers descending):
+    the players still in + the players busted later + 1; a block (one bust number) shares the best
+    place of the block."""
+    places: list[int] = []
+    block, block_place = None, 0
+    for later, number in enumerate(bust_numbers):
+        if number != block:
+            block, block_place = number, still_in + later + 1
+        places.append(block_place)
+    return places
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceSoFar:
+    place: int
+    player_id: int
+    prize: str | None
+
+
+def places_so_far(entries: Iterable[PlacedEntry], knockouts: Iterable[LiveKnockout],
+                  prizes: Sequence[str] = ()) -> tuple[PlaceSoFar, ...]:
+    """While the tournament runs: every player out so far, by their last entry, with the place the
+    bust gave (`bust_places`) and its prize line; the best place first, ties by player id."""
+    player_of, last = _players(entries)
+    bust_of = {k.busted_entry_id: k.bust_number for k in knockouts if k.busted_entry_id in player_of}
+    still_in = sum(1 for e in last.values() if e.entry_id not in bust_of)
+    busted = sorted((-bust_of[e.entry_id], p) for p, e in last.items() if e.entry_id in bust_of)
+    return tuple(PlaceSoFar(place, player, _prize(prizes, place))
+                 for place, (_, player) in zip(bust_places(still_in, [-n for n, _ in busted]), busted, strict=True))
+
+
+def _prize(prizes: Sequence[str], place: int) -> str | None:
+    """The prize line of a place, if there is one (the places a block skips get none)."""
+    return prizes[place - 1] if place <= len(prizes) else None
 
 
 def _players(entries: Iterable[PlacedEntry]) -> tuple[dict[int, int], dict[int, PlacedEntry]]:

@@ -1,5 +1,6 @@
-"""What the public pages show, read through the domain's services (and a few read-only queries of
-their tables). Every function takes a session and returns plain dicts; nothing here writes."""
+"""What the public web pages (flows/web/) show, read through the areas' services (and a few
+read-only queries of their tables). Every function takes a session and returns plain dicts;
+nothing here writes."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from domain.documents.tables import Document, DocumentPublication
 from domain.errors import DomainError, NotFound
 from domain.leagues.services import leagues
 from domain.leagues.tables import Season
+from domain.poker.rules.places import LiveKnockout, PlacedEntry, places_so_far
 from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
@@ -112,43 +114,23 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
 
 def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     """Places as they fall: the stored places once finished, else every player out so far with the
-    place the bust gave (players still in + players busted later + 1; a block shares its place)."""
+    place the bust gave (SP-7, `places_so_far`)."""
     t = get_tournament(session, tournament_id)
     if t.status == "finished":
         return [
             {"place": n.place.place, "player": n.name, "knockouts": n.place.knockouts, "prize": n.place.prize}
             for n in results.places(session, tournament_id)
         ]
-    entries = session.execute(
-        select(Entry.id, Entry.player_id, Entry.sequence).where(
-            Entry.tournament_id == tournament_id, Entry.state != "voided"
-        )
-    ).all()
-    last: dict[int, tuple[int, int]] = {}
-    for entry_id, player_id, sequence in entries:
-        if player_id not in last or sequence > last[player_id][1]:
-            last[player_id] = (entry_id, sequence)
-    bust_of = dict(
-        session.execute(
-            select(Knockout.busted_entry_id, Knockout.bust_number).where(
-                Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)
-            )
-        ).all()
-    )
-    still_in = sum(1 for entry_id, _ in last.values() if entry_id not in bust_of)
-    busted = sorted((-bust_of[e], p) for p, (e, _) in last.items() if e in bust_of)
-    names = _names(session, [p for _, p in busted])
-    prize_lines = results.prizes(session, tournament_id)
-    rows, later, block, block_place = [], 0, None, 0
-    for negative, player in busted:
-        if negative != block:
-            block, block_place = negative, still_in + later + 1
-        later += 1
-        rows.append({
-            "place": block_place, "player": names.get(player, "?"), "knockouts": None,
-            "prize": prize_lines[block_place - 1] if block_place <= len(prize_lines) else None,
-        })
-    return rows
+    entries = [PlacedEntry(e, p, n) for e, p, n in session.execute(
+        select(Entry.id, Entry.player_id, Entry.sequence).where(Entry.tournament_id == tournament_id,
+                                                                 Entry.state != "voided"))]
+    knockouts = [LiveKnockout(e, n) for e, n in session.execute(
+        select(Knockout.busted_entry_id, Knockout.bust_number).where(
+            Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)))]
+    out = places_so_far(entries, knockouts, results.prizes(session, tournament_id))
+    names = _names(session, [p.player_id for p in out])
+    return [{"place": p.place, "player": names.get(p.player_id, "?"), "knockouts": None, "prize": p.prize}
+            for p in out]
 
 
 def _names(session: Session, player_ids) -> dict[int, str]:

@@ -11,6 +11,7 @@ from sqlalchemy import text
 
 from bench.harness import Report
 from domain.poker.rules import clock as pure
+from domain.poker.rules.clock_model import Clock, Level, Pause, Segment
 from domain.poker.services import clock as clock_service
 from domain.store.db import StatementCounter, get_engine, unit_of_work
 
@@ -73,11 +74,11 @@ def run(report: Report) -> None:
 
 
 def _clock_read(report: Report) -> None:
-    levels = tuple(pure.Level(100 * n, 200 * n, 25 * n, 1200, is_break=n % 4 == 0) for n in range(1, 41))
-    clock = pure.Clock(
-        segments=(pure.Segment(0, T0),),
+    levels = tuple(Level(100 * n, 200 * n, 25 * n, 1200, is_break=n % 4 == 0) for n in range(1, 41))
+    clock = Clock(
+        segments=(Segment(0, T0),),
         pauses=tuple(
-            pure.Pause(T0 + timedelta(minutes=30 * k + 5), T0 + timedelta(minutes=30 * k + 8))
+            Pause(T0 + timedelta(minutes=30 * k + 5), T0 + timedelta(minutes=30 * k + 8))
             for k in range(10)
         ),
     )

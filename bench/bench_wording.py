@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 from bench.harness import Report
-from domain.poker.rules import wording
+from domain.poker.rules.wording import check, classify, lexicon
 
 LINES = 200
-CHARS = wording.MAX_DESCRIPTION_CHARS
+CHARS = check.MAX_DESCRIPTION_CHARS
 
 _RU = (
     "Кубок медаль сертификат на ужин для двоих в ресторане клуба бесплатный вход в следующий турнир "
@@ -63,7 +63,7 @@ def _legacy_pattern() -> re.Pattern[str]:
 
 def run(report: Report) -> None:
     start = time.perf_counter()
-    wording.warm_up()
+    check.warm_up()
     report.note("wording", "first call in a fresh process: lexicon and analyzer (ms)",
                 round((time.perf_counter() - start) * 1e3, 1))
     legacy = _legacy_pattern()
@@ -72,7 +72,7 @@ def run(report: Report) -> None:
             return [legacy.search(line) is None for line in lines]
 
         def new(lines: list[str] = lines) -> list[bool]:
-            return [wording.verdict(line).accepted for line in lines]
+            return [check.verdict(line).accepted for line in lines]
 
         new()  # the per-word caches of a running process
         report.compare(
@@ -80,12 +80,12 @@ def run(report: Report) -> None:
             ("regex (0500)", old),
             ("normalised words", new),
             repeat=15,
-            before_each=wording._verdict.cache_clear,
+            before_each=check._verdict.cache_clear,
         )
         disagree = sum(a != b for a, b in zip(old(), new(), strict=True))
         report.note(f"SP-4, {name}", "lines the two ways disagree on", disagree)
-    wording._verdict.cache_clear()
-    for cached in (wording._chunk_flag, wording._compound_class, wording._word_class, wording._lemmas):
+    check._verdict.cache_clear()
+    for cached in (classify._chunk_flag, classify._compound_class, classify._word_class, lexicon._lemmas):
         cached.cache_clear()
     start = time.perf_counter()
     new()

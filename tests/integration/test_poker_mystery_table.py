@@ -127,7 +127,7 @@ def test_sp11_sp4_the_database_takes_only_mystery_prizes_the_domain_sealed(sessi
     another line, is refused by the database; a sealed line is stored."""
     from sqlalchemy import text
 
-    from domain.poker.rules.wording import wording_seal
+    from domain.poker.rules.wording.check import wording_seal
     from tests.support.db import refused
 
     t = h.tournament(session, bounty="mystery", mystery=True)

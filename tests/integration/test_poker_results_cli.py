@@ -8,7 +8,7 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from domain.poker.rules.wording import CHECKER, seal_for
+from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.store.db import unit_of_work
 from domain.poker.tables.results import Knockout, MysteryDraw, Prize
 from tests.integration import poker_results_helpers as h

@@ -11,7 +11,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from domain.errors import DomainError
 from domain.poker.services.results import set_prizes
-from domain.poker.rules.wording import CHECKER, seal_for, verdict, wording_seal
+from domain.poker.rules.wording.check import CHECKER, seal_for, verdict, wording_seal
 from domain.tables import metadata
 from tests.integration import poker_results_helpers as h
 from tests.unit.test_poker_wording import ACCEPTED, REFUSED

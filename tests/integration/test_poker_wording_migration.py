@@ -11,7 +11,7 @@ from alembic import command
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
-from domain.poker.rules.wording import CHECKER, seal_for
+from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.store.db import make_engine
 from domain.store.migrate import _config, upgrade
 from domain.store.scratch import scratch_database

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from domain.errors import DomainError
 from domain.poker.rules import clock as c
-from domain.poker.rules.clock import Clock, Level
+from domain.poker.rules.clock_model import Clock, Level
 
 # L1 10:00-10:20 · L2 10:20-10:40 · break 10:40-10:55 · L3 10:55-11:15 · L4 11:15-11:35, then exhausted
 LEVELS = (

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import DomainError
-from domain.poker.rules import wording
-from domain.poker.rules.wording import CHECKER, money_problem, names_money, normalise, seal_for, verdict, wording_seal
+from domain.poker.rules.wording import lexicon as wording
+from domain.poker.rules.wording.check import CHECKER, money_problem, names_money, normalise, seal_for, verdict, wording_seal
 
 ZW = "\u200b"  # zero-width space
 SHY = "\u00ad"  # soft hyphen

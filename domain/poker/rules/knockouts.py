@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 
 from domain.errors import Problem
-from domain.poker.rules.wording import MAX_DESCRIPTION_CHARS, money_problem
+from domain.poker.rules.wording.check import MAX_DESCRIPTION_CHARS, money_problem
 
 DEFAULT_VOID_WINDOW = timedelta(minutes=5)  # SP-5
 FULL_CREDIT_HALVES = 2

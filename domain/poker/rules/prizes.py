@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from domain.errors import Problem, raise_problems
-from domain.poker.rules.wording import MAX_DESCRIPTION_CHARS, money_problem
+from domain.poker.rules.wording.check import MAX_DESCRIPTION_CHARS, money_problem
 
 MAX_LINES = 200
 

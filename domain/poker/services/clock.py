@@ -18,13 +18,14 @@ from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
 from domain.poker.rules import clock as pure
-from domain.poker.rules.clock import (
+from domain.poker.rules.clock_model import (
     Clock,
     ClockEvent,
     Level,
     Loaded,
     Override,
     Pause,
+    Reading,
     Segment,
 )
 from domain.poker.rules.noshow import DEFAULT_HANDS_PER_HOUR
@@ -114,7 +115,7 @@ def breaks_reached(session: Session, tournament_id: int, now: datetime) -> int:
     return pure.read(loaded.clock, loaded.levels, now).breaks_passed
 
 
-def reading_dict(tournament_id: int, r: pure.Reading, level_count: int) -> dict:
+def reading_dict(tournament_id: int, r: Reading, level_count: int) -> dict:
     def seconds(value) -> int | None:
         return None if value is None else int(value.total_seconds())
 

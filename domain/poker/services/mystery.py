@@ -14,7 +14,7 @@ from domain.draw import commitment, new_seed
 from domain.errors import Problem, raise_problems
 from domain.poker.rules import mystery as mystery_rules
 from domain.poker.rules.knockouts import draw_problems
-from domain.poker.rules.wording import wording_seal
+from domain.poker.rules.wording.check import wording_seal
 from domain.poker.services.knockouts import locked_knockout, locked_tournament
 from domain.poker.services.results import itm_status
 from domain.poker.services.tournaments import get_tournament

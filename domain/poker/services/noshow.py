@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker.rules import clock as pure_clock
 from domain.poker.rules import noshow as pure
-from domain.poker.rules.clock import Loaded
+from domain.poker.rules.clock_model import Loaded
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services.due import NO_SHOWS
 from domain.poker.services.knockouts import record_knockouts

@@ -16,7 +16,7 @@ from domain.poker.rules.bounties import Share
 from domain.poker.rules.knockouts import credit_text
 from domain.poker.rules.places import LiveKnockout, Place, PlacedEntry, final_places
 from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_lines
-from domain.poker.rules.wording import wording_seal
+from domain.poker.rules.wording.check import wording_seal
 from domain.poker.services.due import FINALIZE
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.results import (

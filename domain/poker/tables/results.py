@@ -31,14 +31,14 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from domain.poker.rules.wording import MAX_DESCRIPTION_CHARS
+from domain.poker.rules.wording.check import MAX_DESCRIPTION_CHARS
 from domain.store.base import Base
 
 TZ = DateTime(timezone=True)
 
 
 def sealed_sql(column: str, seal: str = "wording_seal") -> str:
-    """SP-4 as SQL: `seal` is the domain's seal of `column` (domain.poker.rules.wording.seal_for:
+    """SP-4 as SQL: `seal` is the domain's seal of `column` (domain.poker.rules.wording.check.seal_for:
     `<checker>:<hex sha256 of "<checker>:<text>">`). The database cannot run the check itself
     (lemmas need pymorphy3), so it refuses every text the domain has not accepted."""
     checker = f"split_part({seal}, ':', 1)"

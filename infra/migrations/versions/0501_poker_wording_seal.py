@@ -3,7 +3,7 @@
 The check (normalisation, lemmas by pymorphy3, CLDR currency names) cannot run in PostgreSQL, so the
 regular-expression CHECK of 0500 gives way to a seal: `wording_seal` = `<checker>:<hex sha256 of
 "<checker>:<description>">`, which the domain gives only a text its check accepts
-(domain.poker.rules.wording.wording_seal), and a CHECK that refuses a row whose seal is missing or is not
+(domain.poker.rules.wording.check.wording_seal), and a CHECK that refuses a row whose seal is missing or is not
 its text's. A raw INSERT or UPDATE that did not go through the domain's check is refused.
 
 Existing rows are checked once more here, by the domain's check of today, and sealed; a row it
@@ -35,7 +35,7 @@ DRAW_CHECK = (
 
 
 def _seal_existing(conn: sa.Connection) -> None:
-    from domain.poker.rules.wording import verdict
+    from domain.poker.rules.wording.check import verdict
 
     refused: list[str] = []
     for table, key in (("poker_prizes", "place"), ("poker_mystery_draws", "id")):

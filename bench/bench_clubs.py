@@ -87,30 +87,33 @@ def run(report: Report) -> None:
         report.note(name, "most requests the server saw in any 1 s, one at a time", max(peaks[1]))
         report.note(name, "most requests the server saw in any 1 s, concurrency 8", max(peaks[8]))
         report.note(name, "SQL statements per run of 1,000 (batches of 100)", statements[8])
+        _two_workers(report, engine, server)
 
-        # the limit binding, across workers: two workers (each its own limiter and connections, as two
-        # machines would have), 8 threads each, could send several times more than 50 requests a second
-        tight, count = 50.0, 300
-        _reset(engine, count)
-        server.seen.clear()
-        sent: list[float] = []
-        engines = [create_engine(engine.url) for _ in range(2)]
-        workers = [HttpPartyProvider(server.url, server.token, limiter=SharedRateLimiter(e, "bench-tight", tight),
-                                     timeout=5.0) for e in engines]
-        for worker in workers:
-            worker.client.event_hooks["request"] = [lambda request: sent.append(time.monotonic())]
-        started = time.monotonic()
-        threads = [threading.Thread(target=run_checks, args=(e, w, lambda: NOW), kwargs={"concurrency": 8})
-                   for e, w in zip(engines, workers, strict=True)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.monotonic() - started
-        for e, w in zip(engines, workers, strict=True):
-            w.close()
-            e.dispose()
-        name = f"{count} applications, 2 workers x concurrency 8, one limit of {tight:g} req/s"
-        report.note(name, "requests/s over the run", round(len(sent) / elapsed, 1))
-        report.note(name, "most requests sent in any 1 s", most_in_one_second(sent))
-        report.note(name, "most requests the server saw arrive in any 1 s", server.max_in_any_second())
+
+def _two_workers(report: Report, engine, server: RegistryServer) -> None:
+    """The limit binding, across workers: two workers (each its own limiter and connections, as two
+    machines would have), 8 threads each, could send several times more than 50 requests a second."""
+    tight, count = 50.0, 300
+    _reset(engine, count)
+    server.seen.clear()
+    sent: list[float] = []
+    engines = [create_engine(engine.url) for _ in range(2)]
+    workers = [HttpPartyProvider(server.url, server.token, limiter=SharedRateLimiter(e, "bench-tight", tight),
+                                 timeout=5.0) for e in engines]
+    for worker in workers:
+        worker.client.event_hooks["request"] = [lambda request: sent.append(time.monotonic())]
+    started = time.monotonic()
+    threads = [threading.Thread(target=run_checks, args=(e, w, lambda: NOW), kwargs={"concurrency": 8})
+               for e, w in zip(engines, workers, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    for e, w in zip(engines, workers, strict=True):
+        w.close()
+        e.dispose()
+    name = f"{count} applications, 2 workers x concurrency 8, one limit of {tight:g} req/s"
+    report.note(name, "requests/s over the run", round(len(sent) / elapsed, 1))
+    report.note(name, "most requests sent in any 1 s", most_in_one_second(sent))
+    report.note(name, "most requests the server saw arrive in any 1 s", server.max_in_any_second())

@@ -143,20 +143,12 @@ def display() -> Display | None:
     own currency); neither: values as stored."""
     if STATE["tournament"] is None and STATE["club"] is None:
         return None
-    from sqlalchemy import literal, select
-
-    from domain.clubs.tables import Club
     from domain.documents.services.locales import locales, poker_locale
-    from domain.poker.tables.tournaments import Tournament
+    from domain.poker.services.listings import club_of
     from domain.store.db import unit_of_work
 
-    if STATE["tournament"] is not None:
-        query = (select(Club.id, Club.timezone, Tournament.currency)
-                 .join(Tournament, Tournament.club_id == Club.id).where(Tournament.id == STATE["tournament"]))
-    else:
-        query = select(Club.id, Club.timezone, literal(None).label("currency")).where(Club.id == STATE["club"])
     with unit_of_work() as session:
-        row = session.execute(query).one_or_none()
+        row = club_of(session, STATE["tournament"], STATE["club"])
         if row is None:
             return None
         locale = poker_locale(locales(session, "club", [row.id]).get(row.id))

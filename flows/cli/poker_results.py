@@ -15,6 +15,7 @@ from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
 from domain.poker.services import entries as entries_service
 from domain.poker.services import knockouts as knockout_service
+from domain.poker.services import listings
 from domain.poker.services import mystery as mystery_service
 from domain.poker.services import results as results_service
 from domain.poker.tables.results import Knockout, MysteryDraw
@@ -91,7 +92,7 @@ def knockout(
         records = knockout_service.record_knockouts(
             session, tournament, busts, now=_now(), actor=by, level=level, group=group
         )
-        names = _entry_names(session, [k.busted_entry_id for k in records] + [killer_id])
+        names = listings.entry_names(session, [k.busted_entry_id for k in records] + [killer_id])
         status = results_service.itm_status(session, tournament)
         money = ("in the money" if status.in_money else "on the bubble" if status.on_bubble
                  else f"{status.remaining_to_money} to the money")
@@ -104,30 +105,6 @@ def knockout(
         emit(out, title)
 
 
-def _entry_names(session, ids) -> dict[int, str]:
-    from sqlalchemy import func, select
-
-    from domain.poker.tables.tournaments import Entry, Player
-
-    wanted = [i for i in ids if i is not None]
-    if not wanted:
-        return {}
-    return dict(session.execute(
-        select(Entry.id, func.coalesce(Player.name, Player.pseudonym)).join(Player, Player.id == Entry.player_id)
-        .where(Entry.id.in_(wanted))
-    ).all())
-
-
-def _knockout_of(session, tournament: int, knockout_id: int) -> Knockout:
-    """The knockout, only if it is the tournament's (the floor names both)."""
-    from domain.errors import NotFound
-
-    k = session.get(Knockout, knockout_id)
-    if k is None or k.tournament_id != tournament:
-        raise NotFound("knockout-not-found", f"no knockout {knockout_id} in tournament {tournament}")
-    return k
-
-
 @app.command("void-knockout")
 def void_knockout(
     tournament: TournamentId,
@@ -137,12 +114,12 @@ def void_knockout(
 ) -> None:
     """Void a knockout within the window (SP-5): kept, marked voided; the player is back in. Asks unless --yes."""
     with transaction() as session:
-        k = _knockout_of(session, tournament, knockout_id)
+        k = listings.knockout_of(session, tournament, knockout_id)
         plan = (f"void knockout {k.id} of tournament {tournament} (bust {k.bust_number}, entry "
                 f"{k.busted_entry_id}): the player is back in and seated")
     confirm(plan, yes)
     with transaction() as session:
-        _knockout_of(session, tournament, knockout_id)
+        listings.knockout_of(session, tournament, knockout_id)
         emit(knockout_view(knockout_service.void_knockout(session, knockout_id, now=_now(), actor=by)))
 
 
@@ -165,7 +142,7 @@ def mystery_draw(
 ) -> None:
     """The killer entry of a knockout draws its mystery bounty, once per tournament (3.3)."""
     with transaction() as session:
-        _knockout_of(session, tournament, knockout_id)
+        listings.knockout_of(session, tournament, knockout_id)
         emit(draw_view(mystery_service.mystery_draw(session, knockout_id, now=_now(), actor=by, description=prize)))
 
 

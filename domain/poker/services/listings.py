@@ -1,13 +1,16 @@
 """Read-only listings for the floor and the counter: a tournament's entries, knockouts and
-settlements, the blind structures, players found by name or handle. One query each; no writes."""
+settlements, the blind structures, players found by name or handle, entries' names, the club a
+command's output is written for. One query each; no writes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from domain.clubs.tables import Club
+from domain.errors import NotFound
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.floor import Seat
 from domain.poker.tables.results import Knockout
@@ -19,6 +22,7 @@ from domain.poker.tables.tournaments import (
     Registration,
     Settlement,
     Structure,
+    Tournament,
 )
 
 SEARCH_LIMIT = 50
@@ -132,3 +136,32 @@ def search_players(session: Session, text: str, limit: int = SEARCH_LIMIT) -> li
     )
     return [{"id": p.id, "name": p.display_name, "handle": p.handle, "blocked": p.blocked_at is not None,
              "forgotten": p.forgotten_at is not None} for p in rows]
+
+
+def entry_names(session: Session, entry_ids) -> dict[int, str]:
+    """The player's name (or pseudonym, once forgotten) of each entry named; None ids are skipped."""
+    wanted = [i for i in entry_ids if i is not None]
+    if not wanted:
+        return {}
+    return dict(session.execute(
+        select(Entry.id, _name()).join(Player, Player.id == Entry.player_id).where(Entry.id.in_(wanted))
+    ).all())
+
+
+def knockout_of(session: Session, tournament_id: int, knockout_id: int) -> Knockout:
+    """The knockout, only if it is the tournament's (the floor names both)."""
+    k = session.get(Knockout, knockout_id)
+    if k is None or k.tournament_id != tournament_id:
+        raise NotFound("knockout-not-found", f"no knockout {knockout_id} in tournament {tournament_id}")
+    return k
+
+
+def club_of(session: Session, tournament_id: int | None = None, club_id: int | None = None):
+    """(club id, timezone, currency) of the tournament's club, else of the club (currency None); None
+    when it is not there."""
+    if tournament_id is not None:
+        query = (select(Club.id, Club.timezone, Tournament.currency)
+                 .join(Tournament, Tournament.club_id == Club.id).where(Tournament.id == tournament_id))
+    else:
+        query = select(Club.id, Club.timezone, literal(None).label("currency")).where(Club.id == club_id)
+    return session.execute(query).one_or_none()

@@ -16,7 +16,7 @@ from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.tables import PusoyRound
 from domain.store.db import unit_of_work
 from flows.jobs.pusoy import complete_rounds
-from tests.integration.pusoy_helpers import NOW, filled, play, seating
+from tests.support.pusoy_world import NOW, filled, play, seating
 from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
 
 TOURNEY = str(Path(sys.executable).with_name("tourney"))

@@ -20,27 +20,27 @@ from domain.poker.services.results import finalize_tournaments, set_prizes
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.pusoy.tables import PusoyRound
 from infra.render import Renderer
-from tests.integration import poker_results_helpers as h
-from tests.integration.pusoy_helpers import NOW as PUSOY_NOW
-from tests.integration.pusoy_helpers import filled, play, play_playoff
+from tests.support import poker_world as w
+from tests.support.pusoy_world import NOW as PUSOY_NOW
+from tests.support.pusoy_world import filled, play, play_playoff
 from tests.unit.pusoy_cases import TWO_FOR_ONE
 
-LATER = h.NOW + timedelta(hours=1, minutes=10)  # 00:10 next day in Moscow; past the void window
+LATER = w.EVENING + timedelta(hours=1, minutes=10)  # 00:10 next day in Moscow; past the void window
 
 
 def finished_poker(session, name="<b>Пятница</b>"):
     """RULES SP-7's worked example through the poker services, finished by finalize-tournaments."""
-    t = h.tournament(session, name=name)
-    e = h.field(session, t, ["Борис", "C", "D", "E", "F", "G", "H", "I", "J", "Кирилл"])
+    t = w.tournament(session, **w.BOUNTY, name=name)
+    e = w.field(session, t, ["Борис", "C", "D", "E", "F", "G", "H", "I", "J", "Кирилл"])
     ids = {n: x.id for n, x in e.items()}
 
     def bust(*busted, killer="Кирилл"):
-        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=h.NOW, actor="f")
+        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=w.EVENING, actor="f")
 
     bust("C")
     bust("Борис")
     session.refresh(e["Борис"])
-    ids["Борис"] = h.reenter(session, e["Борис"]).id
+    ids["Борис"] = w.reenter(session, e["Борис"]).id
     bust("D", "E", killer="Борис")
     for name_ in ("F", "G"):
         bust(name_)
@@ -82,7 +82,7 @@ def test_a_published_tournament_is_no_longer_due(session, tmp_path):
 
 
 def test_a_running_tournament_is_refused_with_a_clear_reason(session):
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     with pytest.raises(DomainError) as caught:
         sources.bundle(session, "poker", t.id)
     assert (caught.value.code, caught.value.message) == ("not-publishable", f"tournament {t.id} is running, not finished")
@@ -167,7 +167,7 @@ def test_doc_1_the_poker_sheet_counts_rebuys_and_add_ons_of_live_entries(session
     entries = session.scalars(select(Entry).where(Entry.tournament_id == t.id).order_by(Entry.id)).all()
     for entry, kind in [(entries[0], "rebuy"), (entries[1], "rebuy"), (entries[2], "addon")]:
         session.add(TopUp(tournament_id=t.id, player_id=entry.player_id, entry_id=entry.id, kind=kind, chips=20000,
-                          created_at=h.NOW))
+                          created_at=w.EVENING))
     session.flush()
     sheet = sources.bundle(session, "poker", t.id).sheet
     assert (sheet.rebuys, sheet.addons, sheet.reentries) == (2, 1, 1)

@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player
-from tests.integration.poker_floor_world import enter, recent_start, register, tournament
+from tests.support.poker_world import enter, recent_start, register, tournament
 from tests.support.cli import run
 
 

@@ -17,7 +17,7 @@ from domain.poker.services.noshow import arrive, process_no_shows
 from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
 from domain.poker.tables.floor import DeadStack, DeadStackCharge, Seat
 from domain.poker.tables.results import Knockout
-from tests.integration.poker_floor_world import T0, enter, register, tournament
+from tests.support.poker_world import T0, enter, register, tournament
 
 CLOSE = T0 + timedelta(hours=1)  # late registration closes 19:00
 SECOND = timedelta(seconds=1)

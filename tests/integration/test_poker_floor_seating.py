@@ -19,7 +19,7 @@ from domain.poker.services import seating as svc
 from domain.poker.tables.tournaments import Entry, Tournament
 from domain.poker.tables.floor import Move, Seat, SeatDraw
 from domain.poker.tables.floor import Table as TableRow
-from tests.integration.poker_floor_world import T0, enter, register, tournament
+from tests.support.poker_world import T0, enter, register, tournament
 
 LATER = T0 + timedelta(minutes=30)
 

@@ -11,7 +11,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services.noshow import process_no_shows
 from domain.store.db import StatementCounter
 from domain.poker.tables.floor import DeadStack, DeadStackCharge
-from tests.integration.poker_floor_world import T0
+from tests.support.poker_world import T0
 from tests.integration.test_poker_floor_noshow import CLOSE, floor
 
 LEVEL_4 = T0 + timedelta(minutes=75)  # 19:15: level 4 starts after the dead stacks sat at 19:00

@@ -13,7 +13,7 @@ from domain.errors import DomainError
 from domain.poker.services.results import set_prizes
 from domain.poker.rules.wording import CHECKER, seal_for, verdict, wording_seal
 from domain.tables import metadata
-from tests.integration import poker_results_helpers as h
+from tests.support import poker_world as w
 from tests.unit.test_poker_wording import ACCEPTED, REFUSED
 
 TABLES = {
@@ -42,7 +42,7 @@ REFUSED_LINES = [line for line, _ in REFUSED]
 def test_sp4_no_door_accepts_a_line_the_domain_refuses(session, line):
     """SP-4: the domain service refuses it, and a raw INSERT of it is refused too: without a seal, with
     an empty or made-up one, with the seal of another (accepted) text."""
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     with pytest.raises(DomainError) as refused:
         with session.begin_nested():
             set_prizes(session, t.id, ["Cup", line])
@@ -55,7 +55,7 @@ def test_sp4_no_door_accepts_a_line_the_domain_refuses(session, line):
 @pytest.mark.parametrize("line", ACCEPTED[::4], ids=repr)
 def test_sp4_the_database_takes_a_line_with_the_domains_seal(session, line):
     """SP-4: what the domain accepts it stores, with its seal; the CHECK agrees with the seal's recipe."""
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     assert set_prizes(session, t.id, [line]) == (line.strip(),)
     stored = session.execute(
         text("SELECT description, wording_seal FROM poker_prizes WHERE tournament_id = :t"), {"t": t.id}
@@ -65,7 +65,7 @@ def test_sp4_the_database_takes_a_line_with_the_domains_seal(session, line):
 
 def test_sp4_a_raw_update_of_a_sealed_line_is_refused(session):
     """SP-4: changing the text under its seal (or the seal away) is refused: only the domain reseals."""
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     set_prizes(session, t.id, ["Dinner for 2"])
     update = "UPDATE poker_prizes SET description = :d WHERE tournament_id = :t"
     _fails(session, update, d="саsh", t=t.id)
@@ -77,7 +77,7 @@ def test_sp4_a_raw_update_of_a_sealed_line_is_refused(session):
 
 
 def test_sp4_the_database_refuses_a_prize_line_over_500_characters_or_blank_or_past_place_200(session):
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     for bad in ("x" * 501, "  "):
         _fails(session, PRIZE, t=t.id, p=1, d=bad, s=seal_for(CHECKER, bad))
     _fails(session, PRIZE, t=t.id, p=201, d="Medal", s=wording_seal("Medal"))
@@ -86,8 +86,8 @@ def test_sp4_the_database_refuses_a_prize_line_over_500_characters_or_blank_or_p
 
 def test_3_2_the_database_keeps_one_live_knockout_per_busted_entry_and_refuses_deletes(session):
     """3.2: duplicate protection and immutable records, by the database itself."""
-    t = h.tournament(session)
-    e = h.field(session, t, "AB")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "AB")
     insert = (
         "INSERT INTO poker_knockouts (tournament_id, busted_entry_id, killer_entry_id, bust_number, "
         "credit_halves, recorded_at, recorded_by) VALUES (:t, :b, :k, 1, 2, now(), 'floor') RETURNING id"
@@ -104,8 +104,8 @@ def test_3_2_the_database_keeps_one_live_knockout_per_busted_entry_and_refuses_d
 
 
 def test_3_3_the_database_keeps_one_draw_per_killer_entry_and_the_killer_of_the_knockout(session):
-    t = h.tournament(session, mystery=True)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY, mystery=True)
+    e = w.field(session, t, "ABC")
     insert = (
         "INSERT INTO poker_knockouts (tournament_id, busted_entry_id, killer_entry_id, bust_number, "
         "credit_halves, recorded_at, recorded_by) VALUES (:t, :b, :k, :n, 2, now(), 'floor') RETURNING id"

@@ -9,24 +9,24 @@ import pytest
 
 from domain.errors import DomainError
 from domain.poker.services import entries as poker_entries
-from tests.integration.poker_helpers import (
+from tests.integration.test_poker_service import refused
+from tests.support.poker_world import (
     START,
     S,
     bust,
     checked_in,
     player,
-    tournament,
+    tournament_through_services,
 )
-from tests.integration.test_poker_service import refused
 
 pytestmark = pytest.mark.integration
 
 
 def test_sp12_rebuy_limit_counts_every_entry_of_the_player(session):
     """SP-12"""
-    tid = tournament(session, status="running", rebuy_amount=100000, rebuy_limit=2,
+    tid = tournament_through_services(session, status="running", rebuy_amount=100000, rebuy_limit=2,
                      late_reg_deadline=START + timedelta(hours=3))
-    pid = player(session)
+    pid = player(session).id
     first = checked_in(session, tid, pid, START)
     poker_entries.rebuy(session, tid, pid, START + S)
     bust(session, first.id, START + timedelta(minutes=10))
@@ -38,15 +38,15 @@ def test_sp12_rebuy_limit_counts_every_entry_of_the_player(session):
 
 def test_sp12_rebuy_until_and_level_windows(session):
     """SP-12"""
-    tid = tournament(session, status="running", rebuy_amount=100000, rebuy_until=START + timedelta(hours=1))
-    pid = player(session)
+    tid = tournament_through_services(session, status="running", rebuy_amount=100000, rebuy_until=START + timedelta(hours=1))
+    pid = player(session).id
     checked_in(session, tid, pid, START)
     poker_entries.rebuy(session, tid, pid, START + timedelta(minutes=59))
     refused(session, "rebuy-window-closed", poker_entries.rebuy, session, tid, pid, START + timedelta(hours=1))
 
-    tid2 = tournament(session, status="running", rebuy_amount=100000, rebuy_until_level=2,
+    tid2 = tournament_through_services(session, status="running", rebuy_amount=100000, rebuy_until_level=2,
                       start=START + timedelta(days=2))
-    pid2 = player(session)
+    pid2 = player(session).id
     checked_in(session, tid2, pid2, START + timedelta(days=2))
     poker_entries.rebuy(session, tid2, pid2, START + timedelta(days=2), level=2)
     err = refused(session, "rebuy-window-closed", poker_entries.rebuy, session, tid2, pid2, START + timedelta(days=2), level=3)
@@ -55,9 +55,9 @@ def test_sp12_rebuy_until_and_level_windows(session):
 
 def test_sp12_reentry_limit(session):
     """SP-12"""
-    tid = tournament(session, status="running", reentry_amount=120000, reentry_limit=1,
+    tid = tournament_through_services(session, status="running", reentry_amount=120000, reentry_limit=1,
                      reentry_deadline=START + timedelta(hours=2))
-    pid = player(session)
+    pid = player(session).id
     first = checked_in(session, tid, pid, START)
     bust(session, first.id, START + timedelta(minutes=5))
     second = poker_entries.reenter(session, tid, pid, START + timedelta(minutes=6))
@@ -69,5 +69,5 @@ def test_sp12_reentry_limit(session):
 def test_sp12_bad_limits_are_refused_at_creation(session):
     """SP-12"""
     with pytest.raises(DomainError) as caught:
-        tournament(session, rebuy_amount=1, rebuy_until=START + S, rebuy_until_level=2)
+        tournament_through_services(session, rebuy_amount=1, rebuy_until=START + S, rebuy_until_level=2)
     assert caught.value.code == "rebuy-window-twice"

@@ -28,10 +28,10 @@ from domain.store.db import unit_of_work
 from infra import mail, pdf
 from infra.render import Renderer
 from tests.documents_samples import smtp_inbox
-from tests.integration import poker_results_helpers as h
+from tests.support import poker_world as w
 
 KEY = b"test-secret-key-of-at-least-32-bytes"
-NOW = h.NOW  # 2026-11-29 20:00 UTC: the season is November 2026 in the club's timezone (Moscow)
+NOW = w.EVENING  # 2026-11-29 20:00 UTC: the season is November 2026 in the club's timezone (Moscow)
 _n = itertools.count(1)
 
 
@@ -48,7 +48,7 @@ def people(session, *names: str) -> list[Player]:
 
 def played(session, players: list[Player], start: datetime, name: str) -> Tournament:
     """A tournament at `start`: each player busted in turn by the last one, who wins; finished."""
-    t = h.tournament(session, name=name)
+    t = w.tournament(session, **w.BOUNTY, name=name)
     t.scheduled_start = start
     entries = []
     for p in players:

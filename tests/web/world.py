@@ -10,9 +10,9 @@ from sqlalchemy.orm import Session
 from domain.poker.services import clock as clock_service
 from domain.poker.services.results import set_prizes
 from domain.store.db import unit_of_work
-from tests.integration import poker_floor_world as world
+from tests.support import poker_world as world
 
-# L1 20 min · L2 20 min · break 15 min · L3 · L4 (poker_floor_world.LEVELS)
+# L1 20 min · L2 20 min · break 15 min · L3 · L4 (poker_world.LEVELS)
 
 
 def now() -> datetime:
@@ -22,7 +22,7 @@ def now() -> datetime:
 def running_poker(engine, players: int = 12, *, name: str | None = None, start: bool = True,
                   prizes=("Cup and a free entry", "Free entry"), levels=None) -> dict:
     """A running tournament with checked-in entries, its clock started now, and prizes; `levels`
-    (small, big, ante, seconds, is_break) rows, default poker_floor_world.LEVELS."""
+    (small, big, ante, seconds, is_break) rows, default poker_world.LEVELS."""
     with unit_of_work(engine) as session:
         structure_id = world.structure(session, levels=levels).id if levels else None
         t = world.tournament(session, structure_id=structure_id)

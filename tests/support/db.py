@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
@@ -11,9 +15,19 @@ from sqlalchemy.orm import Session
 def refused(session: Session, constraint: str, statement: str, **params) -> None:
     """`statement` is refused by the database, and by the constraint (or trigger message) named, not by
     any other error: a test of one invariant cannot pass on another's refusal."""
+    with refused_by(constraint), session.begin_nested():
+        session.execute(text(statement), params)
+
+
+@contextmanager
+def refused_by(constraint: str | re.Pattern[str]) -> Iterator[None]:
+    """The block (an ORM flush, a commit, a statement on a connection) is refused by the database, by
+    the constraint named or the trigger message given (a pattern when it carries ids), not by another."""
     with pytest.raises(DBAPIError) as caught:
-        with session.begin_nested():
-            session.execute(text(statement), params)
+        yield
     diag = caught.value.orig.diag
     fired = diag.constraint_name or diag.message_primary
-    assert fired == constraint, f"refused by {fired!r} ({diag.sqlstate}), not by {constraint!r}"
+    if isinstance(constraint, re.Pattern):
+        assert fired and constraint.fullmatch(fired), f"refused by {fired!r} ({diag.sqlstate}), not by {constraint.pattern!r}"
+    else:
+        assert fired == constraint, f"refused by {fired!r} ({diag.sqlstate}), not by {constraint!r}"

@@ -1,4 +1,5 @@
-"""The clubs schema as migrated matches the models, and the database backs the catalog's invariants."""
+"""The database backs the catalog's invariants (tests/integration/test_schema.py compares the clubs
+tables, with every other, to the models)."""
 
 from __future__ import annotations
 

@@ -1,33 +1,18 @@
-"""The poker-results schema: it matches the models, and the database itself refuses what a race or
-a bad write could break, each by its own constraint or trigger (3.2, 3.3, SP-4: no door takes a
-prize line the domain refuses)."""
+"""The poker-results schema: the database itself refuses what a race or a bad write could break, each
+by its own constraint or trigger (3.2, 3.3, SP-4: no door takes a prize line the domain refuses).
+tests/integration/test_schema.py compares these tables, with every other, to the models."""
 
 from __future__ import annotations
 
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 
 from domain.errors import DomainError
 from domain.poker.rules.wording import CHECKER, seal_for, verdict, wording_seal
 from domain.poker.services.results import set_prizes
-from domain.tables import metadata
 from tests.support import poker_world as w
 from tests.support.db import refused
 from tests.unit.test_poker_wording import ACCEPTED, REFUSED
-
-TABLES = {
-    "poker_knockout_settings", "poker_knockouts", "poker_knockout_audit", "poker_mystery_draws", "poker_prizes",
-    "poker_places",
-}
-
-
-def test_the_migrated_results_tables_match_the_models(engine):
-    with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
-    assert [d for d in diff if any(name in repr(d) for name in TABLES)] == []
-
 
 NO_SEAL = 'null value in column "wording_seal" of relation "poker_prizes" violates not-null constraint'
 NOT_DELETED = "poker_knockouts are never deleted: void the knockout instead"

@@ -9,7 +9,7 @@ import pytest
 
 from domain.errors import DomainError
 from domain.poker.services import entries as poker_entries
-from tests.integration.test_poker_service import refused
+from tests.support.db import refused_call
 from tests.support.poker_world import (
     START,
     S,
@@ -32,7 +32,7 @@ def test_sp12_rebuy_limit_counts_every_entry_of_the_player(session):
     bust(session, first.id, START + timedelta(minutes=10))
     poker_entries.reenter(session, tid, pid, START + timedelta(minutes=11))
     poker_entries.rebuy(session, tid, pid, START + timedelta(minutes=12))
-    err = refused(session, "rebuy-limit-reached", poker_entries.rebuy, session, tid, pid, START + timedelta(minutes=13))
+    err = refused_call(session, "rebuy-limit-reached", poker_entries.rebuy, session, tid, pid, START + timedelta(minutes=13))
     assert "rebuy_limit" in err.message
 
 
@@ -42,14 +42,14 @@ def test_sp12_rebuy_until_and_level_windows(session):
     pid = player(session).id
     checked_in(session, tid, pid, START)
     poker_entries.rebuy(session, tid, pid, START + timedelta(minutes=59))
-    refused(session, "rebuy-window-closed", poker_entries.rebuy, session, tid, pid, START + timedelta(hours=1))
+    refused_call(session, "rebuy-window-closed", poker_entries.rebuy, session, tid, pid, START + timedelta(hours=1))
 
     tid2 = tournament_through_services(session, status="running", rebuy_amount=100000, rebuy_until_level=2,
                       start=START + timedelta(days=2))
     pid2 = player(session).id
     checked_in(session, tid2, pid2, START + timedelta(days=2))
     poker_entries.rebuy(session, tid2, pid2, START + timedelta(days=2), level=2)
-    err = refused(session, "rebuy-window-closed", poker_entries.rebuy, session, tid2, pid2, START + timedelta(days=2), level=3)
+    err = refused_call(session, "rebuy-window-closed", poker_entries.rebuy, session, tid2, pid2, START + timedelta(days=2), level=3)
     assert "level 2" in err.message
 
 
@@ -62,7 +62,7 @@ def test_sp12_reentry_limit(session):
     bust(session, first.id, START + timedelta(minutes=5))
     second = poker_entries.reenter(session, tid, pid, START + timedelta(minutes=6))
     bust(session, second.id, START + timedelta(minutes=7))
-    err = refused(session, "reentry-limit-reached", poker_entries.reenter, session, tid, pid, START + timedelta(minutes=8))
+    err = refused_call(session, "reentry-limit-reached", poker_entries.reenter, session, tid, pid, START + timedelta(minutes=8))
     assert "reentry_limit" in err.message
 
 

@@ -7,9 +7,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
+
+from domain.errors import DomainError
 
 
 def refused(session: Session, constraint: str, statement: str, **params) -> None:
@@ -31,3 +33,22 @@ def refused_by(constraint: str | re.Pattern[str]) -> Iterator[None]:
         assert fired and constraint.fullmatch(fired), f"refused by {fired!r} ({diag.sqlstate}), not by {constraint.pattern!r}"
     else:
         assert fired == constraint, f"refused by {fired!r} ({diag.sqlstate}), not by {constraint!r}"
+
+
+def row_counts(session: Session) -> dict[str, int]:
+    """Every table's row count, as this session sees it (pending changes flushed)."""
+    from domain.tables import metadata
+
+    session.flush()
+    return {t.name: session.scalar(select(func.count()).select_from(t)) for t in metadata.sorted_tables}
+
+
+def refused_call(session: Session, code: str, fn, *args, **kwargs) -> DomainError:
+    """`fn(*args, **kwargs)` is refused with the DomainError `code` and writes nothing: no table's row
+    count changes. Returns the error."""
+    before = row_counts(session)
+    with pytest.raises(DomainError) as caught, session.begin_nested():
+        fn(*args, **kwargs)
+    assert caught.value.code == code, caught.value.message
+    assert row_counts(session) == before
+    return caught.value

@@ -165,19 +165,22 @@ def tournament(
     return t
 
 
-def register(session: Session, t: Tournament, checked_in: bool = True, name: str | None = None) -> Registration:
-    """A new player registered at the tournament's start, checked in then unless `checked_in` is False."""
-    p = player(session, name, at=t.scheduled_start)
-    r = Registration(tournament_id=t.id, player_id=p.id, status="active", late=False,
+def register(session: Session, t: Tournament, checked_in: bool = True, name: str | None = None, *,
+             player_id: int | None = None) -> Registration:
+    """A new player (or `player_id`) registered at the tournament's start, checked in then unless
+    `checked_in` is False."""
+    player_id = player_id or player(session, name, at=t.scheduled_start).id
+    r = Registration(tournament_id=t.id, player_id=player_id, status="active", late=False,
                      registered_at=t.scheduled_start, checked_in_at=t.scheduled_start if checked_in else None)
     session.add(r)
     session.flush()
     return r
 
 
-def enter(session: Session, t: Tournament, name: str | None = None) -> Entry:
-    """A new checked-in player with an active entry of the starting stack (as check-in leaves it)."""
-    r = register(session, t, True, name)
+def enter(session: Session, t: Tournament, name: str | None = None, *, player_id: int | None = None) -> Entry:
+    """A new checked-in player (or `player_id`) with an active entry of the starting stack (as check-in
+    leaves it)."""
+    r = register(session, t, True, name, player_id=player_id)
     e = Entry(tournament_id=t.id, player_id=r.player_id, registration_id=r.id, sequence=1, state="active",
               starting_chips=t.starting_stack, created_at=t.scheduled_start)
     session.add(e)
@@ -198,6 +201,23 @@ def reenter(session: Session, busted: Entry) -> Entry:
 def field(session: Session, t: Tournament, names) -> dict[str, Entry]:
     """An entry per name (each character of a string is a name): name -> entry."""
     return {name: enter(session, t, name) for name in names}
+
+
+def played(session: Session, players: list[Player], start: datetime, name: str) -> Tournament:
+    """A finished bounty tournament at `start` with `players`: each busted in turn by the last one, who
+    wins (knockouts an hour in, places stored four hours in)."""
+    from domain.poker.rules.knockouts import Bust
+    from domain.poker.services.knockouts import record_knockouts
+    from domain.poker.services.results import finalize_tournaments
+
+    t = tournament(session, **BOUNTY | {"start": start, "name": name})
+    entries = [enter(session, t, player_id=p.id) for p in players]
+    for i, e in enumerate(entries[:-1]):
+        record_knockouts(session, t.id, [Bust(e.id, entries[-1].id)], now=start + timedelta(hours=1, seconds=i),
+                         actor="floor")
+    finalize_tournaments(session, start + timedelta(hours=4))
+    session.refresh(t)
+    return t
 
 
 def bust(session: Session, entry_id: int, at: datetime) -> None:

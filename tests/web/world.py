@@ -64,13 +64,12 @@ def season(engine, *, name: str = "Зима", locale: str | None = None) -> dict
     tournaments of three players (table 10 · 6 · 3, LG-2): Борис 16, Анна 13, <b>Вера</b> 9."""
     from domain.documents.services.locales import set_locale
     from domain.leagues.services import leagues
-    from tests.integration.test_season_standings import people, played
 
     today = now().date()
     with unit_of_work(engine) as session:
-        anna, boris, vera = people(session, "Анна", "Борис", "<b>Вера</b>")
-        first = played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
-        second = played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
+        anna, boris, vera = [world.player(session, n) for n in ("Анна", "Борис", "<b>Вера</b>")]
+        first = world.played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
+        second = world.played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
         s = leagues.create_season(session, club_id=first.club_id, name=name, date_from=today - timedelta(days=30),
                                   date_to=today + timedelta(days=30), formula="table",
                                   table=[Decimal(10), Decimal(6), Decimal(3)], now=now())

@@ -220,6 +220,21 @@ def played(session: Session, players: list[Player], start: datetime, name: str) 
     return t
 
 
+def with_no_shows(session: Session, policy: str, stack: int = 10000) -> tuple[Tournament, list[Registration]]:
+    """A tournament of `no_show_policy` `policy` started at T0, its clock running: three players in
+    and seated by the initial draw, two registered who never checked in (returned)."""
+    from domain.poker.services import clock as clock_service
+    from domain.poker.services import seating as seating_service
+
+    t = tournament(session, no_show_policy=policy, starting_stack=stack)
+    for _ in range(3):
+        enter(session, t)
+    absent = [register(session, t, checked_in=False) for _ in range(2)]
+    seating_service.draw_initial(session, t.id, T0, seed="x")
+    clock_service.act(session, t.id, "start", T0)
+    return t, absent
+
+
 def bust(session: Session, entry_id: int, at: datetime) -> None:
     """An entry busted at `at`, with no knockout recorded (the knockouts area records those)."""
     entry = session.get(Entry, entry_id)

@@ -12,7 +12,7 @@ from domain.poker.rules.wording import CHECKER, seal_for, verdict, wording_seal
 from domain.poker.services.results import set_prizes
 from tests.support import poker_world as w
 from tests.support.db import refused
-from tests.unit.test_poker_wording import ACCEPTED, REFUSED
+from tests.unit.poker_wording_cases import ACCEPTED, REFUSED
 
 NO_SEAL = 'null value in column "wording_seal" of relation "poker_prizes" violates not-null constraint'
 NOT_DELETED = "poker_knockouts are never deleted: void the knockout instead"

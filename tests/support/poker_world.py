@@ -71,13 +71,15 @@ def recent_start() -> datetime:
     return datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=5)
 
 
-def club(session: Session, *, fresh: bool = False, at: datetime = T0) -> Club:
-    """The shared club "Pik" (INN 7707083893), made on first use; `fresh`: a new club of its own."""
+def club(session: Session, *, fresh: bool = False, at: datetime = T0, timezone: str = "Europe/Moscow") -> Club:
+    """The shared club "Pik" (INN 7707083893, in Moscow), made on first use; `fresh`: a new club of its
+    own (in `timezone`)."""
     if fresh:
         n = next(_serial)
         c = Club(name=f"Club {n}", legal_form="legal_entity", inn=f"{n:010d}", ogrn=f"{n:013d}",
-                 contact_email="floor@example.org", timezone="Europe/Moscow", created_at=at, updated_at=at)
+                 contact_email="floor@example.org", timezone=timezone, created_at=at, updated_at=at)
     else:
+        assert timezone == "Europe/Moscow", "the shared club is in Moscow: ask for a fresh club in another timezone"
         found = session.execute(select(Club).where(Club.inn == PIK_INN)).scalar_one_or_none()
         if found:
             return found

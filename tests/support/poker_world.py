@@ -10,6 +10,9 @@ Instants: tests of the services build at the fixed T0 (or EVENING, NOW/START) an
 later instants themselves. A test whose `tourney` processes read the real clock builds at
 `recent_start()` (or another instant relative to the real now) instead: nothing depends on the date.
 
+Scenarios built on these: `with_no_shows()` (a running floor with two no-shows), `played()` (a
+finished tournament of given players), `finished_poker()` (RULES SP-7's worked example, finished).
+
 The registration-path tests (validation of a tournament's settings, status changes, check-in) build
 through the services with `tournament_through_services()` and `checked_in()`, at NOW and START."""
 
@@ -35,6 +38,7 @@ from domain.poker.tables.tournaments import (
 
 T0 = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)  # the floor's instant: `tournament()` starts here
 EVENING = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)  # the knockout and results tests' instant
+SP7_FINISHED_AT = EVENING + timedelta(hours=1, minutes=10)  # finished_poker(): 00:10 next day in Moscow
 NOW = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)  # the registration-path tests' instant...
 START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)  # ...and their tournament's start
 S = timedelta(seconds=1)
@@ -235,6 +239,37 @@ def with_no_shows(session: Session, policy: str, stack: int = 10000) -> tuple[To
     seating_service.draw_initial(session, t.id, T0, seed="x")
     clock_service.act(session, t.id, "start", T0)
     return t, absent
+
+
+def finished_poker(session: Session, name: str = "<b>Пятница</b>") -> Tournament:
+    """RULES SP-7's worked example (ten players, a re-entry, two prizes): its knockouts recorded at
+    EVENING through the services, finished by finalize-tournaments at SP7_FINISHED_AT."""
+    from domain.poker.rules.knockouts import Bust
+    from domain.poker.services.knockouts import record_knockouts
+    from domain.poker.services.results import finalize_tournaments, set_prizes
+
+    t = tournament(session, **BOUNTY, name=name)
+    e = field(session, t, ["Борис", "C", "D", "E", "F", "G", "H", "I", "J", "Кирилл"])
+    ids = {n: x.id for n, x in e.items()}
+
+    def ko(*busted, killer="Кирилл"):
+        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=EVENING, actor="f")
+
+    ko("C")
+    ko("Борис")
+    session.refresh(e["Борис"])
+    ids["Борис"] = reenter(session, e["Борис"]).id
+    ko("D", "E", killer="Борис")
+    for name_ in ("F", "G"):
+        ko(name_)
+    ko("Борис", killer="H")
+    ko("H")
+    ko("I", killer="J")
+    ko("J")
+    set_prizes(session, t.id, ["Кубок чемпиона", "Medal"])
+    finalize_tournaments(session, SP7_FINISHED_AT)
+    session.refresh(t)
+    return t
 
 
 def bust(session: Session, entry_id: int, at: datetime) -> None:

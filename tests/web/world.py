@@ -25,11 +25,8 @@ def running_poker(engine, players: int = 12, *, name: str | None = None, start: 
     (small, big, ante, seconds, is_break) rows, default poker_world.LEVELS."""
     with unit_of_work(engine) as session:
         structure_id = world.structure(session, levels=levels).id if levels else None
-        t = world.tournament(session, structure_id=structure_id)
-        t.scheduled_start = t.started_at = t.created_at = now() - timedelta(minutes=5)
-        t.late_reg_deadline = now() + timedelta(hours=1)
-        if name:
-            t.name = name
+        t = world.tournament(session, structure_id=structure_id, name=name, start=now() - timedelta(minutes=5),
+                             late_reg=timedelta(hours=1, minutes=5))
         entries = [world.enter(session, t, name=f"Player {i + 1}") for i in range(players)]
         set_prizes(session, t.id, list(prizes))
         if start:

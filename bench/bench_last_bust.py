@@ -31,7 +31,7 @@ from domain.poker.services.knockouts import record_knockouts
 from domain.store.db import get_engine, unit_of_work
 from infra.config import load_settings
 from infra.prefect_server import prefect_env
-from tests.integration.poker_results_helpers import field, tournament
+from tests.support.poker_world import BOUNTY, field, tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 WINDOW = timedelta(minutes=1)
@@ -68,7 +68,7 @@ def _seed(label: str, busted_at: list[datetime]) -> dict[int, datetime]:
     made = {}
     with unit_of_work() as session:
         for n, at in enumerate(busted_at):
-            t = tournament(session, name=f"{label}-{n}")
+            t = tournament(session, **BOUNTY, name=f"{label}-{n}")
             session.execute(text("INSERT INTO poker_knockout_settings (tournament_id, void_window_seconds) "
                                  "VALUES (:t, :s)"), {"t": t.id, "s": int(WINDOW.total_seconds())})
             results_service.set_prizes(session, t.id, ["Cup", "Medal"])

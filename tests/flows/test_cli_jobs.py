@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from prefect.settings import PREFECT_API_URL
 
 from flows.deployments import JOBS, deployments
-
-TOURNEY = str(Path(sys.executable).with_name("tourney"))
+from tests.support.cli import run
 
 
 def test_jobs_run_runs_the_flow_now_and_reports_to_the_configured_api(prefect_api, engine):
-    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
-    result = subprocess.run(
-        [TOURNEY, "--json", "jobs", "run", "status-report"], capture_output=True, text=True, env=env, timeout=180
-    )
+    result = run("--json", "jobs", "run", "status-report", env={"PREFECT_API_URL": PREFECT_API_URL.value()},
+                 timeout=180)
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout[result.stdout.index("{") :])
     assert payload["job"] == "status-report"
@@ -27,10 +20,7 @@ def test_jobs_run_runs_the_flow_now_and_reports_to_the_configured_api(prefect_ap
 
 
 def test_jobs_run_with_no_prefect_api_says_how_to_start_one_and_exits_2():
-    env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
-    result = subprocess.run(
-        [TOURNEY, "jobs", "run", "status-report"], capture_output=True, text=True, env=env, timeout=180
-    )
+    result = run("jobs", "run", "status-report", env={"PREFECT_API_URL": "http://127.0.0.1:9/api"}, timeout=180)
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "error: the Prefect API at http://127.0.0.1:9/api does not answer: start it with `make run` "
@@ -51,19 +41,18 @@ def test_a_runner_can_leave_a_job_to_a_work_pool_and_never_the_timekeeper():
     for the documents workers; an unknown job, or the timekeeper, is refused before anything starts."""
     served = {d.name for d in deployments(skip=["publish-results"])}
     assert served == {j.name for j in JOBS} - {"publish-results"}
-    env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    env = {"PREFECT_API_URL": "http://127.0.0.1:9/api"}
     for skip, line in (
         ("timekeeper", "error: the timekeeper runs where `tourney serve` runs: it cannot be skipped"),
         ("publish", "error: unknown job 'publish'; known jobs: " + ", ".join(j.name for j in JOBS)),
     ):
-        result = subprocess.run([TOURNEY, "serve", "--skip", skip], capture_output=True, text=True, env=env, timeout=120)
+        result = run("serve", "--skip", skip, env=env)
         assert (result.returncode, result.stderr.strip(), result.stdout) == (2, line, "")
 
 
 def test_deploy_registers_only_the_jobs_named_to_their_pool(prefect_api):
-    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
-    result = subprocess.run([TOURNEY, "--json", "deploy", "--pool", "documents", "--job", "publish-results"],
-                            capture_output=True, text=True, env=env, timeout=180)
+    result = run("--json", "deploy", "--pool", "documents", "--job", "publish-results",
+                 env={"PREFECT_API_URL": PREFECT_API_URL.value()}, timeout=180)
     assert result.returncode == 0, result.stderr
     [row] = json.loads(result.stdout)
     assert (row["job"], row["pool"]) == ("publish-results", "documents")

@@ -11,9 +11,9 @@ import httpx
 from prefect.settings import PREFECT_API_URL
 from sqlalchemy import select, text
 
-from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player
-from tests.integration.test_cli import run
+from domain.store.db import unit_of_work
+from tests.support.cli import run
 
 
 def test_the_tests_the_database_a_tourney_process_and_the_prefect_api_read_one_clock(prefect_api, committed):

@@ -11,11 +11,12 @@ import json
 from prefect.client.orchestration import get_client
 from pypdf import PdfReader
 
-from infra import pdf
 from domain.store.db import unit_of_work
 from flows.jobs.documents import publish_results
+from infra import pdf
 from tests.documents_samples import smtp_inbox
-from tests.integration.test_documents_sources import LATER, complete_pusoy, finished_poker
+from tests.support.poker_world import SP7_FINISHED_AT, finished_poker
+from tests.support.pusoy_world import complete_pusoy
 
 
 def test_doc_1_publish_results_renders_stores_sends_once_and_lists_it_in_an_artifact(
@@ -33,9 +34,9 @@ def test_doc_1_publish_results_renders_stores_sends_once_and_lists_it_in_an_arti
     with smtp_inbox() as (url, inbox):
         monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
         monkeypatch.setenv("SMTP_URL", url)
-        first = publish_results(now=LATER)
+        first = publish_results(now=SP7_FINISHED_AT)
         rows = asyncio.run(artifact())
-        again = publish_results(now=LATER)
+        again = publish_results(now=SP7_FINISHED_AT)
         rows_again = asyncio.run(artifact())
     assert first == {
         "published": [f"poker-{poker_id}", f"pusoy-{pusoy_id}"],
@@ -76,13 +77,13 @@ def test_lg3_publish_results_delivers_the_seasons_standings_after_its_tournament
     with unit_of_work(committed) as s:
         t = finished_poker(s)
         season = leagues.create_season(s, club_id=t.club_id, name="Зима", date_from=date(2026, 11, 1),
-                                       date_to=date(2026, 12, 1), formula="sqrt", now=LATER)
+                                       date_to=date(2026, 12, 1), formula="sqrt", now=SP7_FINISHED_AT)
         leagues.add_to_season(s, season.id, tournament_ids=[t.id])
     with smtp_inbox() as (url, inbox):
         monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
         monkeypatch.setenv("SMTP_URL", url)
-        first = publish_results(now=LATER)
-        again = publish_results(now=LATER)
+        first = publish_results(now=SP7_FINISHED_AT)
+        again = publish_results(now=SP7_FINISHED_AT)
     assert first == {
         "published": [f"poker-{t.id}", f"season-{season.id}-{t.id}"],
         "documents": 4,

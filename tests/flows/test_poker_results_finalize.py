@@ -14,23 +14,23 @@ from domain.poker.services.results import set_prizes
 from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Tournament
 from flows.jobs.poker_results import finalize_tournaments_flow
-from tests.integration import poker_results_helpers as h
-from tests.integration.poker_results_helpers import NOW
+from tests.support import poker_world as w
+from tests.support.poker_world import EVENING
 
 
 def test_finalize_publishes_the_final_table_marks_finished_and_is_idempotent(prefect_api, committed):
     """3.7: one player left, the void window closed → places with prizes, finished, an artifact."""
     with unit_of_work(committed) as s:
-        t = h.tournament(s, name="Sunday Deep")
-        e = {n: x.id for n, x in h.field(s, t, "ABC").items()}
+        t = w.tournament(s, **w.BOUNTY, name="Sunday Deep")
+        e = {n: x.id for n, x in w.field(s, t, "ABC").items()}
         tid = t.id
         set_prizes(s, tid, ["Cup", "Medal"])
-        record_knockouts(s, tid, [Bust(e["A"], e["C"])], now=NOW, actor="floor")
-        record_knockouts(s, tid, [Bust(e["B"], e["C"])], now=NOW, actor="floor")
+        record_knockouts(s, tid, [Bust(e["A"], e["C"])], now=EVENING, actor="floor")
+        record_knockouts(s, tid, [Bust(e["B"], e["C"])], now=EVENING, actor="floor")
 
-    assert finalize_tournaments_flow(now=NOW + timedelta(minutes=4)) == {"finished": []}
-    assert finalize_tournaments_flow(now=NOW + timedelta(minutes=5)) == {"finished": [tid]}
-    assert finalize_tournaments_flow(now=NOW + timedelta(minutes=6)) == {"finished": []}
+    assert finalize_tournaments_flow(now=EVENING + timedelta(minutes=4)) == {"finished": []}
+    assert finalize_tournaments_flow(now=EVENING + timedelta(minutes=5)) == {"finished": [tid]}
+    assert finalize_tournaments_flow(now=EVENING + timedelta(minutes=6)) == {"finished": []}
 
     with unit_of_work(committed) as s:
         assert s.get(Tournament, tid).status == "finished"

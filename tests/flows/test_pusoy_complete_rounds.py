@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from prefect.client.orchestration import get_client
 from prefect.settings import PREFECT_API_URL
@@ -16,10 +12,9 @@ from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.tables import PusoyRound
 from domain.store.db import unit_of_work
 from flows.jobs.pusoy import complete_rounds
-from tests.integration.pusoy_helpers import NOW, filled, play, seating
+from tests.support.cli import run
+from tests.support.pusoy_world import NOW, filled, play, seating
 from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
-
-TOURNEY = str(Path(sys.executable).with_name("tourney"))
 
 
 def artifact(key: str):
@@ -67,12 +62,9 @@ def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_ap
         pusoy_reports.report(s, t.code, round_no=1, table=1, game=1, two_of_diamonds=None, now=NOW,
                        finishes=[(p, i) for i, p in enumerate(tables[1], start=1)])
         code, tid = t.code, t.id
-    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
-    result = subprocess.run(
-        [TOURNEY, "--json", "pusoy", "report", code, "--round", "1", "--table", "2",
-         *[f"{p}={i}" for i, p in enumerate(tables[2], start=1)]],
-        capture_output=True, text=True, env=env, timeout=180,
-    )
+    result = run("--json", "pusoy", "report", code, "--round", "1", "--table", "2",
+                 *[f"{p}={i}" for i, p in enumerate(tables[2], start=1)],
+                 env={"PREFECT_API_URL": PREFECT_API_URL.value()}, timeout=180)
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout[result.stdout.index("{") :])
     assert payload["round_ready"] is True

@@ -15,8 +15,8 @@ from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
 from flows.cli.pusoy import _complete_now
 from flows.jobs.poker_floor import advance_clocks
-from tests.integration.poker_floor_world import T0, enter, tournament
-from tests.integration.pusoy_helpers import filled, play
+from tests.support.poker_world import T0, enter, tournament
+from tests.support.pusoy_world import filled, play
 from tests.unit.pusoy_cases import WORKED_EXAMPLE
 
 

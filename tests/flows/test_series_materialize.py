@@ -11,7 +11,7 @@ from sqlalchemy import text
 from domain.series.services.series import SeriesSpec, add_series
 from domain.store.db import unit_of_work
 from flows.jobs.series import materialize_series
-from tests.integration.test_series_service import insert_club
+from tests.support.poker_world import club as world_club
 
 UTC = timezone.utc
 
@@ -19,7 +19,7 @@ UTC = timezone.utc
 def test_materialize_series_plans_opens_and_publishes_what_it_did(prefect_api, committed):
     now = datetime(2026, 10, 20, 12, tzinfo=UTC)
     with unit_of_work(committed) as session:
-        club = insert_club(session)
+        club = world_club(session, fresh=True, timezone="Europe/Berlin").id
         add_series(session, SeriesSpec(club, "Nightly", "pusoy", "0 19 * * *", "UTC", {"organizer": "royal", "capacity": 8}, 14, 60), now)
         session.execute(text("DELETE FROM series_occurrence"))
     assert materialize_series(now=datetime(2026, 10, 20, 18, tzinfo=UTC)) == {"planned": 14, "opened": 1, "missed": 0, "scheduled": 0}
@@ -39,7 +39,7 @@ def test_materialize_series_schedules_an_exact_run_at_each_opening_before_the_ne
     deployment(job).apply()
     now = datetime(2026, 10, 20, 17, 30, tzinfo=UTC)
     with unit_of_work(committed) as session:
-        club = insert_club(session)
+        club = world_club(session, fresh=True, timezone="Europe/Berlin").id
         add_series(session, SeriesSpec(club, "Nightly", "pusoy", "0 19 * * *", "UTC",
                                        {"organizer": "royal", "capacity": 8}, 14, 60), now)
     assert materialize_series(now=now)["scheduled"] == 1  # 18:00 today; tomorrow's is beyond 70 minutes

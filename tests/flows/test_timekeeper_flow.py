@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from flows.deployments import deployments, job
 from flows.jobs.timekeeper import timekeeper
-from tests.integration.timekeeper_world import now, quick_structure, running
+from tests.support.timekeeper import now, quick_structure, running
 
 
 def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(prefect_api, committed):

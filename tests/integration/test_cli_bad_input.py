@@ -12,8 +12,13 @@ import pytest
 
 from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
-from tests.integration.poker_helpers import checked_in, club, player, tournament
 from tests.support.cli import fingerprint, run
+from tests.support.poker_world import (
+    checked_in,
+    club,
+    player,
+    tournament_through_services,
+)
 
 # kinds of bad value, by the slot they go into
 BAD = {
@@ -120,10 +125,10 @@ TABLE = [
 def world(committed, tmp_path):
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        club_id = club(session).id
-        tid = tournament(session, club_id, start=now - timedelta(minutes=10), status="registration_open",
+        club_id = club(session, fresh=True, at=now).id
+        tid = tournament_through_services(session, club_id, start=now - timedelta(minutes=10), status="registration_open",
                          late_reg_deadline=now + timedelta(hours=1))
-        pid = player(session, "anna")
+        pid = player(session, handle="anna").id
         checked_in(session, tid, pid, now - timedelta(minutes=20))
         structure = poker_tournaments.get_tournament(session, tid).structure_id
     binary, folder, latin1 = tmp_path / "levels.csv", tmp_path / "grids.csv", tmp_path / "latin.csv"

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from domain.documents.services.locales import set_locale
 from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
-from tests.integration import poker_helpers as h
+from tests.support import poker_world as w
 from tests.support.cli import j, run
 
 WIDE = {"COLUMNS": "200"}  # a wide terminal: no value folds across lines
@@ -26,9 +26,9 @@ def cells(*args: str) -> list[list[str]]:
 
 def _club_tournament(committed, start: datetime, buy_in: int) -> tuple[int, int]:
     with unit_of_work(committed) as session:
-        club = h.club(session)
-        tid = h.tournament(session, club.id, start=start, buy_in=buy_in)
-        h.checked_in(session, tid, h.player(session, "anna"))
+        club = w.club(session, fresh=True, at=w.NOW)
+        tid = w.tournament_through_services(session, club.id, start=start, buy_in=buy_in)
+        w.checked_in(session, tid, w.player(session, handle="anna").id)
         return club.id, tid
 
 
@@ -58,7 +58,7 @@ def test_sp_1_a_listing_by_club_shows_each_row_in_its_currency_as_that_club_writ
     its own currency; without a club the values are shown as stored."""
     club, _ = _club_tournament(committed, datetime(2026, 12, 4, 19, 0, tzinfo=UTC), 250000)
     with unit_of_work(committed) as session:
-        h.tournament(session, club, start=datetime(2026, 12, 5, 19, 0, tzinfo=UTC), currency="EUR", buy_in=1000)
+        w.tournament_through_services(session, club, start=datetime(2026, 12, 5, 19, 0, tzinfo=UTC), currency="EUR", buy_in=1000)
     listed = [r for r in cells("poker", "list", "--club", str(club))]
     assert [(r[4], r[6], r[7]) for r in listed] == [
         ("04.12.2026, 22:00 MSK", "2\xa0500,00\xa0₽", "RUB"), ("05.12.2026, 22:00 MSK", "10,00\xa0€", "EUR")]
@@ -86,7 +86,7 @@ def test_3_5_the_clock_reads_in_the_club_timezone_with_the_time_left_as_a_clock(
     the time left reads M:SS (the real clock moves between the runs, so it is matched, not fixed)."""
     start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=5)
     with unit_of_work(committed) as session:
-        tid = h.tournament(session, start=start, status="running", now=start - timedelta(hours=1))
+        tid = w.tournament_through_services(session, start=start, status="running", now=start - timedelta(hours=1))
         clock_service.act(session, tid, "start", start)
     rows = dict(r[:2] for r in cells("poker", "clock", "status", str(tid)))
     ends = (start + timedelta(minutes=30)).astimezone(ZoneInfo("Europe/Moscow"))

@@ -17,8 +17,8 @@ from domain.documents.services.sources import bundle
 from domain.store.db import unit_of_work
 from infra import pdf
 from infra.render import Renderer
-from tests.integration.test_documents_sources import finished_poker
 from tests.support.cli import fingerprint, run
+from tests.support.poker_world import finished_poker
 
 KEY = b"logo-test-key-of-at-least-32-bytes!!"
 
@@ -113,12 +113,11 @@ def test_doc_1_a_stamped_certificate_with_a_logo_is_weasyprint_s_page(tmp_path):
     import shutil
 
     from domain.clubs.rules.logo import checked_logo
-    from tests.integration.test_documents_pictures import TOLERANCE, differing, first_page
-    from tests.integration.test_documents_stamp import CASES, KEY as STAMP_KEY, PUBLIC_URL, weasyprint_page
+    from tests.support.pictures import CERTIFICATES, PUBLIC_URL, STAMP_KEY, TOLERANCE, differing, first_page, weasyprint_page
 
     assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
     logo = checked_logo(image("JPEG", (400, 400)))
-    cert = CASES["russian"]
+    cert = CERTIFICATES["russian"]
     with Renderer(STAMP_KEY, public_url=PUBLIC_URL) as renderer:
         (mine,) = renderer.certificates([cert], logo=logo)
     theirs = weasyprint_page(cert, logo)

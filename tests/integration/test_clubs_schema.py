@@ -1,13 +1,14 @@
-"""The clubs schema as migrated matches the models, and the database backs the catalog's invariants."""
+"""The database backs the catalog's invariants (tests/integration/test_schema.py compares the clubs
+tables, with every other, to the models)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy.exc import IntegrityError
 
 from domain.clubs.tables import Club
+from tests.support.db import refused_by
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -37,20 +38,20 @@ def test_a_club_gets_an_identity_id_and_starts_listed_and_unverified(session):
 
 
 @pytest.mark.parametrize(
-    "overrides",
+    "overrides, constraint",  # the names migration 0100 made: the naming convention prefixed them twice
     [
-        {"inn": "770708389"},
-        {"legal_form": "entrepreneur"},
-        {"ogrn": "102770013219"},
-        {"contact_email": "nobody"},
-        {"verification_status": "maybe"},
-        {"queued_at": NOW},
+        ({"inn": "770708389"}, "ck_clubs_ck_clubs_identifiers_match_form"),
+        ({"legal_form": "entrepreneur"}, "ck_clubs_ck_clubs_identifiers_match_form"),
+        ({"ogrn": "102770013219"}, "ck_clubs_ck_clubs_identifiers_match_form"),
+        ({"contact_email": "nobody"}, "ck_clubs_ck_clubs_contact_email"),
+        ({"verification_status": "maybe"}, "ck_clubs_ck_clubs_verification_status"),
+        ({"queued_at": NOW}, "ck_clubs_ck_clubs_queue_is_pending"),
     ],
 )
-def test_the_database_refuses_a_row_breaking_the_catalog_rules(session, overrides):
-    """CL-1"""
+def test_the_database_refuses_a_row_breaking_the_catalog_rules(session, overrides, constraint):
+    """CL-1: each rule by its own constraint."""
     session.add(_club(**overrides))
-    with pytest.raises(IntegrityError):
+    with refused_by(constraint), session.begin_nested():
         session.flush()
 
 
@@ -58,5 +59,5 @@ def test_the_database_refuses_a_second_club_with_the_same_inn(session):
     session.add(_club())
     session.flush()
     session.add(_club(ogrn="1027700229193"))
-    with pytest.raises(IntegrityError):
+    with refused_by("uq_clubs_inn"), session.begin_nested():
         session.flush()

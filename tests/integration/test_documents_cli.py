@@ -7,7 +7,7 @@ from pathlib import Path
 
 from domain.store.db import unit_of_work
 from tests.support.cli import run
-from tests.integration.test_documents_sources import finished_poker
+from tests.support.poker_world import finished_poker
 
 
 def test_documents_render_then_verify_says_valid_and_names_what_an_altered_file_breaks(committed, tmp_path):
@@ -54,20 +54,20 @@ def test_lg3_documents_list_names_a_seasons_standings_and_verify_says_valid(comm
     """LG-3, DOC-2: `documents list --source season` shows the standings after the tournament."""
     from datetime import date
 
-    from domain.documents.services.publish import outbox_root, publish
     from domain.documents.services import sources
+    from domain.documents.services.publish import outbox_root, publish
     from domain.leagues.services import leagues
     from infra.render import Renderer
-    from tests.integration.test_documents_sources import LATER
+    from tests.support.poker_world import SP7_FINISHED_AT
 
     with unit_of_work(committed) as s, Renderer(b"test-secret-key-of-at-least-32-bytes") as renderer:
         t = finished_poker(s)
         season = leagues.create_season(s, club_id=t.club_id, name="Зима", date_from=date(2026, 11, 1),
-                                       date_to=date(2026, 12, 1), formula="sqrt", now=LATER)
+                                       date_to=date(2026, 12, 1), formula="sqrt", now=SP7_FINISHED_AT)
         leagues.add_to_season(s, season.id, tournament_ids=[t.id])
         for due in (sources.due, sources.season_bundles):  # the results sheet, then the season's standings
             for b in due(s):
-                publish(s, renderer, outbox_root(tmp_path), b, LATER)
+                publish(s, renderer, outbox_root(tmp_path), b, SP7_FINISHED_AT)
     env = {"TOURNEY_HOME": str(tmp_path), "SMTP_URL": ""}
     listed = run("--json", "documents", "list", "--source", "season", env=env)
     assert listed.returncode == 0, listed.stderr

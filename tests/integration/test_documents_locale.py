@@ -3,7 +3,6 @@ the certificate's QR code read back from the PDF's pixels as the public verifica
 
 from __future__ import annotations
 
-
 import pytest
 import segno
 
@@ -15,7 +14,8 @@ from infra import pdf
 from infra.render import Renderer, verification_url
 from tests.documents_samples import poker_sheet, pusoy_sheet
 from tests.support.cli import run
-from tests.integration.test_documents_sources import LATER, complete_pusoy, finished_poker
+from tests.support.poker_world import SP7_FINISHED_AT, finished_poker
+from tests.support.pusoy_world import complete_pusoy
 
 KEY = b"locale-test-key-of-at-least-32-bytes"
 
@@ -62,8 +62,9 @@ def test_doc_4_a_russian_certificate_verifies_in_its_own_language(renderer):
 
 
 def _qr_modules(data: bytes) -> list[list[bool]]:
-    from pypdf import PdfReader
     import io
+
+    from pypdf import PdfReader
 
     (image,) = PdfReader(io.BytesIO(data)).pages[0].images
     picture = image.image.convert("L")
@@ -94,11 +95,11 @@ def test_doc_4_languages_by_default_and_by_choice(session):
     t = finished_poker(session)
     assert sources.bundle(session, "poker", t.id).sheet.locale == "ru"
     assert all(c.locale == "ru" for c in sources.bundle(session, "poker", t.id).certificates)
-    assert locales.set_locale(session, "club", t.club_id, "en", LATER) == {"scope": "club", "id": t.club_id, "locale": "en"}
+    assert locales.set_locale(session, "club", t.club_id, "en", SP7_FINISHED_AT) == {"scope": "club", "id": t.club_id, "locale": "en"}
     assert sources.bundle(session, "poker", t.id).sheet.locale == "en"
     p, _, _ = complete_pusoy(session)
     assert sources.bundle(session, "pusoy", p.id).sheet.locale == "en"
-    locales.set_locale(session, "pusoy", p.id, "ru", LATER)
+    locales.set_locale(session, "pusoy", p.id, "ru", SP7_FINISHED_AT)
     bundle = sources.bundle(session, "pusoy", p.id)
     assert bundle.sheet.locale == "ru" and bundle.certificates[0].locale == "ru"
 
@@ -107,10 +108,10 @@ def test_doc_4_a_bad_language_or_unknown_club_is_refused(session):
     """DOC-4"""
     t = finished_poker(session)
     with pytest.raises(DomainError) as caught:
-        locales.set_locale(session, "club", t.club_id, "fr", LATER)
+        locales.set_locale(session, "club", t.club_id, "fr", SP7_FINISHED_AT)
     assert caught.value.message == "the documents' language must be one of ru, en, not 'fr'"
     with pytest.raises(NotFound) as unknown:
-        locales.set_locale(session, "club", 987654, "en", LATER)
+        locales.set_locale(session, "club", 987654, "en", SP7_FINISHED_AT)
     assert unknown.value.message == "no club 987654"
     assert sources.bundle(session, "poker", t.id).sheet.locale == "ru"  # nothing written
 

@@ -12,25 +12,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from domain.documents.rules.model import poker_certificates, pusoy_certificates
 from infra.render import TEMPLATES, Renderer
 from tests.documents_samples import poker_sheet, pusoy_sheet, season_sheet
+from tests.support.pictures import PUBLIC_URL, TOLERANCE, differing, first_page
 
 KEY = b"picture-test-key-of-at-least-32-bytes"
-PUBLIC_URL = "https://tourney.example.org"
 REFERENCES = Path(__file__).parent / "pictures"
-DPI = 40
-# a pixel differs when its grey level moves by more than LEVEL; a page differs when more than
-# TOLERANCE of its pixels do (anti-aliasing may vary by a level or two between poppler builds)
-LEVEL = 48
-TOLERANCE = 0.002
-
 
 
 def documents(renderer: Renderer) -> dict[str, bytes]:
@@ -42,26 +35,6 @@ def documents(renderer: Renderer) -> dict[str, bytes]:
         "certificate-pusoy-en": next(iter(renderer.certificates(pusoy_certificates(pusoy_sheet(locale="en"))))),
         "season-sheet-ru": renderer.season_sheet(season_sheet(locale="ru")),
     }
-
-
-def first_page(data: bytes, folder: Path, name: str) -> Image.Image:
-    assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
-    source = folder / f"{name}.pdf"
-    source.write_bytes(data)
-    subprocess.run(
-        ["pdftoppm", "-f", "1", "-l", "1", "-r", str(DPI), "-gray", "-png", "-singlefile", str(source), str(folder / name)],
-        check=True, capture_output=True, timeout=60,
-    )
-    with Image.open(folder / f"{name}.png") as picture:
-        return picture.convert("L")
-
-
-def differing(a: Image.Image, b: Image.Image) -> float:
-    """The share of pixels whose grey level differs by more than LEVEL (1.0 when the sizes differ)."""
-    if a.size != b.size:
-        return 1.0
-    diff = ImageChops.difference(a, b).point(lambda v: 255 if v > LEVEL else 0)
-    return diff.histogram()[255] / (a.size[0] * a.size[1])
 
 
 @pytest.fixture(scope="module")

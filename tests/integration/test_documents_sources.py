@@ -4,7 +4,7 @@ Pusoy Dos services (DOC-1)."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 
 import pytest
@@ -14,44 +14,10 @@ from domain.documents.rules.model import Bundle, PokerPlace
 from domain.documents.services import sources
 from domain.documents.services.publish import publish
 from domain.errors import DomainError
-from domain.poker.rules.knockouts import Bust
-from domain.poker.services.knockouts import record_knockouts
-from domain.poker.services.results import finalize_tournaments, set_prizes
-from domain.pusoy.services import rounds as pusoy_rounds
-from domain.pusoy.tables import PusoyRound
 from infra.render import Renderer
-from tests.integration import poker_results_helpers as h
-from tests.integration.pusoy_helpers import NOW as PUSOY_NOW
-from tests.integration.pusoy_helpers import filled, play, play_playoff
-from tests.unit.pusoy_cases import TWO_FOR_ONE
-
-LATER = h.NOW + timedelta(hours=1, minutes=10)  # 00:10 next day in Moscow; past the void window
-
-
-def finished_poker(session, name="<b>Пятница</b>"):
-    """RULES SP-7's worked example through the poker services, finished by finalize-tournaments."""
-    t = h.tournament(session, name=name)
-    e = h.field(session, t, ["Борис", "C", "D", "E", "F", "G", "H", "I", "J", "Кирилл"])
-    ids = {n: x.id for n, x in e.items()}
-
-    def bust(*busted, killer="Кирилл"):
-        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=h.NOW, actor="f")
-
-    bust("C")
-    bust("Борис")
-    session.refresh(e["Борис"])
-    ids["Борис"] = h.reenter(session, e["Борис"]).id
-    bust("D", "E", killer="Борис")
-    for name_ in ("F", "G"):
-        bust(name_)
-    bust("Борис", killer="H")
-    bust("H")
-    bust("I", killer="J")
-    bust("J")
-    set_prizes(session, t.id, ["Кубок чемпиона", "Medal"])
-    finalize_tournaments(session, LATER)
-    session.refresh(t)
-    return t
+from tests.support import poker_world as w
+from tests.support.poker_world import SP7_FINISHED_AT, finished_poker
+from tests.support.pusoy_world import complete_pusoy, filled
 
 
 def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_places_and_prizes(session):
@@ -77,12 +43,12 @@ def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_place
 def test_a_published_tournament_is_no_longer_due(session, tmp_path):
     t = finished_poker(session)
     (found,) = [b for b in sources.due(session) if isinstance(b, Bundle) and b.sheet.tournament_id == t.id]
-    publish(session, Renderer(b"k"), tmp_path, found, LATER)
+    publish(session, Renderer(b"k"), tmp_path, found, SP7_FINISHED_AT)
     assert t.id not in sources.due_poker_ids(session)
 
 
 def test_a_running_tournament_is_refused_with_a_clear_reason(session):
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     with pytest.raises(DomainError) as caught:
         sources.bundle(session, "poker", t.id)
     assert (caught.value.code, caught.value.message) == ("not-publishable", f"tournament {t.id} is running, not finished")
@@ -90,22 +56,6 @@ def test_a_running_tournament_is_refused_with_a_clear_reason(session):
     with pytest.raises(DomainError) as unknown:
         sources.bundle(session, "poker", 999999)
     assert unknown.value.code == "tournament-unknown"
-
-
-def complete_pusoy(session, **kw):
-    """8 players, 2 games a round: round 1 needs a playoff between p02 and p06 (PD-9)."""
-    t = filled(session, 8, games=2, name="Кубок <Пусой>", **kw)
-    roles = play(session, t, 1, TWO_FOR_ONE)
-    done = pusoy_rounds.complete_round(session, t.id, 1, PUSOY_NOW)
-    assert done.outcome == "playoff"
-    stage = session.get(PusoyRound, (t.id, 1)).stage
-    play_playoff(session, t, 1, stage, {1: [roles["p06"], roles["p02"]]})
-    assert pusoy_rounds.complete_round(session, t.id, 1, PUSOY_NOW).outcome == "advanced"
-    final = {1: [("f1 f2 f3 f4", None), ("f2 f1 f3 f4", None)]}  # f1, f2 level on 5: PD-7 step 6
-    finalists = play(session, t, 2, final)
-    assert pusoy_rounds.complete_round(session, t.id, 2, PUSOY_NOW).outcome == "champion"
-    session.refresh(t)
-    return t, roles, finalists
 
 
 def test_doc_1_a_complete_pusoy_tournament_becomes_a_sheet_with_rounds_steps_playoff_and_champion(session):
@@ -153,7 +103,7 @@ def test_the_status_report_counts_tournaments_to_publish_and_deliveries_due(sess
     before = session.execute(count).scalar_one()
     t = finished_poker(session)
     assert session.execute(count).scalar_one() == before + 1
-    publish(session, Renderer(b"k"), tmp_path, sources.bundle(session, "poker", t.id), LATER)
+    publish(session, Renderer(b"k"), tmp_path, sources.bundle(session, "poker", t.id), SP7_FINISHED_AT)
     assert session.execute(count).scalar_one() == before + 1  # now a delivery due to its club
 
 
@@ -167,7 +117,7 @@ def test_doc_1_the_poker_sheet_counts_rebuys_and_add_ons_of_live_entries(session
     entries = session.scalars(select(Entry).where(Entry.tournament_id == t.id).order_by(Entry.id)).all()
     for entry, kind in [(entries[0], "rebuy"), (entries[1], "rebuy"), (entries[2], "addon")]:
         session.add(TopUp(tournament_id=t.id, player_id=entry.player_id, entry_id=entry.id, kind=kind, chips=20000,
-                          created_at=h.NOW))
+                          created_at=w.EVENING))
     session.flush()
     sheet = sources.bundle(session, "poker", t.id).sheet
     assert (sheet.rebuys, sheet.addons, sheet.reentries) == (2, 1, 1)

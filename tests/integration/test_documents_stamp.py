@@ -9,60 +9,33 @@ import dataclasses
 import io
 import shutil
 import subprocess
-from datetime import date
 from pathlib import Path
 
 import pytest
-import segno
 from pypdf import PdfReader
-from weasyprint import CSS, HTML
-from weasyprint.text.fonts import FontConfiguration
 
-from domain.clubs.rules.logo import Logo
-from domain.documents.rules.model import Certificate, poker_certificates, pusoy_certificates
+from domain.documents.rules.model import poker_certificates, pusoy_certificates
 from infra import pdf
-from infra.render import STYLESHEET, TEMPLATES, Renderer, certificate_order, environment, logo_uri
+from infra.render import Renderer
 from tests.documents_samples import poker_sheet, pusoy_sheet
-from tests.integration.test_documents_pictures import TOLERANCE, differing, first_page
-
-KEY = b"stamp-test-key-of-at-least-32-bytes!"
-PUBLIC_URL = "https://tourney.example.org"
-BASE = Certificate(
-    serial="SP-000042-01", source="poker", tournament_id=42, tournament="Пятничный турнир", club="Клуб «Туз»",
-    held_on=date(2026, 11, 27), player="Иван", place=1, prize="Кубок", title="Champion", locale="en",
+from tests.support.pictures import (
+    BASE,
+    CERTIFICATES,
+    LONG_NAME,
+    ONE_WORD,
+    PUBLIC_URL,
+    STAMP_KEY,
+    TOLERANCE,
+    differing,
+    first_page,
+    weasyprint_page,
 )
-LONG_NAME = "Александра Константиновна Преображенская-Воскресенская фон Гогенцоллерн-Зигмаринген"
-ONE_WORD = "Ы" * 40  # wider than the line: broken anywhere (overflow-wrap)
-CASES = {
-    "kerning": dataclasses.replace(BASE, player="AVA Tøyen, Wolf LTAV «Yo» Pyotr", prize="Tea & Toffee"),
-    "long name": dataclasses.replace(BASE, player=LONG_NAME, place=2, title="Prize winner"),
-    "one long word": dataclasses.replace(BASE, player=ONE_WORD, locale="ru"),
-    "long club and tournament": dataclasses.replace(
-        BASE, club="Спортивный клуб любителей интеллектуальных игр «Туз пик» города Нижний Новгород",
-        tournament="Открытый осенний кубок клуба по спортивному покеру, второй этап <i>Deepstack</i>",
-    ),
-    "no club, no prize": dataclasses.replace(BASE, club=None, prize=None, source="pusoy", serial="PD-000007-01"),
-    "russian": dataclasses.replace(BASE, place=3, title="Prize winner", locale="ru", prize="Dinner for 2"),
-}
-
-
-def weasyprint_page(cert: Certificate, logo: Logo | None = None) -> bytes:
-    """The certificate as WeasyPrint draws it: its own document, the same template and view."""
-    order = certificate_order(cert, KEY, PUBLIC_URL)
-    qr = segno.make(order.url, error="m", mask=0).png_data_uri(scale=1, border=0)
-    html = environment(TEMPLATES, cert.locale).get_template("certificates.html").render(
-        certificates=[{"lines": order.lines, "qr": qr}], logo=logo_uri(logo), public_url=PUBLIC_URL
-    )
-    fonts = FontConfiguration()
-    css = CSS(filename=str(TEMPLATES / STYLESHEET), font_config=fonts)
-    data = HTML(string=html, base_url=str(TEMPLATES)).write_pdf(stylesheets=[css], font_config=fonts)
-    return pdf.seal_document(KEY, data, order.embedded, order.title)
 
 
 @pytest.fixture(scope="module")
 def stamped() -> dict[str, bytes]:
-    with Renderer(KEY, public_url=PUBLIC_URL) as renderer:
-        return dict(zip(CASES, renderer.certificates(list(CASES.values()))))
+    with Renderer(STAMP_KEY, public_url=PUBLIC_URL) as renderer:
+        return dict(zip(CERTIFICATES, renderer.certificates(list(CERTIFICATES.values()))))
 
 
 def _pdftotext(data: bytes, folder: Path, name: str) -> str:
@@ -84,10 +57,10 @@ def _height_of(data: bytes, text: str) -> float:
     return height
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", list(CERTIFICATES))
 def test_doc_1_a_stamped_certificate_is_weasyprint_s_page_of_it(stamped, tmp_path, case):
     """DOC-1, DOC-3, DOC-4: the same text in the same order, the same picture"""
-    mine, theirs = stamped[case], weasyprint_page(CASES[case])
+    mine, theirs = stamped[case], weasyprint_page(CERTIFICATES[case])
     assert pdf.page_text(mine) == pdf.page_text(theirs)
     assert shutil.which("pdftoppm") and shutil.which("pdftotext"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
     assert _pdftotext(mine, tmp_path, "mine") == _pdftotext(theirs, tmp_path, "theirs")
@@ -113,9 +86,9 @@ def test_doc_3_a_long_name_wraps_and_what_follows_moves_down(stamped, tmp_path):
 def test_doc_2_every_stamped_page_verifies(stamped):
     """DOC-2, DOC-5: seal, signature and every signed line found on the page"""
     for case, data in stamped.items():
-        embedded, problems = pdf.verify(KEY, data)
+        embedded, problems = pdf.verify(STAMP_KEY, data)
         assert problems == [], case
-        assert embedded["data"]["player"] == CASES[case].player
+        assert embedded["data"]["player"] == CERTIFICATES[case].player
 
 
 def test_doc_2_a_batch_over_several_chunks_and_shapes_verifies_in_order():
@@ -124,9 +97,9 @@ def test_doc_2_a_batch_over_several_chunks_and_shapes_verifies_in_order():
         dataclasses.replace(BASE, serial=f"SP-000042-{i:02d}", place=i, player=LONG_NAME if i % 7 == 0 else f"Игрок {i}")
         for i in range(1, 121)
     ]
-    with Renderer(KEY, public_url=PUBLIC_URL) as renderer:
+    with Renderer(STAMP_KEY, public_url=PUBLIC_URL) as renderer:
         out = list(renderer.certificates(certs, chunk=50))
-    checked = [pdf.verify(KEY, data) for data in out]
+    checked = [pdf.verify(STAMP_KEY, data) for data in out]
     assert [embedded["data"]["serial"] for embedded, _ in checked] == [c.serial for c in certs]
     assert all(problems == [] for _, problems in checked)
 
@@ -134,6 +107,6 @@ def test_doc_2_a_batch_over_several_chunks_and_shapes_verifies_in_order():
 def test_doc_1_the_sample_certificates_are_weasyprint_s_pages():
     """DOC-1: the sheets' own certificates (markup characters, Cyrillic) stamped and drawn alike"""
     certs = poker_certificates(poker_sheet(players=6, paid=3, locale="ru")) + pusoy_certificates(pusoy_sheet())
-    with Renderer(KEY, public_url=PUBLIC_URL) as renderer:
+    with Renderer(STAMP_KEY, public_url=PUBLIC_URL) as renderer:
         out = list(renderer.certificates(certs))
     assert [pdf.page_text(d) for d in out] == [pdf.page_text(weasyprint_page(c)) for c in certs]

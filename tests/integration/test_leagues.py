@@ -3,7 +3,7 @@ derived on every read."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, UTC
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -16,8 +16,8 @@ from domain.poker.rules.knockouts import Bust
 from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.results import finalize_tournaments
 from domain.series.tables import Series, SeriesOccurrence
-from tests.integration import poker_results_helpers as h
-from tests.integration.poker_results_helpers import NOW
+from tests.support import poker_world as w
+from tests.support.poker_world import EVENING
 
 pytestmark = pytest.mark.integration
 
@@ -25,21 +25,21 @@ pytestmark = pytest.mark.integration
 def played(session, names: str, start: datetime, *, finish: bool = True):
     """A tournament at `start` with players `names`; each busted by the last, in order: the last
     name wins. Finished (places stored) unless `finish` is false."""
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     t.scheduled_start = start
     session.flush()
-    e = h.field(session, t, names)
+    e = w.field(session, t, names)
     champion = e[names[-1]]
     for i, n in enumerate(names[:-1]):
-        record_knockouts(session, t.id, [Bust(e[n].id, champion.id)], now=NOW + timedelta(seconds=i), actor="floor")
+        record_knockouts(session, t.id, [Bust(e[n].id, champion.id)], now=EVENING + timedelta(seconds=i), actor="floor")
     if finish:
-        finalize_tournaments(session, NOW + timedelta(hours=1))
+        finalize_tournaments(session, EVENING + timedelta(hours=1))
     return t, e
 
 
 def season(session, t, **kw):
     values = dict(club_id=t.club_id, name=f"Winter {t.id}", date_from=date(2026, 11, 1), date_to=date(2026, 12, 1),
-                  formula="sqrt", now=NOW)
+                  formula="sqrt", now=EVENING)
     values.update(kw)
     return service.create_season(session, **values)
 
@@ -60,13 +60,13 @@ def test_lg1_tournaments_of_a_chosen_series_count(session):
     """LG-1"""
     t, _ = played(session, "ABC", datetime(2026, 11, 20, 16, 0, tzinfo=UTC))
     series = Series(club_id=t.club_id, name=f"Fridays {t.id}", kind="poker", cron="0 19 * * 5", timezone="Europe/Moscow",
-                    horizon_days=14, opens_before_minutes=60, template={}, status="active", created_at=NOW,
-                    updated_at=NOW)
+                    horizon_days=14, opens_before_minutes=60, template={}, status="active", created_at=EVENING,
+                    updated_at=EVENING)
     session.add(series)
     session.flush()
     session.add(SeriesOccurrence(series_id=series.id, starts_at=t.scheduled_start, opens_at=t.scheduled_start,
                                  local_date=date(2026, 11, 20), status="open", settings={}, tournament_id=t.id,
-                                 opened_at=NOW))
+                                 opened_at=EVENING))
     session.flush()
     s = season(session, t)
     service.add_to_season(session, s.id, series_ids=[series.id])
@@ -102,15 +102,3 @@ def test_lg_bad_input_is_refused_with_its_code_and_nothing_written(session):
             season(session, t, date_to=date(2026, 10, 1), formula="cubic")
     assert [p.code for p in caught.value.problems] == ["season-range-empty", "season-formula-unknown"]
     assert session.scalar(select(func.count()).select_from(Season)) == before
-
-
-def test_lg_the_migrated_league_tables_match_the_models(engine):
-    """LG-1: migration 0800 and domain/leagues/tables.py agree."""
-    from alembic.autogenerate import compare_metadata
-    from alembic.runtime.migration import MigrationContext
-
-    from domain.tables import metadata
-
-    with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
-    assert [d for d in diff if "league_" in repr(d)] == []

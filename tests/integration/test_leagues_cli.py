@@ -9,20 +9,20 @@ from domain.poker.rules.knockouts import Bust
 from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.results import finalize_tournaments
 from domain.store.db import unit_of_work
-from tests.integration import poker_results_helpers as h
-from tests.integration.poker_results_helpers import NOW
+from tests.support import poker_world as w
 from tests.support.cli import run
+from tests.support.poker_world import EVENING
 
 
 def test_lg_create_add_standings_as_json_and_a_plain_refusal(committed):
     """LG-1, LG-2, LG-3"""
     with unit_of_work(committed) as session:
-        t = h.tournament(session)
+        t = w.tournament(session, **w.BOUNTY)
         t.scheduled_start = datetime(2026, 11, 20, 16, 0, tzinfo=UTC)
-        e = h.field(session, t, "ABCD")
+        e = w.field(session, t, "ABCD")
         for i, n in enumerate("ABC"):
-            record_knockouts(session, t.id, [Bust(e[n].id, e["D"].id)], now=NOW + timedelta(seconds=i), actor="floor")
-        finalize_tournaments(session, NOW + timedelta(hours=1))
+            record_knockouts(session, t.id, [Bust(e[n].id, e["D"].id)], now=EVENING + timedelta(seconds=i), actor="floor")
+        finalize_tournaments(session, EVENING + timedelta(hours=1))
         club, tid = t.club_id, t.id
     made = run("--json", "league", "create", "Winter", "--club", str(club), "--from", "2026-11-01", "--to",
                "2026-12-01", "--formula", "sqrt", "--shared", "average", "--bonus", "1")

@@ -6,8 +6,8 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from domain.store.db import unit_of_work
-from tests.integration.poker_helpers import club
 from tests.support.cli import run
+from tests.support.poker_world import club
 
 
 def j(*args: str):
@@ -19,7 +19,7 @@ def j(*args: str):
 def test_sp9_sp10_sp12_settings_knockouts_and_a_rebuy_limit_on_the_command_line(committed, tmp_path):
     """SP-9, SP-10, SP-12"""
     with unit_of_work(committed) as session:
-        club_id = club(session).id
+        club_id = club(session, fresh=True).id
     grid = tmp_path / "grid.json"
     grid.write_text(json.dumps([{"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 30}]))
     structure = j("poker", "structure", "import", str(grid), "--club", str(club_id), "--name", "PKO")

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player, Tournament
-from tests.integration.poker_helpers import club
+from tests.support.poker_world import club
 from tests.support.cli import run
 
 
@@ -22,7 +22,7 @@ def j(*args: str):
 
 def test_a_tournament_from_structure_import_to_settlement(committed, tmp_path):
     with unit_of_work(committed) as session:
-        club_id = club(session, datetime.now(UTC)).id
+        club_id = club(session, fresh=True, at=datetime.now(UTC)).id
     grid = tmp_path / "grid.json"
     grid.write_text(json.dumps([{"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 30},
                                 {"break": True, "minutes": 10}]))
@@ -50,7 +50,7 @@ def test_a_tournament_from_structure_import_to_settlement(committed, tmp_path):
 def test_bad_settings_exit_2_with_every_problem_on_one_line_and_nothing_written(committed):
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        club_id = club(session, now).id
+        club_id = club(session, fresh=True, at=now).id
     start = (now + timedelta(days=3)).astimezone(timezone(timedelta(hours=3))).replace(microsecond=0)
     result = run("poker", "create", "--club", str(club_id), "--structure", "999", "--name", "Bad",
                  "--start", start.isoformat(), "--stack", "20000", "--currency", "XYZ", "--buy-in", "10.5",

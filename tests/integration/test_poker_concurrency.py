@@ -15,13 +15,13 @@ from domain.poker.services import players as poker_players
 from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.tables.tournaments import Player, Registration, Settlement
 from domain.store.db import unit_of_work
-from tests.integration.poker_helpers import (
+from tests.support.poker_world import (
     NOW,
     START,
     checked_in,
     club,
     player,
-    tournament,
+    tournament_through_services,
 )
 
 
@@ -48,10 +48,10 @@ def both_at_once(engine, first, second) -> list[object]:
 
 def test_sp_2_two_overlapping_registrations_at_once_end_with_one(committed):
     with unit_of_work(committed) as session:
-        c = club(session)
-        a = tournament(session, c.id)
-        b = tournament(session, c.id, start=START + timedelta(minutes=30))
-        pid = player(session)
+        c = club(session, fresh=True, at=NOW)
+        a = tournament_through_services(session, c.id)
+        b = tournament_through_services(session, c.id, start=START + timedelta(minutes=30))
+        pid = player(session).id
     results = both_at_once(
         committed,
         lambda s: poker_entries.register(s, a, pid, NOW).id,
@@ -65,7 +65,7 @@ def test_sp_2_two_overlapping_registrations_at_once_end_with_one(committed):
 @pytest.mark.parametrize("batch", [False, True], ids=["two-counters", "counter-and-batch"])
 def test_3_4_two_settlements_at_once_for_one_player_write_one_record(committed, batch):
     with unit_of_work(committed) as session:
-        tid, pid = tournament(session), player(session)
+        tid, pid = tournament_through_services(session), player(session).id
         checked_in(session, tid, pid)
     other = (lambda s: poker_fees.settle_all(s, tid, "card", "Igor", NOW)) if batch else (
         lambda s: poker_fees.settle(s, tid, pid, "card", "Igor", NOW))
@@ -116,9 +116,9 @@ def _first_holds_then_second(engine, first, second) -> list[object]:
 @pytest.mark.parametrize("edit_first", [False, True], ids=["sign-up-first", "edit-first"])
 def test_sp_2_an_edit_and_a_registrants_sign_up_elsewhere_at_once_never_leave_an_overlap(committed, edit_first):
     with unit_of_work(committed) as session:
-        c = club(session)
-        a, b = tournament(session, c.id), tournament(session, c.id, start=START + timedelta(hours=3))
-        pid = player(session)
+        c = club(session, fresh=True, at=NOW)
+        a, b = tournament_through_services(session, c.id), tournament_through_services(session, c.id, start=START + timedelta(hours=3))
+        pid = player(session).id
         poker_entries.register(session, a, pid, NOW)
     move = {"scheduled_start": START + timedelta(hours=3), "late_reg_deadline": START + timedelta(hours=4)}
     edit = lambda s: poker_tournaments.edit_tournament(s, a, move, NOW).id  # noqa: E731

@@ -3,45 +3,10 @@ request from the issue exits 2 with one line and writes nothing."""
 
 from __future__ import annotations
 
-import json
-
-from sqlalchemy import text
-
-from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player
-from tests.integration.poker_floor_world import enter, recent_start, register, tournament
-from tests.support.cli import run
-
-
-def j(*args: str):
-    result = run("--json", *args)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
-def refused(committed, *args: str) -> str:
-    tables = (
-        "poker_clock",
-        "poker_clock_events",
-        "poker_seats",
-        "poker_moves",
-        "poker_tables",
-        "poker_dead_stacks",
-    )
-    snapshot = "; ".join(
-        f"SELECT count(*), md5(string_agg({t}::text, ',' ORDER BY {t}::text)) FROM {t}" for t in tables
-    )
-
-    def state():
-        with committed.connect() as conn:
-            return [conn.execute(text(q)).one() for q in snapshot.split("; ")]
-
-    before = state()
-    result = run(*args)
-    assert result.returncode == 2, result.stdout
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    assert state() == before
-    return result.stderr.strip()
+from domain.store.db import unit_of_work
+from tests.support.cli import j, refused
+from tests.support.poker_world import enter, recent_start, register, tournament
 
 
 def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):

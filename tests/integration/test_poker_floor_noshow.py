@@ -12,30 +12,19 @@ from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
 from domain.poker.services import clock as clock_service
-from domain.poker.services import seating as seating_service
 from domain.poker.services.noshow import arrive, process_no_shows
-from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
 from domain.poker.tables.floor import DeadStack, DeadStackCharge, Seat
 from domain.poker.tables.results import Knockout
-from tests.integration.poker_floor_world import T0, enter, register, tournament
+from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
+from tests.support.poker_world import T0, register, tournament, with_no_shows
 
 CLOSE = T0 + timedelta(hours=1)  # late registration closes 19:00
 SECOND = timedelta(seconds=1)
 
 
-def floor(session, policy: str, stack: int = 10000):
-    t = tournament(session, no_show_policy=policy, starting_stack=stack)
-    for _ in range(3):
-        enter(session, t)
-    absent = [register(session, t, checked_in=False) for _ in range(2)]
-    seating_service.draw_initial(session, t.id, T0, seed="x")
-    clock_service.act(session, t.id, "start", T0)
-    return t, absent
-
-
 def test_3_8_drop_cancels_no_shows_exactly_at_the_close_and_only_once(session):
     """3.8: one second before the close nothing happens; at the close the registrations drop."""
-    t, absent = floor(session, "drop")
+    t, absent = with_no_shows(session, "drop")
     assert process_no_shows(session, CLOSE - SECOND) == []
     assert process_no_shows(session, CLOSE) == [
         {"tournament_id": t.id, "policy": "drop", "dropped": 2, "dead_stacks": 0}
@@ -51,7 +40,7 @@ def test_3_8_drop_cancels_no_shows_exactly_at_the_close_and_only_once(session):
 
 def test_3_8_the_floor_may_process_no_shows_before_the_close(session):
     """3.8: the handler does not check the window; the jobs keep the hold by when they run."""
-    t, absent = floor(session, "drop")
+    t, absent = with_no_shows(session, "drop")
     early = T0 + timedelta(minutes=5)
     assert process_no_shows(session, early, t.id) == []
     assert process_no_shows(session, early, t.id, at_close_only=False)[0]["dropped"] == 2
@@ -61,7 +50,7 @@ def test_3_8_the_floor_may_process_no_shows_before_the_close(session):
 def test_sp_6_absent_mode_seats_dead_stacks_that_pay_each_level_start_once(session):
     """SP-6: at 19:15 level 4 (400/800, ante 100, 20 min = 10 hands) at a table of 5:
     10 × 100 + 10/5 × (400 + 800) = 3400."""
-    t, absent = floor(session, "absent_mode")
+    t, absent = with_no_shows(session, "absent_mode")
     assert process_no_shows(session, CLOSE)[0]["dead_stacks"] == 2
     stacks = session.execute(select(DeadStack).where(DeadStack.tournament_id == t.id)).scalars().all()
     assert len(stacks) == 2 and all(session.get(Seat, d.entry_id).table_no == 1 for d in stacks)
@@ -76,7 +65,7 @@ def test_sp_6_absent_mode_seats_dead_stacks_that_pay_each_level_start_once(sessi
 
 def test_sp_6_a_dead_stack_busts_at_zero_with_no_killer_and_frees_its_seat(session):
     """SP-6"""
-    t, _ = floor(session, "absent_mode", stack=3000)
+    t, _ = with_no_shows(session, "absent_mode", stack=3000)
     process_no_shows(session, CLOSE)
     clock_service.advance_clocks(session, T0 + timedelta(minutes=75))
     session.expire_all()
@@ -97,7 +86,7 @@ def test_sp_6_a_dead_stack_busts_at_zero_with_no_killer_and_frees_its_seat(sessi
 
 
 def test_an_arrived_player_stops_paying_and_bad_arrivals_are_refused(session):
-    t, absent = floor(session, "absent_mode")
+    t, absent = with_no_shows(session, "absent_mode")
     process_no_shows(session, CLOSE)
     done = arrive(session, t.id, absent[0].player_id, CLOSE + timedelta(minutes=5))
     assert done["chips"] == 10000
@@ -123,7 +112,7 @@ def test_3_8_concurrent_no_show_runs_process_each_tournament_once(committed):
     """3.8, SP-8: two workers at once."""
     with Session(committed) as s, s.begin():
         for _ in range(5):
-            floor(s, "absent_mode")
+            with_no_shows(s, "absent_mode")
     barrier = threading.Barrier(2)
     results: list[list[dict]] = []
 

@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 
 from domain.poker.services import players as poker_players
 from domain.store.db import unit_of_work
-from tests.integration.poker_helpers import checked_in, club, tournament
 from tests.support.cli import j, refused, run
+from tests.support.poker_world import checked_in, club, tournament_through_services
 
 
 def test_a_knockout_by_seat_and_by_name_prints_who_busted_whom_how_many_remain_and_the_money(committed):
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        tid = tournament(session, club(session).id, start=now - timedelta(minutes=30), status="running",
+        tid = tournament_through_services(session, club(session, fresh=True, at=now).id, start=now - timedelta(minutes=30), status="running",
                          late_reg_deadline=now + timedelta(hours=1), itm_percent=0, itm_min=1)
         ids = {}
         for name, handle in (("Anna Petrova", "anna"), ("Boris Ivanov", "boris"), ("Cyril Orlov", "cyril"),

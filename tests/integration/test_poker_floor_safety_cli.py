@@ -10,8 +10,13 @@ import pytest
 
 from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
-from tests.integration.poker_helpers import checked_in, club, player, tournament
 from tests.support.cli import j, refused
+from tests.support.poker_world import (
+    checked_in,
+    club,
+    player,
+    tournament_through_services,
+)
 
 
 @pytest.fixture
@@ -19,13 +24,13 @@ def two(committed):
     """Two running tournaments of one club, each with two checked-in players owing the buy-in."""
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        club_id = club(session).id
+        club_id = club(session, fresh=True, at=now).id
         ids = []
         for n in (1, 2):
-            tid = tournament(session, club_id, start=now - timedelta(minutes=30 + n), status="running",
+            tid = tournament_through_services(session, club_id, start=now - timedelta(minutes=30 + n), status="running",
                              late_reg_deadline=now + timedelta(hours=1))
             for handle in (f"ann{n}", f"bob{n}"):
-                checked_in(session, tid, player(session, handle), now - timedelta(hours=1))
+                checked_in(session, tid, player(session, handle=handle).id, now - timedelta(hours=1))
             ids.append(tid)
     return ids
 

@@ -9,11 +9,11 @@ from sqlalchemy import select
 
 from domain.poker.services import clock as clock_service
 from domain.poker.services.noshow import process_no_shows
-from domain.store.db import StatementCounter
 from domain.poker.tables.floor import DeadStack, DeadStackCharge
-from tests.integration.poker_floor_world import T0
-from tests.integration.test_poker_floor_noshow import CLOSE, floor
+from domain.store.db import StatementCounter
+from tests.support.poker_world import T0, with_no_shows
 
+CLOSE = T0 + timedelta(hours=1)  # late registration closes 19:00
 LEVEL_4 = T0 + timedelta(minutes=75)  # 19:15: level 4 starts after the dead stacks sat at 19:00
 
 
@@ -25,10 +25,10 @@ def _advance_counted(session, engine) -> tuple[int, list[dict]]:
 
 def test_advance_clocks_takes_the_same_statements_for_2_and_6_tournaments_and_charges_each_once(session, engine):
     """SP-6: 10 x 100 + 10/5 x (400 + 800) = 3400 paid by each of a tournament's two dead stacks."""
-    few = [floor(session, "absent_mode")[0].id for _ in range(2)]
+    few = [with_no_shows(session, "absent_mode")[0].id for _ in range(2)]
     process_no_shows(session, CLOSE)
     statements_few, done_few = _advance_counted(session, engine)
-    many = [floor(session, "absent_mode")[0].id for _ in range(6)]  # the first two are no longer due
+    many = [with_no_shows(session, "absent_mode")[0].id for _ in range(6)]  # the first two are no longer due
     process_no_shows(session, CLOSE)
     statements_many, done_many = _advance_counted(session, engine)
 

@@ -9,8 +9,8 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from domain.store.db import unit_of_work
-from tests.integration.poker_floor_world import club, structure
 from tests.support.cli import j, refused, run
+from tests.support.poker_world import club, structure
 
 NAMES = ["Anna Petrova", "Boris Ivanov", "Vera Orlova", "Gleb Smirnov", "Dina Popova", "Egor Volkov",
          "Zoya Lebedeva", "Ilya Kozlov", "Kira Novikova", "Lev Morozov", "Mila Sokolova", "Oleg Pavlov"]

@@ -20,12 +20,12 @@ from domain.poker.services.mystery import mystery_draw
 from domain.poker.tables.results import Knockout, KnockoutAudit, MysteryDraw
 from domain.poker.tables.tournaments import Entry
 from domain.store.db import unit_of_work
-from tests.integration import poker_results_helpers as h
-from tests.integration.poker_results_helpers import NOW
+from tests.support import poker_world as w
+from tests.support.poker_world import EVENING
 
 
 def ko(session, t, *busts, **kw):
-    return record_knockouts(session, t.id, list(busts), now=kw.pop("now", NOW), actor="floor", **kw)
+    return record_knockouts(session, t.id, list(busts), now=kw.pop("now", EVENING), actor="floor", **kw)
 
 
 def count(session, model, *where) -> int:
@@ -47,20 +47,20 @@ def refused(code: str, session: Session, fn, *args, **kw) -> DomainError:
 
 
 def test_3_2_a_knockout_puts_the_entry_out_with_the_next_bust_number(session):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABCD")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABCD")
     [first] = ko(session, t, Bust(e["A"].id, e["D"].id), level=3)
     [second] = ko(session, t, Bust(e["B"].id, e["D"].id))
     assert (first.bust_number, second.bust_number) == (1, 2)
     assert first.level == 3 and first.credit_halves == 2
     session.refresh(e["A"])
-    assert e["A"].state == "busted" and e["A"].busted_at == NOW
+    assert e["A"].state == "busted" and e["A"].busted_at == EVENING
 
 
 def test_3_2_simultaneous_busts_and_a_multi_bust_group_share_one_number(session):
     """3.2: busts recorded together share a number; a group label joins the latest block."""
-    t = h.tournament(session)
-    e = h.field(session, t, "ABCDEF")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABCDEF")
     together = ko(session, t, Bust(e["A"].id, e["F"].id), Bust(e["B"].id, e["F"].id))
     assert [k.bust_number for k in together] == [1, 1]
     [c] = ko(session, t, Bust(e["C"].id, e["E"].id), group="hand 57")
@@ -69,17 +69,17 @@ def test_3_2_simultaneous_busts_and_a_multi_bust_group_share_one_number(session)
 
 
 def test_3_2_a_group_closed_by_a_later_bust_is_refused(session):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABCD")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABCD")
     ko(session, t, Bust(e["A"].id, e["D"].id), group="h1")
     ko(session, t, Bust(e["B"].id, e["D"].id))
     refused("knockout-group-closed", session, record_knockouts, t.id, [Bust(e["C"].id, e["D"].id)],
-            now=NOW, actor="floor", group="h1")
+            now=EVENING, actor="floor", group="h1")
 
 
 def test_3_2_two_killers_make_one_record_with_half_credit_and_the_second_in_the_audit_only(session):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id, e["C"].id))
     assert (k.killer_entry_id, k.credit_halves) == (e["B"].id, 1)
     audit = session.scalars(select(KnockoutAudit).where(KnockoutAudit.knockout_id == k.id)).one()
@@ -92,8 +92,8 @@ def test_3_2_two_killers_make_one_record_with_half_credit_and_the_second_in_the_
      ("last", "knockout-nobody-left")],
 )
 def test_3_2_bad_knockouts_are_refused_with_a_code_and_nothing_written(session, case, code):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABC")
     ko(session, t, Bust(e["A"].id, e["C"].id))
     bust = {
         "self": Bust(e["B"].id, e["B"].id),
@@ -102,23 +102,23 @@ def test_3_2_bad_knockouts_are_refused_with_a_code_and_nothing_written(session, 
         "last": Bust(e["B"].id),
     }[case]
     busts = [bust, Bust(e["C"].id)] if case == "last" else [bust]
-    refused(code, session, record_knockouts, t.id, busts, now=NOW, actor="floor")
+    refused(code, session, record_knockouts, t.id, busts, now=EVENING, actor="floor")
 
 
 def test_3_2_a_knockout_in_a_tournament_not_running_is_refused(session):
-    t = h.tournament(session, status="registration_open")
-    e = h.field(session, t, "AB")
+    t = w.tournament(session, **w.BOUNTY, status="registration_open")
+    e = w.field(session, t, "AB")
     refused("knockout-not-running", session, record_knockouts, t.id, [Bust(e["A"].id, e["B"].id)],
-            now=NOW, actor="floor")
+            now=EVENING, actor="floor")
 
 
 @pytest.mark.parametrize("seconds, allowed", [(299, True), (300, True), (301, False)])
 def test_sp_5_a_void_within_five_minutes_brings_the_player_back_and_after_is_refused(session, seconds, allowed):
     """SP-5: the window is 5 minutes from recording, the deadline itself included."""
-    t = h.tournament(session)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    at = NOW + timedelta(seconds=seconds)
+    at = EVENING + timedelta(seconds=seconds)
     if not allowed:
         refused("void-window-closed", session, void_knockout, k.id, now=at, actor="floor")
         return
@@ -132,59 +132,59 @@ def test_sp_5_a_void_within_five_minutes_brings_the_player_back_and_after_is_ref
 
 
 def test_sp_5_the_void_window_is_a_per_tournament_setting(session):
-    t = h.tournament(session, status="registration_open")
+    t = w.tournament(session, **w.BOUNTY, status="registration_open")
     set_void_window(session, t.id, 10)
     t.status = "running"
-    e = h.field(session, t, "AB")
-    h.player_entry(session, t, "C")
+    e = w.field(session, t, "AB")
+    w.enter(session, t, "C")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    void_knockout(session, k.id, now=NOW + timedelta(minutes=9), actor="floor")
+    void_knockout(session, k.id, now=EVENING + timedelta(minutes=9), actor="floor")
     refused("settings-frozen", session, set_void_window, t.id, 3)
 
 
 def test_3_2_a_void_after_a_reentry_is_refused(session):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
     session.refresh(e["A"])
-    h.reenter(session, e["A"])
-    refused("void-after-reentry", session, void_knockout, k.id, now=NOW, actor="floor")
+    w.reenter(session, e["A"])
+    refused("void-after-reentry", session, void_knockout, k.id, now=EVENING, actor="floor")
 
 
 def test_3_3_a_void_after_a_mystery_draw_is_refused(session):
-    t = h.tournament(session, bounty="mystery", mystery=True)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+    e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    mystery_draw(session, k.id, now=NOW, actor="floor", description="Dinner for 2")
-    refused("void-after-draw", session, void_knockout, k.id, now=NOW, actor="floor")
+    mystery_draw(session, k.id, now=EVENING, actor="floor", description="Dinner for 2")
+    refused("void-after-draw", session, void_knockout, k.id, now=EVENING, actor="floor")
 
 
 def test_3_3_draws_are_numbered_and_one_per_killer_entry(session):
-    t = h.tournament(session, bounty="mystery", mystery=True)
-    e = h.field(session, t, "ABCD")
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+    e = w.field(session, t, "ABCD")
     [k1] = ko(session, t, Bust(e["A"].id, e["C"].id))
     [k2] = ko(session, t, Bust(e["B"].id, e["D"].id))
     [k3] = ko(session, t, Bust(e["C"].id, e["D"].id))
-    d1 = mystery_draw(session, k1.id, now=NOW, actor="floor")
-    d2 = mystery_draw(session, k2.id, now=NOW, actor="floor", description="Club hoodie")
+    d1 = mystery_draw(session, k1.id, now=EVENING, actor="floor")
+    d2 = mystery_draw(session, k2.id, now=EVENING, actor="floor", description="Club hoodie")
     assert (d1.draw_number, d2.draw_number) == (1, 2)
     assert (d1.killer_entry_id, d2.description) == (e["C"].id, "Club hoodie")
-    refused("mystery-already-drawn", session, mystery_draw, k3.id, now=NOW, actor="floor")
+    refused("mystery-already-drawn", session, mystery_draw, k3.id, now=EVENING, actor="floor")
 
 
 @pytest.mark.parametrize("description", ["1000 руб.", "$50", "5 000 р", "денежный приз", "cash"])
 def test_sp_4_a_mystery_description_with_money_is_refused_and_nothing_written(session, description):
-    t = h.tournament(session, bounty="mystery", mystery=True)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+    e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    refused("money-wording", session, mystery_draw, k.id, now=NOW, actor="floor", description=description)
+    refused("money-wording", session, mystery_draw, k.id, now=EVENING, actor="floor", description=description)
 
 
 def test_3_3_a_draw_with_the_feature_off_is_refused(session):
-    t = h.tournament(session, bounty="classic", mystery=False)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "classic"}, mystery=False)
+    e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    refused("mystery-off", session, mystery_draw, k.id, now=NOW, actor="floor")
+    refused("mystery-off", session, mystery_draw, k.id, now=EVENING, actor="floor")
 
 
 def _at_once(engine, fn) -> list:
@@ -211,8 +211,8 @@ def _at_once(engine, fn) -> list:
 
 def _setup(engine, **kw):
     with unit_of_work(engine) as s:
-        t = h.tournament(s, **kw)
-        e = h.field(s, t, "ABC")
+        t = w.tournament(s, **w.BOUNTY | kw)
+        e = w.field(s, t, "ABC")
         return t.id, {n: x.id for n, x in e.items()}
 
 
@@ -220,7 +220,7 @@ def test_3_2_two_floors_recording_the_same_bust_at_once_write_one_record(committ
     """3.2: duplicate protection under concurrency: one record, the other floor refused."""
     t, e = _setup(committed)
     outcomes = _at_once(
-        committed, lambda s: record_knockouts(s, t, [Bust(e["A"], e["B"])], now=NOW, actor="floor")
+        committed, lambda s: record_knockouts(s, t, [Bust(e["A"], e["B"])], now=EVENING, actor="floor")
     )
     assert outcomes == ["knockout-already-out", "ok"]
     with unit_of_work(committed) as s:
@@ -230,8 +230,8 @@ def test_3_2_two_floors_recording_the_same_bust_at_once_write_one_record(committ
 
 def test_3_2_concurrent_busts_of_different_players_get_sequential_numbers(committed):
     with unit_of_work(committed) as s:
-        tt = h.tournament(s)
-        e = {n: x.id for n, x in h.field(s, tt, "ABCD").items()}
+        tt = w.tournament(s, **w.BOUNTY)
+        e = {n: x.id for n, x in w.field(s, tt, "ABCD").items()}
         t = tt.id
     busts = iter([Bust(e["A"], e["D"]), Bust(e["B"], e["D"])])
     lock = threading.Lock()
@@ -239,7 +239,7 @@ def test_3_2_concurrent_busts_of_different_players_get_sequential_numbers(commit
     def one(s):
         with lock:
             bust = next(busts)
-        record_knockouts(s, t, [bust], now=NOW, actor="floor")
+        record_knockouts(s, t, [bust], now=EVENING, actor="floor")
 
     assert _at_once(committed, one) == ["ok", "ok"]
     with unit_of_work(committed) as s:
@@ -249,11 +249,11 @@ def test_3_2_concurrent_busts_of_different_players_get_sequential_numbers(commit
 
 def test_3_3_two_mystery_draws_at_once_by_one_killer_entry_write_one(committed):
     """3.3: one draw per killer entry, under concurrency."""
-    t, e = _setup(committed, bounty="mystery", mystery=True)
+    t, e = _setup(committed, bounty_type="mystery", mystery=True)
     with unit_of_work(committed) as s:
-        [k] = record_knockouts(s, t, [Bust(e["A"], e["B"])], now=NOW, actor="floor")
+        [k] = record_knockouts(s, t, [Bust(e["A"], e["B"])], now=EVENING, actor="floor")
         k_id = k.id
-    outcomes = _at_once(committed, lambda s: mystery_draw(s, k_id, now=NOW, actor="floor"))
+    outcomes = _at_once(committed, lambda s: mystery_draw(s, k_id, now=EVENING, actor="floor"))
     assert outcomes == ["mystery-already-drawn", "ok"]
     with unit_of_work(committed) as s:
         assert count(s, MysteryDraw, MysteryDraw.tournament_id == t) == 1
@@ -266,18 +266,18 @@ def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed
     from domain.poker.tables.floor import Seat
 
     with unit_of_work(committed) as s:
-        t = h.tournament(s)
-        e = {n: x.id for n, x in h.field(s, t, "ABCD").items()}
+        t = w.tournament(s, **w.BOUNTY)
+        e = {n: x.id for n, x in w.field(s, t, "ABCD").items()}
         tid = t.id
-        draw_initial(s, tid, NOW, seed="fixed")
+        draw_initial(s, tid, EVENING, seed="fixed")
     with unit_of_work(committed) as s:
-        [k] = record_knockouts(s, tid, [Bust(e["A"], e["B"])], now=NOW, actor="floor")
+        [k] = record_knockouts(s, tid, [Bust(e["A"], e["B"])], now=EVENING, actor="floor")
         k_id = k.id
     with unit_of_work(committed) as s:
         assert s.get(Seat, e["A"]) is None
         assert count(s, Seat, Seat.tournament_id == tid) == 3
     with unit_of_work(committed) as s:
-        void_knockout(s, k_id, now=NOW, actor="floor")
+        void_knockout(s, k_id, now=EVENING, actor="floor")
     with unit_of_work(committed) as s:
         assert s.get(Seat, e["A"]) is not None
         assert s.get(Entry, e["A"]).state == "active"

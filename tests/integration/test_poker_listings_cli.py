@@ -5,18 +5,23 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from domain.store.db import unit_of_work
-from tests.integration.poker_helpers import checked_in, club, player, tournament
 from tests.support.cli import j, refused
+from tests.support.poker_world import (
+    checked_in,
+    club,
+    player,
+    tournament_through_services,
+)
 
 
 def test_entries_knockouts_settlements_structures_and_player_search(committed):
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        club_id = club(session).id
-        tid = tournament(session, club_id, start=now - timedelta(minutes=30), status="running",
+        club_id = club(session, fresh=True, at=now).id
+        tid = tournament_through_services(session, club_id, start=now - timedelta(minutes=30), status="running",
                          late_reg_deadline=now + timedelta(hours=1))
-        entries = {h: checked_in(session, tid, player(session, h), now - timedelta(hours=1)).id for h in ("ann", "bob")}
-        late = player(session, "cyd")
+        entries = {h: checked_in(session, tid, player(session, handle=h).id, now - timedelta(hours=1)).id for h in ("ann", "bob")}
+        late = player(session, handle="cyd").id
         from domain.poker.services import entries as poker_entries
 
         poker_entries.register(session, tid, late, now - timedelta(minutes=5))

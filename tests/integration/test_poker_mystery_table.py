@@ -18,8 +18,8 @@ from domain.poker.services.mystery import (
     set_mystery_prizes,
 )
 from domain.poker.tables.results import MysteryDraw, MysteryPhase
-from tests.integration import poker_results_helpers as h
-from tests.integration.poker_results_helpers import NOW
+from tests.support import poker_world as w
+from tests.support.poker_world import EVENING
 
 pytestmark = pytest.mark.integration
 PRIZES = ["Кубок клуба", "Худи", "Кепка", "Ужин на двоих"]
@@ -38,7 +38,7 @@ def refused(session, code, fn, *args, **kw):
 
 
 def table_tournament(session, **settings):
-    t = h.tournament(session, bounty="mystery", mystery=True)
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
     for k, v in settings.items():
         setattr(t, k, v)
     session.flush()
@@ -46,7 +46,7 @@ def table_tournament(session, **settings):
     return t
 
 
-def ko(session, t, busted, killer, *, level=None, at=NOW):
+def ko(session, t, busted, killer, *, level=None, at=EVENING):
     [k] = record_knockouts(session, t.id, [Bust(busted, killer)], now=at, actor="floor", level=level)
     return k
 
@@ -54,11 +54,11 @@ def ko(session, t, busted, killer, *, level=None, at=NOW):
 def test_sp11_the_nth_draw_takes_the_nth_prize_of_the_committed_order(session):
     """SP-11: the seed is committed at the phase start, revealed at the finish; undrawn listed."""
     t = table_tournament(session)
-    e = h.field(session, t, "ABCDE")
+    e = w.field(session, t, "ABCDE")
     k1 = ko(session, t, e["B"].id, e["A"].id)
-    k2 = ko(session, t, e["C"].id, e["D"].id, at=NOW + timedelta(seconds=1))
-    d1 = mystery_draw(session, k1.id, now=NOW, actor="floor")
-    d2 = mystery_draw(session, k2.id, now=NOW, actor="floor")
+    k2 = ko(session, t, e["C"].id, e["D"].id, at=EVENING + timedelta(seconds=1))
+    d1 = mystery_draw(session, k1.id, now=EVENING, actor="floor")
+    d2 = mystery_draw(session, k2.id, now=EVENING, actor="floor")
     phase = session.get(MysteryPhase, t.id)
     order = prize_order(phase.seed, len(PRIZES))
     assert (d1.prize_position, d2.prize_position) == (order[0], order[1])
@@ -67,8 +67,8 @@ def test_sp11_the_nth_draw_takes_the_nth_prize_of_the_committed_order(session):
     assert shown["commitment"] == commitment(phase.seed) and shown["seed"] is None
     assert sorted(shown["remaining"]) == sorted(p for n, p in enumerate(PRIZES, 1) if n not in order[:2])
     # per killer entry (the default): A has drawn; its next knockout draws nothing
-    k3 = ko(session, t, e["D"].id, e["A"].id, at=NOW + timedelta(seconds=2))
-    refused(session, "mystery-already-drawn", mystery_draw, k3.id, now=NOW, actor="floor")
+    k3 = ko(session, t, e["D"].id, e["A"].id, at=EVENING + timedelta(seconds=2))
+    refused(session, "mystery-already-drawn", mystery_draw, k3.id, now=EVENING, actor="floor")
     refused(session, "mystery-table-frozen", set_mystery_prizes, t.id, ["Другое"])
     t.status = "finished"
     session.flush()
@@ -80,32 +80,32 @@ def test_sp11_the_nth_draw_takes_the_nth_prize_of_the_committed_order(session):
 def test_sp11_per_knockout_and_no_prizes_left(session):
     """SP-11"""
     t = table_tournament(session, mystery_draw_per="per_knockout")
-    e = h.field(session, t, "ABCDEFG")
-    kos = [ko(session, t, e[b].id, e["A"].id, at=NOW + timedelta(seconds=i)) for i, b in enumerate("BCDEF")]
-    drawn = [mystery_draw(session, k.id, now=NOW, actor="floor") for k in kos[:4]]
+    e = w.field(session, t, "ABCDEFG")
+    kos = [ko(session, t, e[b].id, e["A"].id, at=EVENING + timedelta(seconds=i)) for i, b in enumerate("BCDEF")]
+    drawn = [mystery_draw(session, k.id, now=EVENING, actor="floor") for k in kos[:4]]
     assert sorted(d.prize_position for d in drawn) == [1, 2, 3, 4]
-    refused(session, "mystery-no-prizes-left", mystery_draw, kos[4].id, now=NOW, actor="floor")
+    refused(session, "mystery-no-prizes-left", mystery_draw, kos[4].id, now=EVENING, actor="floor")
 
 
 def test_sp11_phase_itm_and_level(session):
     """SP-11"""
     t = table_tournament(session, mystery_phase="itm", itm_percent=30)  # 5 entries: 2 paid places
-    e = h.field(session, t, "ABCDE")
+    e = w.field(session, t, "ABCDE")
     k1 = ko(session, t, e["B"].id, e["A"].id)
-    refused(session, "mystery-phase-not-started", mystery_draw, k1.id, now=NOW, actor="floor")
-    ko(session, t, e["C"].id, e["D"].id, at=NOW + timedelta(seconds=1))
-    k3 = ko(session, t, e["D"].id, e["E"].id, at=NOW + timedelta(seconds=2))  # 2 remain
-    assert mystery_draw(session, k3.id, now=NOW, actor="floor").draw_number == 1
+    refused(session, "mystery-phase-not-started", mystery_draw, k1.id, now=EVENING, actor="floor")
+    ko(session, t, e["C"].id, e["D"].id, at=EVENING + timedelta(seconds=1))
+    k3 = ko(session, t, e["D"].id, e["E"].id, at=EVENING + timedelta(seconds=2))  # 2 remain
+    assert mystery_draw(session, k3.id, now=EVENING, actor="floor").draw_number == 1
 
     t2 = table_tournament(session, mystery_phase="level:3")
-    e2 = h.field(session, t2, "ABC")
+    e2 = w.field(session, t2, "ABC")
     k = ko(session, t2, e2["B"].id, e2["A"].id, level=2)
-    refused(session, "mystery-phase-not-started", mystery_draw, k.id, now=NOW, actor="floor")
+    refused(session, "mystery-phase-not-started", mystery_draw, k.id, now=EVENING, actor="floor")
 
 
 def test_sp11_money_in_the_table_is_refused_and_nothing_written(session):
     """SP-11, SP-4"""
-    t = h.tournament(session, bounty="mystery", mystery=True)
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
     with pytest.raises(DomainError) as caught:
         with session.begin_nested():
             set_mystery_prizes(session, t.id, ["Кубок", "100 $"])
@@ -115,10 +115,10 @@ def test_sp11_money_in_the_table_is_refused_and_nothing_written(session):
 
 def test_sp11_without_a_table_draws_stay_as_today(session):
     """SP-11: default, free-text draws (3.3)."""
-    t = h.tournament(session, bounty="mystery", mystery=True)
-    e = h.field(session, t, "AB")
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+    e = w.field(session, t, "AB")
     k = ko(session, t, e["B"].id, e["A"].id)
-    d = mystery_draw(session, k.id, now=NOW, actor="floor", description="Лимонад")
+    d = mystery_draw(session, k.id, now=EVENING, actor="floor", description="Лимонад")
     assert (d.description, d.prize_position, d.per_killer) == ("Лимонад", None, True)
 
 
@@ -130,7 +130,7 @@ def test_sp11_sp4_the_database_takes_only_mystery_prizes_the_domain_sealed(sessi
     from domain.poker.rules.wording.check import wording_seal
     from tests.support.db import refused
 
-    t = h.tournament(session, bounty="mystery", mystery=True)
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
     insert = "INSERT INTO poker_mystery_prizes (tournament_id, position, description, wording_seal) VALUES (:t, 1, :d, :s)"
     refused(session, "ck_poker_mystery_prizes_description", insert, t=t.id, d="100 $", s="")
     refused(session, "ck_poker_mystery_prizes_description", insert, t=t.id, d="100 $", s=wording_seal("Лимонад"))

@@ -24,14 +24,14 @@ from domain.store.db import StatementCounter, unit_of_work
 from domain.poker.tables.tournaments import Tournament
 from domain.poker.tables.results import FinalPlace, Prize
 from domain.ops.services.status import PENDING_WORK
-from tests.integration import poker_results_helpers as h
-from tests.integration.poker_results_helpers import NOW
+from tests.support import poker_world as w
+from tests.support.poker_world import EVENING
 
-LATER = NOW + timedelta(minutes=5)
+LATER = EVENING + timedelta(minutes=5)
 
 
 def test_3_4_prize_lines_are_stored_by_place_and_replaced_whole(session):
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     set_prizes(session, t.id, ["Cup and a free entry", " Medal "])
     assert prizes(session, t.id) == ("Cup and a free entry", "Medal")
     set_prizes(session, t.id, [])
@@ -45,7 +45,7 @@ def test_3_4_prize_lines_are_stored_by_place_and_replaced_whole(session):
      (["x" * 501], "prize-line-too-long")],
 )
 def test_sp_4_bad_prize_lists_are_refused_and_the_old_list_stays(session, lines, code):
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     set_prizes(session, t.id, ["Cup"])
     with pytest.raises(DomainError) as refused:
         set_prizes(session, t.id, lines)
@@ -54,56 +54,56 @@ def test_sp_4_bad_prize_lists_are_refused_and_the_old_list_stays(session, lines,
 
 
 def test_3_4_a_preset_is_trimmed_to_the_field(session):
-    t = h.tournament(session)
-    h.field(session, t, "AB")
+    t = w.tournament(session, **w.BOUNTY)
+    w.field(session, t, "AB")
     assert apply_preset(session, t.id, "merch") == ("Club hoodie", "Club T-shirt")
     assert session.scalar(select(func.count()).select_from(Prize).where(Prize.tournament_id == t.id)) == 2
 
 
 def test_3_4_the_freerolls_preset_counts_re_entries_in_the_field(session):
     """3.4 + SP-3: 10% of 15 entries = 1.5 → 2 free entries."""
-    t = h.tournament(session)
-    e = h.field(session, t, "ABCDEFGHIJKLM")
-    record_knockouts(session, t.id, [Bust(e["A"].id, e["M"].id), Bust(e["B"].id, e["M"].id)], now=NOW, actor="f")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABCDEFGHIJKLM")
+    record_knockouts(session, t.id, [Bust(e["A"].id, e["M"].id), Bust(e["B"].id, e["M"].id)], now=EVENING, actor="f")
     for name in "AB":
         session.refresh(e[name])
-        h.reenter(session, e[name])
+        w.reenter(session, e[name])
     assert len(apply_preset(session, t.id, "freerolls")) == 2
 
 
 def test_sp_3_itm_counts_entries_and_remaining_players(session):
     """SP-3: 12 entries at 25% pay 3; 5 remain → two to the money; 4 → the bubble; 3 → in the money."""
-    t = h.tournament(session, itm_percent=25)
-    e = h.field(session, t, "ABCDEFGHIJ")
-    record_knockouts(session, t.id, [Bust(e[n].id, e["J"].id) for n in "AB"], now=NOW, actor="f")
+    t = w.tournament(session, **w.BOUNTY, itm_percent=25)
+    e = w.field(session, t, "ABCDEFGHIJ")
+    record_knockouts(session, t.id, [Bust(e[n].id, e["J"].id) for n in "AB"], now=EVENING, actor="f")
     for name in "AB":
         session.refresh(e[name])
-        h.reenter(session, e[name])
+        w.reenter(session, e[name])
     status = itm_status(session, t.id)
     assert (status.paid_places, status.remaining) == (3, 10)
-    record_knockouts(session, t.id, [Bust(e[n].id, e["J"].id) for n in "CDEFG"], now=NOW, actor="f")
+    record_knockouts(session, t.id, [Bust(e[n].id, e["J"].id) for n in "CDEFG"], now=EVENING, actor="f")
     session.expire_all()
     status = itm_status(session, t.id)
     assert (status.remaining, status.remaining_to_money, status.on_bubble, status.in_money) == (5, 2, False, False)
-    record_knockouts(session, t.id, [Bust(e["H"].id, e["J"].id)], now=NOW, actor="f")
+    record_knockouts(session, t.id, [Bust(e["H"].id, e["J"].id)], now=EVENING, actor="f")
     assert itm_status(session, t.id).on_bubble
-    record_knockouts(session, t.id, [Bust(e["I"].id, e["J"].id)], now=NOW, actor="f")
+    record_knockouts(session, t.id, [Bust(e["I"].id, e["J"].id)], now=EVENING, actor="f")
     assert itm_status(session, t.id).in_money
 
 
 def sp7(session):
     """RULES SP-7 played through the services: ten players B..K, B re-enters after bust #2."""
-    t = h.tournament(session)
-    e = h.field(session, t, "BCDEFGHIJK")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "BCDEFGHIJK")
     ids = {n: x.id for n, x in e.items()}
 
     def bust(*busted, killer="K"):
-        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=NOW, actor="f")
+        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=EVENING, actor="f")
 
     bust("C")
     bust("B")
     session.refresh(e["B"])
-    ids["B"] = h.reenter(session, e["B"]).id
+    ids["B"] = w.reenter(session, e["B"]).id
     bust("D", "E", killer="B")
     bust("F")
     bust("G")
@@ -127,21 +127,21 @@ def test_sp_7_worked_example_through_the_services(session):
 
 
 def test_3_7_places_are_refused_while_two_players_remain(session):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABC")
-    record_knockouts(session, t.id, [Bust(e["A"].id, e["C"].id)], now=NOW, actor="f")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABC")
+    record_knockouts(session, t.id, [Bust(e["A"].id, e["C"].id)], now=EVENING, actor="f")
     with pytest.raises(DomainError) as refused:
         places(session, t.id)
     assert refused.value.code == "places-players-remain"
 
 
 def test_3_7_a_voided_knockout_does_not_count_in_places(session):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABC")
-    [wrong] = record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id)], now=NOW, actor="f")
-    void_knockout(session, wrong.id, now=NOW, actor="f")
-    record_knockouts(session, t.id, [Bust(e["A"].id, e["C"].id)], now=NOW, actor="f")
-    record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id)], now=NOW, actor="f")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABC")
+    [wrong] = record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id)], now=EVENING, actor="f")
+    void_knockout(session, wrong.id, now=EVENING, actor="f")
+    record_knockouts(session, t.id, [Bust(e["A"].id, e["C"].id)], now=EVENING, actor="f")
+    record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id)], now=EVENING, actor="f")
     assert [(p.name, p.place.place, p.place.bust_number) for p in places(session, t.id)] == [
         ("C", 1, None), ("B", 2, 2), ("A", 3, 1)
     ]
@@ -151,7 +151,7 @@ def test_finalize_waits_for_one_player_and_the_void_window_then_writes_places_on
     """The job: one player left and the last bust past its void window → places, prizes, finished."""
     t = sp7(session)
     set_prizes(session, t.id, ["Cup", "Medal"])
-    assert finalize_tournaments(session, NOW + timedelta(minutes=5) - timedelta(seconds=1)) == []
+    assert finalize_tournaments(session, EVENING + timedelta(minutes=5) - timedelta(seconds=1)) == []
     [done] = finalize_tournaments(session, LATER)
     assert done.tournament_id == t.id
     assert [(p.name, p.place.place, p.place.prize) for p in done.places][:3] == [
@@ -166,15 +166,15 @@ def test_finalize_waits_for_one_player_and_the_void_window_then_writes_places_on
 
 
 def test_finalize_leaves_a_tournament_with_two_players_in_running(session):
-    t = h.tournament(session)
-    e = h.field(session, t, "ABC")
-    record_knockouts(session, t.id, [Bust(e["A"].id, e["C"].id)], now=NOW, actor="f")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABC")
+    record_knockouts(session, t.id, [Bust(e["A"].id, e["C"].id)], now=EVENING, actor="f")
     assert finalize_tournaments(session, LATER + timedelta(hours=1)) == []
     assert session.get(Tournament, t.id).status == "running"
 
 
 def test_prizes_of_a_finished_tournament_are_frozen(session):
-    t = h.tournament(session, status="finished")
+    t = w.tournament(session, **w.BOUNTY, status="finished")
     with pytest.raises(DomainError) as refused:
         set_prizes(session, t.id, ["Cup"])
     assert refused.value.code == "prizes-frozen"
@@ -182,11 +182,11 @@ def test_prizes_of_a_finished_tournament_are_frozen(session):
 
 def test_3_2_without_bounty_knockouts_are_still_recorded_for_places_and_statistics(session):
     """3.2: bounty type none — the records carry their credit; places and counts still come from them."""
-    t = h.tournament(session, bounty="none")
-    e = h.field(session, t, "ABCD")
-    record_knockouts(session, t.id, [Bust(e["A"].id, e["D"].id)], now=NOW, actor="f")
-    record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id, e["D"].id)], now=NOW, actor="f")
-    record_knockouts(session, t.id, [Bust(e["C"].id, e["D"].id)], now=NOW, actor="f")
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "none"})
+    e = w.field(session, t, "ABCD")
+    record_knockouts(session, t.id, [Bust(e["A"].id, e["D"].id)], now=EVENING, actor="f")
+    record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id, e["D"].id)], now=EVENING, actor="f")
+    record_knockouts(session, t.id, [Bust(e["C"].id, e["D"].id)], now=EVENING, actor="f")
     assert [(p.name, p.place.place, p.place.knockouts, p.place.credit) for p in places(session, t.id)] == [
         ("D", 1, 2, Fraction(2)), ("C", 2, 1, Fraction(1, 2)), ("B", 3, 0, Fraction(0)), ("A", 4, 0, Fraction(0))
     ]
@@ -196,9 +196,9 @@ def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(s
     """The job: a constant number of statements, not one round per tournament or player."""
     def finished_down_to_one(n: int) -> None:
         for _ in range(n):
-            t = h.tournament(session)
-            e = h.field(session, t, "ABCD")
-            record_knockouts(session, t.id, [Bust(e[x].id, e["D"].id) for x in "ABC"], now=NOW, actor="f")
+            t = w.tournament(session, **w.BOUNTY)
+            e = w.field(session, t, "ABCD")
+            record_knockouts(session, t.id, [Bust(e[x].id, e["D"].id) for x in "ABC"], now=EVENING, actor="f")
 
     finished_down_to_one(1)
     with StatementCounter(engine) as one:
@@ -212,9 +212,9 @@ def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(s
 def test_finalize_run_twice_at_once_finishes_a_tournament_once(committed):
     """The job is safe to run concurrently: SKIP LOCKED and the status guard, one set of places."""
     with unit_of_work(committed) as s:
-        t = h.tournament(s)
-        e = h.field(s, t, "ABC")
-        record_knockouts(s, t.id, [Bust(e["A"].id, e["C"].id), Bust(e["B"].id, e["C"].id)], now=NOW, actor="f")
+        t = w.tournament(s, **w.BOUNTY)
+        e = w.field(s, t, "ABC")
+        record_knockouts(s, t.id, [Bust(e["A"].id, e["C"].id), Bust(e["B"].id, e["C"].id)], now=EVENING, actor="f")
         tid = t.id
     barrier = threading.Barrier(2)
     finished: list[int] = []
@@ -238,8 +238,8 @@ def test_finalize_run_twice_at_once_finishes_a_tournament_once(committed):
 def test_the_status_report_counts_tournaments_ready_to_finalize(session, engine):
     """Pending work of `finalize-tournaments`: down to one player, the void window past (by now())."""
     before = session.scalar(text(PENDING_WORK["finalize-tournaments"]))
-    t = h.tournament(session)
-    e = h.field(session, t, "AB")
-    long_ago = NOW - timedelta(days=3650)
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "AB")
+    long_ago = EVENING - timedelta(days=3650)
     record_knockouts(session, t.id, [Bust(e["A"].id, e["B"].id)], now=long_ago, actor="f")
     assert session.scalar(text(PENDING_WORK["finalize-tournaments"])) == before + 1

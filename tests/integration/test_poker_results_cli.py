@@ -11,15 +11,15 @@ from sqlalchemy import func, select
 from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.store.db import unit_of_work
 from domain.poker.tables.results import Knockout, MysteryDraw, Prize
-from tests.integration import poker_results_helpers as h
+from tests.support import poker_world as w
 from tests.support.cli import run
 
 
 @pytest.fixture
 def game(committed):
     with unit_of_work(committed) as s:
-        t = h.tournament(s, bounty="mystery", mystery=True)
-        e = {n: x.id for n, x in h.field(s, t, "ABC").items()}
+        t = w.tournament(s, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+        e = {n: x.id for n, x in w.field(s, t, "ABC").items()}
         return t.id, e
 
 

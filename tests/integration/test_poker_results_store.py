@@ -1,39 +1,22 @@
-"""The poker-results schema: it matches the models, and the database itself refuses what a race or
-a bad write could break (3.2, 3.3, SP-4: no door takes a prize line the domain refuses)."""
+"""The poker-results schema: the database itself refuses what a race or a bad write could break, each
+by its own constraint or trigger (3.2, 3.3, SP-4: no door takes a prize line the domain refuses).
+tests/integration/test_schema.py compares these tables, with every other, to the models."""
 
 from __future__ import annotations
 
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from domain.errors import DomainError
-from domain.poker.services.results import set_prizes
 from domain.poker.rules.wording.check import CHECKER, seal_for, verdict, wording_seal
-from domain.tables import metadata
-from tests.integration import poker_results_helpers as h
-from tests.unit.test_poker_wording import ACCEPTED, REFUSED
+from domain.poker.services.results import set_prizes
+from tests.support import poker_world as w
+from tests.support.db import refused
+from tests.unit.poker_wording_cases import ACCEPTED, REFUSED
 
-TABLES = {
-    "poker_knockout_settings", "poker_knockouts", "poker_knockout_audit", "poker_mystery_draws", "poker_prizes",
-    "poker_places",
-}
-
-
-def test_the_migrated_results_tables_match_the_models(engine):
-    with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
-    assert [d for d in diff if any(name in repr(d) for name in TABLES)] == []
-
-
-def _fails(session, statement: str, **params) -> None:
-    with pytest.raises((IntegrityError, DBAPIError)):
-        with session.begin_nested():
-            session.execute(text(statement), params)
-
-
+NO_SEAL = 'null value in column "wording_seal" of relation "poker_prizes" violates not-null constraint'
+NOT_DELETED = "poker_knockouts are never deleted: void the knockout instead"
+IMMUTABLE = "poker_knockouts are immutable: only voiding a live knockout is allowed"
 PRIZE = "INSERT INTO poker_prizes (tournament_id, place, description, wording_seal) VALUES (:t, :p, :d, :s)"
 REFUSED_LINES = [line for line, _ in REFUSED]
 
@@ -42,20 +25,20 @@ REFUSED_LINES = [line for line, _ in REFUSED]
 def test_sp4_no_door_accepts_a_line_the_domain_refuses(session, line):
     """SP-4: the domain service refuses it, and a raw INSERT of it is refused too: without a seal, with
     an empty or made-up one, with the seal of another (accepted) text."""
-    t = h.tournament(session)
-    with pytest.raises(DomainError) as refused:
-        with session.begin_nested():
-            set_prizes(session, t.id, ["Cup", line])
-    assert refused.value.code == "money-wording"
-    for seal in (None, "", wording_seal("Cup"), f"{CHECKER}:{'0' * 64}", seal_for(CHECKER, "Cup")):
-        _fails(session, PRIZE, t=t.id, p=1, d=line, s=seal)
+    t = w.tournament(session, **w.BOUNTY)
+    with pytest.raises(DomainError) as caught, session.begin_nested():
+        set_prizes(session, t.id, ["Cup", line])
+    assert caught.value.code == "money-wording"
+    refused(session, NO_SEAL, PRIZE, t=t.id, p=1, d=line, s=None)
+    for seal in ("", wording_seal("Cup"), f"{CHECKER}:{'0' * 64}", seal_for(CHECKER, "Cup")):
+        refused(session, "ck_poker_prizes_description", PRIZE, t=t.id, p=1, d=line, s=seal)
     assert session.execute(text("SELECT count(*) FROM poker_prizes WHERE tournament_id = :t"), {"t": t.id}).scalar() == 0
 
 
 @pytest.mark.parametrize("line", ACCEPTED[::4], ids=repr)
 def test_sp4_the_database_takes_a_line_with_the_domains_seal(session, line):
     """SP-4: what the domain accepts it stores, with its seal; the CHECK agrees with the seal's recipe."""
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     assert set_prizes(session, t.id, [line]) == (line.strip(),)
     stored = session.execute(
         text("SELECT description, wording_seal FROM poker_prizes WHERE tournament_id = :t"), {"t": t.id}
@@ -65,47 +48,47 @@ def test_sp4_the_database_takes_a_line_with_the_domains_seal(session, line):
 
 def test_sp4_a_raw_update_of_a_sealed_line_is_refused(session):
     """SP-4: changing the text under its seal (or the seal away) is refused: only the domain reseals."""
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     set_prizes(session, t.id, ["Dinner for 2"])
     update = "UPDATE poker_prizes SET description = :d WHERE tournament_id = :t"
-    _fails(session, update, d="саsh", t=t.id)
-    _fails(session, update, d="Dinner for 3", t=t.id)
-    _fails(session, "UPDATE poker_prizes SET wording_seal = NULL WHERE tournament_id = :t", t=t.id)
+    refused(session, "ck_poker_prizes_description", update, d="саsh", t=t.id)
+    refused(session, "ck_poker_prizes_description", update, d="Dinner for 3", t=t.id)
+    refused(session, NO_SEAL, "UPDATE poker_prizes SET wording_seal = NULL WHERE tournament_id = :t", t=t.id)
     set_prizes(session, t.id, ["Dinner for 3"])
     assert session.execute(text("SELECT description FROM poker_prizes WHERE tournament_id = :t"),
                            {"t": t.id}).scalar_one() == "Dinner for 3"
 
 
 def test_sp4_the_database_refuses_a_prize_line_over_500_characters_or_blank_or_past_place_200(session):
-    t = h.tournament(session)
+    t = w.tournament(session, **w.BOUNTY)
     for bad in ("x" * 501, "  "):
-        _fails(session, PRIZE, t=t.id, p=1, d=bad, s=seal_for(CHECKER, bad))
-    _fails(session, PRIZE, t=t.id, p=201, d="Medal", s=wording_seal("Medal"))
+        refused(session, "ck_poker_prizes_description", PRIZE, t=t.id, p=1, d=bad, s=seal_for(CHECKER, bad))
+    refused(session, "ck_poker_prizes_place", PRIZE, t=t.id, p=201, d="Medal", s=wording_seal("Medal"))
     session.execute(text(PRIZE), {"t": t.id, "p": 1, "d": "Dinner for 2", "s": wording_seal("Dinner for 2")})
 
 
 def test_3_2_the_database_keeps_one_live_knockout_per_busted_entry_and_refuses_deletes(session):
     """3.2: duplicate protection and immutable records, by the database itself."""
-    t = h.tournament(session)
-    e = h.field(session, t, "AB")
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "AB")
     insert = (
         "INSERT INTO poker_knockouts (tournament_id, busted_entry_id, killer_entry_id, bust_number, "
         "credit_halves, recorded_at, recorded_by) VALUES (:t, :b, :k, 1, 2, now(), 'floor') RETURNING id"
     )
     ko = session.execute(text(insert), {"t": t.id, "b": e["A"].id, "k": e["B"].id}).scalar_one()
-    _fails(session, insert, t=t.id, b=e["A"].id, k=e["B"].id)
-    _fails(session, "DELETE FROM poker_knockouts WHERE id = :id", id=ko)
-    _fails(session, "UPDATE poker_knockouts SET bust_number = 2 WHERE id = :id", id=ko)
-    _fails(session, insert.replace(":k", ":b"), t=t.id, b=e["A"].id)  # self-knockout
+    refused(session, "uq_poker_knockouts_live_busted", insert, t=t.id, b=e["A"].id, k=e["B"].id)
+    refused(session, NOT_DELETED, "DELETE FROM poker_knockouts WHERE id = :id", id=ko)
+    refused(session, IMMUTABLE, "UPDATE poker_knockouts SET bust_number = 2 WHERE id = :id", id=ko)
+    refused(session, "ck_poker_knockouts_not_self", insert.replace(":k", ":b"), t=t.id, b=e["A"].id)  # self-knockout
     session.execute(text("UPDATE poker_knockouts SET voided_at = now(), voided_by = 'floor' WHERE id = :id"),
                     {"id": ko})
-    _fails(session, "UPDATE poker_knockouts SET voided_at = now() + interval '1 s' WHERE id = :id", id=ko)
+    refused(session, IMMUTABLE, "UPDATE poker_knockouts SET voided_at = now() + interval '1 s' WHERE id = :id", id=ko)
     session.execute(text(insert), {"t": t.id, "b": e["A"].id, "k": e["B"].id})  # a new bust after a void
 
 
 def test_3_3_the_database_keeps_one_draw_per_killer_entry_and_the_killer_of_the_knockout(session):
-    t = h.tournament(session, mystery=True)
-    e = h.field(session, t, "ABC")
+    t = w.tournament(session, **w.BOUNTY, mystery=True)
+    e = w.field(session, t, "ABC")
     insert = (
         "INSERT INTO poker_knockouts (tournament_id, busted_entry_id, killer_entry_id, bust_number, "
         "credit_halves, recorded_at, recorded_by) VALUES (:t, :b, :k, :n, 2, now(), 'floor') RETURNING id"
@@ -116,11 +99,11 @@ def test_3_3_the_database_keeps_one_draw_per_killer_entry_and_the_killer_of_the_
         "INSERT INTO poker_mystery_draws (tournament_id, knockout_id, killer_entry_id, draw_number, description, "
         "wording_seal, drawn_at, drawn_by) VALUES (:t, :ko, :k, :n, :d, :s, now(), 'floor')"
     )
-    _fails(session, draw, t=t.id, ko=ko1, k=e["B"].id, n=1, d=None, s=None)  # not the killer of that knockout
-    _fails(session, draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d="cash", s=None)  # SP-4: no seal
-    _fails(session, draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d="саsh", s=wording_seal("Cup"))  # another's seal
-    _fails(session, draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d=None, s=wording_seal("Cup"))  # a seal, no text
+    refused(session, "fk_poker_mystery_draws_knockout_killer", draw, t=t.id, ko=ko1, k=e["B"].id, n=1, d=None, s=None)  # not the killer of that knockout
+    refused(session, "ck_poker_mystery_draws_description", draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d="cash", s=None)  # SP-4: no seal
+    refused(session, "ck_poker_mystery_draws_description", draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d="саsh", s=wording_seal("Cup"))  # another's seal
+    refused(session, "ck_poker_mystery_draws_description", draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d=None, s=wording_seal("Cup"))  # a seal, no text
     session.execute(text(draw), {"t": t.id, "ko": ko1, "k": e["C"].id, "n": 1, "d": "Dinner for 2",
                                  "s": wording_seal("Dinner for 2")})
-    _fails(session, draw, t=t.id, ko=ko2, k=e["C"].id, n=2, d=None, s=None)  # second draw of the killer entry
-    _fails(session, "UPDATE poker_mystery_draws SET description = 'Cup' WHERE knockout_id = :ko", ko=ko1)
+    refused(session, "uq_poker_mystery_draws_killer", draw, t=t.id, ko=ko2, k=e["C"].id, n=2, d=None, s=None)  # second draw of the killer entry
+    refused(session, "poker_mystery_draws is append-only: UPDATE refused", "UPDATE poker_mystery_draws SET description = 'Cup' WHERE knockout_id = :ko", ko=ko1)

@@ -16,7 +16,7 @@ from domain.poker.services import draws
 from domain.store.db import make_engine
 from domain.store.migrate import _config, upgrade
 from domain.store.scratch import scratch_database
-from tests.integration import poker_results_helpers as h
+from tests.support import poker_world as w
 
 AT = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
 
@@ -35,7 +35,7 @@ def test_sp_13_migration_0513_commits_a_seed_for_every_tournament_and_keeps_the_
         try:
             upgrade(engine)
             with Session(engine) as s, s.begin():
-                drawn, fresh = h.tournament(s).id, h.tournament(s).id
+                drawn, fresh = w.tournament(s, **w.BOUNTY).id, w.tournament(s, **w.BOUNTY).id
             _step(engine, "downgrade", "0512")
             with Session(engine) as s, s.begin():
                 for purpose, seed in (("initial-seating", "demo"), ("final-table", "x"), ("final-table-2", "y")):

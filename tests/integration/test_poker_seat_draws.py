@@ -13,9 +13,9 @@ from domain.poker.services import draws
 from domain.poker.services import seating as svc
 from domain.poker.tables.floor import Seat, SeatDraw
 from domain.store.db import unit_of_work
-from tests.integration import poker_helpers as h
-from tests.integration.poker_floor_world import T0, enter, tournament
+from tests.support import poker_world as w
 from tests.support.cli import fingerprint, j, refused, run
+from tests.support.poker_world import T0, enter, tournament
 
 LATER = T0 + timedelta(minutes=30)
 
@@ -28,18 +28,18 @@ def seats(session, tid) -> dict[int, tuple[int, int]]:
 def test_sp_13_the_commitment_is_published_at_creation_and_does_not_change_with_the_floor_seed(session):
     """SP-13: the platform's seed is committed when the tournament is created, before any floor seed
     exists; whichever floor seed is given, the draw reveals that same commitment's seed."""
-    tid = h.tournament(session, now=h.NOW)
+    tid = w.tournament_through_services(session, now=w.NOW)
     entries = []
     for _ in range(12):
-        entries.append(h.checked_in(session, tid, h.player(session)).id)
+        entries.append(w.checked_in(session, tid, w.player(session).id).id)
     [published] = draws.proof(session, tid)
     assert (published["seq"], published["committed_at"], published["platform_seed"], published["ok"]) == (
-        1, h.NOW, None, None)
+        1, w.NOW, None, None)
     platform = session.scalars(select(SeatDraw.seed).where(SeatDraw.tournament_id == tid)).one()
     outcomes = {}
     for floor in ("heads", "tails"):
         savepoint = session.begin_nested()
-        out = svc.draw_initial(session, tid, h.NOW + timedelta(minutes=1), seed=floor)
+        out = svc.draw_initial(session, tid, w.NOW + timedelta(minutes=1), seed=floor)
         assert (out["draw"]["commitment"], out["draw"]["platform_seed"], out["draw"]["floor_seed"]) == (
             published["commitment"], platform, floor)
         outcomes[floor] = seats(session, tid)
@@ -113,10 +113,10 @@ def test_sp_13_draw_proof_on_the_command_line_and_a_bad_floor_seed_refused(commi
     characters is refused in one line, nothing written."""
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        tid = h.tournament(session, start=now - timedelta(minutes=30), status="running",
+        tid = w.tournament_through_services(session, start=now - timedelta(minutes=30), status="running",
                            late_reg_deadline=now + timedelta(hours=1), now=now - timedelta(hours=1))
         for _ in range(4):
-            h.checked_in(session, tid, h.player(session), now - timedelta(hours=1))
+            w.checked_in(session, tid, w.player(session).id, now - timedelta(hours=1))
     t = str(tid)
     [pending] = j("poker", "draw-proof", t)
     before = fingerprint(committed)

@@ -15,7 +15,7 @@ from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.store.db import make_engine
 from domain.store.migrate import _config, upgrade
 from domain.store.scratch import scratch_database
-from tests.integration import poker_results_helpers as h
+from tests.support import poker_world as w
 
 
 def _step(engine: Engine, how: str, target: str) -> None:
@@ -41,8 +41,8 @@ def _legacy_rows(engine: Engine, lines: list[str], description: str | None) -> i
     """A tournament and its field written through today's models, then the schema stepped back to
     0500 and the lines written as 0500 let them in (no seal)."""
     with Session(engine) as s, s.begin():
-        t = h.tournament(s, mystery=True)
-        e = h.field(s, t, "AB")
+        t = w.tournament(s, **w.BOUNTY, mystery=True)
+        e = w.field(s, t, "AB")
         tid, busted, killer = t.id, e["A"].id, e["B"].id
     _step(engine, "downgrade", "0500")
     with Session(engine) as s, s.begin():

@@ -23,7 +23,7 @@ from domain.pusoy.tables import (
     PusoyStanding,
     PusoyTournament,
 )
-from tests.integration.pusoy_helpers import (
+from tests.support.pusoy_world import (
     NOW,
     created,
     filled,

@@ -18,7 +18,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
 from domain.pusoy.tables import PusoyEntry, PusoyRound, PusoyStanding
 from domain.store.db import StatementCounter, unit_of_work
-from tests.integration.pusoy_helpers import NOW, created, filled, play_playoff, seating
+from tests.support.pusoy_world import NOW, created, filled, play_playoff, seating
 
 
 def play_random_round(session, t, round_no, rnd: random.Random):

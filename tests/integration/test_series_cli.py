@@ -6,12 +6,12 @@ import json
 
 from domain.store.db import unit_of_work
 from tests.support.cli import run
-from tests.integration.test_series_service import insert_club
+from tests.support.poker_world import club as world_club
 
 
 def test_add_skip_pause_resume_edit_end_as_json(committed):
     with unit_of_work(committed) as session:
-        club = insert_club(session, timezone="Europe/Moscow")
+        club = world_club(session, fresh=True).id
     added = run("--json", "series", "add", "--club", str(club), "--name", "Friday Turbo", "--kind", "pusoy",
                 "--cron", "0 19 * * 5", "--template", '{"organizer": "royal", "capacity": 16}', "--horizon-days", "28")
     assert added.returncode == 0, added.stderr

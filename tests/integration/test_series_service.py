@@ -21,25 +21,15 @@ from domain.series.services.series import (
     skip_date,
 )
 from domain.store.db import unit_of_work
+from tests.support.poker_world import club as world_club
 
 UTC = timezone.utc
 NOW = datetime(2026, 10, 20, 12, tzinfo=UTC)  # Tuesday; Berlin leaves summer time on Sunday 25 October
 
 
-def insert_club(conn, timezone: str = "Europe/Berlin", listing: str = "listed") -> int:
-    return conn.execute(
-        text(
-            "INSERT INTO clubs (name, legal_form, inn, ogrn, contact_email, timezone, listing_status,"
-            " created_at, updated_at) VALUES ('Club Royal', 'legal_entity', '7707083893', '1027700132195',"
-            " 'floor@royal.example', :tz, :listing, now(), now()) RETURNING id"
-        ),
-        {"tz": timezone, "listing": listing},
-    ).scalar_one()
-
-
 @pytest.fixture
 def club(session) -> int:
-    return insert_club(session)
+    return world_club(session, fresh=True, timezone="Europe/Berlin").id
 
 
 def spec(club: int, **changes) -> SeriesSpec:
@@ -249,7 +239,7 @@ def test_list_shows_the_next_start(session, club):
 
 def test_two_materializations_at_once_write_each_occurrence_exactly_once(committed: Engine):
     with unit_of_work(committed) as session:
-        club = insert_club(session)
+        club = world_club(session, fresh=True, timezone="Europe/Berlin").id
         series_ids = [add_series(session, spec(club, name=f"S{i}", cron=f"{i} 19 * * *"), NOW) for i in range(5)]
         session.execute(text("DELETE FROM series_occurrence"))
     barrier = threading.Barrier(2)
@@ -275,7 +265,7 @@ def test_two_materializations_at_once_write_each_occurrence_exactly_once(committ
 
 def test_two_openings_at_once_open_each_occurrence_exactly_once(committed: Engine):
     with unit_of_work(committed) as session:
-        club = insert_club(session)
+        club = world_club(session, fresh=True, timezone="Europe/Berlin").id
         add_series(session, spec(club, cron="0 19 * * *", timezone="UTC"), NOW)
     barrier = threading.Barrier(2)
     results = []

@@ -18,7 +18,7 @@ from domain.poker.services import due
 from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.services.knockouts import record_knockouts, void_knockout
 from flows.jobs.timekeeper_loop import JOBS, Job
-from tests.integration.timekeeper_world import (
+from tests.support.timekeeper import (
     keeping_time,
     level_starts,
     now,

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
 from flows.jobs.timekeeper_loop import active_pid
-from tests.integration.timekeeper_world import nothing_due, now, quick_structure, running, wait_for
+from tests.support.timekeeper import nothing_due, now, quick_structure, running, wait_for
 
 KILLS = 20
 TAKEOVER = 10.0  # seconds

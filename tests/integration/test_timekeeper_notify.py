@@ -15,7 +15,7 @@ from domain.poker.services import due
 from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.tables.tournaments import Tournament
 from domain.store.leader import conninfo
-from tests.integration.timekeeper_world import now, quick_structure, running
+from tests.support.timekeeper import now, quick_structure, running
 
 
 @pytest.fixture

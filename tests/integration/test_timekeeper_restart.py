@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from infra.cluster import Cluster
 from domain.store.db import dispose_engines, get_engine
 from domain.store.migrate import upgrade
-from tests.integration.timekeeper_world import (
+from tests.support.timekeeper import (
     keeping_time,
     level_starts,
     nothing_due,

@@ -2,18 +2,53 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
+
+from domain.errors import DomainError
 
 
 def refused(session: Session, constraint: str, statement: str, **params) -> None:
     """`statement` is refused by the database, and by the constraint (or trigger message) named, not by
     any other error: a test of one invariant cannot pass on another's refusal."""
+    with refused_by(constraint), session.begin_nested():
+        session.execute(text(statement), params)
+
+
+@contextmanager
+def refused_by(constraint: str | re.Pattern[str]) -> Iterator[None]:
+    """The block (an ORM flush, a commit, a statement on a connection) is refused by the database, by
+    the constraint named or the trigger message given (a pattern when it carries ids), not by another."""
     with pytest.raises(DBAPIError) as caught:
-        with session.begin_nested():
-            session.execute(text(statement), params)
+        yield
     diag = caught.value.orig.diag
     fired = diag.constraint_name or diag.message_primary
-    assert fired == constraint, f"refused by {fired!r} ({diag.sqlstate}), not by {constraint!r}"
+    if isinstance(constraint, re.Pattern):
+        assert fired and constraint.fullmatch(fired), f"refused by {fired!r} ({diag.sqlstate}), not by {constraint.pattern!r}"
+    else:
+        assert fired == constraint, f"refused by {fired!r} ({diag.sqlstate}), not by {constraint!r}"
+
+
+def row_counts(session: Session) -> dict[str, int]:
+    """Every table's row count, as this session sees it (pending changes flushed)."""
+    from domain.tables import metadata
+
+    session.flush()
+    return {t.name: session.scalar(select(func.count()).select_from(t)) for t in metadata.sorted_tables}
+
+
+def refused_call(session: Session, code: str, fn, *args, **kwargs) -> DomainError:
+    """`fn(*args, **kwargs)` is refused with the DomainError `code` and writes nothing: no table's row
+    count changes. Returns the error."""
+    before = row_counts(session)
+    with pytest.raises(DomainError) as caught, session.begin_nested():
+        fn(*args, **kwargs)
+    assert caught.value.code == code, caught.value.message
+    assert row_counts(session) == before
+    return caught.value

@@ -40,7 +40,7 @@ def world(engine, outbox: Path) -> dict[str, str]:
     from domain.pusoy.services import setup as pusoy_setup
     from domain.store.db import unit_of_work
     from infra.render import Renderer
-    from tests.integration.test_documents_sources import complete_pusoy
+    from tests.support.pusoy_world import complete_pusoy
     from tests.web import world as w
 
     season = w.season(engine, name="Зима 2026/27")
@@ -125,12 +125,12 @@ def main(argv: list[str]) -> int:
         return 2
     os.environ.setdefault("TOURNEY_SECRET_KEY", KEY.decode())
 
+    from playwright.sync_api import sync_playwright
+
     from domain.store.db import dispose_engines, get_engine
     from domain.store.migrate import upgrade
     from domain.store.scratch import scratch_database, server_url
     from flows.web.app import create_app
-    from playwright.sync_api import sync_playwright
-
     from tests.documents_samples import free_port
     from tests.web.conftest import CHROMIUM_ARGS, Server
 

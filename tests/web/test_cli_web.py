@@ -3,17 +3,12 @@ which ends it (as `make run` and `make stop` use them)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
 
 from tests.documents_samples import free_port
-
-TOURNEY = str(Path(sys.executable).with_name("tourney"))
+from tests.support.cli import run
 
 
 def _up(url: str, timeout: float = 30) -> bool:
@@ -28,17 +23,15 @@ def _up(url: str, timeout: float = 30) -> bool:
 
 def test_tourney_web_background_is_recorded_and_tourney_stop_ends_it(engine, tmp_path):
     port = free_port()
-    env = {**os.environ, "TOURNEY_HOME": str(tmp_path), "TOURNEY_PUBLIC_URL": f"http://127.0.0.1:{port}"}
-    started = subprocess.run([TOURNEY, "web", "--background", "--port", str(port)], capture_output=True,
-                             text=True, env=env, timeout=60)
+    env = {"TOURNEY_HOME": str(tmp_path), "TOURNEY_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    started = run("web", "--background", "--port", str(port), env=env, timeout=60)
     assert started.returncode == 0, started.stderr
     try:
         assert "in the background" in started.stdout and (tmp_path / "run" / "web.pid").exists()
         assert _up(f"http://127.0.0.1:{port}/")
-        again = subprocess.run([TOURNEY, "web", "--background", "--port", str(port)], capture_output=True,
-                               text=True, env=env, timeout=60)
+        again = run("web", "--background", "--port", str(port), env=env, timeout=60)
         assert "already served" in again.stdout
-        stopped = subprocess.run([TOURNEY, "stop"], capture_output=True, text=True, env=env, timeout=60)
+        stopped = run("stop", env=env, timeout=60)
         assert stopped.returncode == 0, stopped.stderr
         assert "web: stopped" in stopped.stdout
         try:
@@ -50,4 +43,4 @@ def test_tourney_web_background_is_recorded_and_tourney_stop_ends_it(engine, tmp
     finally:
         pid_file = tmp_path / "run" / "web.pid"
         if pid_file.exists():
-            subprocess.run([TOURNEY, "stop"], env=env, timeout=60, capture_output=True)
+            run("stop", env=env, timeout=60)

@@ -200,7 +200,7 @@ def test_the_club_calendar_parses_with_icalendar_in_the_club_timezone(committed,
     events = [c for c in cal.walk("VEVENT")]
     names = [str(e["summary"]) for e in events]
     assert "Friday <Deep>" in names and names.count("Nightly Pusoy") >= 2
-    moscow = ZoneInfo("Europe/Moscow")  # the club's timezone (poker_floor_world)
+    moscow = ZoneInfo("Europe/Moscow")  # the club's timezone (tests/support/poker_world.py)
     for e in events:
         start = e["dtstart"].dt
         assert start.utcoffset() == start.astimezone(moscow).utcoffset()
@@ -265,10 +265,10 @@ def test_an_internal_error_is_a_plain_500_page(monkeypatch):
 
 def test_a_draft_tournament_is_not_public(committed, http):
     from domain.store.db import unit_of_work
-    from tests.integration import poker_floor_world
+    from tests.support import poker_world
 
     with unit_of_work(committed) as session:
-        draft = poker_floor_world.tournament(session, status="draft", late_reg=None).id
+        draft = poker_world.tournament(session, status="draft", late_reg=None).id
     for path in (f"/t/{draft}", f"/t/{draft}/screen", f"/t/{draft}/events"):
         assert http.get(path).status_code == 404, path
     assert f"/t/{draft}" not in http.get("/").text
@@ -281,7 +281,7 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
 
     from domain.pusoy.tables import PusoyRound
     from domain.store.db import unit_of_work
-    from tests.integration.pusoy_helpers import seating
+    from tests.support.pusoy_world import seating
 
     rnd = random.Random(5)
     seeds = (f"seed-{i}" for i in range(1, 100))

@@ -10,9 +10,9 @@ from sqlalchemy.orm import Session
 from domain.poker.services import clock as clock_service
 from domain.poker.services.results import set_prizes
 from domain.store.db import unit_of_work
-from tests.integration import poker_floor_world as world
+from tests.support import poker_world as world
 
-# L1 20 min · L2 20 min · break 15 min · L3 · L4 (poker_floor_world.LEVELS)
+# L1 20 min · L2 20 min · break 15 min · L3 · L4 (poker_world.LEVELS)
 
 
 def now() -> datetime:
@@ -22,14 +22,11 @@ def now() -> datetime:
 def running_poker(engine, players: int = 12, *, name: str | None = None, start: bool = True,
                   prizes=("Cup and a free entry", "Free entry"), levels=None) -> dict:
     """A running tournament with checked-in entries, its clock started now, and prizes; `levels`
-    (small, big, ante, seconds, is_break) rows, default poker_floor_world.LEVELS."""
+    (small, big, ante, seconds, is_break) rows, default poker_world.LEVELS."""
     with unit_of_work(engine) as session:
         structure_id = world.structure(session, levels=levels).id if levels else None
-        t = world.tournament(session, structure_id=structure_id)
-        t.scheduled_start = t.started_at = t.created_at = now() - timedelta(minutes=5)
-        t.late_reg_deadline = now() + timedelta(hours=1)
-        if name:
-            t.name = name
+        t = world.tournament(session, structure_id=structure_id, name=name, start=now() - timedelta(minutes=5),
+                             late_reg=timedelta(hours=1, minutes=5))
         entries = [world.enter(session, t, name=f"Player {i + 1}") for i in range(players)]
         set_prizes(session, t.id, list(prizes))
         if start:
@@ -64,13 +61,12 @@ def season(engine, *, name: str = "Зима", locale: str | None = None) -> dict
     tournaments of three players (table 10 · 6 · 3, LG-2): Борис 16, Анна 13, <b>Вера</b> 9."""
     from domain.documents.services.locales import set_locale
     from domain.leagues.services import leagues
-    from tests.integration.test_season_standings import people, played
 
     today = now().date()
     with unit_of_work(engine) as session:
-        anna, boris, vera = people(session, "Анна", "Борис", "<b>Вера</b>")
-        first = played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
-        second = played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
+        anna, boris, vera = [world.player(session, n) for n in ("Анна", "Борис", "<b>Вера</b>")]
+        first = world.played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
+        second = world.played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
         s = leagues.create_season(session, club_id=first.club_id, name=name, date_from=today - timedelta(days=30),
                                   date_to=today + timedelta(days=30), formula="table",
                                   table=[Decimal(10), Decimal(6), Decimal(3)], now=now())

@@ -1,6 +1,7 @@
-"""Builders for the timekeeper's tests: running tournaments whose clocks start at the real now (or
-a little after) with levels of a few seconds, a timekeeper running in a thread, and what the
-database recorded. Instants are relative to the real now: nothing depends on the calendar."""
+"""The timekeeper's tests: running tournaments (built by tests/support/poker_world.py) whose clocks
+start at the real now (or a little after) with levels of a few seconds, a timekeeper running in a
+thread, and what the database recorded. Instants are relative to the real now: nothing depends on
+the calendar."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import due
 from domain.poker.services import seating as seating_service
 from flows.jobs.timekeeper_loop import Moment, Timekeeper
-from tests.integration.poker_floor_world import enter, register, structure, tournament
+from tests.support.poker_world import enter, register, structure, tournament
 
 
 def now() -> datetime:
@@ -34,8 +35,7 @@ def running(session: Session, structure_id: int, start: datetime, *, late_reg: t
             policy: str = "drop", absent: int = 0, clock: bool = True) -> int:
     """A running tournament started at `start` (its clock too, unless `clock` is False), with two
     players in and `absent` registered players not checked in."""
-    t = tournament(session, structure_id=structure_id, no_show_policy=policy)
-    t.scheduled_start, t.started_at, t.late_reg_deadline = start, start, start + late_reg
+    t = tournament(session, structure_id=structure_id, no_show_policy=policy, start=start, late_reg=late_reg)
     for _ in range(2):
         enter(session, t)
     for _ in range(absent):

@@ -1,4 +1,5 @@
-"""Helpers that drive Pusoy Dos tournaments through the services, as a floor would."""
+"""The Pusoy Dos world builder: tournaments created, filled, played and completed through the services,
+as a floor would."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domain.pusoy.services import reports as pusoy_reports
+from domain.pusoy.services import rounds as pusoy_rounds
 from domain.pusoy.services import setup as pusoy_setup
-from domain.pusoy.tables import PusoySeat
+from domain.pusoy.tables import PusoyRound, PusoySeat
+from tests.unit.pusoy_cases import TWO_FOR_ONE
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -68,3 +71,20 @@ def play_playoff(session: Session, tournament, round_no: int, stage: int, orders
             finishes=[(p, i) for i, p in enumerate(order, start=1)], two_of_diamonds=None, now=NOW,
         )
     return last
+
+
+def complete_pusoy(session, **kw):
+    """A finished tournament: 8 players, 2 games a round; round 1 needs a playoff between p02 and p06
+    (PD-9). Returns (tournament, round-1 roles, final roles)."""
+    t = filled(session, 8, games=2, name="Кубок <Пусой>", **kw)
+    roles = play(session, t, 1, TWO_FOR_ONE)
+    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
+    assert done.outcome == "playoff"
+    stage = session.get(PusoyRound, (t.id, 1)).stage
+    play_playoff(session, t, 1, stage, {1: [roles["p06"], roles["p02"]]})
+    assert pusoy_rounds.complete_round(session, t.id, 1, NOW).outcome == "advanced"
+    final = {1: [("f1 f2 f3 f4", None), ("f2 f1 f3 f4", None)]}  # f1, f2 level on 5: PD-7 step 6
+    finalists = play(session, t, 2, final)
+    assert pusoy_rounds.complete_round(session, t.id, 2, NOW).outcome == "champion"
+    session.refresh(t)
+    return t, roles, finalists

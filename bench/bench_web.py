@@ -21,7 +21,7 @@ import httpx
 
 from bench.harness import Report
 from domain.store.db import get_engine
-from tests.documents_samples import free_port
+from tests.support.net import free_port
 from tests.web import world
 
 CLIENTS = int(os.environ.get("BENCH_WEB_CLIENTS") or 500)

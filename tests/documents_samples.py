@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -23,6 +22,7 @@ from domain.documents.rules.model import (
     SeasonRow,
     SeasonSheet,
 )
+from tests.support.net import free_port
 
 
 def poker_sheet(players: int = 10, paid: int = 3, locale: str = "en") -> PokerSheet:
@@ -122,12 +122,6 @@ class Inbox:
         self.envelopes.append(envelope)
         self.messages.append(email.message_from_bytes(envelope.content, policy=email.policy.default))
         return "250 Message accepted"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager

@@ -15,7 +15,7 @@ import pytest
 
 from infra.config import load_settings
 from infra.prefect_server import prefect_env
-from tests.documents_samples import free_port
+from tests.support.net import free_port
 
 
 @pytest.fixture

@@ -12,16 +12,16 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import func, select
 
-from infra import mail
-from infra import pdf
-from domain.documents.services.publish import publish, send_due
-from infra.render import Renderer
-from domain.documents.services import records as service
 from domain.documents.rules.model import Bundle
+from domain.documents.services import records as service
+from domain.documents.services.publish import publish, send_due
+from domain.documents.tables import Document, DocumentPublication
 from domain.errors import NotFound
 from domain.store.db import unit_of_work
-from domain.documents.tables import Document, DocumentPublication
-from tests.documents_samples import free_port, poker_sheet, pusoy_sheet, smtp_inbox
+from infra import mail, pdf
+from infra.render import Renderer
+from tests.documents_samples import poker_sheet, pusoy_sheet, smtp_inbox
+from tests.support.net import free_port
 
 KEY = b"test-secret-key-of-at-least-32-bytes"
 NOW = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)

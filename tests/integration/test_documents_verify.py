@@ -14,8 +14,9 @@ from pypdf import PdfWriter
 from domain.documents.rules.model import poker_certificates
 from infra import mail, pdf
 from infra.render import Renderer
-from tests.documents_samples import free_port, poker_sheet, smtp_inbox
+from tests.documents_samples import poker_sheet, smtp_inbox
 from tests.support.cli import run
+from tests.support.net import free_port
 
 KEY = os.environ["TOURNEY_SECRET_KEY"].encode()
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, text
+
+from tests.support.net import free_port
 
 TOURNEY = str(Path(sys.executable).with_name("tourney"))
 
@@ -60,12 +61,6 @@ def refused(engine: Engine, *args: str) -> str:
 
 
 _PORTS: dict[Path, str] = {}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def embedded_env(home: Path) -> dict[str, str]:

@@ -131,7 +131,7 @@ def main(argv: list[str]) -> int:
     from domain.store.migrate import upgrade
     from domain.store.scratch import scratch_database, server_url
     from flows.web.app import create_app
-    from tests.documents_samples import free_port
+    from tests.support.net import free_port
     from tests.web.conftest import CHROMIUM_ARGS, Server
 
     args.out.mkdir(parents=True, exist_ok=True)

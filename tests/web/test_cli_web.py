@@ -7,8 +7,8 @@ import time
 
 import httpx
 
-from tests.documents_samples import free_port
 from tests.support.cli import run
+from tests.support.net import free_port
 
 
 def _up(url: str, timeout: float = 30) -> bool:

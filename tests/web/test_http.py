@@ -12,7 +12,6 @@ from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
-
 from tests.web import world
 
 
@@ -254,7 +253,7 @@ def test_an_internal_error_is_a_plain_500_page(monkeypatch):
     from starlette.testclient import TestClient
 
     from flows.web.app import create_app
-    from tests.documents_samples import free_port
+    from tests.support.net import free_port
 
     dead = create_engine(f"postgresql+psycopg://nobody:x@127.0.0.1:{free_port()}/none")
     with TestClient(create_app(dead), raise_server_exceptions=False) as client:

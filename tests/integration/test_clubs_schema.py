@@ -38,14 +38,14 @@ def test_a_club_gets_an_identity_id_and_starts_listed_and_unverified(session):
 
 
 @pytest.mark.parametrize(
-    "overrides, constraint",  # the names migration 0100 made: the naming convention prefixed them twice
+    "overrides, constraint",
     [
-        ({"inn": "770708389"}, "ck_clubs_ck_clubs_identifiers_match_form"),
-        ({"legal_form": "entrepreneur"}, "ck_clubs_ck_clubs_identifiers_match_form"),
-        ({"ogrn": "102770013219"}, "ck_clubs_ck_clubs_identifiers_match_form"),
-        ({"contact_email": "nobody"}, "ck_clubs_ck_clubs_contact_email"),
-        ({"verification_status": "maybe"}, "ck_clubs_ck_clubs_verification_status"),
-        ({"queued_at": NOW}, "ck_clubs_ck_clubs_queue_is_pending"),
+        ({"inn": "770708389"}, "ck_clubs_identifiers_match_form"),
+        ({"legal_form": "entrepreneur"}, "ck_clubs_identifiers_match_form"),
+        ({"ogrn": "102770013219"}, "ck_clubs_identifiers_match_form"),
+        ({"contact_email": "nobody"}, "ck_clubs_contact_email"),
+        ({"verification_status": "maybe"}, "ck_clubs_verification_status"),
+        ({"queued_at": NOW}, "ck_clubs_queue_is_pending"),
     ],
 )
 def test_the_database_refuses_a_row_breaking_the_catalog_rules(session, overrides, constraint):

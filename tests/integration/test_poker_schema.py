@@ -39,25 +39,25 @@ def tournament(session) -> Tournament:
 
 def test_3_6_the_database_refuses_a_seat_cap_outside_2_to_10(session, tournament):
     for cap in (1, 11):
-        refused(session, "ck_poker_tournaments_ck_poker_tournaments_seat_cap", "UPDATE poker_tournaments SET seat_cap = :cap WHERE id = :id", cap=cap, id=tournament.id)
+        refused(session, "ck_poker_tournaments_seat_cap", "UPDATE poker_tournaments SET seat_cap = :cap WHERE id = :id", cap=cap, id=tournament.id)
 
 
 def test_3_9_the_database_refuses_a_late_registration_deadline_at_the_start(session, tournament):
     refused(
-        session, "ck_poker_tournaments_ck_poker_tournaments_late_reg_after_start", "UPDATE poker_tournaments SET late_reg_deadline = scheduled_start WHERE id = :id", id=tournament.id
+        session, "ck_poker_tournaments_late_reg_after_start", "UPDATE poker_tournaments SET late_reg_deadline = scheduled_start WHERE id = :id", id=tournament.id
     )
 
 
 def test_sp_1_the_database_refuses_negative_amounts_and_lowercase_currency(session, tournament):
-    refused(session, "ck_poker_tournaments_ck_poker_tournaments_amounts", "UPDATE poker_tournaments SET buy_in = -1 WHERE id = :id", id=tournament.id)
-    refused(session, "ck_poker_tournaments_ck_poker_tournaments_currency", "UPDATE poker_tournaments SET currency = 'rub' WHERE id = :id", id=tournament.id)
+    refused(session, "ck_poker_tournaments_amounts", "UPDATE poker_tournaments SET buy_in = -1 WHERE id = :id", id=tournament.id)
+    refused(session, "ck_poker_tournaments_currency", "UPDATE poker_tournaments SET currency = 'rub' WHERE id = :id", id=tournament.id)
 
 
 def test_3_5_the_database_refuses_a_play_level_with_big_below_small_and_a_break_with_blinds(session, tournament):
     base = "INSERT INTO poker_levels (structure_id, position, small_blind, big_blind, ante, duration_seconds, is_break)"
-    refused(session, "ck_poker_levels_ck_poker_levels_blinds", base + " VALUES (:s, 1, 200, 100, 0, 600, false)", s=tournament.structure_id)
-    refused(session, "ck_poker_levels_ck_poker_levels_blinds", base + " VALUES (:s, 1, 100, 200, 0, 600, true)", s=tournament.structure_id)
-    refused(session, "ck_poker_levels_ck_poker_levels_duration_positive", base + " VALUES (:s, 1, 100, 200, 0, 0, false)", s=tournament.structure_id)
+    refused(session, "ck_poker_levels_blinds", base + " VALUES (:s, 1, 200, 100, 0, 600, false)", s=tournament.structure_id)
+    refused(session, "ck_poker_levels_blinds", base + " VALUES (:s, 1, 100, 200, 0, 600, true)", s=tournament.structure_id)
+    refused(session, "ck_poker_levels_duration_positive", base + " VALUES (:s, 1, 100, 200, 0, 0, false)", s=tournament.structure_id)
     session.add(Level(structure_id=tournament.structure_id, position=1, small_blind=100, big_blind=100, ante=0,
                       duration_seconds=600, is_break=False))
     session.flush()

@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
@@ -21,6 +20,7 @@ from domain.poker.tables.results import Knockout, KnockoutAudit, MysteryDraw
 from domain.poker.tables.tournaments import Entry
 from domain.store.db import unit_of_work
 from tests.support import poker_world as w
+from tests.support.db import refused_call
 from tests.support.poker_world import EVENING
 
 
@@ -30,20 +30,6 @@ def ko(session, t, *busts, **kw):
 
 def count(session, model, *where) -> int:
     return session.scalar(select(func.count()).select_from(model).where(*where))
-
-
-def refused(code: str, session: Session, fn, *args, **kw) -> DomainError:
-    """The call is refused with `code` and writes nothing."""
-    before = (count(session, Knockout), count(session, KnockoutAudit), count(session, MysteryDraw),
-              sorted(session.execute(select(Entry.id, Entry.state)).all()))
-    with pytest.raises(DomainError) as caught:
-        with session.begin_nested():
-            fn(session, *args, **kw)
-    assert caught.value.code == code
-    after = (count(session, Knockout), count(session, KnockoutAudit), count(session, MysteryDraw),
-             sorted(session.execute(select(Entry.id, Entry.state)).all()))
-    assert after == before
-    return caught.value
 
 
 def test_3_2_a_knockout_puts_the_entry_out_with_the_next_bust_number(session):
@@ -73,7 +59,7 @@ def test_3_2_a_group_closed_by_a_later_bust_is_refused(session):
     e = w.field(session, t, "ABCD")
     ko(session, t, Bust(e["A"].id, e["D"].id), group="h1")
     ko(session, t, Bust(e["B"].id, e["D"].id))
-    refused("knockout-group-closed", session, record_knockouts, t.id, [Bust(e["C"].id, e["D"].id)],
+    refused_call(session, "knockout-group-closed", record_knockouts, session, t.id, [Bust(e["C"].id, e["D"].id)],
             now=EVENING, actor="floor", group="h1")
 
 
@@ -102,13 +88,13 @@ def test_3_2_bad_knockouts_are_refused_with_a_code_and_nothing_written(session, 
         "last": Bust(e["B"].id),
     }[case]
     busts = [bust, Bust(e["C"].id)] if case == "last" else [bust]
-    refused(code, session, record_knockouts, t.id, busts, now=EVENING, actor="floor")
+    refused_call(session, code, record_knockouts, session, t.id, busts, now=EVENING, actor="floor")
 
 
 def test_3_2_a_knockout_in_a_tournament_not_running_is_refused(session):
     t = w.tournament(session, **w.BOUNTY, status="registration_open")
     e = w.field(session, t, "AB")
-    refused("knockout-not-running", session, record_knockouts, t.id, [Bust(e["A"].id, e["B"].id)],
+    refused_call(session, "knockout-not-running", record_knockouts, session, t.id, [Bust(e["A"].id, e["B"].id)],
             now=EVENING, actor="floor")
 
 
@@ -120,7 +106,7 @@ def test_sp_5_a_void_within_five_minutes_brings_the_player_back_and_after_is_ref
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
     at = EVENING + timedelta(seconds=seconds)
     if not allowed:
-        refused("void-window-closed", session, void_knockout, k.id, now=at, actor="floor")
+        refused_call(session, "void-window-closed", void_knockout, session, k.id, now=at, actor="floor")
         return
     voided = void_knockout(session, k.id, now=at, actor="floor")
     assert voided.voided_at == at
@@ -139,7 +125,7 @@ def test_sp_5_the_void_window_is_a_per_tournament_setting(session):
     w.enter(session, t, "C")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
     void_knockout(session, k.id, now=EVENING + timedelta(minutes=9), actor="floor")
-    refused("settings-frozen", session, set_void_window, t.id, 3)
+    refused_call(session, "settings-frozen", set_void_window, session, t.id, 3)
 
 
 def test_3_2_a_void_after_a_reentry_is_refused(session):
@@ -148,7 +134,7 @@ def test_3_2_a_void_after_a_reentry_is_refused(session):
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
     session.refresh(e["A"])
     w.reenter(session, e["A"])
-    refused("void-after-reentry", session, void_knockout, k.id, now=EVENING, actor="floor")
+    refused_call(session, "void-after-reentry", void_knockout, session, k.id, now=EVENING, actor="floor")
 
 
 def test_3_3_a_void_after_a_mystery_draw_is_refused(session):
@@ -156,7 +142,7 @@ def test_3_3_a_void_after_a_mystery_draw_is_refused(session):
     e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
     mystery_draw(session, k.id, now=EVENING, actor="floor", description="Dinner for 2")
-    refused("void-after-draw", session, void_knockout, k.id, now=EVENING, actor="floor")
+    refused_call(session, "void-after-draw", void_knockout, session, k.id, now=EVENING, actor="floor")
 
 
 def test_3_3_draws_are_numbered_and_one_per_killer_entry(session):
@@ -169,7 +155,7 @@ def test_3_3_draws_are_numbered_and_one_per_killer_entry(session):
     d2 = mystery_draw(session, k2.id, now=EVENING, actor="floor", description="Club hoodie")
     assert (d1.draw_number, d2.draw_number) == (1, 2)
     assert (d1.killer_entry_id, d2.description) == (e["C"].id, "Club hoodie")
-    refused("mystery-already-drawn", session, mystery_draw, k3.id, now=EVENING, actor="floor")
+    refused_call(session, "mystery-already-drawn", mystery_draw, session, k3.id, now=EVENING, actor="floor")
 
 
 @pytest.mark.parametrize("description", ["1000 руб.", "$50", "5 000 р", "денежный приз", "cash"])
@@ -177,14 +163,14 @@ def test_sp_4_a_mystery_description_with_money_is_refused_and_nothing_written(se
     t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
     e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    refused("money-wording", session, mystery_draw, k.id, now=EVENING, actor="floor", description=description)
+    refused_call(session, "money-wording", mystery_draw, session, k.id, now=EVENING, actor="floor", description=description)
 
 
 def test_3_3_a_draw_with_the_feature_off_is_refused(session):
     t = w.tournament(session, **w.BOUNTY | {"bounty_type": "classic"}, mystery=False)
     e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    refused("mystery-off", session, mystery_draw, k.id, now=EVENING, actor="floor")
+    refused_call(session, "mystery-off", mystery_draw, session, k.id, now=EVENING, actor="floor")
 
 
 def _at_once(engine, fn) -> list:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import func, select
 
 from domain.draw import commitment
 from domain.errors import DomainError
@@ -17,24 +16,13 @@ from domain.poker.services.mystery import (
     mystery_table,
     set_mystery_prizes,
 )
-from domain.poker.tables.results import MysteryDraw, MysteryPhase
+from domain.poker.tables.results import MysteryPhase
 from tests.support import poker_world as w
+from tests.support.db import refused_call
 from tests.support.poker_world import EVENING
 
 pytestmark = pytest.mark.integration
 PRIZES = ["Кубок клуба", "Худи", "Кепка", "Ужин на двоих"]
-
-
-def refused(session, code, fn, *args, **kw):
-    before = (session.scalar(select(func.count()).select_from(MysteryDraw)),
-              session.scalar(select(func.count()).select_from(MysteryPhase)))
-    with pytest.raises(DomainError) as caught:
-        with session.begin_nested():
-            fn(session, *args, **kw)
-    assert caught.value.code == code, caught.value.message
-    assert before == (session.scalar(select(func.count()).select_from(MysteryDraw)),
-                      session.scalar(select(func.count()).select_from(MysteryPhase)))
-    return caught.value
 
 
 def table_tournament(session, **settings):
@@ -68,8 +56,8 @@ def test_sp11_the_nth_draw_takes_the_nth_prize_of_the_committed_order(session):
     assert sorted(shown["remaining"]) == sorted(p for n, p in enumerate(PRIZES, 1) if n not in order[:2])
     # per killer entry (the default): A has drawn; its next knockout draws nothing
     k3 = ko(session, t, e["D"].id, e["A"].id, at=EVENING + timedelta(seconds=2))
-    refused(session, "mystery-already-drawn", mystery_draw, k3.id, now=EVENING, actor="floor")
-    refused(session, "mystery-table-frozen", set_mystery_prizes, t.id, ["Другое"])
+    refused_call(session, "mystery-already-drawn", mystery_draw, session, k3.id, now=EVENING, actor="floor")
+    refused_call(session, "mystery-table-frozen", set_mystery_prizes, session, t.id, ["Другое"])
     t.status = "finished"
     session.flush()
     shown = mystery_table(session, t.id)
@@ -84,7 +72,7 @@ def test_sp11_per_knockout_and_no_prizes_left(session):
     kos = [ko(session, t, e[b].id, e["A"].id, at=EVENING + timedelta(seconds=i)) for i, b in enumerate("BCDEF")]
     drawn = [mystery_draw(session, k.id, now=EVENING, actor="floor") for k in kos[:4]]
     assert sorted(d.prize_position for d in drawn) == [1, 2, 3, 4]
-    refused(session, "mystery-no-prizes-left", mystery_draw, kos[4].id, now=EVENING, actor="floor")
+    refused_call(session, "mystery-no-prizes-left", mystery_draw, session, kos[4].id, now=EVENING, actor="floor")
 
 
 def test_sp11_phase_itm_and_level(session):
@@ -92,7 +80,7 @@ def test_sp11_phase_itm_and_level(session):
     t = table_tournament(session, mystery_phase="itm", itm_percent=30)  # 5 entries: 2 paid places
     e = w.field(session, t, "ABCDE")
     k1 = ko(session, t, e["B"].id, e["A"].id)
-    refused(session, "mystery-phase-not-started", mystery_draw, k1.id, now=EVENING, actor="floor")
+    refused_call(session, "mystery-phase-not-started", mystery_draw, session, k1.id, now=EVENING, actor="floor")
     ko(session, t, e["C"].id, e["D"].id, at=EVENING + timedelta(seconds=1))
     k3 = ko(session, t, e["D"].id, e["E"].id, at=EVENING + timedelta(seconds=2))  # 2 remain
     assert mystery_draw(session, k3.id, now=EVENING, actor="floor").draw_number == 1
@@ -100,7 +88,7 @@ def test_sp11_phase_itm_and_level(session):
     t2 = table_tournament(session, mystery_phase="level:3")
     e2 = w.field(session, t2, "ABC")
     k = ko(session, t2, e2["B"].id, e2["A"].id, level=2)
-    refused(session, "mystery-phase-not-started", mystery_draw, k.id, now=EVENING, actor="floor")
+    refused_call(session, "mystery-phase-not-started", mystery_draw, session, k.id, now=EVENING, actor="floor")
 
 
 def test_sp11_money_in_the_table_is_refused_and_nothing_written(session):

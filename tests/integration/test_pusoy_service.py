@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from domain.errors import DomainError
 from domain.pusoy.rules.advancement import seats
 from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import rounds as pusoy_rounds
@@ -23,6 +22,7 @@ from domain.pusoy.tables import (
     PusoyStanding,
     PusoyTournament,
 )
+from tests.support.db import refused_call
 from tests.support.pusoy_world import (
     NOW,
     created,
@@ -44,15 +44,6 @@ def counts(session):
         session.scalar(select(func.count()).select_from(m))
         for m in (PusoyTournament, PusoyEntry, PusoyDraw, PusoyRound, PusoyGame, PusoyFinish, PusoyGameAudit)
     )
-
-
-def refused(session, code, fn, *args, **kwargs):
-    before = counts(session)
-    with pytest.raises(DomainError) as err:
-        fn(*args, **kwargs)
-    assert err.value.code == code, err.value.message
-    assert counts(session) == before
-    return err.value
 
 
 # -- creation (PD-1, PD-2, PD-3, PD-5) --------------------------------------------------------
@@ -83,7 +74,7 @@ def test_pd_1_pd_2_a_tournament_stores_its_bracket_default_or_custom(session):
 def test_bad_creation_is_refused_with_its_code_and_nothing_is_written(session, kwargs, code):
     """PD-1, PD-2, PD-5"""
     args = {"name": "x", "organizer": "org", "capacity": 32, "now": NOW, **kwargs}
-    refused(session, code, pusoy_setup.create, session, **args)
+    refused_call(session, code, pusoy_setup.create, session, **args)
 
 
 def test_pd_3_the_browser_lists_open_filling_tournaments_newest_first_never_private_ones(session):
@@ -130,14 +121,14 @@ def test_bad_joins_each_have_their_code_and_write_nothing(session):
     """PD-3, PD-4, PD-11"""
     t = created(session, 8)
     pusoy_setup.join(session, t.code, "ann", NOW)
-    refused(session, "unknown-code", pusoy_setup.join, session, "ZZZZZZ", "bob", NOW)
-    refused(session, "already-joined", pusoy_setup.join, session, t.code, "ann", NOW)
-    refused(session, "bad-player", pusoy_setup.join, session, t.code, "a b", NOW)
+    refused_call(session, "unknown-code", pusoy_setup.join, session, "ZZZZZZ", "bob", NOW)
+    refused_call(session, "already-joined", pusoy_setup.join, session, t.code, "ann", NOW)
+    refused_call(session, "bad-player", pusoy_setup.join, session, t.code, "a b", NOW)
     gone = created(session, 8)
     pusoy_setup.cancel(session, gone.code, "org", NOW)
-    refused(session, "tournament-cancelled", pusoy_setup.join, session, gone.code, "bob", NOW)
+    refused_call(session, "tournament-cancelled", pusoy_setup.join, session, gone.code, "bob", NOW)
     full = filled(session, 8)
-    err = refused(session, "tournament-full", pusoy_setup.join, session, full.code, "late", NOW)
+    err = refused_call(session, "tournament-full", pusoy_setup.join, session, full.code, "late", NOW)
     assert err.message == "tournament is full"
 
 
@@ -147,19 +138,19 @@ def test_pd_4_withdrawal_only_while_filling(session):
     pusoy_setup.join(session, t.code, "ann", NOW)
     pusoy_setup.withdraw(session, t.code, "ann", NOW)
     assert t.entrants == 0
-    refused(session, "not-entered", pusoy_setup.withdraw, session, t.code, "ann", NOW)
+    refused_call(session, "not-entered", pusoy_setup.withdraw, session, t.code, "ann", NOW)
     full = filled(session, 8)
-    refused(session, "withdraw-after-start", pusoy_setup.withdraw, session, full.code, "u01", NOW)
+    refused_call(session, "withdraw-after-start", pusoy_setup.withdraw, session, full.code, "u01", NOW)
 
 
 def test_pd_11_only_the_organizer_cancels_and_only_while_filling(session):
     """PD-11"""
     t = created(session, 8)
-    refused(session, "not-organizer", pusoy_setup.cancel, session, t.code, "someone", NOW)
+    refused_call(session, "not-organizer", pusoy_setup.cancel, session, t.code, "someone", NOW)
     pusoy_setup.cancel(session, t.code, "org", NOW)
     assert t.status == "cancelled"
     full = filled(session, 8)
-    refused(session, "bad-status-change", pusoy_setup.cancel, session, full.code, "org", NOW)
+    refused_call(session, "bad-status-change", pusoy_setup.cancel, session, full.code, "org", NOW)
 
 
 # -- reports and amendments (PD-5, PD-6, PD-11) ------------------------------------------------
@@ -188,15 +179,15 @@ def test_bad_reports_each_have_their_code_and_write_nothing(session):
         ("unknown-playoff", dict(playoff=1, order=one)),
     ]
     for code, kwargs in cases:
-        refused(session, code, report, session, t, **kwargs)
-    refused(
+        refused_call(session, code, report, session, t, **kwargs)
+    refused_call(
         session, "repeated-position", pusoy_reports.report, session, t.code, round_no=1, table=1, game=1,
         finishes=[(one[0], 1), (one[1], 1), (one[2], 3), (one[3], 4)], two_of_diamonds=None, now=NOW,
     )
     report(session, t)
-    refused(session, "already-reported", report, session, t)
+    refused_call(session, "already-reported", report, session, t)
     setup = created(session, 8)
-    refused(session, "tournament-not-active", report, session, setup, order=["a", "b", "c", "d"])
+    refused_call(session, "tournament-not-active", report, session, setup, order=["a", "b", "c", "d"])
 
 
 def test_an_amendment_replaces_the_finishes_and_keeps_both_in_the_audit(session):
@@ -215,7 +206,7 @@ def test_an_amendment_replaces_the_finishes_and_keeps_both_in_the_audit(session)
     assert audit[1].before == {"finishes": {a: 1, b: 2, c: 3, d: 4}, "two_of_diamonds": None}
     assert audit[1].after == {"finishes": {b: 1, a: 2, c: 3, d: 4}, "two_of_diamonds": b}
     assert audit[1].reason == "scores swapped" and audit[1].by == "floor"
-    refused(
+    refused_call(
         session, "not-reported", pusoy_reports.amend, session, t.code, round_no=1, table=2, game=1,
         finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[2], start=1)], two_of_diamonds=None, now=NOW,
     )
@@ -232,7 +223,7 @@ def test_pd_5_a_round_completes_only_when_every_table_reported_every_game_then_l
     assert pusoy_rounds.ready_rounds(session, t.id) == [(t.id, 1)]
     done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "advanced" and len(done.advanced) == 4
-    refused(session, "round-locked", pusoy_reports.amend, session, t.code, round_no=1, table=1, game=1,
+    refused_call(session, "round-locked", pusoy_reports.amend, session, t.code, round_no=1, table=1, game=1,
             finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[1], start=1)],
             two_of_diamonds=None, now=NOW)
     assert pusoy_rounds.complete_round(session, t.id, 1, NOW) is None
@@ -268,7 +259,7 @@ def test_pd_9_two_tied_for_one_spot_play_off(session):
     done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "playoff"
     assert sorted(p for table in done.playoff_tables for p in table) == sorted([roles["p02"], roles["p06"]])
-    refused(session, "round-locked", report, session, t, table=1, game=1)
+    refused_call(session, "round-locked", report, session, t, table=1, game=1)
     (table,) = done.playoff_tables
     assert play_playoff(session, t, 1, 1, {1: [roles["p06"], roles["p02"]]}).round_ready
     done = pusoy_rounds.complete_round(session, t.id, 1, NOW)

@@ -43,12 +43,22 @@ def row_counts(session: Session) -> dict[str, int]:
     return {t.name: session.scalar(select(func.count()).select_from(t)) for t in metadata.sorted_tables}
 
 
+def contents(session: Session) -> dict[str, str | None]:
+    """A digest of every table's rows, as this session sees it (pending changes flushed): any insert,
+    update or delete changes its table's digest."""
+    from domain.tables import metadata
+
+    session.flush()
+    return {t.name: session.scalar(text(f'SELECT md5(string_agg(r::text, \'|\' ORDER BY r::text)) FROM "{t.name}" r'))
+            for t in metadata.sorted_tables}
+
+
 def refused_call(session: Session, code: str, fn, *args, **kwargs) -> DomainError:
-    """`fn(*args, **kwargs)` is refused with the DomainError `code` and writes nothing: no table's row
-    count changes. Returns the error."""
-    before = row_counts(session)
+    """`fn(*args, **kwargs)` is refused with the DomainError `code` and writes nothing: no row of any
+    table is added, changed or removed. Returns the error."""
+    before = contents(session)
     with pytest.raises(DomainError) as caught, session.begin_nested():
         fn(*args, **kwargs)
     assert caught.value.code == code, caught.value.message
-    assert row_counts(session) == before
+    assert contents(session) == before
     return caught.value

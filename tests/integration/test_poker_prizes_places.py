@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import func, select, text
 
 from domain.errors import DomainError
-from domain.poker.services.knockouts import record_knockouts, void_knockout
+from domain.ops.services.status import PENDING_WORK
 from domain.poker.rules.knockouts import Bust
+from domain.poker.services.knockouts import record_knockouts, void_knockout
 from domain.poker.services.results import (
     apply_preset,
     finalize_tournaments,
@@ -20,10 +21,9 @@ from domain.poker.services.results import (
     prizes,
     set_prizes,
 )
-from domain.store.db import StatementCounter, unit_of_work
-from domain.poker.tables.tournaments import Tournament
 from domain.poker.tables.results import FinalPlace, Prize
-from domain.ops.services.status import PENDING_WORK
+from domain.poker.tables.tournaments import Tournament
+from domain.store.db import StatementCounter, unit_of_work
 from tests.support import poker_world as w
 from tests.support.poker_world import EVENING
 
@@ -91,32 +91,9 @@ def test_sp_3_itm_counts_entries_and_remaining_players(session):
     assert itm_status(session, t.id).in_money
 
 
-def sp7(session):
-    """RULES SP-7 played through the services: ten players B..K, B re-enters after bust #2."""
-    t = w.tournament(session, **w.BOUNTY)
-    e = w.field(session, t, "BCDEFGHIJK")
-    ids = {n: x.id for n, x in e.items()}
-
-    def bust(*busted, killer="K"):
-        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=EVENING, actor="f")
-
-    bust("C")
-    bust("B")
-    session.refresh(e["B"])
-    ids["B"] = w.reenter(session, e["B"]).id
-    bust("D", "E", killer="B")
-    bust("F")
-    bust("G")
-    bust("B", killer="H")
-    bust("H")
-    bust("I", killer="J")
-    bust("J")
-    return t
-
-
 def test_sp_7_worked_example_through_the_services(session):
     """SP-7: K 1 · J 2 · I 3 · H 4 · B 5 · G 6 · F 7 · D and E 8 · C 10."""
-    t = sp7(session)
+    t = w.sp7_played(session)
     set_prizes(session, t.id, ["Cup", "Medal", "Cap"])
     found = {p.name: p.place for p in places(session, t.id)}
     assert {n: p.place for n, p in found.items()} == {
@@ -149,7 +126,7 @@ def test_3_7_a_voided_knockout_does_not_count_in_places(session):
 
 def test_finalize_waits_for_one_player_and_the_void_window_then_writes_places_once(session):
     """The job: one player left and the last bust past its void window → places, prizes, finished."""
-    t = sp7(session)
+    t = w.sp7_played(session)
     set_prizes(session, t.id, ["Cup", "Medal"])
     assert finalize_tournaments(session, EVENING + timedelta(minutes=5) - timedelta(seconds=1)) == []
     [done] = finalize_tournaments(session, LATER)

@@ -11,13 +11,15 @@ later instants themselves. A test whose `tourney` processes read the real clock 
 `recent_start()` (or another instant relative to the real now) instead: nothing depends on the date.
 
 Scenarios built on these: `with_no_shows()` (a running floor with two no-shows), `played()` (a
-finished tournament of given players), `finished_poker()` (RULES SP-7's worked example, finished).
+finished tournament of given players), `sp7_played()` (RULES SP-7's worked example, played),
+`finished_poker()` (the same, with prizes, finished).
 
 The registration-path tests (validation of a tournament's settings, status changes, check-in) build
 through the services with `tournament_through_services()` and `checked_in()`, at NOW and START."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from itertools import count
 
@@ -241,31 +243,40 @@ def with_no_shows(session: Session, policy: str, stack: int = 10000) -> tuple[To
     return t, absent
 
 
-def finished_poker(session: Session, name: str = "<b>Пятница</b>") -> Tournament:
-    """RULES SP-7's worked example (ten players, a re-entry, two prizes): its knockouts recorded at
-    EVENING through the services, finished by finalize-tournaments at SP7_FINISHED_AT."""
+def sp7_played(session: Session, names: Sequence[str] = tuple("BCDEFGHIJK"), name: str = "Friday") -> Tournament:
+    """RULES SP-7's worked example played through the services, not yet finished: ten players
+    (`names`, B to K in the rule's order), B re-enters after bust #2; the knockouts at EVENING."""
     from domain.poker.rules.knockouts import Bust
     from domain.poker.services.knockouts import record_knockouts
-    from domain.poker.services.results import finalize_tournaments, set_prizes
 
+    n = dict(zip("BCDEFGHIJK", names, strict=True))  # the rule's letters -> this world's names
     t = tournament(session, **BOUNTY, name=name)
-    e = field(session, t, ["Борис", "C", "D", "E", "F", "G", "H", "I", "J", "Кирилл"])
-    ids = {n: x.id for n, x in e.items()}
+    e = field(session, t, names)
+    ids = {x: entry.id for x, entry in e.items()}
 
-    def ko(*busted, killer="Кирилл"):
-        record_knockouts(session, t.id, [Bust(ids[b], ids[killer]) for b in busted], now=EVENING, actor="f")
+    def ko(*busted, killer="K"):
+        record_knockouts(session, t.id, [Bust(ids[n[b]], ids[n[killer]]) for b in busted], now=EVENING, actor="f")
 
     ko("C")
-    ko("Борис")
-    session.refresh(e["Борис"])
-    ids["Борис"] = reenter(session, e["Борис"]).id
-    ko("D", "E", killer="Борис")
-    for name_ in ("F", "G"):
-        ko(name_)
-    ko("Борис", killer="H")
+    ko("B")
+    session.refresh(e[n["B"]])
+    ids[n["B"]] = reenter(session, e[n["B"]]).id
+    ko("D", "E", killer="B")
+    ko("F")
+    ko("G")
+    ko("B", killer="H")
     ko("H")
     ko("I", killer="J")
     ko("J")
+    return t
+
+
+def finished_poker(session: Session, name: str = "<b>Пятница</b>") -> Tournament:
+    """RULES SP-7's worked example (`sp7_played`, B and K named Борис and Кирилл) with two prizes,
+    finished by finalize-tournaments at SP7_FINISHED_AT."""
+    from domain.poker.services.results import finalize_tournaments, set_prizes
+
+    t = sp7_played(session, ["Борис", "C", "D", "E", "F", "G", "H", "I", "J", "Кирилл"], name)
     set_prizes(session, t.id, ["Кубок чемпиона", "Medal"])
     finalize_tournaments(session, SP7_FINISHED_AT)
     session.refresh(t)

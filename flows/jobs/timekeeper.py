@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import queue
 import threading
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from itertools import count
 from uuid import UUID
 
@@ -36,15 +35,18 @@ from prefect.client.schemas.filters import (
 from prefect.client.schemas.objects import StateType
 from prefect.exceptions import ObjectNotFound
 from prefect.runtime import flow_run
-from prefect.states import Completed, Failed, Running
+from prefect.states import Completed, Crashed, Failed, Running
 
-from flows.jobs.timekeeper_loop import Moment, Timekeeper
+from domain.store.db import get_engine
+from flows.jobs.timekeeper_loop import Moment, Timekeeper, connected_runs, connection_name
 from flows.tags import of_poker
 
 NAME = "timekeeper"
 RUNS = 2  # one active, one standby
 QUEUE = 10_000  # moments waiting to be reported, at most
 LIVE = [StateType.SCHEDULED, StateType.PENDING, StateType.RUNNING]
+GRACE = timedelta(minutes=2)  # a run this long Running is connected to the database, unless it died
+GONE = "its process is gone: Running, but no connection of it to the database (killed, or its machine stopped)"
 
 
 @task(name="moment")
@@ -169,9 +171,13 @@ def start_publishing(client, tournament_id: int, tags: tuple[str, ...]) -> None:
     )
 
 
-def ensure_runs(want: int = RUNS) -> int:
+def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
     """Create runs of the served timekeeper deployment until `want` are scheduled, pending or running
-    (an active one and its standby); returns how many were created. No deployment: none."""
+    (an active one and its standby); returns how many were created. No deployment: none.
+
+    A run Running for longer than `grace` without its connection to the database (`connected_runs`)
+    is a process that died without telling the API (killed, or its machine stopped): it is marked
+    Crashed and does not count, so a restarted `tourney serve` starts a timekeeper again."""
     with get_client(sync_client=True) as client:
         try:
             deployment = client.read_deployment_by_name(f"{NAME}/{NAME}")
@@ -181,6 +187,12 @@ def ensure_runs(want: int = RUNS) -> int:
             deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])),
             flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
         )
+        connected = connected_runs(get_engine())
+        since = datetime.now(UTC) - grace
+        for gone in [r for r in live if r.state_type == StateType.RUNNING and r.id not in connected
+                     and r.start_time is not None and r.start_time < since]:
+            client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
+            live.remove(gone)
         for _ in range(want - len(live)):
             client.create_flow_run_from_deployment(deployment.id, name=f"{NAME} (standby until it holds the lock)")
         return max(0, want - len(live))
@@ -222,7 +234,7 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
     log = get_run_logger()
     reporter = Reporter(flow_run.id, log)
     keeper = Timekeeper(on_moment=reporter.put, poll=poll_seconds, log=log,
-                        name=f"tourney-timekeeper pid {os.getpid()} {flow_run.name}")
+                        name=connection_name(UUID(flow_run.id)))
     stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
     standby = threading.Thread(target=_keep_a_standby, args=(keeper,), name="timekeeper-standby", daemon=True)
     if stop:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from uuid import UUID
 
 import psycopg
 from sqlalchemy import Engine, create_engine, text
@@ -47,6 +48,12 @@ HOLDER_SQL = """
 SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 WHERE l.locktype = 'advisory' AND l.classid = :k1 AND l.objid = :k2 AND l.granted
   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+# a timekeeper flow run names its connections `tourney-timekeeper pid <pid> <run id, 32 hex digits>`
+# (63 characters at most, PostgreSQL's limit): which runs are alive, on any machine
+CONNECTED_SQL = """
+SELECT DISTINCT substring(application_name FROM '^tourney-timekeeper pid [0-9]+ ([0-9a-f]{32})$')
+FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'tourney-timekeeper pid %'
 """
 LONGEST_SLEEP = timedelta(seconds=60)  # the safety net under the notifications
 RETRY_HELD = 0.05  # seconds before taking again a tournament another run held
@@ -225,7 +232,7 @@ class Timekeeper:
 
 def active_pid(engine: Engine) -> int | None:
     """The process id of the active timekeeper (from its lock connection's application name:
-    `tourney-timekeeper pid <pid> <where>`), or None when no timekeeper holds the lock."""
+    `tourney-timekeeper pid <pid> <host, or its flow run's id>`), or None when no timekeeper holds the lock."""
     with engine.connect() as conn:
         name = conn.execute(text(HOLDER_SQL), {"k1": LOCK[0], "k2": LOCK[1]}).scalar()
     found = re.search(r"pid (\d+)", name or "")
@@ -259,3 +266,14 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def connection_name(run_id: UUID) -> str:
+    """A timekeeper flow run's name for its connections (`connected_runs`, `active_pid`)."""
+    return f"tourney-timekeeper pid {os.getpid()} {run_id.hex}"
+
+
+def connected_runs(engine: Engine) -> set[UUID]:
+    """The ids of the timekeeper flow runs connected to the database now (alive, on any machine)."""
+    with engine.connect() as conn:
+        return {UUID(hex_id) for hex_id in conn.execute(text(CONNECTED_SQL)).scalars() if hex_id}

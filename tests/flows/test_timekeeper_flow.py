@@ -92,3 +92,41 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
     assert [row["place"] for row in json.loads(artifact.data)] == [1, 2]
     [run] = publishing
     assert f"tournament:poker-{tid}" in run.tags and run.state.is_scheduled()
+
+
+def test_a_timekeeper_run_left_running_by_a_dead_process_is_marked_crashed_and_replaced(prefect_api, committed):
+    """A restarted `tourney serve` starts a timekeeper again: a run the API still shows Running but
+    with no connection of its process to the database is marked Crashed once `grace` has passed (not
+    before) and another run is created; a Running run whose process is connected counts as alive."""
+    from prefect.client.schemas.objects import StateType
+    from prefect.states import Cancelled
+    from prefect.states import Running as RunningState
+    from sqlalchemy import create_engine
+
+    from domain.store.db import get_engine
+    from flows.deployments import deployment
+    from flows.jobs.timekeeper import GONE, LIVE, ensure_runs
+    from flows.jobs.timekeeper_loop import connection_name
+
+    deployment_id = deployment(job("timekeeper")).apply()
+    with get_client(sync_client=True) as client:
+        dead, alive = (client.create_flow_run_from_deployment(deployment_id) for _ in range(2))
+        for run in (dead, alive):
+            client.set_flow_run_state(run.id, RunningState(), force=True)
+    process = create_engine(get_engine().url, connect_args={"application_name": connection_name(alive.id)})
+    try:
+        with process.connect(), get_client(sync_client=True) as client:
+            ensure_runs(2)  # both Running for less than the grace of 2 minutes: both count
+            assert client.read_flow_run(dead.id).state_type == StateType.RUNNING
+            ensure_runs(2, grace=timedelta(0))
+            gone, kept = client.read_flow_run(dead.id), client.read_flow_run(alive.id)
+            assert (gone.state_type, gone.state.message) == (StateType.CRASHED, GONE)
+            assert kept.state_type == StateType.RUNNING
+            live = [r for r in client.read_flow_runs() if r.deployment_id == deployment_id and r.state_type in LIVE]
+            assert alive.id in {r.id for r in live} and len(live) >= 2
+    finally:
+        process.dispose()
+        with get_client(sync_client=True) as client:
+            for run in client.read_flow_runs():
+                if run.deployment_id == deployment_id and run.state_type in LIVE:
+                    client.set_flow_run_state(run.id, Cancelled(), force=True)

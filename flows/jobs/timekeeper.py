@@ -198,33 +198,25 @@ def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
         return max(0, want - len(live))
 
 
-def start_when_served(want: int = RUNS, timeout: float = 120) -> threading.Thread:
-    """For `tourney serve`: once the deployment is registered, make sure `want` runs exist."""
+def start_when_served(want: int = RUNS, watch: float = GRACE.total_seconds() + 60, every: float = 10) -> threading.Thread:
+    """For `tourney serve`: make sure `want` runs exist, every `every` seconds for `watch` seconds:
+    long enough for the deployment to be registered and for a run a dead process left Running to
+    pass the grace, be marked Crashed and be replaced."""
 
     def work() -> None:
         import time
 
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + watch
         while time.monotonic() < deadline:
             try:
-                if ensure_runs(want) or _served():
-                    return
+                ensure_runs(want)
             except Exception:  # the API is still starting
                 pass
-            time.sleep(2)
+            time.sleep(every)
 
     thread = threading.Thread(target=work, name="timekeeper-start", daemon=True)
     thread.start()
     return thread
-
-
-def _served() -> bool:
-    with get_client(sync_client=True) as client:
-        try:
-            client.read_deployment_by_name(f"{NAME}/{NAME}")
-            return True
-        except ObjectNotFound:
-            return False
 
 
 @flow(name=NAME, log_prints=True)

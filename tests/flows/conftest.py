@@ -1,4 +1,5 @@
-"""One real Prefect API (prefect_test_harness) for the whole test session."""
+"""One real Prefect server for the whole test session, on its own PostgreSQL database
+(tests/support/prefect_server.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.prefect_server import prefect_server
+
 
 @pytest.fixture(scope="session")
-def prefect_api() -> Iterator[None]:
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
+def prefect_api(database_url: str) -> Iterator[None]:
+    with prefect_server(database_url):
         yield

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
-import time
 
 import httpx
 import pytest
@@ -16,6 +14,7 @@ import pytest
 from infra.config import load_settings
 from infra.prefect_server import prefect_env
 from tests.support.net import free_port
+from tests.support.web_server import Server
 
 
 @pytest.fixture
@@ -46,7 +45,6 @@ def test_an_operators_auth_string_is_used_on_every_machine_instead(home, monkeyp
 
 
 def test_the_prefect_api_refuses_a_request_without_the_string_and_accepts_the_projects_client(home):
-    import uvicorn
     from prefect.client.orchestration import get_client
     from prefect.settings import (
         PREFECT_API_AUTH_STRING,
@@ -60,14 +58,8 @@ def test_the_prefect_api_refuses_a_request_without_the_string_and_accepts_the_pr
         from prefect.server.api.server import create_app
 
         app = create_app(ephemeral=True, final=True)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 120
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
-        api = f"http://127.0.0.1:{server.config.port}/api"
+    with Server(app, free_port(), lifespan="on", start_within=120) as server:
+        api = f"{server.url}/api"
         assert httpx.get(f"{api}/health").status_code == 200  # health probes stay open
         assert httpx.post(f"{api}/flows/filter", json={}).status_code == 401
         assert httpx.post(f"{api}/flows/filter", json={}, auth=("admin", "wrong")).status_code == 401
@@ -76,6 +68,3 @@ def test_the_prefect_api_refuses_a_request_without_the_string_and_accepts_the_pr
                 names = [f.name for f in client.read_flows()]
         user, secret = env["PREFECT_API_AUTH_STRING"].split(":")
         assert names == [f["name"] for f in httpx.post(f"{api}/flows/filter", json={}, auth=(user, secret)).json()]
-    finally:
-        server.should_exit = True
-        thread.join(10)

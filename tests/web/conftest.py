@@ -1,49 +1,23 @@
-"""The web pages' fixtures: a real uvicorn server on a free loopback port (in a thread of the test
-process) over the session's real PostgreSQL test database, and Debian's headless Chromium driven by
+"""The web pages' fixtures: a real uvicorn server on a free loopback port (tests/support/web_server.py)
+over the session's real PostgreSQL test database, and Debian's headless Chromium driven by
 Playwright (never a downloaded browser)."""
 
 from __future__ import annotations
 
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from tests.support.net import free_port
+from tests.support.web_server import Server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
 ]
-
-
-class Server:
-    def __init__(self, app, port: int):
-        import uvicorn
-
-        self.app = app
-        self.url = f"http://127.0.0.1:{port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                                    lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Server:
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the web server did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.server.force_exit = True  # open event streams do not hold the test up
-        self.thread.join(10)
 
 
 @pytest.fixture

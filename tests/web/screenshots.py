@@ -132,7 +132,8 @@ def main(argv: list[str]) -> int:
     from domain.store.scratch import scratch_database, server_url
     from flows.web.app import create_app
     from tests.support.net import free_port
-    from tests.web.conftest import CHROMIUM_ARGS, Server
+    from tests.support.web_server import Server
+    from tests.web.conftest import CHROMIUM_ARGS
 
     args.out.mkdir(parents=True, exist_ok=True)
     with scratch_database(server_url(), "screenshots") as db, tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,13 @@ from tests.support.net import free_port
 @contextmanager
 def prefect_server(database_url: str) -> Iterator[str]:
     """Start the server on a scratch database beside `database_url`'s; point this process's Prefect
-    settings at it; yield its API URL; drain this process's logs and events into it, then stop it."""
+    settings at it; yield its API URL; drain this process's logs and events into it, then stop it.
+
+    What Prefect's own harness does besides (prefect/testing/utilities.py), done here too: the
+    settings are also the process-global ones (threads with a context copied earlier, such as the
+    timekeeper's reporter, see them), and the server is the default one, so nothing starts another.
+    """
+    import prefect.context
     from prefect.events.worker import EventsWorker
     from prefect.logging.handlers import APILogWorker
     from prefect.server.api.server import SubprocessASGIServer
@@ -38,10 +44,17 @@ def prefect_server(database_url: str) -> Iterator[str]:
         asyncpg = make_url(url).set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
         with temporary_settings({PREFECT_SERVER_DATABASE_CONNECTION_URL: asyncpg}):
             server = SubprocessASGIServer(port=free_port())
+            default = SubprocessASGIServer._instances.get(None)
+            SubprocessASGIServer._instances[None] = server
             server.start(timeout=120)
             try:
-                with temporary_settings({PREFECT_API_URL: server.api_url}):
+                with temporary_settings({PREFECT_API_URL: server.api_url}), \
+                        prefect.context._temporary_global_settings_context(prefect.context.get_settings_context()):
                     yield server.api_url
                     run_coro_as_sync(drain())
             finally:
                 server.stop()
+                if default is None:
+                    SubprocessASGIServer._instances.pop(None, None)
+                else:
+                    SubprocessASGIServer._instances[None] = default

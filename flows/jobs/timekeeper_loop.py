@@ -239,6 +239,17 @@ def active_pid(engine: Engine) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def connection_name(run_id: UUID) -> str:
+    """A timekeeper flow run's name for its connections (`connected_runs`, `active_pid`)."""
+    return f"tourney-timekeeper pid {os.getpid()} {run_id.hex}"
+
+
+def connected_runs(engine: Engine) -> set[UUID]:
+    """The ids of the timekeeper flow runs connected to the database now (alive, on any machine)."""
+    with engine.connect() as conn:
+        return {UUID(hex_id) for hex_id in conn.execute(text(CONNECTED_SQL)).scalars() if hex_id}
+
+
 def connection_trouble(exc: BaseException) -> bool:
     """The database is unreachable or the connection broke (retry after reconnecting), as opposed to
     a refusal or a bug in one moment (record it, go on with the others)."""
@@ -266,14 +277,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def connection_name(run_id: UUID) -> str:
-    """A timekeeper flow run's name for its connections (`connected_runs`, `active_pid`)."""
-    return f"tourney-timekeeper pid {os.getpid()} {run_id.hex}"
-
-
-def connected_runs(engine: Engine) -> set[UUID]:
-    """The ids of the timekeeper flow runs connected to the database now (alive, on any machine)."""
-    with engine.connect() as conn:
-        return {UUID(hex_id) for hex_id in conn.execute(text(CONNECTED_SQL)).scalars() if hex_id}

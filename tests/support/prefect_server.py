@@ -46,8 +46,8 @@ def prefect_server(database_url: str) -> Iterator[str]:
             server = SubprocessASGIServer(port=free_port())
             default = SubprocessASGIServer._instances.get(None)
             SubprocessASGIServer._instances[None] = server
-            server.start(timeout=120)
             try:
+                server.start(timeout=120)
                 with temporary_settings({PREFECT_API_URL: server.api_url}), \
                         prefect.context._temporary_global_settings_context(prefect.context.get_settings_context()):
                     yield server.api_url

@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click import ClickException
 
 from domain.errors import DomainError
-from flows.cli.output import STATE, clean, emit, follow_tournaments, say
+from flows.cli.output import STATE, clean, emit, follow_tournaments, reset, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
 from infra.config import load_settings, redact
 
@@ -304,6 +304,7 @@ def main(argv: list[str] | None = None) -> None:
 
     for key, value in prefect_env(load_settings()).items():
         os.environ.setdefault(key, value)
+    reset()
     try:
         args, as_json = json_flag(list(sys.argv[1:] if argv is None else argv))
         STATE["json"] = STATE["json"] or as_json

@@ -42,7 +42,15 @@ from rich.text import Text
 
 from domain.poker.rules.settings import AMOUNT_FIELDS
 
-STATE: dict[str, Any] = {"json": False, "depth": 0, "pending": [], "tournament": None, "club": None}
+STATE: dict[str, Any] = {}
+
+
+def reset() -> None:
+    """A command starts from a clean state (a test may run many commands in one process)."""
+    STATE.update(json=False, depth=0, pending=[], tournament=None, club=None)
+
+
+reset()
 
 MONEY_KEYS = frozenset((*AMOUNT_FIELDS, "amount", "owed"))
 

@@ -7,11 +7,11 @@ import json
 from prefect.settings import PREFECT_API_URL
 
 from flows.deployments import JOBS, deployments
-from tests.support.cli import run
+from tests.support.cli import run_process
 
 
 def test_jobs_run_runs_the_flow_now_and_reports_to_the_configured_api(prefect_api, engine):
-    result = run("--json", "jobs", "run", "status-report", env={"PREFECT_API_URL": PREFECT_API_URL.value()},
+    result = run_process("--json", "jobs", "run", "status-report", env={"PREFECT_API_URL": PREFECT_API_URL.value()},
                  timeout=180)
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout[result.stdout.index("{") :])
@@ -20,7 +20,7 @@ def test_jobs_run_runs_the_flow_now_and_reports_to_the_configured_api(prefect_ap
 
 
 def test_jobs_run_with_no_prefect_api_says_how_to_start_one_and_exits_2():
-    result = run("jobs", "run", "status-report", env={"PREFECT_API_URL": "http://127.0.0.1:9/api"}, timeout=180)
+    result = run_process("jobs", "run", "status-report", env={"PREFECT_API_URL": "http://127.0.0.1:9/api"}, timeout=180)
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "error: the Prefect API at http://127.0.0.1:9/api does not answer: start it with `make run` "
@@ -46,12 +46,12 @@ def test_a_runner_can_leave_a_job_to_a_work_pool_and_never_the_timekeeper():
         ("timekeeper", "error: the timekeeper runs where `tourney serve` runs: it cannot be skipped"),
         ("publish", "error: unknown job 'publish'; known jobs: " + ", ".join(j.name for j in JOBS)),
     ):
-        result = run("serve", "--skip", skip, env=env)
+        result = run_process("serve", "--skip", skip, env=env)
         assert (result.returncode, result.stderr.strip(), result.stdout) == (2, line, "")
 
 
 def test_deploy_registers_only_the_jobs_named_to_their_pool(prefect_api):
-    result = run("--json", "deploy", "--pool", "documents", "--job", "publish-results",
+    result = run_process("--json", "deploy", "--pool", "documents", "--job", "publish-results",
                  env={"PREFECT_API_URL": PREFECT_API_URL.value()}, timeout=180)
     assert result.returncode == 0, result.stderr
     [row] = json.loads(result.stdout)

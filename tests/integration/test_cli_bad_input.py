@@ -1,6 +1,7 @@
 """Every bad input to `tourney` is one line `error: ...`, exit 2, and writes nothing: a generated
-table of commands × kinds of bad value, each run through the real `tourney` process against a
-running tournament, with every table's rows fingerprinted before and after."""
+table of commands × kinds of bad value, each run through `tourney`'s `main()` in this process against
+a running tournament, one case of each kind also through the real process, with every table's rows
+fingerprinted before and after."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
-from tests.support.cli import fingerprint, run
+from tests.support.cli import fingerprint, run, run_process
 from tests.support.poker_world import (
     checked_in,
     club,
@@ -164,12 +165,7 @@ def _argv(command: str, value: str, world: dict[str, str]) -> list[str]:
     return out
 
 
-def test_hundreds_of_malformed_inputs_each_exit_2_with_one_line_and_write_nothing(committed, world):
-    cases = list(_cases())
-    assert len(cases) >= 200
-    before = fingerprint(committed)
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda c: (c, run(*_argv(c[0], c[2], world))), cases))
+def _wrong(results) -> list[str]:
     wrong = []
     for (command, kind, value), result in results:
         shown = value if len(value) < 40 else f"{value[:10]}…({len(value)})"
@@ -178,5 +174,26 @@ def test_hundreds_of_malformed_inputs_each_exit_2_with_one_line_and_write_nothin
                 or "Traceback" in result.stderr):
             wrong.append(f"{command} [{kind}={shown!r}] -> {result.returncode}: "
                          f"{result.stdout[:200]!r} {result.stderr[-300:]!r}")
+    return wrong
+
+
+def test_hundreds_of_malformed_inputs_each_exit_2_with_one_line_and_write_nothing(committed, world):
+    cases = list(_cases())
+    assert len(cases) >= 200
+    before = fingerprint(committed)
+    wrong = _wrong([(c, run(*_argv(c[0], c[2], world))) for c in cases])
     assert not wrong, f"{len(wrong)} of {len(cases)}:\n" + "\n".join(wrong)
+    assert fingerprint(committed) == before
+
+
+def test_a_malformed_input_of_each_kind_through_the_real_process_exits_2_with_one_line(committed, world):
+    """The same table through `tourney` processes, one case per kind of bad value (the first of its
+    kind): the process's exit code and streams, not only `main()`'s."""
+    sample = list({kind: (command, kind, value) for command, kind, value in reversed(list(_cases()))}.values())
+    assert len(sample) == len(BAD)
+    before = fingerprint(committed)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda c: (c, run_process(*_argv(c[0], c[2], world))), sample))
+    wrong = _wrong(results)
+    assert not wrong, f"{len(wrong)} of {len(sample)}:\n" + "\n".join(wrong)
     assert fingerprint(committed) == before

@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from tests.support.cli import run
+from tests.support.cli import run_process
 from tests.support.net import free_port
 
 
@@ -24,14 +24,14 @@ def _up(url: str, timeout: float = 30) -> bool:
 def test_tourney_web_background_is_recorded_and_tourney_stop_ends_it(engine, tmp_path):
     port = free_port()
     env = {"TOURNEY_HOME": str(tmp_path), "TOURNEY_PUBLIC_URL": f"http://127.0.0.1:{port}"}
-    started = run("web", "--background", "--port", str(port), env=env, timeout=60)
+    started = run_process("web", "--background", "--port", str(port), env=env, timeout=60)
     assert started.returncode == 0, started.stderr
     try:
         assert "in the background" in started.stdout and (tmp_path / "run" / "web.pid").exists()
         assert _up(f"http://127.0.0.1:{port}/")
-        again = run("web", "--background", "--port", str(port), env=env, timeout=60)
+        again = run_process("web", "--background", "--port", str(port), env=env, timeout=60)
         assert "already served" in again.stdout
-        stopped = run("stop", env=env, timeout=60)
+        stopped = run_process("stop", env=env, timeout=60)
         assert stopped.returncode == 0, stopped.stderr
         assert "web: stopped" in stopped.stdout
         try:
@@ -43,4 +43,4 @@ def test_tourney_web_background_is_recorded_and_tourney_stop_ends_it(engine, tmp
     finally:
         pid_file = tmp_path / "run" / "web.pid"
         if pid_file.exists():
-            run("stop", env=env, timeout=60)
+            run_process("stop", env=env, timeout=60)

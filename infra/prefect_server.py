@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
-
 from infra.config import Settings
 from domain.errors import ConfigurationError
 from infra.cluster import Cluster
@@ -41,6 +39,8 @@ def prefect_env(settings: Settings, server: bool = False) -> dict[str, str]:
 
 
 def healthy(api_url: str) -> bool:
+    import httpx  # here: every `tourney` reads prefect_env, few ask the API
+
     try:
         return httpx.get(f"{api_url.rstrip('/')}/health", timeout=2).status_code == 200
     except httpx.HTTPError:

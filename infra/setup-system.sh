@@ -43,5 +43,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 missing+=("${optional[@]}")
 echo "installing system packages: ${missing[*]}"
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+# Another install may hold the package lock (two checkouts set up at once, unattended upgrades): wait
+# for it, up to 10 minutes, instead of failing at once. Two set-ups of this project also take turns.
+exec 9>/tmp/tourney-setup-system.lock
+flock 9
+wait_lock=(-o DPkg::Lock::Timeout=600)
+apt-get "${wait_lock[@]}" update -qq
+DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" install -y -qq "${missing[@]}" >/dev/null

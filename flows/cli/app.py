@@ -5,15 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from importlib.metadata import version as package_version
 from typing import Annotated
 
 import typer
-from psycopg import OperationalError as PsycopgOperationalError
-from psycopg.errors import UndefinedTable
-from sqlalchemy.exc import DataError as SQLAlchemyDataError
-from sqlalchemy.exc import OperationalError as SQLAlchemyOperationalError
-from sqlalchemy.exc import ProgrammingError as SQLAlchemyProgrammingError
 
 try:  # typer >= 0.29 bundles its own click
     from typer._click.exceptions import ClickException
@@ -25,10 +19,10 @@ from flows.cli.output import STATE, clean, emit, follow_tournaments, reset, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
 from infra.config import load_settings, redact
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
-db_app = typer.Typer(no_args_is_help=True, help="The database: embedded cluster and migrations.")
-server_app = typer.Typer(no_args_is_help=True, help="The Prefect server (API and UI) on 127.0.0.1:4200.")
-jobs_app = typer.Typer(no_args_is_help=True, help="The jobs (Prefect flows) and their schedules.")
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, add_completion=False, help=__doc__)
+db_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The database: embedded cluster and migrations.")
+server_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The Prefect server (API and UI) on 127.0.0.1:4200.")
+jobs_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The jobs (Prefect flows) and their schedules.")
 app.add_typer(db_app, name="db")
 app.add_typer(server_app, name="server")
 app.add_typer(jobs_app, name="jobs")
@@ -283,6 +277,8 @@ def stop() -> None:
 @app.command("version")
 def version() -> None:
     """The installed version."""
+    from importlib.metadata import version as package_version
+
     emit({"tourney": package_version("tourney"), "python": sys.version.split()[0]})
 
 
@@ -317,20 +313,37 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(code)
     except DomainError as exc:
         _refuse(exc.message)
-    except (SQLAlchemyOperationalError, PsycopgOperationalError) as exc:  # the database does not answer
-        from domain.store.db import unreachable
-
-        _refuse(unreachable(exc).message)
-    except SQLAlchemyProgrammingError as exc:
-        if not isinstance(exc.orig, UndefinedTable):
-            raise
-        _refuse("the database's schema is behind this version: run `tourney db upgrade` (or `make run`)")
-    except SQLAlchemyDataError as exc:  # a value the checks above missed: refused by PostgreSQL, nothing written
-        _refuse(f"a value is outside what the database stores: {str(exc.orig).splitlines()[0]}")
     except typer.Abort:
         sys.exit(1)
     except ClickException as exc:  # a bad argument or option: one line, exit 2
         _refuse(exc.format_message())
+    except Exception as exc:
+        message = _database_refusal(exc)
+        if message is None:
+            raise
+        _refuse(message)
+    finally:
+        reset()
+
+
+def _database_refusal(exc: Exception) -> str | None:
+    """The one line for what the database refused or could not do; None for any other error. Only a
+    command that loaded SQLAlchemy can raise its errors, so the others never load it here."""
+    if "sqlalchemy" not in sys.modules:
+        return None
+    from psycopg import OperationalError as PsycopgOperationalError
+    from psycopg.errors import UndefinedTable
+    from sqlalchemy.exc import DataError, OperationalError, ProgrammingError
+
+    if isinstance(exc, OperationalError | PsycopgOperationalError):  # the database does not answer
+        from domain.store.db import unreachable
+
+        return unreachable(exc).message
+    if isinstance(exc, ProgrammingError) and isinstance(exc.orig, UndefinedTable):
+        return "the database's schema is behind this version: run `tourney db upgrade` (or `make run`)"
+    if isinstance(exc, DataError):  # a value the checks above missed: refused by PostgreSQL, nothing written
+        return f"a value is outside what the database stores: {str(exc.orig).splitlines()[0]}"
+    return None
 
 
 def _refuse(message: str) -> None:

@@ -17,7 +17,7 @@ from flows.cli.params import name_problems, one_of
 if TYPE_CHECKING:
     from domain.clubs.tables import Club
 
-app = typer.Typer(no_args_is_help=True, help="Clubs: catalog, registry verification, moderation.")
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Clubs: catalog, registry verification, moderation.")
 
 Reason = Annotated[str | None, typer.Option("--reason", help="Why (required; kept in the club's history).")]
 Operator = Annotated[str, typer.Option("--by", help="Who decides (kept in the club's history).")]

@@ -12,7 +12,7 @@ from flows.cli.clock import now as _now
 from flows.cli.output import emit
 from infra.config import load_settings
 
-app = typer.Typer(no_args_is_help=True, help=__doc__)
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help=__doc__)
 
 
 @app.command("render")

@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
-from domain.leagues.services import leagues as service
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, transaction
 
-app = typer.Typer(no_args_is_help=True, help="Leagues: a club's seasons of poker tournaments (LG-1..LG-3).")
+service = lazy("domain.leagues.services.leagues")
+
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Leagues: a club's seasons of poker tournaments (LG-1..LG-3).")
 
 SeasonId = Annotated[int, typer.Argument(help="season id")]
 

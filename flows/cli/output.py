@@ -32,15 +32,13 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_datetime
-from babel.numbers import format_currency, get_currency_precision
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from domain.poker.rules.settings import AMOUNT_FIELDS
+
+if TYPE_CHECKING:  # Rich and Babel are loaded by the first table or amount shown, not by `--json`
+    from rich.console import Console
+    from rich.table import Table
 
 STATE: dict[str, Any] = {}
 
@@ -65,6 +63,8 @@ def clean(text: str) -> str:
 
 def safe(text: str) -> str:
     """User text as Rich markup that prints exactly as typed (minus control characters)."""
+    from rich.markup import escape
+
     return escape(clean(text))
 
 
@@ -105,6 +105,8 @@ def _default(value: Any) -> Any:
 
 
 def _console() -> Console:
+    from rich.console import Console
+
     return Console(soft_wrap=False, emoji=False, highlight=False)
 
 
@@ -165,6 +167,8 @@ def display() -> Display | None:
 
 def money(minor: int, currency: str, locale: str) -> str:
     """An amount in minor units, in the currency's major units as the locale writes them."""
+    from babel.numbers import format_currency, get_currency_precision
+
     return format_currency(Decimal(minor).scaleb(-get_currency_precision(currency)), currency, locale=locale)
 
 
@@ -176,11 +180,15 @@ def duration(seconds: int) -> str:
 
 
 def moment(at: datetime, shown: Display) -> str:
+    from babel.dates import format_datetime
+
     local = at.astimezone(shown.zone)
     return f"{format_datetime(local, 'short', tzinfo=shown.zone, locale=shown.locale)} {local.tzname()}"
 
 
 def _print_table(data: Mapping[str, Any] | Sequence[Mapping[str, Any]], title: str | None) -> None:
+    from rich.text import Text
+
     console = _console()
     shown = display()
     if not isinstance(data, Mapping) and not list(data):
@@ -195,6 +203,10 @@ def _table(data: Any, shown: Display | None, currency: str | None, nested: bool 
     """A mapping as field/value rows, a list of mappings as one row each (columns: every key, in
     order of appearance), any other list as one row per item. Sub-tables have rounded corners, and
     a mapping inside a row no header."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
     style = {"box": box.ROUNDED} if nested else {}
     if isinstance(data, Mapping):
         table = Table(show_header=not nested, **style)
@@ -225,6 +237,8 @@ def _table(data: Any, shown: Display | None, currency: str | None, nested: bool 
 
 
 def _cell(key: Any, value: Any, shown: Display | None, currency: str | None) -> Any:
+    from rich.text import Text
+
     if value is None or (isinstance(value, (list, tuple, dict)) and not value):
         return Text("—")
     if isinstance(value, (list, tuple, dict)):
@@ -247,4 +261,6 @@ def say(message: str) -> None:
         text = json.dumps({"message": message}, ensure_ascii=False)
         _later(lambda: print(text))
     else:
+        from rich.text import Text
+
         _later(lambda: _console().print(Text(clean(message))))

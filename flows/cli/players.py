@@ -9,13 +9,15 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
-from domain.poker.services import players as players_service
 from flows.cli.arguments import PlayerRef
 from flows.cli.clock import now as _now
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, transaction
 from flows.cli.params import name_problems
 
-app = typer.Typer(no_args_is_help=True, help="Player profiles (adults only, 1.2.1; forgetting, 1.6.1).")
+players_service = lazy("domain.poker.services.players")
+
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Player profiles (adults only, 1.2.1; forgetting, 1.6.1).")
 
 
 @app.command("add")

@@ -14,18 +14,20 @@ import typer
 from domain.errors import DomainError, Problem, raise_problems
 from domain.poker.rules.lifecycle import STATUSES
 from domain.poker.rules.settings import TournamentSettings, setting_from_text
-from domain.poker.services import desk
-from domain.poker.services import entries as entries_service
-from domain.poker.services import fees as fees_service
-from domain.poker.services import players as players_service
-from domain.poker.services import results as results_service
-from domain.poker.services import tournaments as tournaments_service
 from flows.cli.arguments import PlayerRef, TournamentId, Yes
 from flows.cli.clock import now as _now
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, transaction
 from flows.cli.params import confirm, name_problems, one_of
 
-app = typer.Typer(no_args_is_help=True, help="Live poker tournaments (Sport Poker rules, section 3).")
+desk = lazy("domain.poker.services.desk")
+entries_service = lazy("domain.poker.services.entries")
+fees_service = lazy("domain.poker.services.fees")
+players_service = lazy("domain.poker.services.players")
+results_service = lazy("domain.poker.services.results")
+tournaments_service = lazy("domain.poker.services.tournaments")
+
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Live poker tournaments (Sport Poker rules, section 3).")
 SetOption = Annotated[list[str], typer.Option("--set", help="setting=value (repeatable); see README")]
 
 

@@ -9,21 +9,23 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
-from domain.poker.services import clock as clock_service
-from domain.poker.services import draws as draws_service
-from domain.poker.services import entries as entries_service
-from domain.poker.services import noshow as noshow_service
-from domain.poker.services import players as players_service
-from domain.poker.services import seating as seating_service
-from domain.poker.services import tournaments as tournaments_service
 from flows.cli.arguments import EntryRef, PlayerRef, TournamentId, Yes
 from flows.cli.clock import now as _now
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, say, transaction
 from flows.cli.params import INT_MAX, confirm
 
-app = typer.Typer()  # the floor's commands of the `poker` group (flows/cli/app.py adds them)
-clock_app = typer.Typer(no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
-seat_app = typer.Typer(no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6).")
+clock_service = lazy("domain.poker.services.clock")
+draws_service = lazy("domain.poker.services.draws")
+entries_service = lazy("domain.poker.services.entries")
+noshow_service = lazy("domain.poker.services.noshow")
+players_service = lazy("domain.poker.services.players")
+seating_service = lazy("domain.poker.services.seating")
+tournaments_service = lazy("domain.poker.services.tournaments")
+
+app = typer.Typer(rich_markup_mode=None, )  # the floor's commands of the `poker` group (flows/cli/app.py adds them)
+clock_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
+seat_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6).")
 app.add_typer(clock_app, name="clock")
 app.add_typer(seat_app, name="seat")
 

@@ -6,28 +6,32 @@ unit of work."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from domain.poker.rules.bounties import units_text
 from domain.poker.rules.knockouts import Bust, credit_text
 from domain.poker.rules.prizes import PRESETS
-from domain.poker.services import entries as entries_service
-from domain.poker.services import knockouts as knockout_service
-from domain.poker.services import listings
-from domain.poker.services import mystery as mystery_service
-from domain.poker.services import results as results_service
-from domain.poker.tables.results import Knockout, MysteryDraw
 from flows.cli.arguments import TournamentId, Yes
 from flows.cli.clock import now as _now
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX, confirm, read_text_file
 
-app = typer.Typer()  # the results' commands of the `poker` group (flows/cli/app.py adds them)
-prizes_app = typer.Typer(no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
+if TYPE_CHECKING:
+    from domain.poker.tables.results import Knockout, MysteryDraw
+
+entries_service = lazy("domain.poker.services.entries")
+knockout_service = lazy("domain.poker.services.knockouts")
+listings = lazy("domain.poker.services.listings")
+mystery_service = lazy("domain.poker.services.mystery")
+results_service = lazy("domain.poker.services.results")
+
+app = typer.Typer(rich_markup_mode=None, )  # the results' commands of the `poker` group (flows/cli/app.py adds them)
+prizes_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
 app.add_typer(prizes_app, name="prizes")
-mystery_app = typer.Typer(no_args_is_help=True, help="The mystery prize table (SP-11; non-monetary only, SP-4).")
+mystery_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The mystery prize table (SP-11; non-monetary only, SP-4).")
 app.add_typer(mystery_app, name="mystery-table")
 
 KnockoutId = Annotated[int, typer.Argument(help="knockout id")]

@@ -7,14 +7,16 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
-from domain.pusoy.services import reports as pusoy_reports
-from domain.pusoy.services import setup as pusoy_setup
-from domain.pusoy.services import views as pusoy_views
 from flows.cli.clock import now as _now
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX
 
-app = typer.Typer(no_args_is_help=True, help="Pusoy Dos bracket tournaments of 4-player tables.")
+pusoy_reports = lazy("domain.pusoy.services.reports")
+pusoy_setup = lazy("domain.pusoy.services.setup")
+pusoy_views = lazy("domain.pusoy.services.views")
+
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Pusoy Dos bracket tournaments of 4-player tables.")
 
 Code = Annotated[str, typer.Argument(help="The tournament's join code (any case).")]
 

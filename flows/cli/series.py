@@ -11,20 +11,14 @@ import typer
 
 from domain.errors import DomainError
 from domain.series.rules.schedule import DEFAULT_HORIZON_DAYS
-from domain.series.services.series import (
-    SeriesSpec,
-    add_series,
-    change_status,
-    edit_series,
-    list_series,
-    show_series,
-    skip_date,
-)
 from flows.cli.clock import now as _now
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, say, transaction
 from flows.cli.params import INT_MAX, read_text_file
 
-app = typer.Typer(no_args_is_help=True, help="Recurring tournaments: a template, a cron in the club's timezone.")
+service = lazy("domain.series.services.series")
+
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Recurring tournaments: a template, a cron in the club's timezone.")
 
 TemplateOpt = Annotated[
     str | None, typer.Option("--template", help="tournament settings as JSON, or @file.json")
@@ -58,10 +52,10 @@ def add(
     opens_before_minutes: Annotated[int, typer.Option(help="registration opens this long before the start", max=INT_MAX)] = 24 * 60,
 ) -> None:
     """Add a series; its tournaments within the horizon are planned at once."""
-    spec = SeriesSpec(club, name, kind, cron, tz, _template(template or "{}"), horizon_days, opens_before_minutes)
+    spec = service.SeriesSpec(club, name, kind, cron, tz, _template(template or "{}"), horizon_days, opens_before_minutes)
     with transaction() as session:
-        series_id = add_series(session, spec, _now())
-        shown = show_series(session, series_id)
+        series_id = service.add_series(session, spec, _now())
+        shown = service.show_series(session, series_id)
     emit(_summary(shown), f"series #{series_id} added")
 
 
@@ -69,7 +63,7 @@ def add(
 def list_() -> None:
     """Every series with its status and next start."""
     with transaction() as session:
-        rows = list_series(session, _now())
+        rows = service.list_series(session, _now())
     emit(rows, "series")
 
 
@@ -77,14 +71,14 @@ def list_() -> None:
 def show(series_id: int) -> None:
     """A series: its calendar, template, skipped dates and occurrences."""
     with transaction() as session:
-        shown = show_series(session, series_id)
+        shown = service.show_series(session, series_id)
     emit(shown, f"series #{series_id}")
 
 
 def _status_command(action: str, doc: str):
     def command(series_id: int) -> None:
         with transaction() as session:
-            status = change_status(session, series_id, action, _now())
+            status = service.change_status(session, series_id, action, _now())
         emit({"id": series_id, "status": status})
 
     command.__doc__ = doc
@@ -101,7 +95,7 @@ def skip(series_id: int, day: Annotated[str, typer.Argument(metavar="DATE", help
     """The series does not run on that date."""
     local = _day(day)
     with transaction() as session:
-        dropped = skip_date(session, series_id, local)
+        dropped = service.skip_date(session, series_id, local)
     emit({"id": series_id, "skipped": local, "occurrences_dropped": dropped})
 
 
@@ -133,8 +127,8 @@ def edit(
         say("nothing to change")
         return
     with transaction() as session:
-        edit_series(session, series_id, _now(), **changes)
-        shown = show_series(session, series_id)
+        service.edit_series(session, series_id, _now(), **changes)
+        shown = service.show_series(session, series_id)
     emit(_summary(shown), f"series #{series_id} edited")
 
 

@@ -12,16 +12,12 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
-from domain.simulate.services.demo import (
-    driving,
-    find_demo,
-    poker_status,
-    pusoy_status,
-    seed_demo,
-)
-from domain.store.db import get_engine
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, say, transaction
 from infra.config import load_settings
+
+demo_service = lazy("domain.simulate.services.demo")
+db = lazy("domain.store.db")
 
 
 def simulate_command(
@@ -54,7 +50,7 @@ def simulate_command(
     if poker is None and pusoy is None:
         raise DomainError("simulate-nothing", "name a tournament: --poker ID and/or --pusoy CODE (or --demo)")
     try:
-        with driving(get_engine(), poker, pusoy):  # one simulator at a time on a tournament
+        with demo_service.driving(db.get_engine(), poker, pusoy):  # one simulator at a time on a tournament
             if resuming:
                 say(resuming)
             if not background:  # (in the background, the detached process takes them itself)
@@ -78,13 +74,13 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
     """The demo's poker id and Pusoy Dos code, seeded now unless it is there, and what to say when
     resuming it; None when it is there and both tournaments are over (nothing to resume)."""
     with transaction() as session:
-        made = find_demo(session)
+        made = demo_service.find_demo(session)
         if made is None:
-            made = seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
+            made = demo_service.seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
                              pusoy_players=pusoy_players)
             seeded = None
         else:
-            seeded = poker_status(session, made.poker_id), pusoy_status(session, made.pusoy_code)
+            seeded = demo_service.poker_status(session, made.poker_id), demo_service.pusoy_status(session, made.pusoy_code)
     if seeded is None:
         emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
               "pusoy_code": made.pusoy_code}, "demo seeded")

@@ -10,12 +10,14 @@ import typer
 
 from domain.errors import DomainError, raise_problems
 from domain.poker.rules.structures import parse_levels
-from domain.poker.services import structures as structures_service
 from flows.cli.clock import now as _now
+from flows.cli.lazy import lazy
 from flows.cli.output import emit, transaction
 from flows.cli.params import name_problems, read_text_file
 
-app = typer.Typer(no_args_is_help=True, help="Blind structures (3.5).")
+structures_service = lazy("domain.poker.services.structures")
+
+app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Blind structures (3.5).")
 
 
 @app.command("import")

@@ -64,7 +64,7 @@ def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_ap
         code, tid = t.code, t.id
     result = run("--json", "pusoy", "report", code, "--round", "1", "--table", "2",
                  *[f"{p}={i}" for i, p in enumerate(tables[2], start=1)],
-                 env={"PREFECT_API_URL": PREFECT_API_URL.value()}, timeout=180)
+                 env={"PREFECT_API_URL": PREFECT_API_URL.value()})
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout[result.stdout.index("{") :])
     assert payload["round_ready"] is True

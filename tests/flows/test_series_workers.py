@@ -111,24 +111,26 @@ def wait_final(run_id, seconds: int, what: str, logs) -> None:
             history = [(s.timestamp, s.name) for s in client.read_flow_run_states(run_id)]
         raise AssertionError(f"states: {history}; worker logs in {logs}") from None
 
-def test_two_process_workers_run_every_due_run_once_and_the_run_of_a_killed_one_is_retried_by_the_other(
-    workers, committed, tmp_path
-):
-    pool = "tourney-test"
-    deployed = tourney("--json", "deploy", "--pool", pool, "--requeue-after", "90",  # the default: a run starting on a loaded machine is not taken for dead
-                   env={"PREFECT_API_URL": PREFECT_API_URL.value()})
+def deployed_pool(pool: str) -> None:
+    """Every job of `tourney deploy` in `pool`, with the default requeue window (a run starting on a
+    loaded machine is not taken for dead), and the test flows beside them."""
+    deployed = tourney("--json", "deploy", "--pool", pool, "--requeue-after", "90",
+                       env={"PREFECT_API_URL": PREFECT_API_URL.value()})
     assert deployed.returncode == 0, deployed.stderr
     assert {r["job"] for r in json.loads(deployed.stdout)} == {j.name for j in JOBS}
     for job in (Job("record-execution", record, "test", tags=("test",), concurrency=4),
                 Job("hold-until-released", hold, "test", tags=("test",))):
         deployment(job, module_path=True).apply(work_pool_name=pool)
-    records, holds = tmp_path / "records", tmp_path / "holds"
-    records.mkdir()
-    holds.mkdir()
-    group = workers(pool)
-    by_pid = {group.start(name).pid: name for name in ("worker-a", "worker-b")}
 
-    # every due run runs once
+
+def test_two_process_workers_run_every_due_run_once(workers, committed, tmp_path):
+    pool = "tourney-test"
+    deployed_pool(pool)
+    records = tmp_path / "records"
+    records.mkdir()
+    group = workers(pool)
+    for name in ("worker-a", "worker-b"):
+        group.start(name)
     runs = [run_deployment("record-execution/record-execution", parameters={"marker_dir": str(records)}, timeout=0)
             for _ in range(6)]
     runs.append(run_deployment("materialize-series/materialize-series", timeout=0))
@@ -140,7 +142,19 @@ def test_two_process_workers_run_every_due_run_once_and_the_run_of_a_killed_one_
     executions = [p.name.split(".")[0] for p in records.iterdir()]
     assert sorted(executions) == sorted(str(r.id) for r in runs[:6])  # each exactly once
 
-    # the worker running a job dies with its machine: the other worker runs the job again
+
+@pytest.mark.soak
+@pytest.mark.timeout(900)
+def test_the_run_of_a_worker_killed_while_running_it_is_retried_by_the_other_worker(workers, committed, tmp_path):
+    """The worker running a job dies with its machine: after the requeue window (90 s without a
+    heartbeat) the automation requeues the run and the other worker runs it again. `make soak`: it
+    waits out the window; `make test` proves the same requeue on a run left Pending (below)."""
+    pool = "tourney-test"
+    deployed_pool(pool)
+    holds = tmp_path / "holds"
+    holds.mkdir()
+    group = workers(pool)
+    by_pid = {group.start(name).pid: name for name in ("worker-a", "worker-b")}
     run = run_deployment("hold-until-released/hold-until-released", parameters={"marker_dir": str(holds)}, timeout=0)
     wait_until(lambda: any(p.name.startswith("started.") for p in holds.iterdir()), 120, "the run to start")
     [started] = [p for p in holds.iterdir() if p.name.startswith("started.")]

@@ -47,11 +47,16 @@ def test_version_as_json():
     assert set(data) == {"tourney", "python"}
 
 
-def test_db_up_repairs_a_half_initialised_data_folder():
-    # under the project folder: as root, the postgres user must be able to reach the data folder
-    Path(".tourney").mkdir(exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="test-home-", dir=".tourney")).resolve()
+def _reachable_home() -> Path:
+    """A data folder the PostgreSQL user can reach wherever the checkout is (a clone under a 0700
+    folder relocates its cluster: that case has its own test below)."""
+    home = Path(tempfile.mkdtemp(prefix="tourney-test-home-")).resolve()
     home.chmod(0o755)
+    return home
+
+
+def test_db_up_repairs_a_half_initialised_data_folder():
+    home = _reachable_home()
     (home / "pg").mkdir()
     (home / "pg" / "PG_VERSION").write_text("15\n")  # what a killed initdb leaves behind
     clean = embedded_env(home)
@@ -71,9 +76,7 @@ def test_db_up_repairs_a_half_initialised_data_folder():
 
 
 def test_two_db_up_at_once_start_one_cluster_and_reuse_it():
-    Path(".tourney").mkdir(exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="test-home-", dir=".tourney")).resolve()
-    home.chmod(0o755)
+    home = _reachable_home()
     env = embedded_env(home)
     try:
         both = [

@@ -186,11 +186,13 @@ def test_hundreds_of_malformed_inputs_each_exit_2_with_one_line_and_write_nothin
     assert fingerprint(committed) == before
 
 
-def test_a_malformed_input_of_each_kind_through_the_real_process_exits_2_with_one_line(committed, world):
-    """The same table through `tourney` processes, one case per kind of bad value (the first of its
-    kind): the process's exit code and streams, not only `main()`'s."""
-    sample = list({kind: (command, kind, value) for command, kind, value in reversed(list(_cases()))}.values())
-    assert len(sample) == len(BAD)
+@pytest.mark.parametrize("whole", [False, pytest.param(True, marks=[pytest.mark.soak, pytest.mark.timeout(1800)])])
+def test_malformed_inputs_through_the_real_process_exit_2_with_one_line_and_write_nothing(committed, world, whole):
+    """The same table through `tourney` processes: the process's exit code and streams, not only
+    `main()`'s. `make test`: one case per kind of bad value (the first of its kind); `make soak`: all."""
+    cases = list(_cases())
+    sample = cases if whole else list({kind: (c, kind, v) for c, kind, v in reversed(cases)}.values())
+    assert len(sample) == (len(cases) if whole else len(BAD))
     before = fingerprint(committed)
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(lambda c: (c, run_process(*_argv(c[0], c[2], world))), sample))

@@ -1,7 +1,8 @@
 """Exactly one active timekeeper, and a standby that takes over (flows/jobs/timekeeper_loop.py,
 domain/store/leader.py): real processes on the real database, the active one killed (SIGKILL) at
-random moments 20 times while a standby waits. Each takeover comes within 10 s; every level change,
-no-show run and dead-stack charge is recorded exactly once, none missing."""
+random moments while a standby waits: 5 times in `make test`, 20 in `make soak`. Each takeover comes
+within 10 s; every level change, no-show run and dead-stack charge is recorded exactly once, none
+missing."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import signal
 import subprocess
 import sys
 import time
+
+import pytest
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,7 +23,6 @@ from sqlalchemy.orm import Session
 from flows.jobs.timekeeper_loop import active_pid
 from tests.support.timekeeper import nothing_due, now, quick_structure, running, wait_for
 
-KILLS = 20
 TAKEOVER = 10.0  # seconds
 
 def holder(engine: Engine) -> int | None:
@@ -35,9 +37,10 @@ def spawn(url: str, log: Path) -> subprocess.Popen:
                                 stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def test_killing_the_active_timekeeper_20_times_loses_nothing_and_does_nothing_twice(committed, database_url,
-                                                                                    tmp_path):
-    rng = random.Random(20)
+@pytest.mark.parametrize("kills", [5, pytest.param(20, marks=[pytest.mark.soak, pytest.mark.timeout(900)])])
+def test_killing_the_active_timekeeper_again_and_again_loses_nothing_and_does_nothing_twice(
+        committed, database_url, tmp_path, kills):
+    rng = random.Random(kills)
     with Session(committed) as s, s.begin():
         sid = quick_structure(s, seconds=2, count=120)
         t0 = now() + timedelta(seconds=2)
@@ -46,7 +49,7 @@ def test_killing_the_active_timekeeper_20_times_loses_nothing_and_does_nothing_t
     procs = [spawn(database_url, tmp_path / "timekeepers.log") for _ in range(2)]
     takeovers = []
     try:
-        for _ in range(KILLS):
+        for _ in range(kills):
             assert wait_for(lambda: holder(committed) is not None, 30), "no active timekeeper"
             time.sleep(rng.uniform(0.3, 2.0))  # a random moment: asleep, or mid-transaction
             victim = holder(committed)
@@ -55,6 +58,7 @@ def test_killing_the_active_timekeeper_20_times_loses_nothing_and_does_nothing_t
             procs.append(spawn(database_url, tmp_path / "timekeepers.log"))  # the next standby
             assert wait_for(lambda: holder(committed) not in (None, victim), 30)
             takeovers.append(time.monotonic() - killed)
+        assert wait_for(lambda: now() > t0 + timedelta(seconds=8), 30)  # every late registration closed
         assert wait_for(lambda: nothing_due(committed), 30)  # the last active one caught up
     finally:
         for p in procs:
@@ -66,7 +70,7 @@ def test_killing_the_active_timekeeper_20_times_loses_nothing_and_does_nothing_t
             except subprocess.TimeoutExpired:
                 p.kill()
     print("takeovers (s):", " ".join(f"{t:.2f}" for t in takeovers))
-    assert len(takeovers) == KILLS and max(takeovers) <= TAKEOVER, takeovers
+    assert len(takeovers) == kills and max(takeovers) <= TAKEOVER, takeovers
 
     with committed.connect() as conn:
         starts = conn.execute(text(
@@ -87,7 +91,7 @@ def test_killing_the_active_timekeeper_20_times_loses_nothing_and_does_nothing_t
     for tid, levels, last, next_change in starts:
         assert levels == list(range(1, len(levels) + 1))  # every level change once, in order, none missing
         assert next_change - last == timedelta(seconds=2)  # and none after the last one recorded
-        assert len(levels) >= 10
+        assert len(levels) >= kills // 2
     assert no_show_runs == tids
     assert [tuple(r) for r in seated] == [(tid, 2) for i, tid in enumerate(tids) if i % 2]
     assert len(charges) == 12 and all(made == level_starts for _, made, level_starts in charges)

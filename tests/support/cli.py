@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import traceback
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import AbstractContextManager, nullcontext, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None)
         os.environ.update(env or {})
         sys.stdin = io.StringIO(stdin or "")
         try:
-            with redirect_stdout(out), redirect_stderr(err):
+            with _prefect_settings(env or {}), redirect_stdout(out), redirect_stderr(err):
                 try:
                     main(list(args))
                     code = 0
@@ -60,6 +60,17 @@ def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None)
                 del os.environ[key]
             os.environ.update({k: v for k, v in saved_env.items() if os.environ.get(k) != v})
     return subprocess.CompletedProcess(["tourney", *args], code, out.getvalue(), err.getvalue())
+
+
+def _prefect_settings(env: dict[str, str]) -> AbstractContextManager[Any]:
+    """Prefect reads its settings from the environment once, at import: a `PREFECT_*` variable given
+    to one command applies to it through Prefect's `temporary_settings`, as a process would read it."""
+    given = {k: v for k, v in env.items() if k.startswith("PREFECT_")}
+    if not given:
+        return nullcontext()
+    import prefect.settings
+
+    return prefect.settings.temporary_settings({getattr(prefect.settings, k): v for k, v in given.items()})
 
 
 def run_process(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,

@@ -11,8 +11,6 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
-import pycountry
-
 from domain.errors import Problem
 from domain.poker.rules.mystery import mode_problems, parse_phase
 
@@ -101,6 +99,8 @@ def amount_problems(field: str, value: object) -> list[Problem]:
 
 
 def currency_problems(code: str) -> list[Problem]:
+    import pycountry  # here: reading settings (every `tourney poker` command) needs no currency table
+
     if not isinstance(code, str) or len(code) != 3 or not code.isupper() or pycountry.currencies.get(alpha_3=code) is None:
         return [Problem("currency-unknown", f"currency '{code}' is not an ISO 4217 code such as RUB (SP-1)")]
     return []

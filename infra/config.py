@@ -30,8 +30,47 @@ from domain.errors import ConfigurationError
 DEFAULT_PREFECT_API_URL = "http://127.0.0.1:4200/api"
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080"
 MIN_KEY_BYTES = 32  # an HMAC-SHA256 key shorter than its output weakens every signature (DOC-2)
+# a key long enough but guessable is refused too (DOC-2, docs/decisions.md): three plain measures
+MIN_KEY_DISTINCT = 8  # distinct characters
+MAX_KEY_RUN = 8  # characters in a row in order: each the same as, or each one above, or each one below the one before
+REPEAT_MIN = 4  # a repeat is a piece of 4 or more characters seen earlier in the key
+MAX_REPEATED_SHARE = 0.25  # of the key's bytes inside repeats
 KEY_FILE = "secret.key"
 PREFECT_AUTH_FILE = "prefect.auth"  # the Prefect API's basic-auth string, `admin:<64 hex digits>`
+
+
+def key_weakness(key: bytes) -> str | None:
+    """Why a signing key of 32 bytes or more is still guessable, or None (DOC-2). Three measures a
+    person can check by eye: too few distinct characters (one character or a short word repeated,
+    spaces); a long run in order (`aaaa…`, `1234…`, `abcd…`, `9876…`); too much of the key repeating
+    an earlier part (a word or a pattern said again). A random key — `secrets.token_hex(32)`,
+    `secrets.token_urlsafe(32)`, 32 random bytes in Base64 — passes all three with a margin: the odds
+    that one fails are about one in 25 million for 64 hex digits, the weakest of those alphabets."""
+    distinct = len(set(key))
+    if distinct < MIN_KEY_DISTINCT:
+        return f"only {distinct} distinct character{'' if distinct == 1 else 's'}"
+    run, step, longest = 1, None, 1
+    for before, here in zip(key, key[1:]):
+        if abs(here - before) <= 1 and (run == 1 or here - before == step):
+            run, step = run + 1, here - before
+        else:
+            run, step = (2, here - before) if abs(here - before) <= 1 else (1, None)
+        longest = max(longest, run)
+    if longest > MAX_KEY_RUN:
+        return f"{longest} characters in a row in order"
+    repeated, i = 0, REPEAT_MIN
+    while i < len(key):  # greedy: the longest piece at i already seen before i
+        length = 0
+        while i + length < len(key) and key[i : i + length + 1] in key[:i + length]:
+            length += 1
+        if length >= REPEAT_MIN:
+            repeated += length
+            i += length
+        else:
+            i += 1
+    if repeated > MAX_REPEATED_SHARE * len(key):
+        return f"{repeated} of its {len(key)} bytes repeat earlier ones"
+    return None
 
 
 @dataclass(frozen=True)
@@ -68,6 +107,13 @@ class Settings:
                     "short-secret-key",
                     f"TOURNEY_SECRET_KEY is {len(key)} bytes: a signing key must be at least {MIN_KEY_BYTES} bytes",
                 )
+            weak = key_weakness(key)
+            if weak:
+                raise ConfigurationError(
+                    "short-secret-key",
+                    f"TOURNEY_SECRET_KEY is guessable ({weak}): a signing key must be at least {MIN_KEY_BYTES} "
+                    "random bytes",
+                )
             return key
         path = self.home / KEY_FILE
         if not path.exists():
@@ -84,6 +130,13 @@ class Settings:
                 "short-secret-key",
                 f"the signing key {path} is {len(key)} bytes: a signing key must be at least {MIN_KEY_BYTES} bytes "
                 "(restore it from your backup)",
+            )
+        weak = key_weakness(key)
+        if weak:
+            raise ConfigurationError(
+                "short-secret-key",
+                f"the signing key {path} is guessable ({weak}): a signing key must be at least {MIN_KEY_BYTES} "
+                "random bytes (restore it from your backup)",
             )
         return key
 
@@ -113,6 +166,15 @@ class Settings:
         return value
 
 
+def new_key() -> bytes:
+    """32 random bytes as 64 hex digits, drawn again in the rare case (about one in 25 million) that
+    chance made them look guessable to `key_weakness`, so a key the project makes is always accepted."""
+    while True:
+        key = secrets.token_hex(32).encode()
+        if key_weakness(key) is None:
+            return key
+
+
 def create_key_file(path: Path, prefix: bytes = b"") -> None:
     """Create the key file once, atomically, even with many processes at once: each writer fills its
     own temporary file (a unique name, created exclusively with mode 0600), fsyncs it, then links it
@@ -123,7 +185,7 @@ def create_key_file(path: Path, prefix: bytes = b"") -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         try:
-            os.write(fd, prefix + secrets.token_hex(32).encode() + b"\n")
+            os.write(fd, prefix + new_key() + b"\n")
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -10,6 +10,7 @@ import typer
 from domain.errors import DomainError
 from flows.cli.clock import now as _now
 from flows.cli.output import emit
+from flows.cli.params import one_of
 from infra.config import load_settings
 
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help=__doc__)
@@ -114,6 +115,9 @@ def list_(
     from domain.documents.services.publish import outbox_root
     from domain.store.db import unit_of_work
 
+    from domain.documents.tables import SOURCES
+
+    one_of("source", source, SOURCES)
     outbox = outbox_root(load_settings().home)
     with unit_of_work() as session:
         rows = [
@@ -150,6 +154,9 @@ def send(
     from domain.store.db import get_engine, unit_of_work
     from infra.mail import parse_url
 
+    from domain.documents.tables import SOURCES
+
+    one_of("source", source, SOURCES)
     settings = load_settings()
     if not settings.smtp_url:
         raise DomainError("no-smtp", "SMTP_URL is not set: documents stay in the outbox until it is")

@@ -6,7 +6,21 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from icalendar import Calendar, Event
+import re
+
+from icalendar import Calendar, Event, vText
+
+# every line break (CR LF, CR, LF, NEL, line and paragraph separators, VT, FF) and the other
+# control characters RFC 5545 forbids in TEXT (3.3.11: any CTL but HTAB)
+_BREAKS = re.compile("\r\n|[\r\n\x0b\x0c\x85\u2028\u2029]")
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def text(value: str) -> vText:
+    """User text as an iCalendar TEXT value: a line break of any kind written as the escaped `\\n`
+    (vText escapes it, and `\\`, `;`, `,`), the other control characters dropped, so a name read from
+    the database can never break the file's lines."""
+    return vText(_CONTROLS.sub("", _BREAKS.sub("\n", value)))
 
 
 def ics(data: dict, public_url: str) -> bytes:
@@ -15,7 +29,7 @@ def ics(data: dict, public_url: str) -> bytes:
     cal.add("prodid", "-//Tourney//club calendar//EN")
     cal.add("version", "2.0")
     cal.add("calscale", "GREGORIAN")
-    cal.add("x-wr-calname", f"{data['club']}: tournaments")
+    cal.add("x-wr-calname", text(f"{data['club']}: tournaments"))
     cal.add("x-wr-timezone", data["timezone"])
     host = public_url.split("//", 1)[-1].split("/", 1)[0]
     stamp = datetime.now(UTC).replace(microsecond=0)
@@ -23,10 +37,10 @@ def ics(data: dict, public_url: str) -> bytes:
         event = Event()
         event.add("uid", f"{e['uid']}@{host}")
         event.add("dtstamp", stamp)
-        event.add("summary", e["summary"])
+        event.add("summary", text(e["summary"]))
         event.add("dtstart", e["start"].astimezone(zone))
         event.add("dtend", e["end"].astimezone(zone))
-        event.add("location", data["club"])
+        event.add("location", text(data["club"]))
         if e["kind"] == "poker":
             event.add("url", f"{public_url}/t/{e['uid'].split('-', 1)[1]}")
         event.add("status", "CONFIRMED" if e["status"] != "planned" else "TENTATIVE")

@@ -78,3 +78,14 @@ def test_lg3_documents_list_names_a_seasons_standings_and_verify_says_valid(comm
     checked = run("--json", "documents", "verify", str(folder / f"standings-after-{t.id}.pdf"), env=env)
     (verdict,) = json.loads(checked.stdout)
     assert (checked.returncode, verdict["valid"], verdict["type"], verdict["problems"]) == (0, True, "SeasonSheet", [])
+
+
+def test_doc_1_a_source_filter_that_does_not_exist_is_refused_with_the_values_allowed(committed):
+    """DOC-1: `documents list --source` and `documents send --source` take poker, pusoy or season, as
+    every other filter takes its known values: anything else is one line, exit 2, nothing written."""
+    from tests.support.cli import refused
+
+    expected = "error: source 'chess' is not one of poker, pusoy, season"
+    assert refused(committed, "--json", "documents", "list", "--source", "chess") == expected
+    assert refused(committed, "documents", "send", "--source", "chess", "--tournament", "1") == expected
+    assert run("--json", "documents", "list", "--source", "season").stdout.strip() == "[]"

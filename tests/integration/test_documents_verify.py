@@ -119,6 +119,16 @@ def test_doc_2_a_short_key_is_refused_in_one_line_exit_2(tmp_path, certificate):
     assert result.stderr.strip() == "error: TOURNEY_SECRET_KEY is 5 bytes: a signing key must be at least 32 bytes"
 
 
+def test_doc_2_a_guessable_key_is_refused_in_one_line_exit_2(tmp_path, certificate):
+    """DOC-2: 40 spaces are 40 bytes, and no key."""
+    (cert := tmp_path / "cert.pdf").write_bytes(certificate)
+    result = run("documents", "verify", str(cert), env={"TOURNEY_HOME": str(tmp_path), "TOURNEY_SECRET_KEY": " " * 40})
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: TOURNEY_SECRET_KEY is guessable (only 1 distinct character): a signing key must be at least 32 "
+        "random bytes\n")
+
+
 PASSWORD = "hunter2-Pa55"
 
 

@@ -123,3 +123,24 @@ def test_sp11_sp4_the_database_takes_only_mystery_prizes_the_domain_sealed(sessi
     refused(session, "ck_poker_mystery_prizes_description", insert, t=t.id, d="100 $", s="")
     refused(session, "ck_poker_mystery_prizes_description", insert, t=t.id, d="100 $", s=wording_seal("Лимонад"))
     session.execute(text(insert), {"t": t.id, "d": "Лимонад", "s": wording_seal("Лимонад")})
+
+
+def test_sp11_a_free_text_draw_before_the_table_takes_no_prize_of_it(session):
+    """SP-11: no prizes left, no draw; while a prize is listed, it can be drawn. A free-text draw made
+    before the table was declared (3.3) takes none of its prizes, so every declared prize can be drawn
+    and none is left "undrawn" by it."""
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True, mystery_draw_per="per_knockout")
+    e = w.field(session, t, "ABCDEF")
+    k0 = ko(session, t, e["B"].id, e["A"].id)
+    assert mystery_draw(session, k0.id, now=EVENING, actor="floor", description="Лимонад").prize_position is None
+    set_mystery_prizes(session, t.id, PRIZES[:3])
+    kos = [ko(session, t, e[b].id, e["A"].id, at=EVENING + timedelta(seconds=i)) for i, b in enumerate("CDEF", 1)]
+    drawn = [mystery_draw(session, k.id, now=EVENING, actor="floor") for k in kos[:3]]
+    order = prize_order(session.get(MysteryPhase, t.id).seed, 3)
+    assert [d.prize_position for d in drawn] == order
+    assert [d.draw_number for d in drawn] == [2, 3, 4]
+    assert mystery_table(session, t.id)["remaining"] == []
+    refused_call(session, "mystery-no-prizes-left", mystery_draw, session, kos[3].id, now=EVENING, actor="floor")
+    t.status = "finished"
+    session.flush()
+    assert [p["state"] for p in mystery_table(session, t.id)["prizes"]] == ["drawn"] * 3

@@ -107,3 +107,23 @@ def test_3_3_the_database_keeps_one_draw_per_killer_entry_and_the_killer_of_the_
                                  "s": wording_seal("Dinner for 2")})
     refused(session, "uq_poker_mystery_draws_killer", draw, t=t.id, ko=ko2, k=e["C"].id, n=2, d=None, s=None)  # second draw of the killer entry
     refused(session, "poker_mystery_draws is append-only: UPDATE refused", "UPDATE poker_mystery_draws SET description = 'Cup' WHERE knockout_id = :ko", ko=ko1)
+
+
+def test_sp4_the_database_door_is_no_security_boundary_and_the_public_pages_check_again(session):
+    """SP-4: the seal's recipe is public, so a raw INSERT with a computed seal is stored (the database
+    door guards against writes that skipped the domain by mistake; docs/decisions.md says why it is no
+    security boundary); the public pages run the check again and withhold the line."""
+    from domain.poker.rules.knockouts import Bust
+    from domain.poker.services.knockouts import record_knockouts
+    from domain.public.services import views
+
+    t = w.tournament(session, **w.BOUNTY)
+    set_prizes(session, t.id, ["Cup", "Medal"])
+    session.execute(text("DELETE FROM poker_prizes WHERE tournament_id = :t AND place = 2"), {"t": t.id})
+    session.execute(text(PRIZE), {"t": t.id, "p": 2, "d": "100 $", "s": seal_for(CHECKER, "100 $")})
+    assert session.execute(text("SELECT description FROM poker_prizes WHERE tournament_id = :t ORDER BY place"),
+                           {"t": t.id}).scalars().all() == ["Cup", "100 $"]
+    assert views.screen(session, t.id, w.EVENING)["prizes"] == ["Cup", views.WITHHELD]
+    e = w.field(session, t, "AB")
+    record_knockouts(session, t.id, [Bust(e["B"].id, e["A"].id)], now=w.EVENING, actor="floor")
+    assert [(p["place"], p["prize"]) for p in views.live_places(session, t.id)] == [(2, views.WITHHELD)]

@@ -136,3 +136,44 @@ def test_sp_13_draw_proof_on_the_command_line_and_a_bad_floor_seed_refused(commi
     shown = " ".join(run("poker", "seat", "show", t).stdout.split())  # the line wraps in 80 columns
     assert shown.endswith(f"─┘ next draw commits to {following['commitment']}")
     assert refused(committed, "poker", "draw-proof", "999999999") == "error: no tournament 999999999"
+
+
+def test_sp_13_a_late_seating_tie_is_a_draw_of_the_chain_and_draw_proof_shows_it(session):
+    """SP-13: a late entry with two tables tied (4 and 4 players) goes to the table drawn by lot with
+    the tournament's committed seed, recorded and re-checked by `draw-proof`; seating without a tie
+    draws nothing."""
+    t = tournament(session, seat_cap=5)
+    for _ in range(8):
+        enter(session, t)
+    draws.commit(session, t.id, T0, "1" * 64)
+    svc.draw_initial(session, t.id, T0, seed="open", next_seed="2" * 64)  # 4, 4
+    before = pure.from_snapshot(pure.snapshot(svc.load(session, t.id, 5)))
+    late = enter(session, t)
+    out = svc.seat_new_entry(session, late.id, LATER)
+    table = draw.rng(draw.combined("2" * 64, None), "late-seating").choice((1, 2))
+    assert (out["table"], out["seat"], out["opened_table"]) == (table, 5, False)
+    assert (out["draw"]["seq"], out["draw"]["purpose"], out["draw"]["platform_seed"]) == (2, "late-seating", "2" * 64)
+    proof = draws.proof(session, t.id)
+    assert [(d["seq"], d["purpose"], d["ok"]) for d in proof] == [
+        (1, "initial-seating", True), (2, "late-seating", True), (3, None, None)]
+    assert proof[1]["items"] == pure.snapshot(before) | {"entry": late.id}
+    assert proof[1]["outcome"] == [[late.id, table, 5]]
+    other = enter(session, t)  # 5 and 4: no tie, no draw
+    assert "draw" not in svc.seat_new_entry(session, other.id, LATER)
+    assert len(draws.proof(session, t.id)) == 3
+
+
+def test_sp_13_dead_stacks_seated_together_draw_each_tie(session):
+    """SP-13: entries seated one after another (dead stacks, `seat_new_entries`) draw each tie by lot:
+    three tables of 4 take three entries with two draws (a three-way tie, then a two-way one)."""
+    t = tournament(session, seat_cap=5)
+    for _ in range(12):
+        enter(session, t)
+    svc.draw_initial(session, t.id, T0)  # 4, 4, 4
+    news = [w.enter(session, t).id for _ in range(3)]
+    placed = svc.seat_new_entries(session, t.id, news, LATER)
+    assert sorted(p.table for p in placed) == [1, 2, 3]
+    proof = draws.proof(session, t.id)
+    assert [(d["purpose"], d["ok"]) for d in proof] == [
+        ("initial-seating", True), ("late-seating", True), ("late-seating", True), (None, None)]
+    assert [d["outcome"][0][0] for d in proof[1:3]] == news[:2]

@@ -71,3 +71,22 @@ def test_sp12_bad_limits_are_refused_at_creation(session):
     with pytest.raises(DomainError) as caught:
         tournament_through_services(session, rebuy_amount=1, rebuy_until=START + S, rebuy_until_level=2)
     assert caught.value.code == "rebuy-window-twice"
+
+
+def test_sp12_stepping_the_clock_back_does_not_reopen_the_level_window(session):
+    """SP-12: `rebuy_until_level` 2 closes when level 2 ends; after `clock next` to level 3 the floor's
+    `clock prev` shows level 2 again, but the window stays closed (the furthest level reached counts)."""
+    from domain.poker.services import clock, desk
+
+    tid = tournament_through_services(session, status="running", rebuy_amount=100000, rebuy_until_level=2)
+    pid = player(session).id
+    checked_in(session, tid, pid, START)
+    clock.act(session, tid, "start", START + S)
+    clock.act(session, tid, "next", START + 2 * S)
+    desk.rebuy(session, tid, pid, START + 3 * S)  # level 2: open
+    clock.act(session, tid, "next", START + 4 * S)
+    clock.act(session, tid, "prev", START + 5 * S)
+    assert clock.status(session, tid, START + 6 * S)["level"] == 2
+    err = refused_call(session, "rebuy-window-closed", desk.rebuy, session, tid, pid, START + 6 * S)
+    assert err.message == ("the rebuy window closed when level 2 ended; the clock has reached level 3 "
+                           "(rebuy_until_level, SP-12)")

@@ -172,6 +172,23 @@ REFUSED: list[tuple[str, str]] = [
     ("пятьсот р.", "р"),
     ("две тысячи р", "р"),
     ("2 лева", "лева"),
+    # amounts in words count as in digits (English number words; Russian minor units)
+    ("fifty quid", "quid"),
+    ("a hundred bucks", "bucks"),
+    ("twenty-five cents", "cents"),
+    ("ten p", "p"),
+    ("five CAD", "CAD"),
+    ("USD fifty", "USD"),
+    ("two thousand bucks", "bucks"),
+    ("50 центов", "центов"),
+    ("пятьдесят центов", "центов"),
+    ("десять евроцентов", "евроцентов"),
+    ("сто пенсов", "пенсов"),
+    ("пять пенни", "пенни"),
+    ("десять сантимов", "сантимов"),
+    ("пятьдесят тиынов", "тиынов"),
+    ("ни гроша", "гроша"),
+    ("пятьдесят копек", "копек"),
 ]
 
 # lines that name no money — none may be refused
@@ -269,4 +286,13 @@ ACCEPTED: list[str] = [
     "Вход на турнир «Зимний»",
     "за́мок на двери",
     "Ёлочная игрушка",
+    # number words beside words that are no money, minor units' look-alikes
+    "One cap for one winner",
+    "Top ten players get a medal",
+    "Dinner for two",
+    "Кубок торгового центра",
+    "Сантиметровая лента",
+    "Пенсионный подарок",
+    "Грошовый сувенир",
+    "Пластинка «Пенни Лейн»",
 ]

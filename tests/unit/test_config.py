@@ -30,8 +30,8 @@ def test_the_secret_key_is_generated_once_into_tourney_home_and_reused(monkeypat
 
 def test_a_given_secret_key_wins(monkeypatch, tmp_path):
     monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
-    monkeypatch.setenv("TOURNEY_SECRET_KEY", "given-" + "k" * 26)
-    assert load_settings().secret_key() == b"given-" + b"k" * 26
+    monkeypatch.setenv("TOURNEY_SECRET_KEY", "given-Vb3rT9kQ2xL7mW4pZ8sN1cF6hJ0d")
+    assert load_settings().secret_key() == b"given-Vb3rT9kQ2xL7mW4pZ8sN1cF6hJ0d"
     assert not (tmp_path / "secret.key").exists()
 
 

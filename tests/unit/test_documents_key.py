@@ -57,8 +57,8 @@ def test_doc_2_a_given_key_shorter_than_32_bytes_is_refused(monkeypatch, tmp_pat
 
 def test_doc_2_a_key_of_exactly_32_bytes_is_accepted(monkeypatch):
     """DOC-2"""
-    monkeypatch.setenv("TOURNEY_SECRET_KEY", "k" * 32)
-    assert load_settings().secret_key() == b"k" * 32
+    monkeypatch.setenv("TOURNEY_SECRET_KEY", "Zq7v-R2mXk9pL4wT8sJd0bNf3yHc6gQe")
+    assert load_settings().secret_key() == b"Zq7v-R2mXk9pL4wT8sJd0bNf3yHc6gQe"
 
 
 @pytest.mark.parametrize("content", [b"", b"\n", b"abc\n"])
@@ -116,3 +116,50 @@ def test_passwords_in_urls_are_masked_in_settings_and_messages(monkeypatch):
     assert "s3cr" not in shown and "db-pass-123" not in shown and "mailer:***@" in shown
     echoed = redact(f"failed: {settings.smtp_url} said s3cr@t-pw; db {settings.database_url}")
     assert "s3cr" not in echoed and "db-pass-123" not in echoed
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("k" * 32, "only 1 distinct character"),
+    (" " * 40, "only 1 distinct character"),
+    ("password" * 4, "only 7 distinct characters"),
+    ("Tournament-Key!" * 3, "30 of its 45 bytes repeat earlier ones"),
+    ("12345678901234567890123456789012", "10 characters in a row in order"),
+    ("abcdefghijklmnopqrstuvwxyz012345", "26 characters in a row in order"),
+])
+def test_doc_2_a_long_but_guessable_key_is_refused_like_a_short_one(monkeypatch, tmp_path, value, why):
+    """DOC-2: 32 bytes or more are not enough when the key is guessable: one character repeated,
+    spaces, a word repeated, characters in order; refused with the same one-line error as a short key,
+    from the environment and from the key file."""
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    monkeypatch.setenv("TOURNEY_SECRET_KEY", value)
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings().secret_key()
+    assert (caught.value.code, caught.value.message) == (
+        "short-secret-key", f"TOURNEY_SECRET_KEY is guessable ({why}): a signing key must be at least 32 random bytes")
+    monkeypatch.delenv("TOURNEY_SECRET_KEY")
+    (tmp_path / "secret.key").write_text(value + "\n")
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings().secret_key()
+    assert caught.value.code == "short-secret-key" and "\n" not in caught.value.message
+    if value.strip():  # a file of spaces is empty once stripped: short
+        assert caught.value.message.startswith(f"the signing key {tmp_path / 'secret.key'} is guessable ({why})")
+
+
+def test_doc_2_random_keys_pass_the_guessability_check(monkeypatch):
+    """DOC-2: keys made at random — 32 bytes as hex, URL-safe Base64 or Base64, as `secrets` makes
+    them — are accepted (2,000 fixed draws), and so are the keys the project makes and the test key."""
+    import base64
+    import random
+
+    from infra.config import key_weakness, new_key
+
+    draw = random.Random(2026)
+    for _ in range(500):
+        raw = draw.randbytes(32)
+        for key in (raw.hex(), base64.urlsafe_b64encode(raw).rstrip(b"=").decode(), base64.b64encode(raw).decode(),
+                    draw.randbytes(64).hex()):
+            assert key_weakness(key.encode()) is None, key
+    assert key_weakness(new_key()) is None and len(new_key()) == 64
+    assert key_weakness(os.environ.get("TOURNEY_SECRET_KEY", "test-secret-key-of-at-least-32-bytes").encode()) is None
+    monkeypatch.setenv("TOURNEY_SECRET_KEY", "correct horse battery staple tourney")
+    assert load_settings().secret_key() == b"correct horse battery staple tourney"

@@ -95,8 +95,9 @@ def test_sp9_sp10_worked_example_progressive_heads():
 
 
 @st.composite
-def tournaments(draw):
-    """A random tournament played to its end: entries 1..n, each bust by 1..3 of those still in."""
+def tournaments(draw, dead_stacks=False):
+    """A random tournament played to its end: entries 1..n, each bust by 1..3 of those still in (or,
+    with `dead_stacks`, by none: a dead stack's bust has no killer)."""
     n = draw(st.integers(2, 12))
     head = draw(st.integers(2, 1000))
     shared = draw(st.booleans())
@@ -105,7 +106,7 @@ def tournaments(draw):
     while len(alive) > 1:
         busted = draw(st.sampled_from(alive))
         others = [e for e in alive if e != busted]
-        k = draw(st.integers(1, min(3 if shared else 2, len(others))))
+        k = draw(st.integers(0 if dead_stacks else 1, min(3 if shared else 2, len(others))))
         killers = draw(st.permutations(others))[:k]
         plan.append((busted, killers))
         alive.remove(busted)
@@ -189,10 +190,17 @@ BASE = TournamentSettings(name="Friday", scheduled_start=datetime(2026, 12, 4, 1
                           currency="RUB", buy_in=0)
 
 
-def test_sp9_pko_head_defaults_to_unset_and_todays_rule():
-    """SP-9"""
+def test_sp9_pko_without_a_head_is_refused():
+    """SP-9: bounty_type=pko needs a pko_head (without one it would record classic credits under the
+    PKO label); the other bounty types need none."""
     assert BASE.pko_head is None and BASE.shared_knockouts is False
-    assert settings_problems(replace(BASE, bounty_type="pko")) == []
+    problems = settings_problems(replace(BASE, bounty_type="pko"))
+    assert [(p.code, p.message) for p in problems] == [(
+        "pko-head-missing",
+        "bounty type pko needs a PKO head: set pko_head to a whole number of points, at least 2 (SP-9)",
+    )]
+    assert settings_problems(replace(BASE, bounty_type="pko", pko_head=100)) == []
+    assert settings_problems(replace(BASE, bounty_type="classic")) == []
 
 
 @pytest.mark.parametrize("head, bounty, code", [(1, "pko", "pko-head-bad"), (0, "pko", "pko-head-bad"),
@@ -226,3 +234,33 @@ def test_sp9_a_block_by_one_killer_is_the_same_in_any_order(h1, h2, reverse):
     gained = sum(s.pko_points for k in kos for s in k.shares), sum(s.head_added for k in kos for s in k.shares)
     assert gained == (h1 - h1 // 2 + h2 - h2 // 2, h1 // 2 + h2 // 2)
     assert after.points[1] == gained[0]
+
+
+@given(tournaments(dead_stacks=True))
+def test_sp9_a_bust_with_no_killer_leaves_its_head_to_the_champion_and_the_credits_add_up(t):
+    """SP-9, SP-6: a dead stack's bust has no killer; its head (with what the entry had won) is
+    unclaimed until the end and credited to the champion with its own, so at every step heads,
+    points and unclaimed heads are the heads handed out, and the totals are n × head exactly."""
+    n, head, shared, plan, champion = t
+    entries, kos, states = _play(n, head, shared, plan)
+    for state in states:
+        assert sum(state.heads.values()) + sum(state.points.values()) + state.unclaimed == n * head
+    totals = pko_totals_by_player(states[-1], {e: e for e in entries}, champion)
+    assert sum(totals.values()) == n * head
+
+
+def test_sp9_a_dead_stack_head_goes_to_the_champion_in_the_final_places():
+    """SP-9, SP-6: heads of 100; D's dead stack busts (no killer); C knocks out B (C +50, head 150); A
+    knocks out C (A +75, head 175); A, the champion, is credited its own head and D's (175 + 100):
+    A 350, B 0, C 50, D 0 — the 400 points of the four heads."""
+    from domain.poker.rules.places import LiveKnockout, PlacedEntry, final_places
+
+    entries = [PlacedEntry(e, e, 1) for e in (1, 2, 3, 4)]  # A B C D
+    knockouts = []
+    for number, (busted, killer) in enumerate([(4, None), (2, 3), (3, 1)], 1):
+        state = ledger(100, [1, 2, 3, 4], [KnockoutShares(0, k.busted_entry_id, 0, k.shares) for k in knockouts])
+        _, shares = record(100, state, busted, [killer] if killer else [], shared=False)
+        knockouts.append(LiveKnockout(busted, number, killer, 2 if killer else 0, shares))
+    places = final_places(entries, knockouts, pko_head=100)
+    assert {p.player_id: p.pko_points for p in places} == {1: 350, 2: 0, 3: 50, 4: 0}
+    assert sum(p.pko_points for p in places) == 400

@@ -210,3 +210,23 @@ def test_sp_8_transitions_never_rewrite_the_past_and_each_event_happens_once(ste
         reading = c.read(clock, LEVELS, probe)
         assert reading.level == starts[-1].level
         assert timedelta(0) <= reading.time_left <= LEVELS[reading.level].duration
+
+
+def test_sp12_the_furthest_level_reached_does_not_go_back_with_the_clock():
+    """SP-12: the `rebuy_until_level` window is judged by the furthest level the clock has reached:
+    `prev` and `reset` show an earlier level, but level 2 has ended once level 3 was reached; the
+    structure's exhaustion counts as level count + 1; pauses hold it."""
+    clock = started()
+    assert c.furthest_level(Clock(), LEVELS, t("10:00")) is None
+    assert c.furthest_level(clock, LEVELS, t("10:19", 59)) == 1
+    assert c.furthest_level(clock, LEVELS, t("10:40")) == 3  # the break, by time
+    back = c.prev_level(clock, LEVELS, t("10:41")).clock
+    assert c.read(back, LEVELS, t("10:42")).level == 1  # level 2 shown again
+    assert c.furthest_level(back, LEVELS, t("10:42")) == 3
+    stepped = c.next_level(started(), LEVELS, t("10:05")).clock  # level 2 early
+    stepped = c.prev_level(stepped, LEVELS, t("10:06")).clock
+    assert c.furthest_level(stepped, LEVELS, t("10:07")) == 2
+    paused = c.pause(started(), LEVELS, t("10:10")).clock
+    assert c.furthest_level(paused, LEVELS, t("12:00")) == 1
+    assert c.furthest_level(clock, LEVELS, t("11:35")) == 6  # exhausted
+    assert c.furthest_level(c.reset_level(clock, LEVELS, t("11:40")).clock, LEVELS, t("11:41")) == 6

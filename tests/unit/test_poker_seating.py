@@ -188,7 +188,7 @@ def test_no_seat_holds_two_players_and_every_active_entry_has_exactly_one_seat(f
     for op, pick in ops:
         try:
             if op == "late":
-                seating, _, _ = s.seat_new_entry(seating, next_entry)
+                seating, _, _ = s.seat_new_entry(seating, next_entry, str(pick))
                 active.add(next_entry)
                 next_entry += 1
             elif op == "bust" and active:
@@ -238,6 +238,34 @@ def test_sp_13_a_recorded_draw_rechecks_from_both_seeds_and_a_tampered_one_does_
         assert not s.recheck(purpose, draw.commitment("e" * 64), platform, floor, items, outcome)
         assert not s.recheck(purpose, draw.commitment(platform), platform, floor, items, outcome[::-1])
     assert not s.recheck("break-table-3", draw.commitment(platform), platform, floor, {"seat_cap": 4}, broken)
+
+
+def test_sp_13_a_late_seating_tie_is_drawn_by_lot_and_rechecks():
+    """SP-13: a late entry with two tables tied on the fewest players (4 and 4) goes to one drawn by
+    lot from the seed, not always to the lowest number; the draw re-checks from its record."""
+    seating = table(9, {1: [1, 2, 3, 4], 2: [5, 6, 7, 8], 3: [9, 10, 11, 12, 13]})
+    assert s.late_seating_tie(seating) == (1, 2)
+    with pytest.raises(DomainError) as err:
+        s.seat_new_entry(seating, 20)
+    assert err.value.code == "seating-tie-needs-draw"
+    platform = "d" * 64
+    tables = {}
+    for floor in map(str, range(40)):
+        seed = draw.combined(platform, floor)
+        after, seat, opened = s.seat_new_entry(seating, 20, seed)
+        assert (seat.seat, opened) == (5, False) and seat.table == draw.rng(seed, "late-seating").choice((1, 2))
+        tables[floor] = seat.table
+        items = s.snapshot(seating) | {"entry": 20}
+        outcome = s.outcome("late-seating", (after, seat, opened))
+        assert outcome == [[20, seat.table, 5]]
+        assert s.recheck("late-seating", draw.commitment(platform), platform, floor, items, outcome)
+        assert not s.recheck("late-seating", draw.commitment(platform), platform, floor, items,
+                             [[20, 3 - seat.table, 5]])
+    assert set(tables.values()) == {1, 2}
+    lone = table(9, {1: [1, 2, 3], 2: [5, 6, 7, 8]})  # no tie: no draw, a recorded "draw" does not re-check
+    assert s.seat_new_entry(lone, 20)[1] == Seat(1, 4, 20)
+    assert not s.recheck("late-seating", draw.commitment(platform), platform, None,
+                         s.snapshot(lone) | {"entry": 20}, [[20, 1, 4]])
 
 
 @pytest.mark.parametrize("seed", ["", " ", "x" * 201, "a\x1b[2J", "line\nbreak"])

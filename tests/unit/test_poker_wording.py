@@ -152,3 +152,34 @@ def test_sp4_a_refusal_quotes_text_the_club_wrote(text):
     reading cannot be mapped back)."""
     for finding in verdict(text).findings:
         assert finding.written in text or finding.written in normalise(text)
+
+
+_EN_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+            "sixteen seventeen eighteen nineteen").split()
+_EN_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def _english(n: int) -> str:
+    """1..9999 in English words ("two thousand three hundred and forty-five")."""
+    if n >= 1000:
+        return f"{_english(n // 1000)} thousand" + (f" {_english(n % 1000)}" if n % 1000 else "")
+    if n >= 100:
+        return f"{_EN_ONES[n // 100]} hundred" + (f" and {_english(n % 100)}" if n % 100 else "")
+    if n >= 20:
+        return _EN_TENS[n // 10] + (f"-{_EN_ONES[n % 10]}" if n % 10 else "")
+    return _EN_ONES[n]
+
+
+_RU_AMOUNTS = {5: "пять", 25: "двадцать пять", 100: "сто", 500: "пятьсот", 1000: "тысяча", 2000: "две тысячи"}
+AFTER_AN_AMOUNT = ["bucks", "quid", "cents", "pence", "p", "dimes", "CAD", "won", "pounds", "USD", "р", "руб", "коп",
+                   "тг", "центов", "пенсов", "сантимов", "тиынов", "пенни", "копек", "копеек", "евроцентов"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 9999), st.sampled_from(AFTER_AN_AMOUNT), st.sampled_from(sorted(_RU_AMOUNTS)))
+def test_sp4_an_amount_in_words_names_money_as_the_same_amount_in_digits(n, word, ru):
+    """SP-4: whatever counts as naming money with an amount in digits counts with the amount in words,
+    in English and in Russian: "fifty quid" as "50 quid", «пятьдесят центов» as «50 центов»."""
+    assert not verdict(f"{n} {word}").accepted
+    assert not verdict(f"Prize: {_english(n)} {word}").accepted, _english(n)
+    assert not verdict(f"Приз: {_RU_AMOUNTS[ru]} {word}").accepted

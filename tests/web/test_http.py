@@ -211,6 +211,28 @@ def test_the_club_calendar_parses_with_icalendar_in_the_club_timezone(committed,
     assert http.get("/clubs/999999/calendar.ics").status_code == 404
 
 
+def test_a_line_break_in_a_club_name_is_escaped_in_the_calendar_never_a_500(committed, http):
+    """DOC-3: user text is escaped, never interpreted: a club's name written to the database with line
+    breaks and control characters (no service lets them in) gives a valid calendar whose name,
+    location and summaries read back with the breaks as `\\n`, as a tournament's name does."""
+    from icalendar import Calendar
+    from sqlalchemy import text
+
+    from domain.store.db import unit_of_work
+
+    t = world.running_poker(committed, players=2, name="Friday\nLate")
+    with unit_of_work(committed) as session:
+        session.execute(text("UPDATE clubs SET name = :n WHERE id = :id"),
+                        {"n": "Pik\nClub\r\nTwo;\u2028Three\x07", "id": t["club_id"]})
+    r = http.get(f"/clubs/{t['club_id']}/calendar.ics")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/calendar")
+    assert all(len(line) <= 75 or line.startswith(" ") for line in r.content.decode().split("\r\n")[:-1])
+    cal = Calendar.from_ical(r.content)
+    [event] = [e for e in cal.walk("VEVENT") if str(e["summary"]).startswith("Friday")]
+    assert (str(event["summary"]), str(event["location"])) == ("Friday\nLate", "Pik\nClub\nTwo;\nThree")
+    assert "Pik\\nClub\\nTwo\\;\\nThree: tournaments" in r.content.decode().replace("\r\n ", "")
+
+
 # -- hostile input -------------------------------------------------------------------------------------
 
 

@@ -9,7 +9,9 @@
   `pko_head` points; a knockout of an entry with head h credits ⌈h/2⌉ to its killers and adds ⌊h/2⌋
   to their heads, each half split by `split_evenly` over the killers in the order named.
 - Heads are derived, never accumulated: an entry's head is its starting head plus the head additions
-  of the live knockouts it made (`PkoLedger`). Voiding a knockout drops exactly its shares, which
+  of the live knockouts it made (`PkoLedger`). A bust with no killer (a dead stack, SP-6) passes its
+  head to nobody at the table: it is unclaimed, and the champion is credited it with its own head,
+  so the credits always add up to the heads of all the entries. Voiding a knockout drops exactly its shares, which
   restores the state before it; voiding is refused once the killer entry was itself knocked out
   (its head, the addition included, has been passed on).
 """
@@ -142,25 +144,29 @@ class PkoLedger:
 
     heads: Mapping[int, int]  # an entry's current head (0 once passed on)
     points: Mapping[int, int]  # PKO points credited to an entry by its knockouts
+    unclaimed: int = 0  # the heads of entries busted with no killer: the champion's at the end
 
     def head(self, entry_id: int) -> int:
         return self.heads[entry_id]
 
 
 def ledger(pko_head: int, entry_ids: Iterable[int], knockouts: Iterable[KnockoutShares]) -> PkoLedger:
+    """The heads after the live knockouts. A busted entry's head at its bust is its head after every
+    knockout it made (all of them came before its bust), so the order of `knockouts` does not matter."""
     heads = {e: pko_head for e in entry_ids}
     points = {e: 0 for e in heads}
-    busted: set[int] = set()
+    busted: dict[int, bool] = {}  # busted entry -> whether its knockout had a killer
     for ko in knockouts:
-        busted.add(ko.busted_entry_id)
+        busted[ko.busted_entry_id] = bool(ko.shares)
         for s in ko.shares:
             if s.killer_entry_id in heads:
                 heads[s.killer_entry_id] += s.head_added
                 points[s.killer_entry_id] += s.pko_points
+    unclaimed = sum(heads[e] for e, killed in busted.items() if not killed and e in heads)
     for e in busted:
         if e in heads:
             heads[e] = 0
-    return PkoLedger(heads, points)
+    return PkoLedger(heads, points, unclaimed)
 
 
 def record(
@@ -172,8 +178,9 @@ def record(
 
 
 def champion_points(ledger_now: PkoLedger, champion_entry_id: int) -> int:
-    """SP-9: when one player remains, that entry is credited its own head."""
-    return ledger_now.heads.get(champion_entry_id, 0)
+    """SP-9: when one player remains, that entry is credited its own head, and the heads that left
+    with no killer (docs/decisions.md, SP-9)."""
+    return ledger_now.heads.get(champion_entry_id, 0) + ledger_now.unclaimed
 
 
 def pko_totals_by_player(

@@ -147,6 +147,26 @@ def read(clock: Clock, levels: Sequence[Level], at: datetime) -> Reading:
     )
 
 
+def furthest_level(clock: Clock, levels: Sequence[Level], at: datetime) -> int | None:
+    """The number (1-based) of the furthest level the clock has reached by `at`, whatever it shows
+    now (a step back does not lower it); the level count + 1 once the structure was exhausted; None
+    before the start. The `rebuy_until_level` window (SP-12) is judged by it."""
+    best: int | None = None
+    last = len(levels) - 1
+    for i, seg in enumerate(clock.segments):
+        if seg.start > at:
+            break
+        end = at if i + 1 == len(clock.segments) else min(at, clock.segments[i + 1].start)
+        running = (end - seg.start) - _paused_between(clock.pauses, seg.start, end)
+        level = seg.level
+        while level < last and running >= levels[level].duration:
+            running -= levels[level].duration
+            level += 1
+        number = level + 1 + (1 if level == last and running >= levels[last].duration else 0)
+        best = number if best is None else max(best, number)
+    return best
+
+
 def level_starts(clock: Clock, levels: Sequence[Level], until: datetime) -> list[tuple[int, int, datetime]]:
     """(segment, level, instant) of every level start up to and including `until`, in order."""
     starts: list[tuple[int, int, datetime]] = []

@@ -90,8 +90,9 @@ def rebuy_problems(
 ) -> list[Problem]:
     """3.1 rebuy: tops up the current entry, refused once the tournament is finished or cancelled.
     SP-12 options: the window `rebuy_until` (open strictly before that instant) or
-    `rebuy_until_level` N (open while the clock's level is N or earlier: it closes when level N
-    ends); `rebuy_limit` rebuys per player over all their entries. Unset: no window, no limit."""
+    `rebuy_until_level` N (open while the furthest level the clock has reached, `level`, is N or
+    earlier: it closes when level N ends, for good); `rebuy_limit` rebuys per player over all their
+    entries. Unset: no window, no limit."""
     out = _over(REBUY, status)
     if s.rebuy_amount is None:
         out.append(Problem("rebuy-not-offered", "this tournament sets no rebuy amount (rule 3.1)"))
@@ -102,7 +103,7 @@ def rebuy_problems(
     if s.rebuy_until_level is not None and level is not None and level > s.rebuy_until_level:
         out.append(Problem(
             "rebuy-window-closed",
-            f"the rebuy window closed when level {s.rebuy_until_level} ended; the clock is at level {level} "
+            f"the rebuy window closed when level {s.rebuy_until_level} ended; the clock has reached level {level} "
             "(rebuy_until_level, SP-12)",
         ))
     if s.rebuy_limit is not None and rebuys_taken >= s.rebuy_limit:

@@ -6,8 +6,9 @@
   after which the players remaining are at most the paid places, SP-3) or `level:N` (a knockout
   recorded at level N or later).
 - When the phase starts a seed is committed (PD-12); the prizes are shuffled by it
-  (`domain.draw.shuffled`, purpose `mystery-prizes`, over the positions 1..n) and the n-th draw of
-  the tournament takes the n-th prize of that order. No prizes left: no draw.
+  (`domain.draw.shuffled`, purpose `mystery-prizes`, over the positions 1..n) and the n-th draw
+  from the table takes the n-th prize of that order (a free-text draw made before the table was
+  declared takes none). No prizes left: no draw; while a prize is listed, it can be drawn.
 - Who draws: `per_killer_entry` (3.3, one draw per killer entry) or `per_knockout` (one draw per
   busted entry, by its first killer named).
 """
@@ -107,7 +108,8 @@ def prize_order(seed: str, prize_count: int) -> list[int]:
 
 
 def next_prize(seed: str, prize_count: int, draws_made: int) -> int | None:
-    """The position of the prize the next draw takes, or None when every prize is drawn."""
+    """The position of the prize the next draw takes (`draws_made`: draws from the table so far), or
+    None when every prize is drawn."""
     if draws_made >= prize_count:
         return None
     return prize_order(seed, prize_count)[draws_made]

@@ -11,7 +11,7 @@ Choices where the rules are silent:
 - breaking a table: its players, in drawn order, each go to the active table that has the fewest
   players at that moment (ties by lot), on a free seat drawn by lot — so the field stays balanced;
 - a late entry or re-entry sits at the active table with the fewest players that has a free seat
-  (ties: the lowest table number), on its lowest free seat; with no free seat a new table opens;
+  (ties by lot, RULES SP-13), on its lowest free seat; with no free seat a new table opens;
 - the final table is the lowest-numbered active table, its seats redrawn by lot;
 - suggested moves take the player in the highest occupied seat of the fullest table (ties: the
   highest table number) to the lowest free seat of the emptiest (ties: the lowest table number).
@@ -111,15 +111,31 @@ def _active_table(seating: Seating, table: int) -> None:
         raise DomainError("seating-no-such-table", f"there is no table {table}")
 
 
-def seat_new_entry(seating: Seating, entry: int) -> tuple[Seating, Seat, bool]:
+def late_seating_tie(seating: Seating) -> tuple[int, ...]:
+    """The active tables with a free seat that share the fewest players (ascending): a late entry
+    goes to one of them, by lot when there are several (SP-13)."""
+    counts = seating.counts()
+    open_tables = [t for t in seating.tables if counts[t] < seating.seat_cap]
+    if not open_tables:
+        return ()
+    fewest = min(counts[t] for t in open_tables)
+    return tuple(t for t in open_tables if counts[t] == fewest)
+
+
+def seat_new_entry(seating: Seating, entry: int, seed: str | None = None) -> tuple[Seating, Seat, bool]:
     """3.6: a late entry or re-entry sits at the table with the fewest players, or a new table opens.
+    Tables tied on the fewest players are drawn between by lot (SP-13): `seed` is then required.
     Returns the seating, the seat, and whether a table was opened."""
     if seating.seat_of(entry):
         raise DomainError("seating-already-seated", f"entry {entry} already has a seat")
-    counts = seating.counts()
-    open_tables = [t for t in seating.tables if counts[t] < seating.seat_cap]
-    if open_tables:
-        table = min(open_tables, key=lambda t: (counts[t], t))
+    tied = late_seating_tie(seating)
+    if tied:
+        if len(tied) == 1:
+            table = tied[0]
+        elif seed is None:
+            raise DomainError("seating-tie-needs-draw", f"tables {', '.join(map(str, tied))} tie: the seat is drawn by lot")
+        else:
+            table = draw.rng(seed, "late-seating").choice(tied)
         seat = Seat(table, seating.free_seats(table)[0], entry)
         return seating.with_seats(seating.seats + (seat,)), seat, False
     table = max((*seating.tables, *seating.broken), default=0) + 1
@@ -291,7 +307,8 @@ def invariant_problems(seating: Seating, active_entries: Iterable[int]) -> list[
 
 # SP-13: the record of a draw and its re-check. A draw's items are what the rule drew from: for the
 # initial seating the seat cap and the entries (sorted by id); for breaking a table or assembling the
-# final table the seating before (`snapshot`). Its outcome lists [entry, table, seat] in drawn order.
+# final table the seating before (`snapshot`); for a late seating tie the seating before and the
+# entry. Its outcome lists [entry, table, seat] in drawn order.
 
 FLOOR_SEED_MAX = 200
 
@@ -318,12 +335,18 @@ def from_snapshot(items: dict) -> Seating:
     )
 
 
-def outcome(purpose: str, result: Seating | tuple[Seating, tuple[Move, ...]]) -> list[list[int]]:
+def outcome(
+    purpose: str, result: Seating | tuple[Seating, tuple[Move, ...]] | tuple[Seating, Seat, bool]
+) -> list[list[int]]:
     """The recorded outcome of a draw from the rule's result."""
     if purpose == "initial-seating":
         assert isinstance(result, Seating)
         return [[s.entry, s.table, s.seat] for s in sorted(result.seats, key=lambda s: (s.seat, s.table))]
     assert isinstance(result, tuple)
+    if purpose == "late-seating":
+        seat = result[1]
+        assert isinstance(seat, Seat)
+        return [[seat.entry, seat.table, seat.seat]]
     return [[m.entry, m.to_table, m.to_seat] for m in result[1]]
 
 
@@ -333,6 +356,11 @@ def redraw(purpose: str, seed: str, items: dict) -> list[list[int]]:
         return outcome(purpose, initial_seating(items["entries"], items["seat_cap"], seed))
     if purpose == "final-table":
         return outcome(purpose, assemble_final_table(from_snapshot(items), seed))
+    if purpose == "late-seating":
+        before = from_snapshot(items)
+        if len(late_seating_tie(before)) < 2:
+            raise DomainError("seating-no-tie", "the seating before the draw has no tie to draw between")
+        return outcome(purpose, seat_new_entry(before, items["entry"], seed))
     table = int(purpose.removeprefix("break-table-"))
     return outcome(purpose, break_table(from_snapshot(items), table, seed))
 

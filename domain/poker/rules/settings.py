@@ -154,9 +154,14 @@ def deadline_problems(s: TournamentSettings) -> list[Problem]:
 
 
 def bounty_problems(s: TournamentSettings) -> list[Problem]:
-    """SP-9: `pko_head` is a whole number of points, at least 2, and only with the pko bounty type.
-    Unset, a pko tournament records credits as today (no heads)."""
+    """SP-9: `pko_head` is a whole number of points, at least 2, set exactly when the bounty type is
+    pko (a pko tournament without heads would record classic credits under the PKO label)."""
     if s.pko_head is None:
+        if s.bounty_type == "pko":
+            return [Problem(
+                "pko-head-missing",
+                "bounty type pko needs a PKO head: set pko_head to a whole number of points, at least 2 (SP-9)",
+            )]
         return []
     if isinstance(s.pko_head, bool) or not isinstance(s.pko_head, int) or s.pko_head < 2:
         return [Problem("pko-head-bad", f"the PKO head {s.pko_head} must be a whole number of points, at least 2 (SP-9)")]

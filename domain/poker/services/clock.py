@@ -108,6 +108,14 @@ def status(session: Session, tournament_id: int, now: datetime) -> dict:
     return reading_dict(t.id, pure.read(loaded.clock, loaded.levels, now), len(loaded.levels))
 
 
+def furthest_level(session: Session, tournament_id: int, now: datetime) -> int | None:
+    """The furthest level the clock has reached by `now` (its count + 1 once exhausted; None before
+    the start), for the `rebuy_until_level` window (SP-12): stepping the clock back does not lower it."""
+    t = get_tournament(session, tournament_id)
+    _, loaded = _load(session, t, lock=False)
+    return pure.furthest_level(loaded.clock, loaded.levels, now)
+
+
 def breaks_reached(session: Session, tournament_id: int, now: datetime) -> int:
     """The add-on gate's "at the N-th break" count (3.1, 3.5): breaks passed at `now`."""
     t = get_tournament(session, tournament_id)

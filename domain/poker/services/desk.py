@@ -1,6 +1,6 @@
 """The counter's use cases, as the CLI and the simulator call them: an entry opened at check-in or
 re-entry is seated at once when the seats are drawn (3.6); a rebuy is checked against the clock's
-level (SP-12) and an add-on against the breaks the clock has reached (3.1)."""
+level it has reached (SP-12) and an add-on against the breaks the clock has reached (3.1)."""
 
 from __future__ import annotations
 
@@ -26,10 +26,9 @@ def reenter(session: Session, tournament_id: int, player_ref: str | int, now: da
 
 
 def rebuy(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> TopUp:
-    """A rebuy at the level the clock shows now: past the structure's last level when it is exhausted."""
-    reading = clock.status(session, tournament_id, now)
-    level = {"running": reading.get("level"), "paused": reading.get("level"),
-             "structure exhausted": reading.get("levels", 0) + 1}.get(reading.get("status"))
+    """A rebuy at the furthest level the clock has reached by now (past the structure's last level
+    once it was exhausted): a window closed by the clock stays closed when the clock steps back (SP-12)."""
+    level = clock.furthest_level(session, tournament_id, now)
     return entries.rebuy(session, tournament_id, player_ref, now, level=level)
 
 

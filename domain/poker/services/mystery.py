@@ -155,7 +155,9 @@ def _table_draw(
         knockout_level=knockout.level,
     )
     prize_count = session.scalar(select(func.count()).where(MysteryPrize.tournament_id == tournament.id))
-    draws_made = session.scalar(select(func.count()).where(MysteryDraw.tournament_id == tournament.id))
+    draws_made = session.scalar(select(func.count()).where(  # draws from the table: a free-text one took none
+        MysteryDraw.tournament_id == tournament.id, MysteryDraw.prize_position.is_not(None)
+    ))
     knockout_drawn = session.scalar(select(exists().where(MysteryDraw.knockout_id == knockout.id)))
     problems += mystery_rules.table_draw_problems(
         mode=tournament.mystery_draw_per, killer_drew_before=killer_drew, knockout_drawn=bool(knockout_drawn),

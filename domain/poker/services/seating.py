@@ -133,17 +133,32 @@ def draw_initial(
     return show(session, t.id) | {"draw": drawn}
 
 
+def _seat_one(
+    session: Session, tournament_id: int, seating: Seating, entry_id: int, now: datetime
+) -> tuple[Seating, Seat, bool, dict | None]:
+    """One new entry by the late-seating rule; a tie between the emptiest tables is a draw by lot of
+    the tournament's chain (SP-13), recorded with the seating before and the entry."""
+    if len(pure.late_seating_tie(seating)) < 2:
+        return (*pure.seat_new_entry(seating, entry_id), None)
+    (after, seat, opened), drawn = draws.run(
+        session, tournament_id, "late-seating", pure.snapshot(seating) | {"entry": entry_id}, None, now,
+        lambda s: pure.seat_new_entry(seating, entry_id, s),
+    )
+    return after, seat, opened, drawn
+
+
 def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
-    """3.6: seat a late entry or re-entry at the table with the fewest players, or open a table.
-    Call it in the transaction that creates the entry (the database refuses to commit an active
-    entry of a running, seated tournament without a seat)."""
+    """3.6: seat a late entry or re-entry at the table with the fewest players (ties by lot, SP-13),
+    or open a table. Call it in the transaction that creates the entry (the database refuses to
+    commit an active entry of a running, seated tournament without a seat)."""
     entry = session.get(Entry, entry_id)
     if entry is None:
         raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
     before = _begin(session, entry.tournament_id)
-    after, seat, opened = pure.seat_new_entry(before, entry_id)
+    after, seat, opened, drawn = _seat_one(session, entry.tournament_id, before, entry_id, now)
     save(session, entry.tournament_id, before, after, now)
-    return {"entry_id": entry_id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
+    shown = {"entry_id": entry_id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
+    return shown | {"draw": drawn} if drawn else shown
 
 
 def seat_new_entries(
@@ -153,7 +168,7 @@ def seat_new_entries(
     before = _begin(session, tournament_id)
     after, seats = before, []
     for entry_id in entry_ids:
-        after, seat, _ = pure.seat_new_entry(after, entry_id)
+        after, seat, _, _ = _seat_one(session, tournament_id, after, entry_id, now)
         seats.append(seat)
     save(session, tournament_id, before, after, now)
     return seats

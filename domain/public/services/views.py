@@ -19,6 +19,7 @@ from domain.errors import DomainError, NotFound
 from domain.leagues.services import leagues
 from domain.leagues.tables import Season
 from domain.poker.rules.places import LiveKnockout, PlacedEntry, places_so_far
+from domain.poker.rules.wording.check import names_money
 from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
@@ -29,6 +30,13 @@ from domain.pusoy.services import views as pusoy_views
 
 PUBLIC_POKER = ("registration_open", "running")
 BIGINT_MAX = 2**63 - 1
+WITHHELD = "—"  # SP-4: a stored prize line that names money is not shown
+
+
+def _public_prize(line: str | None) -> str | None:
+    """SP-4 at the public door: the check runs again on every prize line shown, so a line written
+    past the domain (the database's seal is no security boundary: docs/decisions.md) is withheld."""
+    return WITHHELD if line is not None and names_money(line) else line
 
 # -- the screen's fingerprint ------------------------------------------------------------------------
 
@@ -105,7 +113,7 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
         "remaining_to_money": itm.remaining_to_money,
         "on_bubble": itm.on_bubble,
         "in_money": itm.in_money,
-        "prizes": list(results.prizes(session, tournament_id)),
+        "prizes": [_public_prize(line) for line in results.prizes(session, tournament_id)],
     }
 
 
@@ -118,7 +126,8 @@ def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     t = get_tournament(session, tournament_id)
     if t.status == "finished":
         return [
-            {"place": n.place.place, "player": n.name, "knockouts": n.place.knockouts, "prize": n.place.prize}
+            {"place": n.place.place, "player": n.name, "knockouts": n.place.knockouts,
+             "prize": _public_prize(n.place.prize)}
             for n in results.places(session, tournament_id)
         ]
     entries = [PlacedEntry(e, p, n) for e, p, n in session.execute(
@@ -129,8 +138,8 @@ def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
             Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)))]
     out = places_so_far(entries, knockouts, results.prizes(session, tournament_id))
     names = _names(session, [p.player_id for p in out])
-    return [{"place": p.place, "player": names.get(p.player_id, "?"), "knockouts": None, "prize": p.prize}
-            for p in out]
+    return [{"place": p.place, "player": names.get(p.player_id, "?"), "knockouts": None,
+             "prize": _public_prize(p.prize)} for p in out]
 
 
 def _names(session: Session, player_ids) -> dict[int, str]:

@@ -14,7 +14,7 @@ from domain.poker.rules.wording.lexicon import _lexicon
 from domain.poker.rules.wording.normalisation import _normalise_mapped, _unicode, normalise
 
 MAX_DESCRIPTION_CHARS = 500  # a prize line or a mystery prize description (3.4)
-CHECKER = "sp4-2"  # names the check that sealed a line; a change in what is refused bumps it
+CHECKER = "sp4-3"  # names the check that sealed a line; a change in what is refused bumps it
 
 
 @dataclass(frozen=True)

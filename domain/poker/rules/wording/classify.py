@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
 
-from domain.poker.rules.wording.decisions import _MULTIPLIERS, _WORD_CODES
+from domain.poker.rules.wording.decisions import _EN_NUMBER_WORDS, _MULTIPLIERS, _WORD_CODES
 from domain.poker.rules.wording.lexicon import _fold_yo, _lemmas, _Lexicon, _lexicon, _morph
 from domain.poker.rules.wording.normalisation import _CYRILLIC, _LATIN, _SPACE, _unicode
 
@@ -182,15 +182,17 @@ def _hits(norm: str, lex: _Lexicon) -> list[_Hit]:
             pending = None
             amount_end = m.end()
             continue
-        pending = None
         text = m.group(kind)
+        before, pending = pending, None
         after = amount_end >= 0 and _adjacent(norm, amount_end, start)
         amount_end = -1
         if after and kind == "word" and _is_multiplier(text):
             amount_end = m.end()
             continue
-        if kind == "word" and _is_number_word(text):
-            amount_end = m.end()  # «сто р», «пятьсот рублей», «две тысячи р»
+        if kind == "word" and _is_number_word(text):  # an amount in words counts as one in digits
+            if before is not None and _adjacent(norm, before[1], start):  # "USD fifty"
+                hits.append(_Hit(before[0], before[1], before[2].reads, before[2].before or ""))
+            amount_end = m.end()  # «сто р», «пятьсот рублей», «две тысячи р», "fifty quid"
             continue
         c = _word_class(text.rstrip("."), line_script) if kind == "abbr" else _compound_class(text, line_script)
         if c is _NOTHING:
@@ -224,12 +226,15 @@ def _adjacent(norm: str, end: int, start: int) -> bool:
 
 @lru_cache(maxsize=4096)
 def _is_number_word(word: str) -> bool:
-    """A Russian numeral («сто», «пятьсот», «две»), or «тысяча», «миллион» on their own."""
+    """A Russian numeral («сто», «пятьсот», «две»), or «тысяча», «миллион» on their own; an English
+    cardinal ("five", "twenty-five", "hundred")."""
     for reading in _readings(word, None, _lexicon()):
         low = reading.lower()
         if _script(low) == "cyr" and "-" not in low:
             if any("NUMR" in p.tag for p in _morph().parse(low)) or _lemmas(low) <= _MULTIPLIERS:
                 return True
+        if _script(low) == "lat" and all(part in _EN_NUMBER_WORDS for part in _SPLIT_JOINER.split(low)):
+            return True
     return False
 
 

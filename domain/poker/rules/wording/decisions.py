@@ -32,6 +32,11 @@ _RU_EVERYDAY = frozenset(
 _RU_MONEY_LEMMAS: dict[str, str] = {
     **dict.fromkeys("рублик рублишко рублёвый".split(), "рубль"),
     **dict.fromkeys("копейка копеечка".split(), "копейка"),
+    # the minor units a club writes in Russian, as "cents", "pence" count in English
+    **dict.fromkeys("цент евроцент".split(), "цент"),
+    "пенс": "пенс",
+    "сантим": "сантим",
+    "грош": "грош",
     **dict.fromkeys("бакс долларовый".split(), "доллар"),
     "еврик": "евро",
     "стерлинг": "фунт стерлингов",
@@ -49,11 +54,18 @@ _RU_MONEY_WORDS: dict[str, str] = {  # forms the dictionary does not know, and a
     "у.е": "условная единица",
     **dict.fromkeys("грн гривня гривни гривне гривню гривней гривень".split(), "гривна"),
     **dict.fromkeys("нал нала налу налом налы лавэ лаве".split(), ""),
+    "копек": "копейка",  # «50 копек», the colloquial genitive plural
+    **{  # the tenge's minor unit, which the dictionary reads as a name
+        f"{stem}{ending}": "тиын"
+        for stem in ("тиын", "тийын", "тыйын")
+        for ending in ("", "а", "у", "ом", "е", "ы", "ов", "ам", "ами", "ах")
+    },
 }
 _RU_AFTER_AMOUNT: dict[str, str] = {  # money only right after an amount
     **dict.fromkeys("р тр т.р кр".split(), "рубль"),
     "коп": "копейка",
     "тг": "тенге",
+    "пенни": "пенс",  # a given name too
 }
 _EN_MONEY_WORDS: dict[str, str] = dict.fromkeys(
     "cash money moneys monies monetary cashback currency currencies banknote banknotes greenback "
@@ -65,6 +77,13 @@ _EN_AFTER_AMOUNT: dict[str, str] = {
     **dict.fromkeys("cent cents dime dimes".split(), "cent"),
     **dict.fromkeys("penny pennies pence p quid".split(), "pound"),
 }
+# English cardinal number words: an amount written in words counts as one in digits ("fifty
+# quid", "twenty-five cents"); Russian number words are pymorphy3's NUMR
+_EN_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+    "hundreds thousand thousands million millions billion billions dozen dozens".split()
+)
 # multipliers that make an amount of a number: 10к, 5 тыс., 2 млн, 3k
 _MULTIPLIERS = frozenset(
     "к k kk кк т тыс тыщ тысяча тысяч тысячи млн млрд миллион миллиард mln bn thousand thousands "

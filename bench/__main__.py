@@ -15,9 +15,9 @@ from pathlib import Path
 
 import bench
 from bench.harness import Report
-from domain.store.db import dispose_engines, get_engine
 from domain.store.migrate import upgrade
-from domain.store.scratch import scratch_database, server_url
+from domain.store.scratch import scratch_database
+from flows import bootstrap
 
 OUT = Path(__file__).with_name("results.json")
 
@@ -26,16 +26,16 @@ def main(argv: list[str]) -> int:
     names = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
     chosen = [n for n in names if not argv or any(word in n for word in argv)]
     report = Report()
-    server = server_url()
+    server = bootstrap.server_url()
     for name in chosen:
         print(f"== {name}", flush=True)
         with scratch_database(server, "bench") as url:
             os.environ["DATABASE_URL"] = url
             try:
-                upgrade(get_engine())
+                upgrade(bootstrap.engine())
                 importlib.import_module(f"bench.{name}").run(report)
             finally:
-                dispose_engines()
+                bootstrap.dispose()
     OUT.write_text(json.dumps(report.results, indent=2, default=str))
     print(f"results written to {OUT}")
     return 0

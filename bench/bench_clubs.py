@@ -13,9 +13,10 @@ from sqlalchemy import create_engine, insert, text
 
 from bench.harness import Report
 from domain.clubs.services.rate import SharedRateLimiter
-from domain.clubs.services.runs import run_checks
 from domain.clubs.tables import Club
-from domain.store.db import StatementCounter, get_engine
+from domain.store.db import StatementCounter
+from flows import bootstrap
+from flows.jobs.clubs import run_checks
 from infra.registry_http import HttpPartyProvider
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer, most_in_one_second
@@ -52,7 +53,7 @@ def _reset(engine, count: int = APPLICATIONS) -> None:
 
 
 def run(report: Report) -> None:
-    engine = get_engine()
+    engine = bootstrap.engine()
     with RegistryServer(latency=LATENCY) as server:
         for n in range(APPLICATIONS):
             server.add(party(inn10(n), ogrn13(n)))

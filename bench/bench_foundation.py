@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from bench.harness import Report
 from domain.ops.services.status import read_status
-from domain.store.db import database_url, get_engine, make_engine
+from domain.store.db import make_engine
+from flows import bootstrap
 
 
 def run(report: Report) -> None:
-    url = database_url()
-    pooled = get_engine()
+    url = bootstrap.database_url()
+    pooled = bootstrap.engine()
 
     def fresh() -> None:
         engine = make_engine(url)

@@ -28,7 +28,7 @@ from bench.harness import Report, runner
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services import results as results_service
 from domain.poker.services.knockouts import record_knockouts
-from domain.store.db import get_engine, unit_of_work
+from flows import bootstrap
 from infra.config import load_settings
 from infra.prefect_server import prefect_env
 from tests.support.poker_world import BOUNTY, field, tournament
@@ -58,7 +58,7 @@ if __name__ == "__main__":
 
 
 def _sql(script: str) -> None:
-    with get_engine().begin() as conn:
+    with bootstrap.engine().begin() as conn:
         for statement in filter(str.strip, script.split(";\n")):
             conn.execute(text(statement))
 
@@ -66,7 +66,7 @@ def _sql(script: str) -> None:
 def _seed(label: str, busted_at: list[datetime]) -> dict[int, datetime]:
     """One tournament a bust instant: two players with prizes, the second busted by the first then."""
     made = {}
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         for n, at in enumerate(busted_at):
             t = tournament(session, **BOUNTY, name=f"{label}-{n}")
             session.execute(text("INSERT INTO poker_knockout_settings (tournament_id, void_window_seconds) "
@@ -83,7 +83,7 @@ def _written(ids: list[int], deadline: float) -> dict[int, datetime]:
     sql = text("SELECT p.tournament_id, min(w.written_at) FROM bench_sheets w JOIN document_publications p "
                "ON p.id = w.publication_id WHERE p.source = 'poker' AND p.tournament_id = ANY(:ids) GROUP BY 1")
     while True:
-        with get_engine().connect() as conn:
+        with bootstrap.engine().connect() as conn:
             found = dict(conn.execute(sql, {"ids": ids}).all())
         if len(found) == len(ids) or time.monotonic() > deadline:
             return found

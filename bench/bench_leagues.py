@@ -30,7 +30,8 @@ from domain.poker.tables.tournaments import (
     Structure,
     Tournament,
 )
-from domain.store.db import StatementCounter, get_engine, unit_of_work
+from domain.store.db import StatementCounter, unit_of_work
+from flows import bootstrap
 
 TOURNAMENTS = 50
 PLAYERS = 100
@@ -41,7 +42,7 @@ def _seed(tournaments: int) -> int:
     """A club, `tournaments` finished tournaments of the same 100 players with random places
     (some shared) and credits; a season picking them all. Returns the season id."""
     rng = random.Random(tournaments)
-    engine = get_engine()
+    engine = bootstrap.engine()
     with unit_of_work(engine) as s:
         club = s.scalar(select(Club).where(Club.inn == "7707083893"))
         if club is None:
@@ -100,7 +101,7 @@ def _seed(tournaments: int) -> int:
 
 def naive(season_id: int):
     """The same standings, one tournament and one name at a time."""
-    with unit_of_work() as s:
+    with bootstrap.unit_of_work() as s:
         season = s.get(Season, season_id)
         ids = s.scalars(select(SeasonTournament.tournament_id).where(SeasonTournament.season_id == season_id)).all()
         placings = []
@@ -117,12 +118,12 @@ def naive(season_id: int):
 
 
 def set_based(season_id: int):
-    with unit_of_work() as s:
+    with bootstrap.unit_of_work() as s:
         return season_standings(s, season_id)[2]
 
 
 def run(report: Report) -> None:
-    engine = get_engine()
+    engine = bootstrap.engine()
     small = _seed(10)
     season = _seed(TOURNAMENTS)
     a = [(r.standing, r.name) for r in set_based(season)]

@@ -17,7 +17,8 @@ from domain.poker.services import fees as poker_fees
 from domain.poker.services import players as poker_players
 from domain.poker.services import structures as poker_structures
 from domain.poker.services import tournaments as poker_tournaments
-from domain.store.db import StatementCounter, get_engine, unit_of_work
+from domain.store.db import StatementCounter
+from flows import bootstrap
 
 NOW = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 START = NOW + timedelta(hours=2)
@@ -48,24 +49,24 @@ def _tournament(session, n_players: int, rebuys_each: int, tag: str) -> tuple[in
 
 
 def _unsettle(tid: int) -> None:
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         session.execute(text("UPDATE poker_fees SET settlement_id = NULL WHERE tournament_id = :t"), {"t": tid})
         session.execute(text("DELETE FROM poker_settlements WHERE tournament_id = :t"), {"t": tid})
 
 
 def run(report: Report) -> None:
-    engine = get_engine()
-    with unit_of_work() as session:
+    engine = bootstrap.engine()
+    with bootstrap.unit_of_work() as session:
         big, players = _tournament(session, 500, 2, "big")
         small, _ = _tournament(session, 50, 2, "small")
 
     def per_player() -> None:
         for pid in players:
-            with unit_of_work() as session:
+            with bootstrap.unit_of_work() as session:
                 poker_fees.settle(session, big, pid, "cash", "Olga", START)
 
     def batch(tid: int = big) -> None:
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             made = poker_fees.settle_all(session, tid, "cash", "Olga", START)
         assert len(made) in (50, 500)
 

@@ -13,7 +13,8 @@ from bench.harness import Report
 from domain.poker.rules import clock as pure
 from domain.poker.rules.clock_model import Clock, Level, Pause, Segment
 from domain.poker.services import clock as clock_service
-from domain.store.db import StatementCounter, get_engine, unit_of_work
+from domain.store.db import StatementCounter
+from flows import bootstrap
 
 T0 = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
 NOW = T0 + timedelta(minutes=21)  # level 2 began at 18:20
@@ -58,14 +59,14 @@ UPDATE poker_dead_stacks SET chips = 10000, busted_at = NULL;
 
 
 def _sql(script: str, count: int = COUNT, first: int = 0) -> None:
-    with get_engine().begin() as conn:
+    with bootstrap.engine().begin() as conn:
         for statement in filter(str.strip, script.split(";")):
             conn.execute(text(statement), {"t0": T0, "t0s": T0.isoformat(), "count": count, "first": first})
 
 
 def run(report: Report) -> None:
     _sql(WORLD)
-    engine = get_engine()
+    engine = bootstrap.engine()
     with engine.connect() as conn:
         all_ids = conn.execute(text("SELECT id FROM poker_tournaments ORDER BY id")).scalars().all()
     for count in COUNTS:
@@ -110,11 +111,11 @@ def _advance_clocks(report: Report, engine, ids: list[int]) -> None:
 
     def one_at_a_time() -> None:
         for tid in ids:
-            with unit_of_work() as session:
+            with bootstrap.unit_of_work() as session:
                 clock_service.advance_clocks(session, NOW, tid)
 
     def set_based() -> None:
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             done = clock_service.advance_clocks(session, NOW)
         assert len(done) == count
 

@@ -23,7 +23,8 @@ from domain.poker.tables.tournaments import (
     Structure,
     Tournament,
 )
-from domain.store.db import StatementCounter, get_engine, unit_of_work
+from domain.store.db import StatementCounter, unit_of_work
+from flows import bootstrap
 
 ENTRIES = 100_000
 REENTRIES = ENTRIES // 5
@@ -66,7 +67,7 @@ def elimination_graph(seed: int = 7) -> tuple[list[PlacedEntry], list[LiveKnocko
 
 def _load(entries: list[PlacedEntry], knockouts: list[LiveKnockout]) -> int:
     """Writes the graph as one tournament (ids offset past what is there); returns its id."""
-    engine = get_engine()
+    engine = bootstrap.engine()
     with unit_of_work(engine) as s:
         club = Club(name="Bench club", legal_form="legal_entity", inn="7707083893", ogrn="1027700132195",
                     contact_email="bench@example.org", timezone="Europe/Moscow", created_at=NOW, updated_at=NOW)
@@ -127,7 +128,7 @@ def run(report: Report) -> None:
     report.note("final places 100k", "entries / players / busts in blocks",
                 f"{len(entries)} / {len({e.player_id for e in entries})} / {blocks}")
     tournament_id = _load(entries, knockouts)
-    engine = get_engine()
+    engine = bootstrap.engine()
 
     def pure() -> None:
         final_places(entries, knockouts)

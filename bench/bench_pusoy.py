@@ -19,14 +19,15 @@ from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyFinish, PusoySeat
-from domain.store.db import StatementCounter, get_engine, unit_of_work
+from domain.store.db import StatementCounter
+from flows import bootstrap
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 def _ready_round(capacity: int, games: int, rnd: random.Random) -> int:
     """A committed tournament whose round 1 has every game reported; returns its id."""
-    with unit_of_work() as s:
+    with bootstrap.unit_of_work() as s:
         t = pusoy_setup.create(s, name="bench", organizer="bench", capacity=capacity, games_per_round=games, now=NOW)
         for i in range(capacity):
             pusoy_setup.join(s, t.code, f"p{i:02d}", NOW)
@@ -45,7 +46,7 @@ def _ready_round(capacity: int, games: int, rnd: random.Random) -> int:
 
 
 def _complete_and_roll_back(tournament_id: int, counter: list[int] | None = None) -> None:
-    engine = get_engine()
+    engine = bootstrap.engine()
     with engine.connect() as conn:
         outer = conn.begin()
         session = Session(bind=conn, join_transaction_mode="create_savepoint")
@@ -62,7 +63,7 @@ def _complete_and_roll_back(tournament_id: int, counter: list[int] | None = None
 
 
 def _pure(tournament_id: int):
-    with unit_of_work() as s:
+    with bootstrap.unit_of_work() as s:
         rows = s.execute(
             select(PusoyFinish.table_no, PusoyFinish.game_no, PusoyFinish.player, PusoyFinish.position,
                    PusoyFinish.two_of_diamonds).where(PusoyFinish.tournament_id == tournament_id)
@@ -82,7 +83,7 @@ def _pure(tournament_id: int):
 def _joins(clients: int, codes: list[str]) -> None:
     def join(pair):
         code, player = pair
-        with unit_of_work() as s:
+        with bootstrap.unit_of_work() as s:
             pusoy_setup.join(s, code, player, NOW)
 
     pairs = [(code, f"p{i:02d}") for code in codes for i in range(32)]
@@ -109,7 +110,7 @@ def run(report: Report) -> None:
 
     def fresh() -> None:
         codes.clear()
-        with unit_of_work() as s:
+        with bootstrap.unit_of_work() as s:
             codes.extend(
                 pusoy_setup.create(s, name="bench", organizer="bench", capacity=32, now=NOW).code for _ in range(4)
             )

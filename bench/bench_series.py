@@ -24,7 +24,8 @@ from sqlalchemy import text
 
 from bench.harness import Report
 from domain.series.services.series import materialize
-from domain.store.db import StatementCounter, get_engine, unit_of_work
+from domain.store.db import StatementCounter, unit_of_work
+from flows import bootstrap
 
 UTC = timezone.utc
 NOW = datetime(2026, 10, 20, 12, tzinfo=UTC)
@@ -62,7 +63,7 @@ def _clear(engine) -> None:
 
 
 def bench_materialize(report: Report) -> None:
-    engine = get_engine()
+    engine = bootstrap.engine()
     ids = _seed(engine)
 
     def set_based() -> None:

@@ -26,7 +26,7 @@ from sqlalchemy import text
 
 from bench.harness import Report, runner
 from domain.poker.services.due import CHANNEL
-from domain.store.db import get_engine
+from flows import bootstrap
 from flows.jobs.timekeeper_loop import active_pid
 
 SPREAD = 60.0  # seconds over which a phase's moments fall due
@@ -96,7 +96,7 @@ if __name__ == "__main__":
 """
 
 def _sql(script: str, **params) -> None:
-    with get_engine().begin() as conn:
+    with bootstrap.engine().begin() as conn:
         for statement in filter(str.strip, script.split(";\n")):
             conn.execute(text(statement), params)
 
@@ -121,12 +121,12 @@ def _children(pid: int) -> list[int]:
 
 
 def _holder_pid() -> int | None:
-    return active_pid(get_engine())
+    return active_pid(bootstrap.engine())
 
 
 def _written(label: str) -> tuple[list[float], int]:
     """Lateness in seconds of every level change written, sorted; how many tournaments had none."""
-    with get_engine().connect() as conn:
+    with bootstrap.engine().connect() as conn:
         late = conn.execute(text(
             "SELECT extract(epoch FROM w.written_at - e.at) FROM poker_clock_events e "
             "JOIN bench_written w ON w.event_id = e.id JOIN poker_tournaments t ON t.id = e.tournament_id "
@@ -166,7 +166,7 @@ def _old_way(report: Report, client, runner: subprocess.Popen, server: list[int]
 
     label = f"old{count}"
     first = _phase(label, count, lead=30)
-    with get_engine().connect() as conn:
+    with bootstrap.engine().connect() as conn:
         moments = conn.execute(text(
             "SELECT c.tournament_id, c.next_change_at FROM poker_clock c JOIN poker_tournaments t ON t.id = "
             "c.tournament_id WHERE t.name LIKE :label || '-%' ORDER BY 2"), {"label": label}).all()
@@ -199,7 +199,7 @@ def _reported(client, label: str) -> int:
         TaskRunFilterName,
     )
 
-    with get_engine().connect() as conn:
+    with bootstrap.engine().connect() as conn:
         ids = set(conn.execute(text("SELECT id FROM poker_tournaments WHERE name LIKE :label || '-%'"),
                                {"label": label}).scalars())
     found, offset = 0, 0

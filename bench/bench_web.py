@@ -20,7 +20,7 @@ import time
 import httpx
 
 from bench.harness import Report
-from domain.store.db import get_engine
+from flows import bootstrap
 from tests.support.net import free_port
 from tests.web import world
 
@@ -122,7 +122,7 @@ def _serve(mode: str) -> tuple[subprocess.Popen, int]:
 
 
 def run(report: Report) -> None:
-    engine = get_engine()
+    engine = bootstrap.engine()
     name = f"web: {CLIENTS} SSE clients on one tournament's screen"
     results = {}
     for mode in MODES:

@@ -48,7 +48,7 @@ from domain.simulate.services.demo import (
     pusoy_status,
     start_poker,
 )
-from domain.store.db import unit_of_work
+from flows import bootstrap
 
 TICK = timedelta(seconds=20)
 
@@ -174,7 +174,7 @@ class Simulation:
     def attempt(self, what: str, action: Callable[..., object]) -> object:
         """`action(session)` in one transaction; a refusal is tallied and logged, and the run goes on."""
         try:
-            with unit_of_work() as session:
+            with bootstrap.unit_of_work() as session:
                 return action(session)
         except DomainError as exc:
             self.tally.refused.append(f"{what}: {exc.message}")
@@ -186,7 +186,7 @@ class Simulation:
     def plan_poker(self, play: timedelta, absent: int) -> None:
         pid, now = self.poker_id, self.clock.now()
         self.poker_tags = _read(lambda s: run_tags.poker_tags(s, [pid]))[pid]
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             facts = poker_facts(session, pid, now, play)
         absent_ones = no_shows(self.rng, facts.arriving, absent) if facts.status == "registration_open" else ()
         self.tally.done["no-show"] = len(absent_ones)
@@ -317,7 +317,7 @@ class Simulation:
 
 
 def _read(fn):
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         return fn(session)
 
 
@@ -326,7 +326,7 @@ def _publish(poker_id, pusoy_code, clock, log, give_up) -> list[dict]:
     from domain.documents.services.records import documents_of, publications
 
     wanted, tags = set(), set()
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         if poker_id is not None:
             wanted.add(("poker", poker_id))
             tags.update(run_tags.poker_tags(session, [poker_id])[poker_id])
@@ -336,7 +336,7 @@ def _publish(poker_id, pusoy_code, clock, log, give_up) -> list[dict]:
             tags.update(run_tags.pusoy_tags(session, [pusoy_id])[pusoy_id])
     log(run_job("publish-results", clock, sorted(tags)))
     while True:
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             found = [p for p in publications(session) if (p.source, p.tournament_id) in wanted]
             rows = [
                 {"source": p.source, "tournament_id": p.tournament_id, "folder": p.folder,

@@ -17,17 +17,17 @@ from prefect.client.orchestration import get_client
 from prefect.runtime import flow_run
 
 from domain.ops.services.run_tags import poker_tags, pusoy_tags
-from domain.store.db import unit_of_work
+from flows import bootstrap
 from flows.retrying import unless_refused
 
 
 def of_poker(ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         return poker_tags(session, ids)
 
 
 def of_pusoy(ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         return pusoy_tags(session, ids)
 
 

@@ -10,15 +10,12 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from domain.documents.ports import DeliveryError
 from domain.errors import ConfigurationError
 from infra.config import masked
 
 DEFAULT_SENDER = "tourney@localhost"
 TIMEOUT_S = 30
-
-
-class DeliveryError(Exception):
-    """The server could not be reached or refused the message: recorded, retried later."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +87,17 @@ def send(target: SmtpTarget, msg: EmailMessage) -> None:
         if target.password:  # a server or library might echo it back: never recorded nor shown
             reason = reason.replace(target.password, "***")
         raise DeliveryError(f"{target.host}:{target.port}: {reason}") from None
+
+
+@dataclass(frozen=True)
+class SmtpMailer:
+    """The mailer of the documents (domain/documents/ports.py) over one SMTP server."""
+
+    target: SmtpTarget
+
+    def send(self, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]],
+             message_id: str) -> None:
+        send(self.target, message(self.target, recipient, subject, body, attachments, message_id))
 
 
 def _describe(exc: Exception) -> str:

@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from infra.config import Settings
 from domain.errors import ConfigurationError
 from infra.cluster import Cluster
+from infra.config import Settings
 
 HOST, PORT = "127.0.0.1", 4200
 

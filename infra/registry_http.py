@@ -18,17 +18,8 @@ from typing import Protocol
 
 import httpx
 
+from domain.clubs.ports import RegistryUnavailable
 from infra.config import RegistrySettings
-
-
-class RegistryUnavailable(Exception):
-    """No answer from the registry this time (time-outs, rate limits, server errors, refused token)."""
-
-
-class RegistryProvider(Protocol):
-    name: str
-
-    def lookup(self, inn: str) -> str: ...
 
 
 class Limiter(Protocol):

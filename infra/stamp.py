@@ -35,7 +35,15 @@ from markupsafe import Markup, escape
 from pypdf import PdfReader
 from weasyprint import CSS, HTML
 
-from infra.stamp_layout import Fonts, Line, Template, placeholders, set_lines, template_of, text_color
+from infra.stamp_layout import (
+    Fonts,
+    Line,
+    Template,
+    placeholders,
+    set_lines,
+    template_of,
+    text_color,
+)
 from infra.stamp_pdf import base_of, certificate_pdf, page_content, qr_image
 
 # Only for the template documents: the placeholders and the QR image keep their boxes, drawn nowhere.

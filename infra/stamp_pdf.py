@@ -15,7 +15,14 @@ from typing import Any
 
 import segno
 from pypdf import PdfReader
-from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject, StreamObject, TextStringObject
+from pypdf.generic import (
+    ArrayObject,
+    DictionaryObject,
+    IndirectObject,
+    NameObject,
+    StreamObject,
+    TextStringObject,
+)
 
 from infra import pdf
 from infra.stamp_layout import Line

@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
+from flows import bootstrap
 from tests.support.net import free_port
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -29,16 +30,15 @@ os.environ.setdefault("TOURNEY_SECRET_KEY", "test-secret-key-of-at-least-32-byte
 
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
-    from domain.store.db import dispose_engines
-    from domain.store.scratch import scratch_database, server_url
+    from domain.store.scratch import scratch_database
 
     previous = os.environ.get("DATABASE_URL")
-    with scratch_database(server_url(), "test") as url:
+    with scratch_database(bootstrap.server_url(), "test") as url:
         os.environ["DATABASE_URL"] = url
         try:
             yield url
         finally:
-            dispose_engines()
+            bootstrap.dispose()
             if previous is None:
                 os.environ.pop("DATABASE_URL", None)
             else:
@@ -47,10 +47,9 @@ def database_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def engine(database_url: str) -> Engine:
-    from domain.store.db import get_engine
     from domain.store.migrate import upgrade
 
-    engine = get_engine()
+    engine = bootstrap.engine()
     upgrade(engine)
     return engine
 

@@ -25,15 +25,3 @@ def scratch_database(server_url: str, purpose: str) -> Iterator[str]:
     finally:
         with psycopg.connect(**admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def server_url() -> str:
-    """The configured server's URL, starting the embedded cluster when that is the one in use."""
-    from infra.config import load_settings
-    from infra.cluster import Cluster
-    from domain.store.db import database_url
-
-    settings = load_settings()
-    if settings.embedded:
-        Cluster(settings.home).up()
-    return database_url(settings)

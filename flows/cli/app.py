@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click import ClickException
 
 from domain.errors import DomainError
+from flows import bootstrap
 from flows.cli.output import STATE, clean, emit, follow_tournaments, reset, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
 from infra.config import load_settings, redact
@@ -133,11 +134,9 @@ def db_up() -> None:
 @db_app.command("upgrade")
 def db_upgrade() -> None:
     """Apply every pending migration."""
-    from domain.store.db import check_reachable, get_engine
     from domain.store.migrate import database_heads, upgrade
 
-    engine = get_engine()
-    check_reachable(engine)
+    engine = bootstrap.check_reachable()
     upgrade(engine)
     emit({"database": engine.url.database, "heads": sorted(database_heads(engine))}, "schema upgraded")
 
@@ -159,10 +158,9 @@ def db_url() -> None:
     """Print the database URL in use (embedded or DATABASE_URL)."""
     from sqlalchemy.engine import make_url
 
-    from domain.store.db import database_url
 
     settings = load_settings()
-    url = make_url(database_url(settings))
+    url = make_url(bootstrap.database_url())
     emit(
         {
             "url": url.render_as_string(hide_password=True),
@@ -336,9 +334,8 @@ def _database_refusal(exc: Exception) -> str | None:
     from sqlalchemy.exc import DataError, OperationalError, ProgrammingError
 
     if isinstance(exc, OperationalError | PsycopgOperationalError):  # the database does not answer
-        from domain.store.db import unreachable
 
-        return unreachable(exc).message
+        return bootstrap.unreachable(exc)
     if isinstance(exc, ProgrammingError) and isinstance(exc.orig, UndefinedTable):
         return "the database's schema is behind this version: run `tourney db upgrade` (or `make run`)"
     if isinstance(exc, DataError):  # a value the checks above missed: refused by PostgreSQL, nothing written

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
+from flows import bootstrap
 from flows.cli.clock import now as _now
 from flows.cli.output import emit
 from flows.cli.params import one_of
@@ -26,15 +27,12 @@ def render(
     storing or sending anything (the job `publish-results` does that)."""
     from domain.documents.services.publish import rendered
     from domain.documents.services.sources import bundle
-    from domain.store.db import unit_of_work
-    from infra.render import Renderer
 
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         found = bundle(session, source, tournament)
     folder = out or Path(f"documents-{source}-{tournament}")
     folder.mkdir(parents=True, exist_ok=True)
-    settings = load_settings()
-    with Renderer(settings.secret_key(), workers=settings.render_workers, public_url=settings.public_url()) as renderer:
+    with bootstrap.renderer() as renderer:
         files = rendered(renderer, found)
     for f in files:
         (folder / f.filename).write_bytes(f.data)
@@ -99,9 +97,8 @@ def language(
     """Set the language of a club's documents, or of one Pusoy Dos tournament's (its organizer's
     choice). Without one: Russian for a Sport Poker club; Pusoy Dos follows its club, else English."""
     from domain.documents.services.locales import set_locale
-    from domain.store.db import unit_of_work
 
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         emit(set_locale(session, scope, ref_id, locale, _now()), "documents' language set")
 
 
@@ -113,13 +110,11 @@ def list_(
     delivery state."""
     from domain.documents.services import records as service
     from domain.documents.services.publish import outbox_root
-    from domain.store.db import unit_of_work
-
     from domain.documents.tables import SOURCES
 
     one_of("source", source, SOURCES)
     outbox = outbox_root(load_settings().home)
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         rows = [
             {
                 "source": p.source,
@@ -150,11 +145,9 @@ def send(
     """Send every delivery that is due now through SMTP_URL (retrying failed ones whose wait is over);
     with --source and --tournament, that tournament's delivery first becomes due now."""
     from domain.documents.services import records as service
-    from domain.documents.services.publish import outbox_root, send_due
-    from domain.store.db import get_engine, unit_of_work
-    from infra.mail import parse_url
-
+    from domain.documents.services.publish import outbox_root
     from domain.documents.tables import SOURCES
+    from flows.jobs.documents import send_due
 
     one_of("source", source, SOURCES)
     settings = load_settings()
@@ -164,7 +157,7 @@ def send(
     if (source is None) != (tournament is None):
         raise DomainError("bad-option", "give both --source and --tournament, or neither")
     if source is not None and tournament is not None:
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             service.retry_now(session, source, tournament, now)
-    outcomes = send_due(get_engine(), outbox_root(settings.home), parse_url(settings.smtp_url), now)
+    outcomes = send_due(bootstrap.engine(), outbox_root(settings.home), bootstrap.mailer(), now)
     emit(outcomes, "deliveries")

@@ -29,12 +29,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from typing import TYPE_CHECKING
-
 from domain.poker.rules.settings import AMOUNT_FIELDS
+from flows import bootstrap
 
 if TYPE_CHECKING:  # Rich and Babel are loaded by the first table or amount shown, not by `--json`
     from rich.console import Console
@@ -71,11 +70,10 @@ def safe(text: str) -> str:
 @contextmanager
 def transaction() -> Iterator[Any]:
     """`with transaction() as session:` a unit of work whose output prints after the commit."""
-    from domain.store.db import unit_of_work
 
     STATE["depth"] += 1
     try:
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             yield session
     except BaseException:
         if STATE["depth"] == 1:
@@ -155,9 +153,8 @@ def display() -> Display | None:
         return None
     from domain.documents.services.locales import locales, poker_locale
     from domain.poker.services.listings import club_of
-    from domain.store.db import unit_of_work
 
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         row = club_of(session, STATE["tournament"], STATE["club"])
         if row is None:
             return None

@@ -12,12 +12,13 @@ from typing import Annotated
 import typer
 
 from domain.errors import DomainError
+from flows import bootstrap
 from flows.cli.lazy import lazy
 from flows.cli.output import emit, say, transaction
 from infra.config import load_settings
 
 demo_service = lazy("domain.simulate.services.demo")
-db = lazy("domain.store.db")
+
 
 
 def simulate_command(
@@ -50,7 +51,7 @@ def simulate_command(
     if poker is None and pusoy is None:
         raise DomainError("simulate-nothing", "name a tournament: --poker ID and/or --pusoy CODE (or --demo)")
     try:
-        with demo_service.driving(db.get_engine(), poker, pusoy):  # one simulator at a time on a tournament
+        with demo_service.driving(bootstrap.engine(), poker, pusoy):  # one simulator at a time on a tournament
             if resuming:
                 say(resuming)
             if not background:  # (in the background, the detached process takes them itself)

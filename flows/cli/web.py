@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from flows import bootstrap
 from flows.cli.output import say
 from infra.config import load_settings
 
@@ -65,10 +66,8 @@ def web_command(
         return
     import uvicorn
 
-    from domain.store.db import check_reachable, get_engine
     from flows.web.app import create_app
 
-    engine = get_engine()
-    check_reachable(engine)
+    engine = bootstrap.check_reachable()
     uvicorn.run(create_app(engine), host=host, port=port, log_level="warning", access_log=False,
                 server_header=False, proxy_headers=False)

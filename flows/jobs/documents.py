@@ -14,36 +14,37 @@ a recorded, retryable state that a later run picks up.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
+from sqlalchemy import Engine
 
+from domain.documents.ports import Mailer
 from domain.documents.services import sources
-from domain.documents.services.publish import outbox_root, publish, send_due
-from domain.store.db import get_engine, unit_of_work
+from domain.documents.services.publish import outbox_root, publish, send_next
+from domain.store.db import unit_of_work
+from flows import bootstrap
 from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
-from infra.config import load_settings
-from infra.mail import parse_url
-from infra.render import Renderer
 
 
 @task(name="publish-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
     """(published, skipped): every due tournament, then every due season's standings (they follow
     the results sheets published just before), each published in its own transaction."""
-    settings = load_settings()
+    settings = bootstrap.settings()
     # a missing font fails here, before anything is claimed
-    with Renderer(settings.secret_key(), workers=settings.render_workers, public_url=settings.public_url()) as renderer:
+    with bootstrap.renderer() as renderer:
         published, skipped = [], []
         for due in (sources.due, sources.season_bundles):
-            with unit_of_work() as session:
+            with bootstrap.unit_of_work() as session:
                 found = due(session)
             for item in found:
                 if isinstance(item, sources.Skipped):
                     skipped.append({"source": item.source, "tournament_id": item.tournament_id, "reason": item.reason})
                     continue
-                with unit_of_work() as session:
+                with bootstrap.unit_of_work() as session:
                     outcome = publish(session, renderer, outbox_root(settings.home), item, now)
                 if outcome is not None:  # None: a concurrent run published it first
                     published.append(outcome)
@@ -58,11 +59,22 @@ def _label(row: dict, sep: str = "-") -> str:
     return f"{row['source']}{sep}{row['tournament_id']}"
 
 
+def send_due(engine: Engine, outbox: Path, mailer: Mailer | None, now: datetime) -> list[dict]:
+    """Attempt every delivery that is due, each in its own transaction (its row locked while it is
+    sent); the outcome of each. No mailer (SMTP_URL unset): nothing is attempted."""
+    outcomes: list[dict] = []
+    while mailer is not None:
+        with unit_of_work(engine) as session:
+            outcome = send_next(session, outbox, mailer, now)
+        if outcome is None:
+            break
+        outcomes.append(outcome)
+    return outcomes
+
+
 @task(name="send-documents", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def send_documents(now: datetime) -> list[dict]:
-    settings = load_settings()
-    target = parse_url(settings.smtp_url) if settings.smtp_url else None
-    return send_due(get_engine(), outbox_root(settings.home), target, now)
+    return send_due(bootstrap.engine(), outbox_root(bootstrap.settings().home), bootstrap.mailer(), now)
 
 
 @flow(name="publish-results", log_prints=True)
@@ -102,7 +114,7 @@ def publish_results(now: datetime | None = None) -> dict:
         table=rows or [{"tournament": "—", "produced": 0, "delivery": "—", "recipient": "—", "note": "nothing due"}],
         description="Results sheets, certificates and season standings produced, and deliveries attempted",
     )
-    if not load_settings().smtp_url:
+    if not bootstrap.settings().smtp_url:
         print("SMTP_URL is not set: documents stay in the outbox until it is")
     return {
         "published": [_label(p) for p in published],

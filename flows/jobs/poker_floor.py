@@ -17,7 +17,7 @@ from prefect.artifacts import create_table_artifact
 
 from domain.poker.services import clock as clock_service
 from domain.poker.services import noshow as noshow_service
-from domain.store.db import unit_of_work
+from flows import bootstrap
 from flows.tags import inherited, merged, of_poker, tag_this_run
 
 NO_SHOWS = "process-no-shows"
@@ -34,7 +34,7 @@ def process_no_shows(tournament_id: int | None = None, now: datetime | None = No
     """Apply the no-show policy of every tournament whose late registration has closed (or one)."""
     now = now or datetime.now(UTC)
     with inherited():
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             done = noshow_service.process_no_shows(session, now, tournament_id)
         _artifact(NO_SHOWS, done, f"No-shows processed at {now.isoformat()}")
         tag_this_run(merged(of_poker(r["tournament_id"] for r in done)))
@@ -47,7 +47,7 @@ def advance_clocks(tournament_id: int | None = None, now: datetime | None = None
     charge dead stacks."""
     now = now or datetime.now(UTC)
     with inherited():
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             done = clock_service.advance_clocks(session, now, tournament_id)
         _artifact(ADVANCE, done, f"Level changes recorded at {now.isoformat()}")
         tag_this_run(merged(of_poker(r["tournament_id"] for r in done)))

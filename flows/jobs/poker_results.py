@@ -12,14 +12,14 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
 from domain.poker.services.results import Finalized, final_table, finalize_tournaments
-from domain.store.db import unit_of_work
+from flows import bootstrap
 from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, tag_this_run
 
 
 @task(name="finalize-ready-tournaments", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def finalize_ready(now: datetime) -> list[Finalized]:
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         return finalize_tournaments(session, now)
 
 

@@ -9,17 +9,33 @@ from datetime import UTC, datetime
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
+from sqlalchemy import Engine
 
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.store.db import unit_of_work
+from flows import bootstrap
 from flows.retrying import unless_refused
 from flows.runs import run_here
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
 
 
+def complete_ready(engine: Engine, now: datetime, tournament_id: int | None = None) -> list[pusoy_rounds.Completion]:
+    """Every ready round, each completed in its own transaction. A round that opens a playoff waits
+    for the playoff's reports, so one pass is enough."""
+    with unit_of_work(engine) as session:
+        ready = pusoy_rounds.ready_rounds(session, tournament_id)
+    done = []
+    for tid, number in ready:
+        with unit_of_work(engine) as session:
+            completion = pusoy_rounds.complete_round(session, tid, number, now)
+        if completion is not None:
+            done.append(completion)
+    return done
+
+
 @task(name="complete-ready-rounds", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def complete_ready_rounds(tournament_id: int | None, now: datetime) -> list[pusoy_rounds.Completion]:
-    return pusoy_rounds.complete_ready_rounds(unit_of_work, now, tournament_id)
+    return complete_ready(bootstrap.engine(), now, tournament_id)
 
 
 def _result(completion: pusoy_rounds.Completion, player: str) -> str:

@@ -16,7 +16,7 @@ from prefect.exceptions import ObjectNotFound
 from prefect.states import Scheduled
 
 from domain.series.services.series import Materialized, materialize, upcoming_openings
-from domain.store.db import unit_of_work
+from flows import bootstrap
 from flows.retrying import unless_refused
 from flows.tags import inherited
 
@@ -47,7 +47,7 @@ def schedule_openings(instants: list[datetime]) -> list[datetime]:
 @task(name="materialize-occurrences", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=unless_refused)
 def materialize_task(now: datetime) -> Materialized:
     # one transaction: a failed attempt rolls back whole, so a retry starts clean
-    with unit_of_work() as session:
+    with bootstrap.unit_of_work() as session:
         return materialize(session, now)
 
 
@@ -56,7 +56,7 @@ def materialize_series(now: datetime | None = None) -> dict:
     now = now or datetime.now(timezone.utc)
     with inherited():
         result = materialize_task(now)
-        with unit_of_work() as session:
+        with bootstrap.unit_of_work() as session:
             openings = upcoming_openings(session, now, now + LOOKAHEAD)
         scheduled = schedule_openings(openings)
     create_table_artifact(

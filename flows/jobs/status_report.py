@@ -7,15 +7,14 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
 from domain.ops.services.status import Status, read_status
-from domain.store.db import check_reachable, get_engine
+from flows import bootstrap
 from flows.retrying import unless_refused
 from flows.tags import inherited
 
 
 @task(name="read-status", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def read_status_task() -> Status:
-    engine = get_engine()
-    check_reachable(engine)
+    engine = bootstrap.check_reachable()
     return read_status(engine)
 
 

@@ -37,8 +37,13 @@ from prefect.exceptions import ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.states import Completed, Crashed, Failed, Running
 
-from domain.store.db import get_engine
-from flows.jobs.timekeeper_loop import Moment, Timekeeper, connected_runs, connection_name
+from flows import bootstrap
+from flows.jobs.timekeeper_loop import (
+    Moment,
+    Timekeeper,
+    connected_runs,
+    connection_name,
+)
 from flows.tags import of_poker
 
 NAME = "timekeeper"
@@ -187,7 +192,7 @@ def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
             deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])),
             flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
         )
-        connected = connected_runs(get_engine())
+        connected = connected_runs(bootstrap.engine())
         since = datetime.now(UTC) - grace
         for gone in [r for r in live if r.state_type == StateType.RUNNING and r.id not in connected
                      and r.start_time is not None and r.start_time < since]:

@@ -40,8 +40,8 @@ from domain.poker.services import due as poker_due
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import results as results_service
 from domain.poker.services.due import Kind
-from domain.store.db import database_url
 from domain.store.leader import Leader
+from flows import bootstrap
 
 LOCK = (7411800, 0)  # the timekeeper's session advisory lock
 HOLDER_SQL = """
@@ -106,7 +106,7 @@ class Timekeeper:
     poll: float = 1.0  # a standby asks for the lock this often
     name: str = field(default_factory=lambda: f"tourney-timekeeper pid {os.getpid()} {socket.gethostname()}")
     log: logging.Logger | logging.LoggerAdapter = field(default_factory=lambda: logging.getLogger("tourney.timekeeper"))
-    url: str = field(default_factory=database_url)
+    url: str = field(default_factory=bootstrap.database_url)
     stopping: threading.Event = field(default_factory=threading.Event)
     state: str = "starting"
     moments: int = 0

@@ -3,10 +3,9 @@ the club's timezone (`icalendar`)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
-
-import re
 
 from icalendar import Calendar, Event, vText
 

@@ -22,7 +22,8 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from domain.errors import DomainError
 from domain.public.services import views
-from domain.store.db import get_engine, unit_of_work
+from domain.store.db import unit_of_work
+from flows import bootstrap
 from flows.web.live import Hub
 from infra import i18n
 from infra.config import Settings
@@ -112,7 +113,7 @@ class Site:
         self.join_limits = RateLimit(join_limit, join_window)
 
     def db(self):
-        return unit_of_work(self.engine or get_engine())
+        return unit_of_work(self.engine or bootstrap.engine())
 
     def page(self, name: str, status: int = 200, locale: str = "en", **context) -> HTMLResponse:
         return HTMLResponse(self.envs[locale].get_template(name).render(lang=locale, **context), status_code=status)

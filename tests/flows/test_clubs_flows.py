@@ -12,8 +12,8 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
 from sqlalchemy import select, update
 
-from domain.clubs.services import clubs as service
 from domain.clubs.rules.catalog import NewClub
+from domain.clubs.services import clubs as service
 from domain.clubs.tables import Club, ClubDecision
 from domain.store.db import unit_of_work
 from flows.jobs.clubs import reverify_clubs, trigger_verification, verify_clubs

@@ -7,7 +7,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, FlowRunFilterTags
+from prefect.client.schemas.filters import (
+    FlowRunFilter,
+    FlowRunFilterId,
+    FlowRunFilterTags,
+)
 from prefect.settings import PREFECT_API_URL
 from sqlalchemy.orm import Session
 

@@ -8,14 +8,19 @@ import random
 from datetime import UTC, datetime
 
 import pytest
-
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.simulate.services.demo import driving, find_demo, poker_status, pusoy_status, seed_demo
-from domain.store.db import unit_of_work
-from domain.poker.tables.tournaments import Registration
 from domain.poker.tables.floor import ClockEvent
+from domain.poker.tables.tournaments import Registration
+from domain.simulate.services.demo import (
+    driving,
+    find_demo,
+    poker_status,
+    pusoy_status,
+    seed_demo,
+)
+from domain.store.db import unit_of_work
 from flows.simulate import simulate
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

@@ -19,6 +19,7 @@ from prefect.client.schemas.filters import (
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from flows import bootstrap
 from flows.deployments import deployments, job
 from flows.jobs.timekeeper import timekeeper
 from tests.support.timekeeper import now, quick_structure, running
@@ -103,7 +104,6 @@ def test_a_timekeeper_run_left_running_by_a_dead_process_is_marked_crashed_and_r
     from prefect.states import Running as RunningState
     from sqlalchemy import create_engine
 
-    from domain.store.db import get_engine
     from flows.deployments import deployment
     from flows.jobs.timekeeper import GONE, LIVE, ensure_runs
     from flows.jobs.timekeeper_loop import connection_name
@@ -113,7 +113,7 @@ def test_a_timekeeper_run_left_running_by_a_dead_process_is_marked_crashed_and_r
         dead, alive = (client.create_flow_run_from_deployment(deployment_id) for _ in range(2))
         for run in (dead, alive):
             client.set_flow_run_state(run.id, RunningState(), force=True)
-    process = create_engine(get_engine().url, connect_args={"application_name": connection_name(alive.id)})
+    process = create_engine(bootstrap.engine().url, connect_args={"application_name": connection_name(alive.id)})
     try:
         with process.connect(), get_client(sync_client=True) as client:
             ensure_runs(2)  # both Running for less than the grace of 2 minutes: both count

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.cli import TOURNEY, embedded_env, run, run_at
 
+
 def test_an_unknown_job_names_the_known_jobs_and_exits_2():
     result = run("jobs", "run", "nope")
     assert result.returncode == 2
@@ -192,8 +193,8 @@ def test_tourney_from_another_folder_with_the_database_down_says_one_line_naming
 
 
 def test_tourney_stop_ends_every_recorded_process_and_what_it_started():
-    from infra.config import Settings, load_settings
     from infra import processes
+    from infra.config import Settings, load_settings
 
     home = Path(tempfile.mkdtemp(prefix="tourney-stop-"))
     settings: Settings = load_settings()

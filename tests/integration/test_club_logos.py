@@ -113,7 +113,15 @@ def test_doc_1_a_stamped_certificate_with_a_logo_is_weasyprint_s_page(tmp_path):
     import shutil
 
     from domain.clubs.rules.logo import checked_logo
-    from tests.support.pictures import CERTIFICATES, PUBLIC_URL, STAMP_KEY, TOLERANCE, differing, first_page, weasyprint_page
+    from tests.support.pictures import (
+        CERTIFICATES,
+        PUBLIC_URL,
+        STAMP_KEY,
+        TOLERANCE,
+        differing,
+        first_page,
+        weasyprint_page,
+    )
 
     assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
     logo = checked_logo(image("JPEG", (400, 400)))

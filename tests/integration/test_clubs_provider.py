@@ -8,9 +8,10 @@ import threading
 import pytest
 from sqlalchemy import create_engine
 
+from domain.clubs.ports import RegistryUnavailable
 from domain.clubs.rules.registry import Outcome, decide
 from domain.clubs.services.rate import SharedRateLimiter
-from infra.registry_http import HttpPartyProvider, RegistryUnavailable
+from infra.registry_http import HttpPartyProvider
 from tests.clubs_registry_data import party
 from tests.clubs_registry_server import RegistryServer
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
-from domain.clubs.services import clubs as service
 from domain.clubs.rules.catalog import NewClub
-from domain.errors import DomainError
+from domain.clubs.services import clubs as service
 from domain.clubs.tables import Club, ClubDecision
+from domain.errors import DomainError
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SBER = NewClub("Sber Poker", "legal_entity", "7707083893", "1027700132195", "results@sber.example", "Europe/Moscow")

@@ -6,8 +6,10 @@ import pytest
 from sqlalchemy import text
 
 from domain.errors import ConfigurationError
-from domain.store.db import check_reachable, make_engine, unit_of_work
+from domain.store.db import make_engine, unit_of_work
 from domain.store.migrate import database_heads, script_heads, upgrade
+from infra.config import load_settings
+from infra.database import check_reachable
 
 
 def test_migrations_bring_a_fresh_database_to_every_head(engine):
@@ -36,15 +38,15 @@ def test_a_unit_of_work_rolls_back_when_the_block_fails(engine):
 def test_an_unreachable_database_gives_one_line_naming_the_host():
     engine = make_engine("postgresql+psycopg://nobody@127.0.0.1:1/nowhere", connect_args={"connect_timeout": 2})
     with pytest.raises(ConfigurationError) as caught:
-        check_reachable(engine)
+        check_reachable(load_settings(), engine)
     assert caught.value.code == "database-unreachable"
     assert "127.0.0.1:1/nowhere" in caught.value.message
     assert "\n" not in caught.value.message
 
 
 def test_the_status_of_a_database_behind_the_migrations_says_so_and_counts_nothing(database_url):
-    from domain.store.scratch import scratch_database
     from domain.ops.services.status import read_status
+    from domain.store.scratch import scratch_database
 
     with scratch_database(database_url, "behind") as url:
         behind = make_engine(url)

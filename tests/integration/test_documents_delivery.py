@@ -14,10 +14,11 @@ from sqlalchemy import func, select
 
 from domain.documents.rules.model import Bundle
 from domain.documents.services import records as service
-from domain.documents.services.publish import publish, send_due
+from domain.documents.services.publish import publish
 from domain.documents.tables import Document, DocumentPublication
 from domain.errors import NotFound
 from domain.store.db import unit_of_work
+from flows.jobs.documents import send_due
 from infra import mail, pdf
 from infra.render import Renderer
 from tests.documents_samples import poker_sheet, pusoy_sheet, smtp_inbox
@@ -104,7 +105,7 @@ def test_doc_3_the_club_receives_one_mail_with_every_pdf_attached_readable_in_cy
     """DOC-1, DOC-2, DOC-3"""
     target, inbox = smtp
     _publish(committed, renderer, tmp_path, _poker_bundle())
-    outcomes = send_due(committed, tmp_path, target, NOW)
+    outcomes = send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
     assert [(o["state"], o["attempts"]) for o in outcomes] == [("sent", 1)]
     (msg,) = inbox.messages
     assert inbox.envelopes[0].rcpt_tos == [CLUB_MAIL]
@@ -130,12 +131,12 @@ def test_sending_again_sends_nothing_twice(committed, renderer, tmp_path, smtp):
     """DOC-1: never twice."""
     target, inbox = smtp
     _publish(committed, renderer, tmp_path, _poker_bundle())
-    send_due(committed, tmp_path, target, NOW)
+    send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
     assert _publish(committed, renderer, tmp_path, _poker_bundle()) is None
-    assert send_due(committed, tmp_path, target, NOW + timedelta(days=1)) == []
+    assert send_due(committed, tmp_path, mail.SmtpMailer(target), NOW + timedelta(days=1)) == []
     with unit_of_work(committed) as session:
         assert service.retry_now(session, "poker", 42, NOW).state == "sent"
-    assert send_due(committed, tmp_path, target, NOW + timedelta(days=1)) == []
+    assert send_due(committed, tmp_path, mail.SmtpMailer(target), NOW + timedelta(days=1)) == []
     assert len(inbox.messages) == 1
 
 
@@ -143,14 +144,14 @@ def test_a_down_server_is_recorded_retryable_and_sent_once_it_is_back(committed,
     target, inbox = smtp
     down = mail.parse_url(f"smtp://127.0.0.1:{free_port()}")
     _publish(committed, renderer, tmp_path, _poker_bundle())
-    (outcome,) = send_due(committed, tmp_path, down, NOW)
+    (outcome,) = send_due(committed, tmp_path, mail.SmtpMailer(down), NOW)
     assert outcome["state"] == "failed" and outcome["attempts"] == 1
     assert "connection refused (is the SMTP server down?)" in outcome["error"]
     failed = _state(committed, 42)
     assert failed.next_attempt_at == NOW + timedelta(minutes=1)
     # one second before the next attempt: nothing is due; exactly at it: sent
-    assert send_due(committed, tmp_path, target, NOW + timedelta(seconds=59)) == []
-    (retried,) = send_due(committed, tmp_path, target, NOW + timedelta(minutes=1))
+    assert send_due(committed, tmp_path, mail.SmtpMailer(target), NOW + timedelta(seconds=59)) == []
+    (retried,) = send_due(committed, tmp_path, mail.SmtpMailer(target), NOW + timedelta(minutes=1))
     assert (retried["state"], retried["attempts"], retried["error"]) == ("sent", 2, None)
     assert len(inbox.messages) == 1
 
@@ -161,7 +162,7 @@ def test_a_refused_recipient_is_recorded_with_the_server_s_answer_and_backs_off(
     _publish(committed, renderer, tmp_path, _poker_bundle())
     later = NOW
     for attempt, wait in enumerate((1, 5, 15, 60, 60), start=1):
-        (outcome,) = send_due(committed, tmp_path, target, later)
+        (outcome,) = send_due(committed, tmp_path, mail.SmtpMailer(target), later)
         assert (outcome["state"], outcome["attempts"]) == ("failed", attempt)
         assert "recipient refused: results@tuz.example (550 5.1.1 mailbox unavailable)" in outcome["error"]
         assert _state(committed, 42).next_attempt_at == later + timedelta(minutes=wait)
@@ -173,7 +174,7 @@ def test_a_stored_file_changed_after_publishing_is_not_sent(committed, renderer,
     target, inbox = smtp
     outcome = _publish(committed, renderer, tmp_path, _poker_bundle())
     (tmp_path / outcome["folder"] / "results.pdf").write_bytes(b"%PDF-1.7 forged")
-    (result,) = send_due(committed, tmp_path, target, NOW)
+    (result,) = send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
     assert result["state"] == "failed" and "differs from the one recorded" in result["error"]
     assert inbox.messages == []
 
@@ -188,7 +189,7 @@ def test_two_concurrent_runs_publish_and_send_a_tournament_once(committed, rende
             barrier.wait()
             published.append(_publish(committed, Renderer(KEY), tmp_path, _poker_bundle()))
             barrier.wait()
-            send_due(committed, tmp_path, target, NOW)
+            send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
         except Exception as exc:  # surfaced below
             errors.append(exc)
 

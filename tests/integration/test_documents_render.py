@@ -10,10 +10,10 @@ import shutil
 import pytest
 from pypdf import PdfReader
 
-from infra import pdf
-from infra.render import TEMPLATES, Renderer
 from domain.documents.rules.model import poker_certificates, pusoy_certificates
 from domain.errors import ConfigurationError
+from infra import pdf
+from infra.render import TEMPLATES, Renderer
 from tests.documents_samples import poker_sheet, pusoy_sheet
 
 KEY = b"render-test-key"

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from sqlalchemy import func, select
 
-from domain.store.db import unit_of_work
 from domain.poker.tables.tournaments import Player, Tournament
-from tests.support.poker_world import club
+from domain.store.db import unit_of_work
 from tests.support.cli import run
+from tests.support.poker_world import club
 
 
 def j(*args: str):

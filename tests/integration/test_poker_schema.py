@@ -9,8 +9,16 @@ import pytest
 from sqlalchemy import text
 
 from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import (
+    AuditEvent,
+    Entry,
+    Level,
+    Player,
+    Registration,
+    Structure,
+    Tournament,
+)
 from tests.support.db import refused
-from domain.poker.tables.tournaments import AuditEvent, Entry, Level, Player, Registration, Structure, Tournament
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

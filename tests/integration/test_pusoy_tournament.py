@@ -18,6 +18,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
 from domain.pusoy.tables import PusoyEntry, PusoyRound, PusoyStanding
 from domain.store.db import StatementCounter, unit_of_work
+from flows.jobs.pusoy import complete_ready
 from tests.support.pusoy_world import NOW, created, filled, play_playoff, seating
 
 
@@ -156,7 +157,7 @@ def test_two_completion_runs_at_once_advance_a_round_once(committed):
 
     def run():
         gate.wait()
-        return pusoy_rounds.complete_ready_rounds(lambda: unit_of_work(committed), NOW)
+        return complete_ready(committed, NOW)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = [f.result() for f in [pool.submit(run), pool.submit(run)]]

@@ -16,12 +16,13 @@ from sqlalchemy import func, select, text
 
 from domain.documents.rules.model import SeasonSheet
 from domain.documents.services import records, sources
-from domain.documents.services.publish import publish, send_due
+from domain.documents.services.publish import publish
 from domain.documents.tables import Document, DocumentPublication
 from domain.leagues.services import leagues
 from domain.ops.services.status import read_status
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
+from flows.jobs.documents import send_due
 from infra import mail, pdf
 from infra.render import Renderer
 from tests.documents_samples import smtp_inbox
@@ -177,8 +178,8 @@ def test_lg3_the_standings_are_mailed_to_the_club_once(committed, renderer, tmp_
         run(s, renderer, tmp_path)
     with smtp_inbox() as (url, inbox):
         target = mail.parse_url(url)
-        sent = send_due(committed, tmp_path, target, NOW)
-        again = send_due(committed, tmp_path, target, NOW)
+        sent = send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
+        again = send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
     assert [(x["source"], x["season_id"], x["state"]) for x in sent] == [
         ("poker", None, "sent"), ("season", season.id, "sent")]
     assert again == []

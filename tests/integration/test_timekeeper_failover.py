@@ -12,16 +12,21 @@ import signal
 import subprocess
 import sys
 import time
-
-import pytest
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
 from flows.jobs.timekeeper_loop import active_pid
-from tests.support.timekeeper import nothing_due, now, quick_structure, running, wait_for
+from tests.support.timekeeper import (
+    nothing_due,
+    now,
+    quick_structure,
+    running,
+    wait_for,
+)
 
 TAKEOVER = 10.0  # seconds
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
-from infra.cluster import Cluster
-from domain.store.db import dispose_engines, get_engine
 from domain.store.migrate import upgrade
+from flows import bootstrap
+from infra.cluster import Cluster
 from tests.support.timekeeper import (
     keeping_time,
     level_starts,
@@ -46,12 +46,12 @@ def own_cluster(monkeypatch) -> Iterator[Cluster]:
     cluster = Cluster(home)
     cluster.up()
     monkeypatch.setenv("DATABASE_URL", cluster.url())
-    dispose_engines()
+    bootstrap.dispose()
     try:
-        upgrade(get_engine())
+        upgrade(bootstrap.engine())
         yield cluster
     finally:
-        dispose_engines()
+        bootstrap.dispose()
         cluster.stop()
         shutil.rmtree(home, ignore_errors=True)
 
@@ -66,7 +66,7 @@ class Said(logging.Handler):
 
 
 def test_after_a_database_restart_it_reconnects_and_catches_up_each_moment_at_its_own_instant(own_cluster):
-    engine = get_engine()
+    engine = bootstrap.engine()
     with Session(engine) as s, s.begin():
         sid = quick_structure(s, seconds=1, count=60)
         t0 = now() + timedelta(seconds=1)

@@ -17,7 +17,12 @@ import subprocess
 import sys
 import threading
 import traceback
-from contextlib import AbstractContextManager, nullcontext, redirect_stderr, redirect_stdout
+from contextlib import (
+    AbstractContextManager,
+    nullcontext,
+    redirect_stderr,
+    redirect_stdout,
+)
 from pathlib import Path
 from typing import Any
 

@@ -7,7 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.clubs.rules.catalog import NewClub, club_problems
-from domain.clubs.rules.identifiers import identifier_problems, inn_problems, ogrn_problems
+from domain.clubs.rules.identifiers import (
+    identifier_problems,
+    inn_problems,
+    ogrn_problems,
+)
 
 # Published details of well-known Russian companies (EGRUL).
 COMPANIES = [

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from domain.clubs.rules.registry import Outcome, decide
-from domain.clubs.rules.status import Action, Listing, State, Verification, transition, transition_problems
+from domain.clubs.rules.status import (
+    Action,
+    Listing,
+    State,
+    Verification,
+    transition,
+    transition_problems,
+)
 from domain.errors import DomainError
 from tests.clubs_registry_data import answer, party
 

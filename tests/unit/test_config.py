@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from infra.config import DEFAULT_PREFECT_API_URL, load_settings
 from domain.errors import ConfigurationError
+from infra.config import DEFAULT_PREFECT_API_URL, load_settings
 
 
 def test_defaults_use_the_embedded_cluster_and_the_local_prefect_api(monkeypatch, tmp_path):

@@ -10,7 +10,12 @@ from decimal import Decimal
 import pytest
 
 from domain.documents.rules import signing
-from domain.documents.rules.model import LOCALES, Certificate, final_standings, pusoy_certificates
+from domain.documents.rules.model import (
+    LOCALES,
+    Certificate,
+    final_standings,
+    pusoy_certificates,
+)
 from infra import catalogs, i18n
 from tests.documents_samples import poker_sheet, pusoy_sheet
 

@@ -11,8 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.documents.rules import signing
+from domain.documents.rules.model import (
+    Certificate,
+    poker_certificates,
+    pusoy_certificates,
+    serial,
+)
 from infra.i18n import certificate_lines
-from domain.documents.rules.model import Certificate, poker_certificates, pusoy_certificates, serial
 from tests.documents_samples import poker_sheet, pusoy_sheet
 
 KEY = b"unit-test-key"

@@ -184,7 +184,11 @@ from datetime import UTC, datetime  # noqa: E402
 
 import pytest  # noqa: E402
 
-from domain.poker.rules.settings import TournamentSettings, setting_from_text, settings_problems  # noqa: E402
+from domain.poker.rules.settings import (  # noqa: E402
+    TournamentSettings,
+    setting_from_text,
+    settings_problems,
+)
 
 BASE = TournamentSettings(name="Friday", scheduled_start=datetime(2026, 12, 4, 19, tzinfo=UTC), starting_stack=20000,
                           currency="RUB", buy_in=0)

@@ -7,7 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import DomainError
-from domain.poker.rules.prizes import itm, paid_places, preset_lines, prize_line_problems, validated_prize_lines
+from domain.poker.rules.prizes import (
+    itm,
+    paid_places,
+    preset_lines,
+    prize_line_problems,
+    validated_prize_lines,
+)
 
 
 def codes(problems):
@@ -80,8 +86,8 @@ def test_sp_3_remaining_to_the_money_the_bubble_and_in_the_money(remaining, to_m
 @given(st.integers(0, 10_000), st.integers(0, 100), st.integers(0, 50), st.integers(0, 10_000))
 def test_sp_3_paid_places_equal_the_exact_fraction_rounded_half_up(entries, percent, minimum, players):
     """SP-3: the integer formula is floor(percent·entries/100 + 1/2), bounded."""
-    from fractions import Fraction
     import math
+    from fractions import Fraction
 
     exact = math.floor(Fraction(percent * entries, 100) + Fraction(1, 2))
     assert paid_places(entries, players, percent, minimum) == min(max(exact, minimum, 1), players)

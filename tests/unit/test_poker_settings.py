@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.poker.rules.lifecycle import STATUSES, edit_problems, transition
-from domain.poker.rules.settings import TournamentSettings, amount_from_text, setting_from_text, settings_problems
+from domain.poker.rules.settings import (
+    TournamentSettings,
+    amount_from_text,
+    setting_from_text,
+    settings_problems,
+)
 
 START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
 SECOND = timedelta(seconds=1)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from domain.poker.rules.structures import LevelSpec, ante_type_problems, level_problems, parse_levels, total_duration
+from domain.poker.rules.structures import (
+    LevelSpec,
+    ante_type_problems,
+    level_problems,
+    parse_levels,
+    total_duration,
+)
 
 CSV = """small_blind,big_blind,ante,minutes,break
 100,200,0,20,no

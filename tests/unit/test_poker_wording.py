@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 
 from domain.errors import DomainError
 from domain.poker.rules.wording import lexicon as wording
-from domain.poker.rules.wording.check import CHECKER, money_problem, names_money, normalise, seal_for, verdict, wording_seal
+from domain.poker.rules.wording.check import (
+    CHECKER,
+    money_problem,
+    names_money,
+    normalise,
+    seal_for,
+    verdict,
+    wording_seal,
+)
 from tests.unit.poker_wording_cases import ACCEPTED, ACUTE, REFUSED, ZW
 
 

@@ -19,7 +19,14 @@ from domain.pusoy.rules.advancement import (
 from domain.pusoy.rules.bracket import default_bracket
 from domain.pusoy.rules.scoring import Finish
 from domain.pusoy.rules.standings import Standing, standings
-from tests.unit.pusoy_cases import SIX_FOR_THREE, THREE_FOR_TWO, TWO_FOR_ONE, WORKED_EXAMPLE, finishes, players
+from tests.unit.pusoy_cases import (
+    SIX_FOR_THREE,
+    THREE_FOR_TWO,
+    TWO_FOR_ONE,
+    WORKED_EXAMPLE,
+    finishes,
+    players,
+)
 
 
 def rank(games, playoffs=()):

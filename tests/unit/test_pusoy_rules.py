@@ -7,10 +7,17 @@ import secrets
 
 import pytest
 
-from domain.pusoy.rules.bracket import bracket, bracket_problems, capacity_problems, default_bracket, games_problems
+from domain.pusoy.rules.bracket import (
+    bracket,
+    bracket_problems,
+    capacity_problems,
+    default_bracket,
+    games_problems,
+)
 from domain.pusoy.rules.codes import ALPHABET, handle_problems, new_code, normalise
 from domain.pusoy.rules.scoring import points, report_problems
-from domain.pusoy.rules.status import Status, report_problems as status_report_problems, transition_problems
+from domain.pusoy.rules.status import Status, transition_problems
+from domain.pusoy.rules.status import report_problems as status_report_problems
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from domain.errors import DomainError
 from domain.series.rules.lifecycle import transition
-from domain.series.rules.schedule import Schedule, occurrences, schedule_problems, starts_between
+from domain.series.rules.schedule import (
+    Schedule,
+    occurrences,
+    schedule_problems,
+    starts_between,
+)
 from domain.series.rules.templates import template_problems
 
 UTC = timezone.utc

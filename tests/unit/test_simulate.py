@@ -8,7 +8,16 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, game_finishes, no_shows, poker_script
+from domain.simulate.rules.script import (
+    ADDON,
+    BUST,
+    CHECKIN,
+    REENTRY,
+    PokerTimes,
+    game_finishes,
+    no_shows,
+    poker_script,
+)
 
 START = datetime(2026, 11, 29, 12, 2, tzinfo=UTC)
 TIMES = PokerTimes(

@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from flows import bootstrap
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "pictures" / "web"
 MAX_HEIGHT = 1400
@@ -127,19 +129,18 @@ def main(argv: list[str]) -> int:
 
     from playwright.sync_api import sync_playwright
 
-    from domain.store.db import dispose_engines, get_engine
     from domain.store.migrate import upgrade
-    from domain.store.scratch import scratch_database, server_url
+    from domain.store.scratch import scratch_database
     from flows.web.app import create_app
     from tests.support.net import free_port
     from tests.support.web_server import Server
     from tests.web.conftest import CHROMIUM_ARGS
 
     args.out.mkdir(parents=True, exist_ok=True)
-    with scratch_database(server_url(), "screenshots") as db, tempfile.TemporaryDirectory() as tmp:
+    with scratch_database(bootstrap.server_url(), "screenshots") as db, tempfile.TemporaryDirectory() as tmp:
         os.environ["DATABASE_URL"] = db
         try:
-            engine = get_engine()
+            engine = bootstrap.engine()
             upgrade(engine)
             outbox = Path(tmp) / "outbox"
             outbox.mkdir()
@@ -151,7 +152,7 @@ def main(argv: list[str]) -> int:
                 finally:
                     browser.close()
         finally:
-            dispose_engines()
+            bootstrap.dispose()
     for name, size in written:
         print(f"{args.out / name}: {size // 1024} KiB")
     return 0

@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 from domain.clubs.rules.catalog import NewClub, club_problems
 from domain.clubs.rules.status import Action, Listing, State, Verification, transition
 from domain.clubs.rules.verification import Candidate, Check, step_for
-from domain.errors import DomainError, NotFound, raise_problems
 from domain.clubs.tables import Club, ClubDecision
+from domain.errors import DomainError, NotFound, raise_problems
 
 NO_PROVIDER = "no registry provider is configured: a moderator checks the details by hand"
 _REASON_NEEDED = {Action.REFUSE, Action.REVOKE, Action.SUSPEND, Action.REINSTATE, Action.TERMINATE}

@@ -21,10 +21,10 @@ import hashlib
 import hmac
 import json
 import re
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from typing import Any
-from collections.abc import Callable
 
 from domain.documents.rules.model import LOCALES, Certificate
 from domain.errors import Problem

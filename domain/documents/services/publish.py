@@ -2,9 +2,10 @@
 outbox (TOURNEY_HOME/outbox/<club>/<tournament>/) and in the database, and e-mail them.
 
 `publish` claims the tournament first (domain.documents.services.records.claim), so a tournament is
-published once however often or concurrently the job runs. `send_due` sends each due delivery in
-its own transaction with the row locked: a concurrent sender skips it, a failure is recorded as
-retryable, and nothing is sent twice.
+published once however often or concurrently the job runs. `send_next` sends the next due delivery
+with its row locked, in the caller's transaction (the job's loop gives each delivery its own): a
+concurrent sender skips it, a failure is recorded as retryable, and nothing is sent twice. The
+renderer and the mailer are ports (domain/documents/ports.py).
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from domain.documents.ports import DeliveryError, Mailer, Renderer
+from domain.documents.rules import signing
 from domain.documents.rules.model import Bundle, PokerSheet, SeasonSheet
 from domain.documents.services import records as service
-from domain.store.db import unit_of_work
-from infra import mail, pdf
-from infra.render import Renderer
 
 
 def outbox_root(home: Path) -> Path:
@@ -49,7 +48,7 @@ def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
     """A tournament's documents: the results sheet, then one certificate per winner (DOC-1); a
     season's: its standings alone (LG-3)."""
     sheet = bundle.sheet
-    signature = pdf.signed(renderer.key, sheet)["signature"]
+    signature = _signature(renderer.key, sheet)
     if isinstance(sheet, SeasonSheet):
         standings = renderer.season_sheet(sheet, bundle.logo)
         return [Rendered("standings", bundle.results_file, None, None, standings, signature)]
@@ -60,9 +59,13 @@ def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
     files = [Rendered("results", bundle.results_file, None, None, results, signature)]
     certificates = renderer.certificates(bundle.certificates, logo=bundle.logo)
     for cert, data in zip(bundle.certificates, certificates, strict=True):
-        signature = pdf.signed(renderer.key, cert)["signature"]
+        signature = _signature(renderer.key, cert)
         files.append(Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
     return files
+
+
+def _signature(key: bytes, document) -> str:
+    return signing.sign(key, signing.payload(document))
 
 
 def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, now: datetime) -> dict | None:
@@ -113,20 +116,14 @@ def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, 
     }
 
 
-def send_due(engine: Engine, outbox: Path, target: mail.SmtpTarget | None, now: datetime) -> list[dict]:
-    """Attempt every delivery that is due, each in its own transaction; the outcome of each."""
-    if target is None:
-        return []
-    outcomes = []
-    while True:
-        with unit_of_work(engine) as session:
-            due = service.next_due(session, now)
-            if due is None:
-                return outcomes
-            outcomes.append(_attempt(session, due, outbox, target, now))
+def send_next(session: Session, outbox: Path, mailer: Mailer, now: datetime) -> dict | None:
+    """Attempt the next delivery that is due (its row locked until the caller commits); its outcome,
+    or None when nothing is due."""
+    due = service.next_due(session, now)
+    return None if due is None else _attempt(session, due, outbox, mailer, now)
 
 
-def _attempt(session: Session, due, outbox: Path, target: mail.SmtpTarget, now: datetime) -> dict:
+def _attempt(session: Session, due, outbox: Path, mailer: Mailer, now: datetime) -> dict:
     message_id = f"<{due.source}-{due.tournament_id}.{due.id}@tourney>"
     subject, body = (_season_mail if due.source == "season" else _results_mail)(due)
     try:
@@ -134,16 +131,8 @@ def _attempt(session: Session, due, outbox: Path, target: mail.SmtpTarget, now: 
             (d.filename, _read_checked(outbox / due.folder / d.filename, d.sha256))
             for d in service.documents_of(session, due.id)
         ]
-        msg = mail.message(
-            target,
-            due.recipient,
-            subject,
-            body([name for name, _ in attachments]),
-            attachments,
-            message_id,
-        )
-        mail.send(target, msg)
-    except mail.DeliveryError as exc:
+        mailer.send(due.recipient, subject, body([name for name, _ in attachments]), attachments, message_id)
+    except DeliveryError as exc:
         service.mark_failed(due, now, str(exc))
     else:
         service.mark_sent(due, now, message_id)
@@ -162,9 +151,9 @@ def _read_checked(path: Path, sha256: str) -> bytes:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise mail.DeliveryError(f"the stored file {path} cannot be read: {exc.strerror}") from exc
+        raise DeliveryError(f"the stored file {path} cannot be read: {exc.strerror}") from exc
     if hashlib.sha256(data).hexdigest() != sha256:
-        raise mail.DeliveryError(f"the stored file {path} differs from the one recorded")
+        raise DeliveryError(f"the stored file {path} differs from the one recorded")
     return data
 
 

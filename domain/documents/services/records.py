@@ -12,8 +12,8 @@ from sqlalchemy import or_, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from domain.errors import NotFound
 from domain.documents.tables import Document, DocumentPublication
+from domain.errors import NotFound
 
 # Waits after the 1st, 2nd, 3rd... failed attempt; the last one repeats. Never given up: a failed
 # delivery stays visible (`tourney documents list`) and is retried until it is sent.

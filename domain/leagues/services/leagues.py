@@ -19,7 +19,13 @@ from sqlalchemy.orm import Session
 
 from domain.clubs.tables import Club
 from domain.errors import DomainError, NotFound, Problem, raise_problems
-from domain.leagues.rules.points import Placing, Standing, results, season_problems, standings
+from domain.leagues.rules.points import (
+    Placing,
+    Standing,
+    results,
+    season_problems,
+    standings,
+)
 from domain.leagues.tables import Season, SeasonSeries, SeasonTournament
 from domain.poker.tables.results import FinalPlace
 from domain.poker.tables.tournaments import Player, Tournament

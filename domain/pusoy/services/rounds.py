@@ -206,19 +206,3 @@ def _lock(session, tournament, rnd, ranked, result: Advance, now, next_seed) -> 
     open_round(session, tournament, rnd.number + 1, order, now)
     session.flush()
     return Completion(tournament.id, tournament.code, rnd.number, "advanced", ranked, order)
-
-
-def complete_ready_rounds(session_factory, now: datetime, tournament_id: int | None = None) -> list[Completion]:
-    """Every ready round, each completed in its own transaction (`session_factory()` is a context
-    manager yielding a Session that commits on exit, e.g. `unit_of_work`). A round that opens a
-    playoff waits for the playoff's reports, so one pass is enough."""
-    done: list[Completion] = []
-    with session_factory() as session:
-        ready = ready_rounds(session, tournament_id)
-    for tid, number in ready:
-        with session_factory() as session:
-            completion = complete_round(session, tid, number, now)
-        if completion is not None:
-            done.append(completion)
-    return done
-

@@ -21,9 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from domain.errors import Problem
 
@@ -92,7 +91,9 @@ def trigger(cron: str, tz: ZoneInfo) -> CronTrigger:
     if len(fields) != 5:
         raise ValueError(f"a cron expression has 5 fields (minute hour day month weekday), got {len(fields)}")
     minute, hour, day, month, dow = fields
-    from apscheduler.triggers.cron import CronTrigger  # here: the CLI's help needs only the defaults above
+    from apscheduler.triggers.cron import (
+        CronTrigger,  # here: the CLI's help needs only the defaults above
+    )
 
     return CronTrigger(
         minute=minute, hour=hour, day=day, month=month, day_of_week=_day_of_week(dow), timezone=tz

@@ -22,7 +22,12 @@ from domain.errors import DomainError
 from domain.poker.rules.bounties import HALF_UNITS, units_text
 from domain.poker.rules.prizes import paid_places, prize_line_problems
 from domain.poker.services.results import places as computed_places
-from domain.poker.tables.results import FinalPlace, MysteryDraw, MysteryPhase, MysteryPrize
+from domain.poker.tables.results import (
+    FinalPlace,
+    MysteryDraw,
+    MysteryPhase,
+    MysteryPrize,
+)
 from domain.poker.tables.tournaments import Entry, Player, TopUp, Tournament
 
 MysteryPrizes = tuple[tuple[tuple[str, str], ...], str | None]  # ((description, drawn or undrawn), ...), seed

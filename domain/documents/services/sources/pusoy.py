@@ -14,7 +14,14 @@ from sqlalchemy.orm import Session
 from domain.clubs.rules.logo import Logo
 from domain.clubs.services.logos import logos
 from domain.clubs.tables import Club
-from domain.documents.rules.model import N_, Bundle, PusoyPlayoff, PusoyRound, PusoySheet, PusoyStanding
+from domain.documents.rules.model import (
+    N_,
+    Bundle,
+    PusoyPlayoff,
+    PusoyRound,
+    PusoySheet,
+    PusoyStanding,
+)
 from domain.documents.services import locales
 from domain.documents.services.sources.shared import Skipped, local_date, unpublished
 from domain.pusoy.tables import PusoyFinish, PusoyTournament

@@ -15,7 +15,11 @@ from domain.documents.rules.model import Bundle, SeasonRow, SeasonSheet
 from domain.documents.services import locales
 from domain.documents.services.sources.shared import local_date
 from domain.documents.tables import DocumentPublication
-from domain.leagues.services.leagues import NamedStanding, counted_tournaments, season_standings
+from domain.leagues.services.leagues import (
+    NamedStanding,
+    counted_tournaments,
+    season_standings,
+)
 from domain.leagues.tables import Season
 from domain.poker.tables.tournaments import Tournament
 

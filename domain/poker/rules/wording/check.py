@@ -11,7 +11,11 @@ from functools import lru_cache
 from domain.errors import DomainError, Problem
 from domain.poker.rules.wording.classify import _hits
 from domain.poker.rules.wording.lexicon import _lexicon
-from domain.poker.rules.wording.normalisation import _normalise_mapped, _unicode, normalise
+from domain.poker.rules.wording.normalisation import (
+    _normalise_mapped,
+    _unicode,
+    normalise,
+)
 
 MAX_DESCRIPTION_CHARS = 500  # a prize line or a mystery prize description (3.4)
 CHECKER = "sp4-3"  # names the check that sealed a line; a change in what is refused bumps it

@@ -9,8 +9,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
 
-from domain.poker.rules.wording.decisions import _EN_NUMBER_WORDS, _MULTIPLIERS, _WORD_CODES
-from domain.poker.rules.wording.lexicon import _fold_yo, _lemmas, _Lexicon, _lexicon, _morph
+from domain.poker.rules.wording.decisions import (
+    _EN_NUMBER_WORDS,
+    _MULTIPLIERS,
+    _WORD_CODES,
+)
+from domain.poker.rules.wording.lexicon import (
+    _fold_yo,
+    _lemmas,
+    _Lexicon,
+    _lexicon,
+    _morph,
+)
 from domain.poker.rules.wording.normalisation import _CYRILLIC, _LATIN, _SPACE, _unicode
 
 # -- tokens --------------------------------------------------------------------------------------

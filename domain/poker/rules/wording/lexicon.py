@@ -22,7 +22,12 @@ from domain.poker.rules.wording.decisions import (
     _RU_MONEY_WORDS,
     _UNNAMED_CODES,
 )
-from domain.poker.rules.wording.normalisation import _CYRILLIC, _LATIN, _unicode, normalise
+from domain.poker.rules.wording.normalisation import (
+    _CYRILLIC,
+    _LATIN,
+    _unicode,
+    normalise,
+)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from domain.leagues.services.leagues import (
     season_standings,
 )
 from domain.leagues.tables import Season, SeasonTournament
-from domain.poker.tables.results import FinalPlace
+from domain.poker.tables.knockouts_places import FinalPlace
 from domain.poker.tables.tournaments import (
     Entry,
     Player,

@@ -15,7 +15,7 @@ from bench.harness import Report, peak_memory
 from domain.clubs.tables import Club
 from domain.poker.rules.places import LiveKnockout, PlacedEntry, final_places
 from domain.poker.services.results import compute_places
-from domain.poker.tables.results import Knockout
+from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import (
     Entry,
     Player,

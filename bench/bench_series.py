@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import text
@@ -27,7 +27,7 @@ from domain.series.services.series import materialize
 from domain.store.db import StatementCounter, unit_of_work
 from flows import bootstrap
 
-UTC = timezone.utc
+UTC = UTC
 NOW = datetime(2026, 10, 20, 12, tzinfo=UTC)
 SERIES = 1000
 ZONES = ("Europe/Moscow", "Europe/Berlin", "America/New_York", "Asia/Manila")

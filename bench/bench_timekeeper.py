@@ -86,7 +86,7 @@ import sys
 from prefect import serve
 from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
 from flows.deployments import deployment, job
-from flows.jobs.poker_floor import advance_clocks
+from flows.jobs.poker_moments import advance_clocks
 
 if __name__ == "__main__":
     # the old way: one exact run of advance-clocks per moment, 4 at once (EXACT_RUNS_AT_ONCE), no sweep

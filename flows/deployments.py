@@ -29,10 +29,10 @@ from flows.jobs.clubs import reverify_clubs, verify_clubs
 
 # area: documents
 from flows.jobs.documents import publish_results  # noqa: E402
+from flows.jobs.poker_finalize import finalize_tournaments_flow  # noqa: E402
 
 # area: poker
-from flows.jobs.poker_floor import advance_clocks, process_no_shows  # noqa: E402
-from flows.jobs.poker_results import finalize_tournaments_flow  # noqa: E402
+from flows.jobs.poker_moments import advance_clocks, process_no_shows  # noqa: E402
 
 # area: pusoy
 from flows.jobs.pusoy import complete_rounds

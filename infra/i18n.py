@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from babel import Locale
@@ -47,7 +47,7 @@ def checked(locale: str) -> str:
     return locale
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(locale: str) -> Translations:
     """The compiled catalog of a locale; a missing .mo is an error, never a silent fallback."""
     path = LOCALE_DIR / checked(locale) / "LC_MESSAGES" / f"{DOMAIN}.mo"

@@ -81,7 +81,8 @@ def page_css(footer: str) -> Markup:
             parts.append(f"counter({piece[2:-2]})")
         elif piece:
             parts.append(json.dumps(piece, ensure_ascii=False))
-    return Markup("@page { @bottom-right { content: %s; } }" % " ".join(parts).replace("<", "\\3c "))
+    content = " ".join(parts).replace("<", "\\3c ")
+    return Markup(f"@page {{ @bottom-right {{ content: {content}; }} }}")
 
 
 def logo_uri(logo: Logo | None) -> str | None:

@@ -131,7 +131,7 @@ def page_content(lines: Sequence[Line], qr: tuple[float, float, float, float]) -
     for line in lines:
         if line.color != color:
             color = line.color
-            out.append("%s %s %s rg" % tuple(_number(c) for c in color))
+            out.append(" ".join(_number(c) for c in color) + " rg")
         out.append(f"BT 1 0 0 -1 {_number(line.x)} {_number(line.baseline)} Tm")
         for run in line.runs:
             out.append(f"/{run.font} {_number(run.size)} Tf [{run.glyphs}] TJ")

@@ -40,10 +40,10 @@ from flows.cli.pusoy import app as pusoy_app
 app.add_typer(pusoy_app, name="pusoy")
 
 # area: poker (one `poker` group: the tournaments' commands, the floor's, the results', structures)
-from flows.cli import players, poker, poker_floor, poker_results, structures
+from flows.cli import players, poker, poker_clock_seating, poker_knockouts_places, structures
 
-poker.app.add_typer(poker_floor.app)
-poker.app.add_typer(poker_results.app)
+poker.app.add_typer(poker_clock_seating.app)
+poker.app.add_typer(poker_knockouts_places.app)
 poker.app.add_typer(structures.app, name="structure")
 app.add_typer(poker.app, name="poker")
 app.add_typer(players.app, name="player")

@@ -1,8 +1,8 @@
 """`tourney poker ...`: live tournaments, registration, check-in, top-ups and fee settlement
 (Sport Poker 3.1, 3.4, 3.9, 3.10). Every command calls the domain services inside one unit of work.
 
-The `poker` group also holds the floor's commands (flows/cli/poker_floor.py), the results'
-(flows/cli/poker_results.py) and `structure` (flows/cli/structures.py): flows/cli/app.py adds them.
+The `poker` group also holds the floor's commands (flows/cli/poker_clock_seating.py), the results'
+(flows/cli/poker_knockouts_places.py) and `structure` (flows/cli/structures.py): flows/cli/app.py adds them.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ help, the operator must fix the series (the others were opened and committed).""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
@@ -53,7 +53,7 @@ def materialize_task(now: datetime) -> Materialized:
 
 @flow(name=JOB, log_prints=True)
 def materialize_series(now: datetime | None = None) -> dict:
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     with inherited():
         result = materialize_task(now)
         with bootstrap.unit_of_work() as session:

@@ -13,7 +13,7 @@ from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.results import set_prizes
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
-from flows.jobs.poker_results import finalize_tournaments_flow
+from flows.jobs.poker_finalize import finalize_tournaments_flow
 from tests.support import poker_world as w
 from tests.support.poker_world import EVENING
 

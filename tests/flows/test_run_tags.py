@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
 from flows.cli.pusoy import _complete_now
-from flows.jobs.poker_floor import advance_clocks
+from flows.jobs.poker_moments import advance_clocks
 from tests.support.poker_world import T0, enter, tournament
 from tests.support.pusoy_world import filled, play
 from tests.unit.pusoy_cases import WORKED_EXAMPLE

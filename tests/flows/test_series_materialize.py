@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from prefect.client.orchestration import get_client
 from sqlalchemy import text
@@ -13,7 +13,7 @@ from domain.store.db import unit_of_work
 from flows.jobs.series import materialize_series
 from tests.support.poker_world import club as world_club
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def test_materialize_series_plans_opens_and_publishes_what_it_did(prefect_api, committed):

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from domain.errors import DomainError
-from domain.poker.tables.floor import ClockEvent
+from domain.poker.tables.clock_seating import ClockEvent
 from domain.poker.tables.tournaments import Registration
 from domain.simulate.services.demo import (
     driving,

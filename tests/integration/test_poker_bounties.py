@@ -12,7 +12,7 @@ from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services.knockouts import record_knockouts, void_knockout
 from domain.poker.services.results import compute_places, finalize_tournaments, places
-from domain.poker.tables.results import Knockout, KnockoutShare
+from domain.poker.tables.knockouts_places import Knockout, KnockoutShare
 from tests.support import poker_world as w
 from tests.support.poker_world import EVENING
 

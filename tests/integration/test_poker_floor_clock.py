@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
 from domain.poker.services import clock as svc
-from domain.poker.tables.floor import Clock as ClockRow
-from domain.poker.tables.floor import ClockEvent
+from domain.poker.tables.clock_seating import Clock as ClockRow
+from domain.poker.tables.clock_seating import ClockEvent
 from tests.support.poker_world import T0, tournament
 
 

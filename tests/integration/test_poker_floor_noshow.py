@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError
 from domain.poker.services import clock as clock_service
 from domain.poker.services.noshow import arrive, process_no_shows
-from domain.poker.tables.floor import DeadStack, DeadStackCharge, Seat
-from domain.poker.tables.results import Knockout
+from domain.poker.tables.clock_seating import DeadStack, DeadStackCharge, Seat
+from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
 from tests.support.poker_world import T0, register, tournament, with_no_shows
 

@@ -16,8 +16,8 @@ from domain.errors import DomainError
 from domain.poker.rules import seating as pure
 from domain.poker.services import draws
 from domain.poker.services import seating as svc
-from domain.poker.tables.floor import Move, Seat, SeatDraw
-from domain.poker.tables.floor import Table as TableRow
+from domain.poker.tables.clock_seating import Move, Seat, SeatDraw
+from domain.poker.tables.clock_seating import Table as TableRow
 from domain.poker.tables.tournaments import Entry, Tournament
 from tests.support.db import refused, refused_by
 from tests.support.poker_world import T0, enter, register, tournament

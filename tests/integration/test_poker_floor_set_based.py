@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from domain.poker.services import clock as clock_service
 from domain.poker.services.noshow import process_no_shows
-from domain.poker.tables.floor import DeadStack, DeadStackCharge
+from domain.poker.tables.clock_seating import DeadStack, DeadStackCharge
 from domain.store.db import StatementCounter
 from tests.support.poker_world import T0, with_no_shows
 

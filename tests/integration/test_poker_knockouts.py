@@ -16,7 +16,7 @@ from domain.poker.services.knockouts import (
     void_knockout,
 )
 from domain.poker.services.mystery import mystery_draw
-from domain.poker.tables.results import Knockout, KnockoutAudit, MysteryDraw
+from domain.poker.tables.knockouts_places import Knockout, KnockoutAudit, MysteryDraw
 from domain.poker.tables.tournaments import Entry
 from domain.store.db import unit_of_work
 from tests.support import poker_world as w
@@ -249,7 +249,7 @@ def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed
     """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated
     (the late-seating rule), and the transaction commits."""
     from domain.poker.services.seating import draw_initial
-    from domain.poker.tables.floor import Seat
+    from domain.poker.tables.clock_seating import Seat
 
     with unit_of_work(committed) as s:
         t = w.tournament(s, **w.BOUNTY)

@@ -16,7 +16,7 @@ from domain.poker.services.mystery import (
     mystery_table,
     set_mystery_prizes,
 )
-from domain.poker.tables.results import MysteryPhase
+from domain.poker.tables.knockouts_places import MysteryPhase
 from tests.support import poker_world as w
 from tests.support.db import refused_call
 from tests.support.poker_world import EVENING

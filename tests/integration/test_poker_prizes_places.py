@@ -21,7 +21,7 @@ from domain.poker.services.results import (
     prizes,
     set_prizes,
 )
-from domain.poker.tables.results import FinalPlace, Prize
+from domain.poker.tables.knockouts_places import FinalPlace, Prize
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import StatementCounter, unit_of_work
 from tests.support import poker_world as w

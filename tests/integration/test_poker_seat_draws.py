@@ -11,7 +11,7 @@ from domain import draw
 from domain.poker.rules import seating as pure
 from domain.poker.services import draws
 from domain.poker.services import seating as svc
-from domain.poker.tables.floor import Seat, SeatDraw
+from domain.poker.tables.clock_seating import Seat, SeatDraw
 from domain.store.db import unit_of_work
 from tests.support import poker_world as w
 from tests.support.cli import fingerprint, j, refused, run

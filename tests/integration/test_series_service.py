@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine, text
@@ -23,7 +23,7 @@ from domain.series.services.series import (
 from domain.store.db import unit_of_work
 from tests.support.poker_world import club as world_club
 
-UTC = timezone.utc
+UTC = UTC
 NOW = datetime(2026, 10, 20, 12, tzinfo=UTC)  # Tuesday; Berlin leaves summer time on Sunday 25 October
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -19,7 +19,7 @@ from domain.series.rules.schedule import (
 )
 from domain.series.rules.templates import template_problems
 
-UTC = timezone.utc
+UTC = UTC
 BERLIN = ZoneInfo("Europe/Berlin")
 
 

@@ -27,7 +27,7 @@ from domain.leagues.rules.points import (
     standings,
 )
 from domain.leagues.tables import Season, SeasonSeries, SeasonTournament
-from domain.poker.tables.results import FinalPlace
+from domain.poker.tables.knockouts_places import FinalPlace
 from domain.poker.tables.tournaments import Player, Tournament
 from domain.series.tables import Series, SeriesOccurrence
 

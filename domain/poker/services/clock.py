@@ -32,7 +32,7 @@ from domain.poker.rules.noshow import DEFAULT_HANDS_PER_HOUR
 from domain.poker.services.due import CLOCKS, notify
 from domain.poker.services.noshow import charge_dead_stacks
 from domain.poker.services.tournaments import get_tournament
-from domain.poker.tables.floor import Clock as ClockRow
+from domain.poker.tables.clock_seating import Clock as ClockRow
 from domain.poker.tables.tournaments import Level as LevelRow
 from domain.poker.tables.tournaments import Structure, Tournament
 

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from domain import draw
 from domain.errors import raise_problems
 from domain.poker.rules import seating as pure
-from domain.poker.tables.floor import SeatDraw
+from domain.poker.tables.clock_seating import SeatDraw
 
 
 def commit(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> SeatDraw:

@@ -25,7 +25,7 @@ from domain.poker.services.tournaments import (
     settings_of,
     tournament_window,
 )
-from domain.poker.tables.floor import Seat
+from domain.poker.tables.clock_seating import Seat
 from domain.poker.tables.tournaments import Entry, Registration, TopUp, Tournament
 
 

@@ -4,7 +4,7 @@ in `mystery.py`.
 Each call locks the tournament row (`SELECT ... FOR UPDATE`), so knockouts, voids and draws of one
 tournament run one at a time: bust and draw numbers stay sequential, and two floors recording the
 same bust at once write one record (the second is refused as already out). The database backs the
-same invariants by itself (poker_results models). The caller owns the transaction.
+same invariants by itself (domain/poker/tables/knockouts_places.py). The caller owns the transaction.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from domain.poker.rules.knockouts import (
 from domain.poker.services.due import notify
 from domain.poker.services.seating import seat_if_drawn
 from domain.poker.services.tournaments import get_tournament
-from domain.poker.tables.results import (
+from domain.poker.tables.knockouts_places import (
     Knockout,
     KnockoutAudit,
     KnockoutSettings,

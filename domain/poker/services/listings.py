@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session, aliased
 from domain.clubs.tables import Club
 from domain.errors import NotFound
 from domain.poker.services.tournaments import get_tournament
-from domain.poker.tables.floor import Seat
-from domain.poker.tables.results import Knockout
+from domain.poker.tables.clock_seating import Seat
+from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import (
     Entry,
     Fee,

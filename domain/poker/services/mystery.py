@@ -18,7 +18,7 @@ from domain.poker.rules.wording.check import wording_seal
 from domain.poker.services.knockouts import locked_knockout, locked_tournament
 from domain.poker.services.results import itm_status
 from domain.poker.services.tournaments import get_tournament
-from domain.poker.tables.results import (
+from domain.poker.tables.knockouts_places import (
     Knockout,
     KnockoutAudit,
     MysteryDraw,

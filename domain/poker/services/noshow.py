@@ -25,7 +25,7 @@ from domain.poker.rules.knockouts import Bust
 from domain.poker.services.due import NO_SHOWS
 from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.seating import seat_new_entries
-from domain.poker.tables.floor import DeadStack, NoShowRun
+from domain.poker.tables.clock_seating import DeadStack, NoShowRun
 from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
 
 DUE_SQL = f"""

@@ -19,7 +19,7 @@ from domain.poker.rules.prizes import Itm, itm, preset_lines, validated_prize_li
 from domain.poker.rules.wording.check import wording_seal
 from domain.poker.services.due import FINALIZE
 from domain.poker.services.tournaments import get_tournament
-from domain.poker.tables.results import (
+from domain.poker.tables.knockouts_places import (
     FinalPlace,
     Knockout,
     KnockoutShare,

@@ -17,9 +17,9 @@ from domain.poker.rules import seating as pure
 from domain.poker.rules.seating import Move, Seat, Seating
 from domain.poker.services import draws
 from domain.poker.services.tournaments import get_tournament
-from domain.poker.tables.floor import Move as MoveRow
-from domain.poker.tables.floor import Seat as SeatRow
-from domain.poker.tables.floor import Table as TableRow
+from domain.poker.tables.clock_seating import Move as MoveRow
+from domain.poker.tables.clock_seating import Seat as SeatRow
+from domain.poker.tables.clock_seating import Table as TableRow
 from domain.poker.tables.tournaments import Entry, Player
 
 SEATING_LOCK = 7411400

@@ -23,7 +23,7 @@ from domain.poker.rules.wording.check import names_money
 from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
-from domain.poker.tables.results import Knockout
+from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import Entry, Player, Structure, Tournament
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -29,7 +29,7 @@ from domain.errors import Problem
 if TYPE_CHECKING:
     from apscheduler.triggers.cron import CronTrigger
 
-UTC = timezone.utc
+UTC = UTC
 DEFAULT_HORIZON_DAYS = 14
 MAX_HORIZON_DAYS = 365
 MIN_GAP = timedelta(hours=1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import MISSING, fields
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from domain.errors import Problem
@@ -41,7 +41,7 @@ POKER_KEYS = (
     + tuple(f.name for f in fields(TournamentSettings) if f.name not in _POKER_FROM_SERIES)
     + tuple(POKER_OFFSETS)
 )
-_SAMPLE_START = datetime(2000, 1, 1, tzinfo=timezone.utc)
+_SAMPLE_START = datetime(2000, 1, 1, tzinfo=UTC)
 PUSOY_KEYS = ("organizer", "capacity", "games_per_round", "private", "advancing", "organizer_email")
 
 

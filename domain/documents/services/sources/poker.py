@@ -22,7 +22,7 @@ from domain.errors import DomainError
 from domain.poker.rules.bounties import HALF_UNITS, units_text
 from domain.poker.rules.prizes import paid_places, prize_line_problems
 from domain.poker.services.results import places as computed_places
-from domain.poker.tables.results import (
+from domain.poker.tables.knockouts_places import (
     FinalPlace,
     MysteryDraw,
     MysteryPhase,

@@ -29,5 +29,5 @@ modules; the rest of the code imports `check`.
 
 The database cannot run this (pymorphy3 lives in Python), so every accepted line carries the
 domain's verdict, `wording_seal(text)`, which only an accepted text gets; the tables refuse a line
-without its seal (domain/poker/tables/results.py).
+without its seal (domain/poker/tables/knockouts_places.py).
 """

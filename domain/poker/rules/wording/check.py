@@ -58,7 +58,7 @@ class Verdict:
 
 
 def seal_for(checker: str, text: str) -> str:
-    """The seal's recipe, which the database's CHECK repeats (domain/poker/tables/results.py)."""
+    """The seal's recipe, which the database's CHECK repeats (domain/poker/tables/knockouts_places.py)."""
     return f"{checker}:{hashlib.sha256(f'{checker}:{text}'.encode()).hexdigest()}"
 
 

@@ -20,7 +20,7 @@ from flows.cli.output import emit, transaction
 from flows.cli.params import INT_MAX, confirm, read_text_file
 
 if TYPE_CHECKING:
-    from domain.poker.tables.results import Knockout, MysteryDraw
+    from domain.poker.tables.knockouts_places import Knockout, MysteryDraw
 
 entries_service = lazy("domain.poker.services.entries")
 knockout_service = lazy("domain.poker.services.knockouts")

@@ -1,0 +1,44 @@
+"""What `make test` checks of the code and the docs besides behaviour: ruff finds nothing, and every
+path, module and link that README.md and docs/ name exists (a moved file fails here, not a reader)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TOP = ("domain", "flows", "infra", "tests", "bench", "templates", "docs", ".ci")
+PATH = re.compile(r"`((?:" + "|".join(re.escape(t) for t in TOP) + r")/[\w./-]*)`")
+MODULE = re.compile(r"python -m ([\w.]+)")
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_ruff_finds_nothing():
+    ruff = Path(sys.executable).with_name("ruff")
+    result = subprocess.run([str(ruff), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_every_path_module_and_link_a_document_names_exists(doc: Path):
+    text = doc.read_text()
+    missing = []
+    for path in PATH.findall(text):
+        path = path.split("::")[0].rstrip(".,:")
+        if not (ROOT / path).exists():
+            missing.append(path)
+    for module in MODULE.findall(text):
+        if module.split(".")[0] in ("domain", "flows", "infra", "tests", "bench") and \
+                importlib.util.find_spec(module) is None:
+            missing.append(f"python -m {module}")
+    for link in LINK.findall(text):
+        if not link.startswith(("http://", "https://", "mailto:")) and not (doc.parent / link).exists():
+            missing.append(f"link {link}")
+    assert not missing, f"{doc.relative_to(ROOT)} names what does not exist: {missing}"

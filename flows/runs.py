@@ -30,17 +30,17 @@ def api_answers() -> bool:
     return bool(api) and healthy(api)
 
 
-def run_now(name: str, idempotency_key: str, tags: Iterable[str] = ()) -> str:
+def run_now(name: str, idempotency_key: str, tags: Iterable[str] = (), run_name: str | None = None) -> str:
     """Start a run of the served deployment `name` at once (one run per idempotency key), tagged
-    with `tags` besides the deployment's. When the Prefect API or the deployment is not there, the
-    job's own schedule does the work later."""
+    with `tags` besides the deployment's and named `run_name` (else Prefect draws a name). When the
+    Prefect API or the deployment is not there, the job's own schedule does the work later."""
     from prefect.deployments import run_deployment
 
     if not api_answers():
         return f"{name} not started now (the Prefect API does not answer); its next scheduled run does it"
     try:
         run = run_deployment(f"{name}/{name}", timeout=0, as_subflow=False, idempotency_key=idempotency_key,
-                             tags=list(tags))
+                             tags=list(tags), flow_run_name=run_name)
     except Exception as exc:  # deployment not served, API gone meanwhile: the schedule covers it
         return f"{name} not started now ({exc.__class__.__name__}); its next scheduled run does it"
     return f"{name} run {run.name} started"

@@ -121,12 +121,9 @@ def _final_command(action: str, doc: str) -> None:
             return
         with transaction() as session:  # places and prizes at once (3.7), then the documents
             done = results_service.finish(session, tournament, _now())
-        from flows.runs import (
-            run_now,  # Prefect is imported only by the commands that talk to it
-        )
-        from flows.tags import merged, of_poker
+        from flows.jobs.documents import start_publishing  # Prefect: only the commands that talk to it
 
-        documents = run_now("publish-results", f"publish-poker-{done.tournament_id}", merged(of_poker([done.tournament_id])))
+        documents = start_publishing(done.tournament_id)
         emit({"id": done.tournament_id, "status": "finished", "placed": len(done.places),
               "final_table": results_service.final_table(done), "documents": documents})
 

@@ -26,6 +26,7 @@ from domain.documents.services.publish import outbox_root, publish, send_next
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.retrying import unless_refused
+from flows.runs import run_now
 from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
 
 
@@ -49,6 +50,14 @@ def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
                 if outcome is not None:  # None: a concurrent run published it first
                     published.append(outcome)
     return published, skipped
+
+
+def start_publishing(tournament_id: int) -> str:
+    """The event of a poker tournament's finish (`tourney poker finish`, or the timekeeper's finalize
+    moment): a run of `publish-results` at once, named and tagged by the tournament, one per
+    tournament (its idempotency key); what was done, in one line."""
+    return run_now("publish-results", f"publish-poker-{tournament_id}", merged(of_poker([tournament_id])),
+                   run_name=f"publish-results poker-{tournament_id}")
 
 
 def _label(row: dict, sep: str = "-") -> str:

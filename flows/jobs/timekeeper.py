@@ -10,7 +10,9 @@ tournament:poker-<id>), Completed with what it did in its message, or Failed wit
 refusal; a moment that changed something also has a table artifact (`poker-<id>-<job>`), a moment
 that found nothing to do has none. The task runs are written to the Prefect API by a thread after
 the moment, off the timekeeper's path: a slow or absent API never makes a moment late (when the API
-stays away, reports beyond `QUEUE` are dropped, and counted)."""
+stays away, reports beyond `QUEUE` are dropped, and counted). What a moment starts is not a report
+and is never dropped: a finalize moment starts its tournament's documents (`Events`, a run of
+`publish-results` by the same helper as `tourney poker finish`), before its report is queued."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import json
 import logging
 import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from itertools import count
 from uuid import UUID
@@ -38,6 +41,7 @@ from prefect.runtime import flow_run
 from prefect.states import Completed, Crashed, Failed, Running
 
 from flows import bootstrap
+from flows.jobs.documents import start_publishing
 from flows.jobs.timekeeper_loop import (
     Moment,
     Timekeeper,
@@ -159,21 +163,29 @@ class Reporter:
             data=json.dumps([{k: _cell(v) for k, v in row.items()} for row in rows]),
             flow_run_id=self.flow_run_id, task_run_id=run.id,
         ))
-        if m.job == "finalize-tournaments":  # its results sheet and certificates, now, by a worker
-            start_publishing(client, m.tournament_id, tags)
 
 
-def start_publishing(client, tournament_id: int, tags: tuple[str, ...]) -> None:
-    """A run of the served `publish-results` deployment, at once, tagged by the tournament (one per
-    tournament: its idempotency key); not served: its schedule publishes it."""
-    try:
-        deployment = client.read_deployment_by_name("publish-results/publish-results")
-    except ObjectNotFound:
-        return
-    client.create_flow_run_from_deployment(
-        deployment.id, tags=list(tags), idempotency_key=f"publish-poker-{tournament_id}",
-        name=f"publish-results poker-{tournament_id}",
-    )
+class Events:
+    """What a moment starts besides its report: a finished tournament's documents (a run of
+    `publish-results`, `start_publishing`, as `tourney poker finish` starts it). On a thread of its
+    own, so the loop never waits for the API; the queue is unbounded, so no event is dropped."""
+
+    def __init__(self, log: logging.Logger | logging.LoggerAdapter):
+        self.log = log
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="timekeeper-events")
+
+    def handled(self, m: Moment) -> None:
+        if m.job == "finalize-tournaments" and m.outcome == "done":
+            self._pool.submit(self._publish, m.tournament_id)
+
+    def _publish(self, tournament_id: int) -> None:
+        try:
+            self.log.info("poker-%s finished: %s", tournament_id, start_publishing(tournament_id))
+        except Exception as exc:  # its schedule publishes it
+            self.log.warning("poker-%s: publish-results not started (%s)", tournament_id, exc)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
 
 
 def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
@@ -229,9 +241,13 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
     """Keep time until cancelled (or for `run_for_seconds`): active while holding the lock, else
     standby. Every moment handled is a task run of this flow run."""
     log = get_run_logger()
-    reporter = Reporter(flow_run.id, log)
-    keeper = Timekeeper(on_moment=reporter.put, poll=poll_seconds, log=log,
-                        name=connection_name(UUID(flow_run.id)))
+    reporter, events = Reporter(flow_run.id, log), Events(log)
+
+    def handled(m: Moment) -> None:  # the event's work first, then its report
+        events.handled(m)
+        reporter.put(m)
+
+    keeper = Timekeeper(on_moment=handled, poll=poll_seconds, log=log, name=connection_name(UUID(flow_run.id)))
     stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
     standby = threading.Thread(target=_keep_a_standby, args=(keeper,), name="timekeeper-standby", daemon=True)
     if stop:
@@ -243,6 +259,7 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
         keeper.stopping.set()
         if stop:
             stop.cancel()
+        events.close()
         reporter.close()
     return {"flow_run_id": str(flow_run.id), "moments": keeper.moments, "reported": reporter.reported,
             "dropped": reporter.dropped, "report_failures": reporter.failed}

@@ -250,7 +250,7 @@ DUE_SQL = f"""
 SELECT c.tournament_id, c.segments, c.pauses, c.overrides, c.hands_per_hour, t.structure_id, s.ante_type
 FROM {CLOCKS.source}
 JOIN poker_structures s ON s.id = t.structure_id
-WHERE {CLOCKS.due(":now")} {{only}}
+WHERE {CLOCKS.due(":now")} AND (CAST(:tids AS bigint[]) IS NULL OR c.tournament_id = ANY(:tids))
 ORDER BY c.tournament_id
 FOR UPDATE OF c SKIP LOCKED
 """
@@ -263,8 +263,7 @@ def advance_clocks(
     some), charge dead stacks, and set each clock's next change. Clocks another run holds are
     skipped (that run does them). Returns one summary per tournament handled."""
     tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
-    only = "AND c.tournament_id = ANY(:tids)" if tids is not None else ""
-    due = session.execute(text(DUE_SQL.format(only=only)), {"now": now, "tids": tids and list(tids)}).all()
+    due = session.execute(text(DUE_SQL), {"now": now, "tids": None if tids is None else list(tids)}).all()
     if not due:
         return []
     levels = levels_by_structure(session, {r.structure_id for r in due})

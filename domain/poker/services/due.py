@@ -99,10 +99,6 @@ FINALIZE = Kind(
 KINDS: tuple[Kind, ...] = (CLOCKS, NO_SHOWS, FINALIZE)
 
 
-def next_instant(session: Session, kind: Kind) -> datetime | None:
-    return session.execute(text(kind.next_sql()), {"job": kind.job}).scalar_one()
-
-
 def due_at(session: Session, kind: Kind, at: datetime) -> list[tuple[int, datetime]]:
     rows = session.execute(text(kind.at_sql()), {"job": kind.job, "at": at}).all()
     return [(r.tournament_id, r.due_at) for r in rows]

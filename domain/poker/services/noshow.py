@@ -31,7 +31,8 @@ from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
 DUE_SQL = f"""
 SELECT t.id, t.no_show_policy, t.starting_stack
 FROM {NO_SHOWS.source}
-WHERE {NO_SHOWS.pending} {{when}} {{only}}
+WHERE {NO_SHOWS.pending} AND (NOT :at_close_only OR {NO_SHOWS.instant} <= :now)
+  AND (CAST(:tids AS bigint[]) IS NULL OR t.id = ANY(:tids))
 ORDER BY t.id
 FOR UPDATE OF t SKIP LOCKED
 """
@@ -46,10 +47,9 @@ def process_no_shows(
     The jobs process a tournament only once its late registration has closed; the floor may
     process one at once (`at_close_only=False`): 3.8, the handler itself does not check the window,
     the hold is kept by when processing is invoked."""
-    when = f"AND {NO_SHOWS.instant} <= :now" if at_close_only else ""
     tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
-    only = "AND t.id = ANY(:tids)" if tids is not None else ""
-    due = session.execute(text(DUE_SQL.format(when=when, only=only)), {"now": now, "tids": tids and list(tids)}).all()
+    due = session.execute(text(DUE_SQL), {"now": now, "at_close_only": at_close_only,
+                                          "tids": None if tids is None else list(tids)}).all()
     if due:  # a run that held a row until just now committed after this statement began: ask again
         ids = [t.id for t in due]
         done = set(session.scalars(select(NoShowRun.tournament_id).where(NoShowRun.tournament_id.in_(ids))))

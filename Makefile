@@ -32,7 +32,7 @@ run: db
 
 # the budget: 480 s wall on 2 cores (docs/testing.md); the long proofs are `make soak`
 test: setup
-	@start=$$(date +%s); $(TOURNEY) db up && $(BIN)/pytest tests -m "not soak" --durations=15; status=$$?; \
+	@start=$$(date +%s); $(TOURNEY) db up && $(BIN)/pytest tests -m "not soak" -n 2 --durations=15; status=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall (budget 480 s)"; exit $$status
 
 # the long proofs: workers killed mid-run, 20 timekeeper failovers, every bad input through a real process

@@ -26,6 +26,8 @@ from infra.prefect_server import healthy
 
 
 def api_answers() -> bool:
+    """Whether the configured Prefect API answers its health check now (the one check, for the jobs
+    and the commands that talk to it)."""
     api = PREFECT_API_URL.value()
     return bool(api) and healthy(api)
 

@@ -281,10 +281,12 @@ def version() -> None:
 
 
 def _require_prefect_api() -> None:
-    from infra.prefect_server import healthy
+    from prefect.settings import PREFECT_API_URL
 
-    url = os.environ["PREFECT_API_URL"]
-    if not healthy(url):
+    from flows.runs import api_answers
+
+    if not api_answers():
+        url = PREFECT_API_URL.value()
         raise DomainError(
             "prefect-unreachable",
             f"the Prefect API at {url} does not answer: start it with `make run` "

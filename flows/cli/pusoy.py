@@ -131,11 +131,9 @@ def report(
 def _complete_now(tournament_id: int) -> list | str:
     """Run the complete-rounds flow in this process, reporting to the Prefect API; when the API
     does not answer, the every-minute sweep completes the round."""
-    import os
+    from flows.runs import api_answers
 
-    from infra.prefect_server import healthy
-
-    if not healthy(os.environ["PREFECT_API_URL"]):
+    if not api_answers():
         return "Prefect API not reachable: the complete-rounds sweep completes the round within a minute"
     from flows.jobs.pusoy import complete_now
 

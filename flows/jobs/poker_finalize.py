@@ -13,8 +13,15 @@ from prefect.artifacts import create_table_artifact
 
 from domain.poker.services.results import Finalized, final_table, finalize_tournaments
 from flows import bootstrap
+from flows.jobs.documents import start_publishing
 from flows.retrying import unless_refused
 from flows.tags import inherited, merged, of_poker, tag_this_run
+
+
+def final_table_key(tournament_id: int) -> str:
+    """The key of a tournament's final-table artifact, whichever run finished it (this sweep, or the
+    timekeeper's moment): one artifact per tournament."""
+    return f"poker-final-table-{tournament_id}"
 
 
 @task(name="finalize-ready-tournaments", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
@@ -30,11 +37,12 @@ def finalize_tournaments_flow(now: datetime | None = None) -> dict:
         done = finalize_ready(now)
         for t in done:
             create_table_artifact(
-                key=f"poker-final-table-{t.tournament_id}",
+                key=final_table_key(t.tournament_id),
                 table=final_table(t),
                 description=f"Final table of tournament {t.tournament_id} “{t.name}”",
             )
-            print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed")
+            print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed; "
+                  f"{start_publishing(t.tournament_id)}")  # the event: its documents, at once
         create_table_artifact(
             key="finalize-tournaments",
             table=[{"tournament": t.tournament_id, "name": t.name, "placed": len(t.places),

@@ -42,6 +42,7 @@ from prefect.states import Completed, Crashed, Failed, Running
 
 from flows import bootstrap
 from flows.jobs.documents import start_publishing
+from flows.jobs.poker_finalize import final_table_key
 from flows.jobs.timekeeper_loop import (
     Moment,
     Timekeeper,
@@ -154,7 +155,7 @@ class Reporter:
         if m.outcome != "done" or m.summary is None:
             return
         if m.job == "finalize-tournaments":
-            key, rows = f"poker-final-table-{m.tournament_id}", m.summary["final_table"]
+            key, rows = final_table_key(m.tournament_id), m.summary["final_table"]
         else:
             key, rows = f"poker-{m.tournament_id}-{m.job}", [{"due_at": m.due_at, **m.summary, "started": m.started,
                                                                "late_s": round((m.started - m.due_at).total_seconds(), 3)}]

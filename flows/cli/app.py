@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -294,6 +295,16 @@ def _require_prefect_api() -> None:
         )
 
 
+@functools.cache
+def _command():
+    """The click command of the whole CLI, with every integer bounded and every tournament followed:
+    built once per process (a test runs many commands in one)."""
+    command = typer.main.get_command(app)
+    bound_integers(command)
+    follow_tournaments(command.commands["poker"])
+    return command
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: Prefect's environment set up, domain errors as one line and exit code 2."""
     from infra.prefect_server import prefect_env
@@ -305,10 +316,7 @@ def main(argv: list[str] | None = None) -> None:
         args, as_json = json_flag(list(sys.argv[1:] if argv is None else argv))
         STATE["json"] = STATE["json"] or as_json
         argument_problems(args)
-        command = typer.main.get_command(app)
-        bound_integers(command)
-        follow_tournaments(command.commands["poker"])
-        code = command.main(args=args, prog_name="tourney", standalone_mode=False)
+        code = _command().main(args=args, prog_name="tourney", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except DomainError as exc:

@@ -62,7 +62,10 @@ def web_command(
                                        start_new_session=True)
         processes.record(settings, "web", process.pid)
         _wait_listening(process, host, port, log)
-        say(f"web pages served in the background (pid {process.pid}) at {settings.public_url()}; log: {log}")
+        listening = f"http://{host}:{port}"
+        public = settings.public_url().rstrip("/")
+        also = f" (public address {public})" if public != listening else ""
+        say(f"web pages served in the background (pid {process.pid}) on {listening}{also}; log: {log}")
         return
     import uvicorn
 

@@ -23,11 +23,13 @@ def _up(url: str, timeout: float = 30) -> bool:
 
 def test_tourney_web_background_is_recorded_and_tourney_stop_ends_it(engine, tmp_path):
     port = free_port()
-    env = {"TOURNEY_HOME": str(tmp_path), "TOURNEY_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    env = {"TOURNEY_HOME": str(tmp_path), "TOURNEY_PUBLIC_URL": "https://club.example.org"}
     started = run_process("web", "--background", "--port", str(port), env=env, timeout=60)
     assert started.returncode == 0, started.stderr
     try:
-        assert "in the background" in started.stdout and (tmp_path / "run" / "web.pid").exists()
+        said = " ".join(started.stdout.split())
+        assert f"in the background (pid {(tmp_path / 'run' / 'web.pid').read_text().split()[0]}) on " \
+               f"http://127.0.0.1:{port} (public address https://club.example.org)" in said
         assert _up(f"http://127.0.0.1:{port}/")
         again = run_process("web", "--background", "--port", str(port), env=env, timeout=60)
         assert "already served" in again.stdout

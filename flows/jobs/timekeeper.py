@@ -212,7 +212,7 @@ def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
             client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
             live.remove(gone)
         for _ in range(want - len(live)):
-            client.create_flow_run_from_deployment(deployment.id, name=f"{NAME} (standby until it holds the lock)")
+            client.create_flow_run_from_deployment(deployment.id, name=role_name("standby"))
         return max(0, want - len(live))
 
 
@@ -250,7 +250,8 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
 
     keeper = Timekeeper(on_moment=handled, poll=poll_seconds, log=log, name=connection_name(UUID(flow_run.id)))
     stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
-    standby = threading.Thread(target=_keep_a_standby, args=(keeper,), name="timekeeper-standby", daemon=True)
+    standby = threading.Thread(target=_keep_a_standby, args=(keeper, UUID(flow_run.id)), name="timekeeper-standby",
+                               daemon=True)
     if stop:
         stop.start()
     standby.start()
@@ -266,12 +267,26 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
             "dropped": reporter.dropped, "report_failures": reporter.failed}
 
 
-def _keep_a_standby(keeper: Timekeeper, every: float = 60) -> None:
-    """While active, see (at once, then every minute) that a standby run exists, when served."""
+def role_name(state: str) -> str:
+    """The run's name in the UI by its role: `timekeeper (active)`, `timekeeper (standby)`."""
+    return f"{NAME} ({state})"
+
+
+def _keep_a_standby(keeper: Timekeeper, run_id: UUID, every: float = 60) -> None:
+    """While active, see (at once, then every minute) that a standby run exists, when served; name
+    the run by its role whenever that changes."""
     import time
 
     checked: float | None = None
+    named: str | None = None
     while not keeper.stopping.wait(2):
+        if keeper.state in ("active", "standby") and keeper.state != named:
+            try:
+                with get_client(sync_client=True) as client:
+                    client.update_flow_run(run_id, name=role_name(keeper.state))
+                named = keeper.state
+            except Exception as exc:  # the API is away: named at the next look
+                keeper.log.warning("could not name the timekeeper run by its role: %s", exc)
         if keeper.state == "active" and (checked is None or time.monotonic() - checked >= every):
             checked = time.monotonic()
             try:

@@ -42,11 +42,13 @@ def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(pr
     with get_client(sync_client=True) as client:
         mine = FlowRunFilter(id=FlowRunFilterId(any_=[result["flow_run_id"]]))
         runs = {r.name: r for r in client.read_task_runs(flow_run_filter=mine)}
+        named = client.read_flow_run(result["flow_run_id"]).name  # by its role, once it held the lock
         art = {name: client.read_artifacts(artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[r.id])))
                for name, r in runs.items()}
     level_2 = f"advance-clocks poker-{changing} {start + timedelta(seconds=3):%H:%M:%S} UTC"
     no_shows = f"process-no-shows poker-{closing} {start + timedelta(seconds=2):%H:%M:%S} UTC"
     nothing = f"advance-clocks poker-{stale} {start + timedelta(seconds=1):%H:%M:%S} UTC"
+    assert named == "timekeeper (active)"
     assert {level_2, no_shows, nothing} <= set(runs)
     assert set(runs[level_2].tags) >= {"kind:poker", f"club:{club}", f"tournament:poker-{changing}"}
     assert runs[level_2].state.is_completed() and "levels started: 2" in runs[level_2].state.message

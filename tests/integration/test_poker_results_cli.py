@@ -12,13 +12,13 @@ from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.store.db import unit_of_work
 from domain.poker.tables.results import Knockout, MysteryDraw, Prize
 from tests.support import poker_world as w
-from tests.support.cli import run
+from tests.support.cli import refused, run
 
 
 @pytest.fixture
 def game(committed):
     with unit_of_work(committed) as s:
-        t = w.tournament(s, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+        t = w.tournament(s, **w.BOUNTY | {"bounty_type": "mystery", "levels": w.LEVELS}, mystery=True)
         e = {n: x.id for n, x in w.field(s, t, "ABC").items()}
         return t.id, e
 
@@ -82,6 +82,8 @@ def test_bad_knockouts_and_draws_are_refused_in_one_line_and_nothing_written(gam
     self_ko = run("poker", "knockout", str(t), str(e["A"]), "--killer", str(e["A"]))
     assert (self_ko.returncode, self_ko.stderr.strip()) == (2, f"error: entry {e['A']} cannot knock out itself")
     assert rows(Knockout, committed, Knockout.tournament_id == t) == 0
+    beyond = refused(committed, "poker", "knockout", str(t), str(e["A"]), "--killer", str(e["B"]), "--level", "6")
+    assert beyond == "error: level 6: the tournament's blind structure has 5 levels"  # 3.2
     two_left = run("poker", "places", str(t))
     assert two_left.returncode == 2 and "3 players are still in" in two_left.stderr
     [k] = json.loads(run("--json", "poker", "knockout", str(t), str(e["A"]), "--killer", str(e["B"])).stdout)

@@ -232,7 +232,7 @@ def poker_step(session: Session, tournament_id: int, step: Step, now: datetime, 
         return f"{step.player} takes the add-on"
     assert step.kind == BUST and step.killer is not None
     bust = Bust(_entry_of(session, tournament_id, step.player), _entry_of(session, tournament_id, step.killer))
-    knockout_service.record_knockouts(session, tournament_id, [bust], now=now, actor="simulator")
+    desk.knock_out(session, tournament_id, [bust], now=now, actor="simulator")
     left = session.scalar(select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active"))
     said = f"{step.player} busted by {step.killer} ({left} left)"
     if (final_table_from is None or now >= final_table_from) and \

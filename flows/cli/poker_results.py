@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 entries_service = lazy("domain.poker.services.entries")
 knockout_service = lazy("domain.poker.services.knockouts")
 desk = lazy("domain.poker.services.desk")
+locales_service = lazy("domain.documents.services.locales")
 listings = lazy("domain.poker.services.listings")
 mystery_service = lazy("domain.poker.services.mystery")
 results_service = lazy("domain.poker.services.results")
@@ -193,9 +194,10 @@ def prizes_preset(
     tournament: TournamentId,
     name: Annotated[str, typer.Argument(help="one of: " + ", ".join(PRESETS))],
 ) -> None:
-    """Replace the prize list with a preset, trimmed to the field (3.4)."""
+    """Replace the prize list with a preset in the club's language, trimmed to the field (3.4)."""
     with transaction() as session:
-        emit(_prize_rows(results_service.apply_preset(session, tournament, name)), "prizes")
+        locale = locales_service.tournament_locale(session, tournament)
+        emit(_prize_rows(results_service.apply_preset(session, tournament, name, locale)), "prizes")
 
 
 @prizes_app.command("show")

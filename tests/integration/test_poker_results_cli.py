@@ -49,8 +49,9 @@ def test_the_floor_records_knockouts_draws_and_reads_places_as_json(game, commit
     assert k2["bust_number"] == 2
     places = json.loads(run("--json", "poker", "places", str(t)).stdout)
     assert [(p["place"], p["player"], p["credit"], p["prize"]) for p in places] == [
-        (1, "C", "2", "Cup and a free entry"), (2, "B", "0", "Free entry"), (3, "A", "0", "Free entry")
-    ]
+        (1, "C", "2", "Кубок и вход на турнир клуба"), (2, "B", "0", "Вход на турнир клуба"),
+        (3, "A", "0", "Вход на турнир клуба")
+    ]  # the preset in the club's language (Russian: the club chose none, 3.4, DOC-4)
 
 
 @pytest.mark.parametrize(

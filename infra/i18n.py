@@ -9,13 +9,13 @@ the check (`infra.pdf.verify`) looks for exactly them on the page, in the certif
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
 from babel import Locale
-from babel.dates import format_date
+from babel.dates import format_date, format_time
 from babel.numbers import format_decimal
 from babel.support import Translations
 
@@ -71,6 +71,11 @@ def page_footer(locale: str) -> str:
 def long_date(day: date, locale: str) -> str:
     """27 ноября 2026 г. / November 27, 2026 (CLDR long date)."""
     return format_date(day, "long", locale=checked(locale))
+
+
+def short_time(at: datetime, locale: str) -> str:
+    """19:30 / 7:30 PM (CLDR short time) of an instant, in its own timezone."""
+    return format_time(at, "short", tzinfo=at.tzinfo, locale=checked(locale))
 
 
 def number(value: int | Decimal, locale: str) -> str:

@@ -54,7 +54,7 @@ def test_doc_4_a_russian_certificate_verifies_in_its_own_language(renderer):
     data = list(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))))[1]
     lines = pdf.page_text(data)[0].splitlines()
     assert lines[:8] == [
-        "Клуб «Туз»", "Призёр", "вручается", "Zoë O'Hara & Co", "2-е место", "Club hoodie",
+        "Клуб «Туз»", "Призёр", "вручается", "Zoë O'Hara & Co", "2-е место", "Худи клуба",
         "Пятничный турнир <i>Deepstack</i>", "27 ноября 2026\u202fг.",
     ]
     embedded, problems = pdf.verify(KEY, data)

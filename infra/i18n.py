@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from babel import Locale
-from babel.dates import format_date, format_time
+from babel.dates import format_date, format_skeleton, format_time
 from babel.numbers import format_decimal
 from babel.support import Translations
 
@@ -76,6 +76,13 @@ def long_date(day: date, locale: str) -> str:
 def short_time(at: datetime, locale: str) -> str:
     """19:30 / 7:30 PM (CLDR short time) of an instant, in its own timezone."""
     return format_time(at, "short", tzinfo=at.tzinfo, locale=checked(locale))
+
+
+def day_and_time(at: datetime, locale: str) -> str:
+    """вс, 29 ноября, 19:30 / Sun, November 29, 7:30 PM: an instant's day and time in its own
+    timezone (CLDR's day skeleton `MMMMEd` and short time)."""
+    day = format_skeleton("MMMMEd", at, tzinfo=at.tzinfo, locale=checked(locale))
+    return f"{day}, {short_time(at, locale)}"
 
 
 def number(value: int | Decimal, locale: str) -> str:

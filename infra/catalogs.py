@@ -58,9 +58,9 @@ def updated(locale: str, template: Catalog) -> Catalog:
     catalog = read(locale)
     catalog.update(template, no_fuzzy_matching=True)
     catalog.obsolete.clear()
-    if locale == "en":  # the source language: each message is its own translation
+    if locale == "en":  # the source language: each message is its own translation (a plural: its two forms)
         for message in catalog:
-            if message.id and not message.string:
+            if message.id and not (all(message.string) if isinstance(message.string, tuple) else message.string):
                 message.string = message.id
     return catalog
 

@@ -9,13 +9,13 @@ the check (`infra.pdf.verify`) looks for exactly them on the page, in the certif
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
 from babel import Locale
-from babel.dates import format_date
+from babel.dates import format_date, format_skeleton, format_time
 from babel.numbers import format_decimal
 from babel.support import Translations
 
@@ -71,6 +71,18 @@ def page_footer(locale: str) -> str:
 def long_date(day: date, locale: str) -> str:
     """27 ноября 2026 г. / November 27, 2026 (CLDR long date)."""
     return format_date(day, "long", locale=checked(locale))
+
+
+def short_time(at: datetime, locale: str) -> str:
+    """19:30 / 7:30 PM (CLDR short time) of an instant, in its own timezone."""
+    return format_time(at, "short", tzinfo=at.tzinfo, locale=checked(locale))
+
+
+def day_and_time(at: datetime, locale: str) -> str:
+    """вс, 29 ноября, 19:30 / Sun, November 29, 7:30 PM: an instant's day and time in its own
+    timezone (CLDR's day skeleton `MMMMEd` and short time)."""
+    day = format_skeleton("MMMMEd", at, tzinfo=at.tzinfo, locale=checked(locale))
+    return f"{day}, {short_time(at, locale)}"
 
 
 def number(value: int | Decimal, locale: str) -> str:

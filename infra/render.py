@@ -67,6 +67,7 @@ def environment(templates: Path = TEMPLATES, locale: str = "en") -> Environment:
     env.filters["number"] = lambda value: i18n.number(value, locale)
     env.filters["points"] = lambda value: i18n.points(value, locale)
     env.filters["place"] = lambda n: i18n.place(n, locale)
+    env.filters["time"] = lambda at: i18n.short_time(at, locale)
     env.globals["locale"] = locale
     env.globals["page_css"] = page_css(i18n.page_footer(locale))
     return env

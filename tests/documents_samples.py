@@ -21,19 +21,29 @@ from domain.documents.rules.model import (
     PusoyStanding,
     SeasonRow,
     SeasonSheet,
+    SheetOption,
 )
 from tests.support.net import free_port
 
+# SP-9, SP-12 settings a sheet words in its language (the picture tests show them)
+OPTIONS = (SheetOption("pko-head", number=100), SheetOption("rebuy-until-level", number=2),
+           SheetOption("reentry-limit", number=1))
 
-def poker_sheet(players: int = 10, paid: int = 3, locale: str = "en") -> PokerSheet:
-    names = ["<b>Иван</b>", "Zoë O'Hara & Co", "Пётр Ёлкин"] + [f"Player {i}" for i in range(4, players + 1)]
+
+def poker_sheet(players: int = 10, paid: int = 3, locale: str = "en", options: tuple[SheetOption, ...] = ()) -> PokerSheet:
+    """A finished poker tournament's sheet: user text with Cyrillic and markup characters; the prize
+    lines and the players after the third in the sheet's language, as a club would write them."""
+    ru = locale == "ru"
+    names = ["<b>Иван</b>", "Zoë O'Hara & Co", "Пётр Ёлкин"] + [
+        f"{'Игрок' if ru else 'Player'} {i}" for i in range(4, players + 1)]
+    lines = ("Кубок чемпиона", "Худи клуба", "Ужин на двоих") if ru else ("Кубок чемпиона", "Club hoodie", "Dinner for 2")
     places = tuple(
         PokerPlace(
             place=i,
             player=names[i - 1],
             knockouts=Decimal("2.5") if i == 1 else Decimal(i % 2),
-            prize=("Кубок чемпиона", "Club hoodie", "Dinner for 2")[i - 1] if i <= min(paid, 3) else (
-                f"Freeroll ×{i}" if i <= paid else None
+            prize=lines[i - 1] if i <= min(paid, 3) else (
+                f"{'Фриролл' if ru else 'Freeroll'} ×{i}" if i <= paid else None
             ),
         )
         for i in range(1, players + 1)
@@ -50,6 +60,7 @@ def poker_sheet(players: int = 10, paid: int = 3, locale: str = "en") -> PokerSh
         places=places,
         rebuys=3,
         locale=locale,
+        options=options,
     )
 
 

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 entries_service = lazy("domain.poker.services.entries")
 knockout_service = lazy("domain.poker.services.knockouts")
+desk = lazy("domain.poker.services.desk")
+locales_service = lazy("domain.documents.services.locales")
 listings = lazy("domain.poker.services.listings")
 mystery_service = lazy("domain.poker.services.mystery")
 results_service = lazy("domain.poker.services.results")
@@ -81,7 +83,9 @@ def knockout(
         list[str] | None,
         typer.Option(help="a third, fourth, ... killer (repeat; needs shared_knockouts=true, SP-10)"),
     ] = None,
-    level: Annotated[int | None, typer.Option(help="the level it happened at", min=1, max=INT_MAX)] = None,
+    level: Annotated[
+        int | None, typer.Option(help="the level it happened at (default: the level the clock shows now)", min=1, max=INT_MAX)
+    ] = None,
     group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
     by: By = "floor",
 ) -> None:
@@ -93,9 +97,7 @@ def knockout(
         second_id = entries_service.entry_named(session, tournament, second_killer) if second_killer is not None else None
         others = tuple(entries_service.entry_named(session, tournament, k) for k in also_killer or ())
         busts = [Bust(entries_service.entry_named(session, tournament, b), killer_id, second_id, others) for b in busted]
-        records = knockout_service.record_knockouts(
-            session, tournament, busts, now=_now(), actor=by, level=level, group=group
-        )
+        records = desk.knock_out(session, tournament, busts, now=_now(), actor=by, level=level, group=group)
         names = listings.entry_names(session, [k.busted_entry_id for k in records] + [killer_id])
         status = results_service.itm_status(session, tournament)
         money = ("in the money" if status.in_money else "on the bubble" if status.on_bubble
@@ -192,9 +194,10 @@ def prizes_preset(
     tournament: TournamentId,
     name: Annotated[str, typer.Argument(help="one of: " + ", ".join(PRESETS))],
 ) -> None:
-    """Replace the prize list with a preset, trimmed to the field (3.4)."""
+    """Replace the prize list with a preset in the club's language, trimmed to the field (3.4)."""
     with transaction() as session:
-        emit(_prize_rows(results_service.apply_preset(session, tournament, name)), "prizes")
+        locale = locales_service.tournament_locale(session, tournament)
+        emit(_prize_rows(results_service.apply_preset(session, tournament, name, locale)), "prizes")
 
 
 @prizes_app.command("show")

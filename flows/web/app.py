@@ -32,6 +32,7 @@ ROUTES = (
     ("/seasons/{id}", pages.season, ["GET"]),
     ("/p/{code}", pages.pusoy_page, ["GET"]),
     ("/p/{code}/events", pages.pusoy_events, ["GET"]),
+    ("/verify", certificates.verify_form, ["GET"]),
     ("/verify/{serial}", certificates.verify, ["GET", "POST"]),
     ("/clubs/{id}/calendar.ics", pages.calendar, ["GET"]),
 )

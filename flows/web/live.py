@@ -52,9 +52,9 @@ class Topic:
 
 
 def _wake_at(state: dict[str, Any]) -> datetime | None:
-    """The next instant the state changes by itself (the level's end), if it says so."""
+    """The next instant the state changes by itself (the level's end, the scheduled start), if it says so."""
     found = []
-    for key in ("level_ends_at", "next_break_at"):
+    for key in ("level_ends_at", "next_break_at", "counts_to"):
         value = (state.get("clock") or {}).get(key)
         if value:
             found.append(datetime.fromisoformat(value))

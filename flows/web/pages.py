@@ -11,22 +11,24 @@ from starlette.responses import Response
 
 from domain.public.services import views
 from flows.web.calendar import ics
-from flows.web.site import Site, path_id
+from flows.web.site import Site, path_id, preferred_locale
+from flows.web.wording import with_text
 
 
 async def home(site: Site, request: Request) -> Response:
-    return site.page("home.html", **await site.read(views.open_tournaments))
+    return site.page("home.html", locale=preferred_locale(request), **await site.read(views.open_tournaments))
 
 
 async def screen(site: Site, request: Request) -> Response:
-    state = await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC))
-    return site.page("screen.html", s=state, c=state["clock"])
+    state = with_text(await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC)))
+    return site.page("screen.html", locale=state["locale"], s=state, c=state["clock"])
 
 
 async def poker_results(site: Site, request: Request) -> Response:
     data = await site.read(views.poker_results, path_id(request.path_params["id"]), datetime.now(UTC))
     name = "results_body.html" if request.query_params.get("fragment") == "1" else "results.html"
-    return site.page(name, s=data["screen"], places=data["places"], knockouts=data["knockouts"],
+    state = with_text(data["screen"])
+    return site.page(name, locale=state["locale"], s=state, places=data["places"], knockouts=data["knockouts"],
                      seasons=data["seasons"])
 
 
@@ -40,7 +42,7 @@ async def poker_events(site: Site, request: Request) -> Response:
 
     def build(now):
         with site.db() as session:
-            return views.screen(session, tid, now)
+            return with_text(views.screen(session, tid, now))
 
     return await site.stream(request, f"poker:{tid}", fingerprint, build)
 
@@ -54,7 +56,7 @@ async def pusoy_page(site: Site, request: Request) -> Response:
     code = site.join_code(request)
     data = await site.read(views.pusoy_page, code)
     name = "pusoy_body.html" if request.query_params.get("fragment") == "1" else "pusoy.html"
-    return site.page(name, p=data, code=code)
+    return site.page(name, locale=data["locale"], p=data, code=code)
 
 
 async def pusoy_events(site: Site, request: Request) -> Response:

@@ -14,17 +14,21 @@ from typing import Any
 from urllib.parse import quote
 
 from anyio import to_thread
+from babel.core import negotiate_locale
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
+from domain.documents.rules.model import DEFAULT_LOCALE as DEFAULT_LOCALES
+from domain.documents.rules.model import N_
 from domain.errors import DomainError
 from domain.public.services import views
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.live import Hub
+from flows.web.wording import clock_text
 from infra import i18n
 from infra.config import Settings
 
@@ -40,14 +44,15 @@ SECURITY_HEADERS = {
     "x-frame-options": "DENY",
     "cross-origin-opener-policy": "same-origin",
 }
-MESSAGES = {
-    400: "That request cannot be read.",
-    404: "Nothing here.",
-    405: "This site only shows pages.",
-    413: "That file is too large.",
-    429: "Too many look-ups from your address: wait a minute and try again.",
-    500: "Something went wrong on our side.",
+MESSAGES = {  # translated where shown (the error page, in the language the browser asks for)
+    400: N_("That request cannot be read."),
+    404: N_("Nothing here."),
+    405: N_("This site only shows pages."),
+    413: N_("That file is too large."),
+    429: N_("Too many look-ups from your address: wait a minute and try again."),
+    500: N_("Something went wrong on our side."),
 }
+DEFAULT_LOCALE = DEFAULT_LOCALES["poker"]  # a page of no club: Russian unless the browser prefers English
 JOIN_CODE = re.compile(r"^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{6}$")
 KEEPALIVE_S = 15.0
 
@@ -87,17 +92,40 @@ def path_id(raw: str) -> int:
 
 def environment(locale: str, public_url: str) -> Environment:
     """The pages' templates (templates/web, then templates/ for the parts shared with the documents)
-    with a language's catalog and CLDR formats (DOC-4): the season page speaks the club's language,
-    the other pages English."""
+    with a language's catalog and CLDR formats (DOC-4): a club's pages speak the club's language (its
+    documents' language), a Pusoy Dos tournament's page its documents' language, the pages of no
+    club the language the browser prefers."""
     env = Environment(loader=FileSystemLoader([TEMPLATES, TEMPLATES.parent]), autoescape=select_autoescape(default=True),
                       extensions=["jinja2.ext.i18n"])
     env.install_gettext_translations(i18n.translations(locale), newstyle=True)
     env.filters["longdate"] = lambda day: i18n.long_date(day, locale)
     env.filters["number"] = lambda value: i18n.number(value, locale)
     env.filters["points"] = lambda value: i18n.points(value, locale)
+    env.filters["place"] = lambda n: i18n.place(n, locale)
+    env.filters["time"] = lambda at: i18n.short_time(at, locale)
+    env.filters["day_and_time"] = lambda at: i18n.day_and_time(at, locale)
+    env.filters["clock"] = clock_text
     env.globals["public_url"] = public_url
     env.globals["quote"] = quote
     return env
+
+
+def preferred_locale(request: Request) -> str:
+    """The page's language for a page of no club: the first of ru and en the browser's
+    Accept-Language names (by its q-values), else Russian."""
+    ranked = []
+    for n, part in enumerate(request.headers.get("accept-language", "").split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if tag and q > 0:
+            ranked.append((-q, n, tag.strip().replace("-", "_")))
+    found = negotiate_locale([tag for *_, tag in sorted(ranked)], i18n.LOCALES, sep="_")
+    return found or DEFAULT_LOCALE
 
 
 class Site:
@@ -115,7 +143,7 @@ class Site:
     def db(self):
         return unit_of_work(self.engine or bootstrap.engine())
 
-    def page(self, name: str, status: int = 200, locale: str = "en", **context) -> HTMLResponse:
+    def page(self, name: str, status: int = 200, locale: str = DEFAULT_LOCALE, **context) -> HTMLResponse:
         return HTMLResponse(self.envs[locale].get_template(name).render(lang=locale, **context), status_code=status)
 
     async def read(self, fn: Callable[..., Any], *args) -> Any:
@@ -163,10 +191,10 @@ class Site:
                                  headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
     def error(self, request: Request, exc: Exception) -> Response:
-        """A plain page, never a trace."""
+        """A plain page, never a trace, in the language the browser prefers."""
         code = exc.status_code if isinstance(exc, HTTPException) else 500
         code = code if code in MESSAGES else (404 if code < 500 else 500)
-        return self.page("error.html", status=code, code=code, message=MESSAGES[code])
+        return self.page("error.html", status=code, locale=preferred_locale(request), code=code, message=MESSAGES[code])
 
 
 class SecurityHeaders:

@@ -5,6 +5,7 @@ Prefect test API, ending with their documents stored in the outbox."""
 from __future__ import annotations
 
 import random
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -57,6 +58,17 @@ def test_the_simulator_plays_a_live_tournament_and_a_pusoy_cup_to_their_document
     stored = sorted(p.name for p in (tmp_path / "outbox").rglob("*.pdf"))
     assert len(stored) == len(docs["poker"]["files"]) + len(docs["pusoy"]["files"])
     assert any("finished" in line for line in lines) and any("complete" in line for line in lines)
+    # DOC-4: the demo club chose no language: both its tournaments' documents are Russian, every
+    # label and the cup preset's prize lines (the names are the demo's, as entered), with no rule id
+    from infra import pdf
+
+    sheets = {p.parent.name.split("-")[0]: " ".join(pdf.page_text(p.read_bytes()))
+              for p in (tmp_path / "outbox").rglob("results.pdf")}
+    assert "Итоговые места" in sheets["poker"] and "Кубок и вход на турнир клуба" in sheets["poker"]
+    assert "Итоговая таблица" in sheets["pusoy"] and "Final standings" not in sheets["pusoy"]
+    for text in sheets.values():
+        assert not re.search(r"\b(?:SP|PD|DOC|LG)-\d{1,2}\b", text)
+        assert not any(label in text for label in ("Entries", "Final places", "Players", "Prize", "Rebuys", "page "))
 
 
 def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_says_it_is_finished(

@@ -54,7 +54,7 @@ def test_doc_4_a_russian_certificate_verifies_in_its_own_language(renderer):
     data = list(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))))[1]
     lines = pdf.page_text(data)[0].splitlines()
     assert lines[:8] == [
-        "Клуб «Туз»", "Призёр", "вручается", "Zoë O'Hara & Co", "2-е место", "Club hoodie",
+        "Клуб «Туз»", "Призёр", "вручается", "Zoë O'Hara & Co", "2-е место", "Худи клуба",
         "Пятничный турнир <i>Deepstack</i>", "27 ноября 2026\u202fг.",
     ]
     embedded, problems = pdf.verify(KEY, data)
@@ -102,6 +102,23 @@ def test_doc_4_languages_by_default_and_by_choice(session):
     locales.set_locale(session, "pusoy", p.id, "ru", SP7_FINISHED_AT)
     bundle = sources.bundle(session, "pusoy", p.id)
     assert bundle.sheet.locale == "ru" and bundle.certificates[0].locale == "ru"
+
+
+def test_doc_4_a_pusoy_cup_of_a_club_speaks_the_club_s_language_chosen_or_not(session):
+    """DOC-4: a Pusoy Dos cup of a club that chose no language gets the club's language (Russian, as
+    its poker); the club's choice, then the organizer's, override it; a cup without a club is English."""
+    from tests.support import poker_world
+
+    club = poker_world.club(session)
+    p, _, _ = complete_pusoy(session, club_id=club.id)
+    assert sources.bundle(session, "pusoy", p.id).sheet.locale == "ru"
+    assert locales.pusoy_tournament_locale(session, p.id) == "ru"
+    locales.set_locale(session, "club", club.id, "en", SP7_FINISHED_AT)
+    assert sources.bundle(session, "pusoy", p.id).sheet.locale == "en"
+    locales.set_locale(session, "pusoy", p.id, "ru", SP7_FINISHED_AT)
+    bundle = sources.bundle(session, "pusoy", p.id)
+    assert (bundle.sheet.locale, bundle.certificates[0].locale) == ("ru", "ru")
+    assert [locales.pusoy_locale(None, None, None), locales.pusoy_locale(None, 7, None)] == ["en", "ru"]
 
 
 def test_doc_4_a_bad_language_or_unknown_club_is_refused(session):

@@ -19,7 +19,7 @@ from PIL import Image
 
 from domain.documents.rules.model import poker_certificates, pusoy_certificates
 from infra.render import TEMPLATES, Renderer
-from tests.documents_samples import poker_sheet, pusoy_sheet, season_sheet
+from tests.documents_samples import OPTIONS, poker_sheet, pusoy_sheet, season_sheet
 from tests.support.pictures import PUBLIC_URL, TOLERANCE, differing, first_page
 
 KEY = b"picture-test-key-of-at-least-32-bytes"
@@ -28,8 +28,8 @@ REFERENCES = Path(__file__).parent / "pictures"
 
 def documents(renderer: Renderer) -> dict[str, bytes]:
     return {
-        "poker-sheet-ru": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="ru")),
-        "poker-sheet-en": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="en")),
+        "poker-sheet-ru": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="ru", options=OPTIONS)),
+        "poker-sheet-en": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="en", options=OPTIONS)),
         "pusoy-sheet-en": renderer.pusoy_sheet(pusoy_sheet(locale="en")),
         "certificate-poker-ru": next(iter(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))[1:2]))),
         "certificate-pusoy-en": next(iter(renderer.certificates(pusoy_certificates(pusoy_sheet(locale="en"))))),

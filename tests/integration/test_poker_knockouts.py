@@ -10,6 +10,8 @@ from sqlalchemy import func, select
 
 from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
+from domain.poker.services import clock as clock_service
+from domain.poker.services import desk
 from domain.poker.services.knockouts import (
     record_knockouts,
     set_void_window,
@@ -21,7 +23,7 @@ from domain.poker.tables.tournaments import Entry
 from domain.store.db import unit_of_work
 from tests.support import poker_world as w
 from tests.support.db import refused_call
-from tests.support.poker_world import EVENING
+from tests.support.poker_world import EVENING, T0
 
 
 def ko(session, t, *busts, **kw):
@@ -33,7 +35,7 @@ def count(session, model, *where) -> int:
 
 
 def test_3_2_a_knockout_puts_the_entry_out_with_the_next_bust_number(session):
-    t = w.tournament(session, **w.BOUNTY)
+    t = w.tournament(session, **w.BOUNTY | {"levels": w.LEVELS})
     e = w.field(session, t, "ABCD")
     [first] = ko(session, t, Bust(e["A"].id, e["D"].id), level=3)
     [second] = ko(session, t, Bust(e["B"].id, e["D"].id))
@@ -89,6 +91,31 @@ def test_3_2_bad_knockouts_are_refused_with_a_code_and_nothing_written(session, 
     }[case]
     busts = [bust, Bust(e["C"].id)] if case == "last" else [bust]
     refused_call(session, code, record_knockouts, session, t.id, busts, now=EVENING, actor="floor")
+
+
+def test_3_2_a_knockout_without_a_level_records_the_level_the_clock_shows(session):
+    """3.2: the floor names no level: the knockout records the clock's level at that instant (breaks
+    counted as the clock numbers them; the last level once the structure is exhausted; none before
+    the clock starts); a level the floor names is recorded as named."""
+    t = w.tournament(session)  # LEVELS: L1 18:00 · L2 18:20 · break 18:40 · L3 18:55 · L4 19:15 · L5 19:35-19:55
+    e = w.field(session, t, "ABCDEF")
+    [before] = desk.knock_out(session, t.id, [Bust(e["A"].id, e["F"].id)], now=T0 + timedelta(minutes=1), actor="floor")
+    clock_service.act(session, t.id, "start", T0 + timedelta(minutes=2))
+    [second] = desk.knock_out(session, t.id, [Bust(e["B"].id, e["F"].id)], now=T0 + timedelta(minutes=25), actor="floor")
+    [on_break] = desk.knock_out(session, t.id, [Bust(e["C"].id, e["F"].id)], now=T0 + timedelta(minutes=45), actor="floor")
+    [named] = desk.knock_out(session, t.id, [Bust(e["D"].id, e["F"].id)], now=T0 + timedelta(minutes=46),
+                             actor="floor", level=2)
+    [exhausted] = desk.knock_out(session, t.id, [Bust(e["E"].id, e["F"].id)], now=T0 + timedelta(hours=3), actor="floor")
+    assert [k.level for k in (before, second, on_break, named, exhausted)] == [None, 2, 3, 2, 5]
+
+
+def test_3_2_a_level_beyond_the_structure_is_refused_and_nothing_written(session):
+    """3.2: the structure has 5 levels; level 6 is refused with a plain message."""
+    t = w.tournament(session)
+    e = w.field(session, t, "AB")
+    err = refused_call(session, "knockout-bad-level", desk.knock_out, session, t.id, [Bust(e["A"].id, e["B"].id)],
+                       now=EVENING, actor="floor", level=6)
+    assert err.message == "level 6: the tournament's blind structure has 5 levels"
 
 
 def test_3_2_a_knockout_in_a_tournament_not_running_is_refused(session):

@@ -26,7 +26,7 @@ PRIZES = ["Кубок клуба", "Худи", "Кепка", "Ужин на дв
 
 
 def table_tournament(session, **settings):
-    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+    t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery", "levels": w.LEVELS}, mystery=True)
     for k, v in settings.items():
         setattr(t, k, v)
     session.flush()

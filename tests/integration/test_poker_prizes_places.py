@@ -56,7 +56,7 @@ def test_sp_4_bad_prize_lists_are_refused_and_the_old_list_stays(session, lines,
 def test_3_4_a_preset_is_trimmed_to_the_field(session):
     t = w.tournament(session, **w.BOUNTY)
     w.field(session, t, "AB")
-    assert apply_preset(session, t.id, "merch") == ("Club hoodie", "Club T-shirt")
+    assert apply_preset(session, t.id, "merch", "en") == ("Club hoodie", "Club T-shirt")
     assert session.scalar(select(func.count()).select_from(Prize).where(Prize.tournament_id == t.id)) == 2
 
 
@@ -68,7 +68,7 @@ def test_3_4_the_freerolls_preset_counts_re_entries_in_the_field(session):
     for name in "AB":
         session.refresh(e[name])
         w.reenter(session, e[name])
-    assert len(apply_preset(session, t.id, "freerolls")) == 2
+    assert len(apply_preset(session, t.id, "freerolls", "ru")) == 2
 
 
 def test_sp_3_itm_counts_entries_and_remaining_players(session):

@@ -12,13 +12,13 @@ from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.poker.tables.knockouts_places import Knockout, MysteryDraw, Prize
 from domain.store.db import unit_of_work
 from tests.support import poker_world as w
-from tests.support.cli import run
+from tests.support.cli import refused, run
 
 
 @pytest.fixture
 def game(committed):
     with unit_of_work(committed) as s:
-        t = w.tournament(s, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
+        t = w.tournament(s, **w.BOUNTY | {"bounty_type": "mystery", "levels": w.LEVELS}, mystery=True)
         e = {n: x.id for n, x in w.field(s, t, "ABC").items()}
         return t.id, e
 
@@ -49,8 +49,9 @@ def test_the_floor_records_knockouts_draws_and_reads_places_as_json(game, commit
     assert k2["bust_number"] == 2
     places = json.loads(run("--json", "poker", "places", str(t)).stdout)
     assert [(p["place"], p["player"], p["credit"], p["prize"]) for p in places] == [
-        (1, "C", "2", "Cup and a free entry"), (2, "B", "0", "Free entry"), (3, "A", "0", "Free entry")
-    ]
+        (1, "C", "2", "Кубок и вход на турнир клуба"), (2, "B", "0", "Вход на турнир клуба"),
+        (3, "A", "0", "Вход на турнир клуба")
+    ]  # the preset in the club's language (Russian: the club chose none, 3.4, DOC-4)
 
 
 @pytest.mark.parametrize(
@@ -82,6 +83,8 @@ def test_bad_knockouts_and_draws_are_refused_in_one_line_and_nothing_written(gam
     self_ko = run("poker", "knockout", str(t), str(e["A"]), "--killer", str(e["A"]))
     assert (self_ko.returncode, self_ko.stderr.strip()) == (2, f"error: entry {e['A']} cannot knock out itself")
     assert rows(Knockout, committed, Knockout.tournament_id == t) == 0
+    beyond = refused(committed, "poker", "knockout", str(t), str(e["A"]), "--killer", str(e["B"]), "--level", "6")
+    assert beyond == "error: level 6: the tournament's blind structure has 5 levels"  # 3.2
     two_left = run("poker", "places", str(t))
     assert two_left.returncode == 2 and "3 players are still in" in two_left.stderr
     [k] = json.loads(run("--json", "poker", "knockout", str(t), str(e["A"]), "--killer", str(e["B"])).stdout)

@@ -36,6 +36,20 @@ def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_
     assert facts.times.finish_by == t.scheduled_start + timedelta(minutes=4)
 
 
+def test_sp_3_the_demo_s_prize_places_are_its_prize_lines_in_the_club_s_language(session):
+    """SP-3, 3.4, DOC-4: three prize lines of the cup preset, in Russian (the demo club chose no
+    language), and three prize places whatever the field grows to with re-entries."""
+    from domain.poker.rules.prizes import paid_places
+    from domain.poker.services import results
+
+    demo = seed_demo(session, NOW, random.Random(1))
+    t = poker_tournaments.get_tournament(session, demo.poker_id)
+    assert results.prizes(session, t.id) == ("Кубок и вход на турнир клуба", "Вход на турнир клуба",
+                                              "Вход на турнир клуба")
+    assert results.itm_status(session, t.id).paid_places == 3
+    assert {paid_places(entries, 30, t.itm_percent, t.itm_min) for entries in range(30, 200)} == {3}
+
+
 def test_a_second_demo_seed_is_refused_and_writes_nothing(session):
     seed_demo(session, NOW, random.Random(1))
     clubs = session.scalar(select(func.count()).select_from(Club))

@@ -36,6 +36,18 @@ def test_doc_4_no_document_says_paid():
             assert "paid" not in text and "оплач" not in text and "платн" not in text, message.id
 
 
+def test_doc_4_no_document_label_names_a_rule_id():
+    """DOC-4: documents speak to players and clubs: no label carries a rule id (SP-12, PD-12, ...)."""
+    import re
+
+    rule_id = re.compile(r"\b(?:SP|PD|DOC|LG|AC|CL)-\d{1,2}\b")
+    for locale in LOCALES:
+        for message in catalogs.read(locale):
+            texts = [*(message.id if isinstance(message.id, tuple) else (message.id,)),
+                     *(message.string if isinstance(message.string, tuple) else (message.string,))]
+            assert not any(rule_id.search(t or "") for t in texts), message.id
+
+
 @pytest.mark.parametrize(
     ("n", "en", "ru"),
     [(1, "1st place", "1-е место"), (2, "2nd place", "2-е место"), (3, "3rd place", "3-е место"),

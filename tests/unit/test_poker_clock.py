@@ -70,6 +70,12 @@ def test_before_the_start_the_clock_shows_nothing():
     assert c.read(Clock(), LEVELS, t("10:00")).level is None
 
 
+def test_the_next_level_to_play_skips_breaks_and_is_the_first_before_the_start():
+    """3.5: what a break's screen announces: the level after the break (the clock numbers the break
+    level 3, so the next play level is 4); before the start, level 1; after the last, none."""
+    assert [c.next_play_level(LEVELS, level) for level in (None, 0, 1, 2, 3, 4)] == [0, 1, 3, 3, 4, None]
+
+
 def test_the_next_break_is_counted_from_the_current_instant():
     reading = c.read(started(), LEVELS, t("10:05"))
     assert reading.next_break_in == timedelta(minutes=35)

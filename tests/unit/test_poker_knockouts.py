@@ -70,6 +70,17 @@ def test_3_2_the_last_player_in_cannot_be_knocked_out():
     assert knockout_problems([Bust(1, 2)], entries(count=2)) == []
 
 
+def test_3_2_a_level_beyond_the_structure_s_levels_is_refused():
+    """3.2: the level of a knockout is one of the structure's levels (breaks counted, as the clock numbers them)."""
+    assert knockout_problems([Bust(2, 1)], entries(), level=5, level_count=5) == []
+    [problem] = knockout_problems([Bust(2, 1)], entries(), level=6, level_count=5)
+    assert (problem.code, problem.message) == (
+        "knockout-bad-level", "level 6: the tournament's blind structure has 5 levels")
+    [problem] = knockout_problems([Bust(2, 1)], entries(), level=1, level_count=0)
+    assert problem.message == "level 1: the tournament's blind structure has no levels"
+    assert codes(knockout_problems([Bust(2, 1)], entries(), level=0, level_count=5)) == ["knockout-bad-level"]
+
+
 def test_3_2_a_bust_without_killer_is_accepted():
     """SP-6: a dead stack busts with no killer."""
     assert knockout_problems([Bust(2)], entries()) == []

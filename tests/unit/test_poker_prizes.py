@@ -93,23 +93,37 @@ def test_sp_3_paid_places_equal_the_exact_fraction_rounded_half_up(entries, perc
     assert paid_places(entries, players, percent, minimum) == min(max(exact, minimum, 1), players)
 
 
+@pytest.mark.parametrize("locale", ["ru", "en"])
 @pytest.mark.parametrize("name", ["cup", "merch", "certificates"])
-def test_fixed_presets_give_the_top_3_and_are_trimmed_to_the_field(name):
+def test_fixed_presets_give_the_top_3_and_are_trimmed_to_the_field(name, locale):
     """3.4: fixed presets for the top 3, trimmed to the field; all free of money (SP-4)."""
-    assert len(preset_lines(name, entries=20, players=20)) == 3
-    assert len(preset_lines(name, entries=2, players=2)) == 2
-    assert prize_line_problems(preset_lines(name, 20, 20)) == []
+    assert len(preset_lines(name, entries=20, players=20, locale=locale)) == 3
+    assert len(preset_lines(name, entries=2, players=2, locale=locale)) == 2
+    assert prize_line_problems(preset_lines(name, 20, 20, locale)) == []
 
 
-def test_the_freerolls_preset_gives_a_free_entry_to_10_percent_of_the_field():
+def test_3_4_presets_speak_the_club_s_language():
+    """3.4, DOC-4: a preset's lines are stored in the club's language (documents print prize lines as
+    they are): Russian lines have no Latin letter, English lines no Cyrillic one."""
+    assert preset_lines("cup", 20, 20, "ru") == (
+        "Кубок и вход на турнир клуба", "Вход на турнир клуба", "Вход на турнир клуба")
+    assert preset_lines("cup", 20, 20, "en") == ("Cup and a free entry", "Free entry", "Free entry")
+    for name in ("cup", "merch", "certificates", "freerolls"):
+        ru, en = " ".join(preset_lines(name, 40, 40, "ru")), " ".join(preset_lines(name, 40, 40, "en"))
+        assert not any("a" <= ch.lower() <= "z" for ch in ru), ru
+        assert not any("а" <= ch.lower() <= "я" for ch in en), en
+
+
+@pytest.mark.parametrize("locale", ["ru", "en"])
+def test_the_freerolls_preset_gives_a_free_entry_to_10_percent_of_the_field(locale):
     """3.4 + SP-3: 45 entries at 10% → 4.5 → 5 lines; trimmed to the players."""
-    lines = preset_lines("freerolls", entries=45, players=40)
+    lines = preset_lines("freerolls", entries=45, players=40, locale=locale)
     assert len(lines) == 5 and len(set(lines)) == 1
-    assert len(preset_lines("freerolls", entries=3, players=3)) == 1
+    assert len(preset_lines("freerolls", entries=3, players=3, locale=locale)) == 1
     assert prize_line_problems(lines) == []
 
 
 def test_an_unknown_preset_is_refused():
     with pytest.raises(DomainError) as refused:
-        preset_lines("gold", 10, 10)
+        preset_lines("gold", 10, 10, "ru")
     assert refused.value.code == "prize-preset-unknown"

@@ -3,10 +3,11 @@
     python -m tests.web.screenshots [--out docs/pictures/web] [--width 1000]
 
 Builds a world on a throwaway database of the project's cluster (`scratch_database`, dropped at the
-end) with the tests' world builders and the real services: a running poker tournament with its clock
-started and a few busts, a season of two finished tournaments with their documents published (a
-certificate to check, the season's standings), a complete Pusoy Dos cup with a playoff and a public
-one filling. Serves the
+end) with the tests' world builders and the real services, at the club Pik (Moscow, Russian): a
+running poker tournament with its clock started and a few busts, one open for registration starting
+in 45 minutes, one at its break, one finished; a season of two finished tournaments with their
+documents published (a certificate to check, the season's standings), a complete Pusoy Dos cup of
+the club with a playoff and a public one filling (no club). The browser asks for Russian. Serves the
 pages with uvicorn on a free loopback port, opens each in Debian's headless Chromium through
 Playwright (`/usr/bin/chromium`, never a downloaded browser) at `--width` CSS pixels, and writes one
 palette PNG per page (at most `MAX_HEIGHT` pixels tall), optimized. Nothing outside `--out` is written.
@@ -42,16 +43,25 @@ def world(engine, outbox: Path) -> dict[str, str]:
     from domain.pusoy.services import setup as pusoy_setup
     from domain.store.db import unit_of_work
     from infra.render import Renderer
+    from tests.support import poker_world
     from tests.support.pusoy_world import complete_pusoy
     from tests.web import world as w
 
     season = w.season(engine, name="Зима 2026/27")
-    poker = w.running_poker(engine, players=18, name="Friday Deepstack",
-                            prizes=("Cup and a free entry", "Free entry", "Medal"))
+    prizes = ("Кубок и вход на турнир клуба", "Вход на турнир клуба", "Медаль")
+    poker = w.running_poker(engine, players=18, name="Пятничный дипстек", prizes=prizes, names="Игрок {n}")
     for busted in poker["entries"][:4]:
         w.bust(engine, poker["id"], busted, poker["entries"][-1])
+    upcoming = w.upcoming_poker(engine, timedelta(minutes=45), players=20, name="Субботний турбо", prizes=prizes)
+    on_break = w.running_poker(engine, players=9, name="Вечерний фриролл", prizes=prizes[:1], names="Игрок {n}")
+    for _ in range(2):  # level 1, level 2, then the break
+        w.clock(engine, on_break["id"], "next")
+    done = w.running_poker(engine, players=12, name="Воскресный хайроллер", prizes=prizes[:2], names="Игрок {n}")
+    for busted in done["entries"][:11]:
+        w.bust(engine, done["id"], busted, done["entries"][-1])
+    w.finish(engine, done["id"])
     with unit_of_work(engine) as session:
-        pusoy, _, _ = complete_pusoy(session)
+        pusoy, _, _ = complete_pusoy(session, club_id=poker_world.club(session).id)
         code = pusoy.code
         filling = pusoy_setup.create(session, name="Sunday Pusoy Cup", organizer="royal", capacity=16, now=w.now())
         for i, name in enumerate(("ann", "bob", "cyd", "dee", "eve", "fay", "gus")):
@@ -68,10 +78,15 @@ def world(engine, outbox: Path) -> dict[str, str]:
     return {
         "home.png": "/",
         "screen.png": f"/t/{poker['id']}/screen",
+        "screen-start.png": f"/t/{upcoming['id']}/screen",
+        "screen-break.png": f"/t/{on_break['id']}/screen",
+        "screen-finished.png": f"/t/{done['id']}/screen",
         "results.png": f"/t/{poker['id']}",
+        "results-finished.png": f"/t/{done['id']}",
         "season.png": f"/seasons/{season['id']}",
         "pusoy.png": f"/p/{code}",
         "verify.png": f"/verify/{serial}?code={check}",
+        "verify-form.png": "/verify",
     }
 
 
@@ -88,7 +103,7 @@ def small_png(data: bytes) -> bytes:
 def take(browser, url: str, pages: dict[str, str], out: Path, width: int) -> list[tuple[str, int]]:
     """Each page of `pages` (file name: path) opened in `browser` and written into `out`: (name, bytes)."""
     written = []
-    context = browser.new_context(viewport={"width": width, "height": 700}, locale="en-GB")
+    context = browser.new_context(viewport={"width": width, "height": 700}, locale="ru-RU")
     try:
         page = context.new_page()
         for name, path in pages.items():

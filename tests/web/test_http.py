@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from datetime import timedelta
 
 import httpx
 
@@ -16,16 +18,19 @@ from tests.web import world
 
 
 def test_sp_8_the_screen_shows_level_blinds_players_itm_and_prizes(committed, http):
-    """SP-8, SP-3"""
+    """SP-8, SP-3, DOC-4: in the club's language (Pik chose none: Russian), prize places never "paid"."""
     t = world.running_poker(committed, players=12, name="Friday <b>Deep</b>")
     r = http.get(f"/t/{t['id']}/screen")
     assert r.status_code == 200
     body = r.text
-    assert "Level 1" in body and "100 / 200" in body
+    assert '<html lang="ru">' in body
+    assert 'id="level" class="level">Уровень 1<' in body and 'id="blinds" class="blinds">100 / 200<' in body
     assert "Friday &lt;b&gt;Deep&lt;/b&gt;" in body and "<b>Deep</b>" not in body
-    assert 'id="players-left">12<' in body and 'id="entries">12<' in body
-    assert 'id="paid">2<' in body  # 15 % of 12 = 1.8 → 2
+    assert 'id="players">Осталось 12 игроков из 12 входов<' in body
+    assert 'id="prize-places">2 призовых места<' in body  # 15 % of 12 = 1.8 → 2
+    assert 'id="itm" class="itm">10 вылетов до призовых мест<' in body
     assert "Cup and a free entry" in body
+    assert not any(word in body.lower() for word in ("paid", "money", "bubble", "level 1", "оплач", "денег"))
     assert "<script src=\"/static/screen.js\"" in body and "<script>" not in body
     csp = r.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
@@ -43,6 +48,8 @@ def test_sp_8_the_event_stream_sends_the_state_at_once(committed, web):
                     break
     assert state["clock"]["level"] == 1 and state["clock"]["status"] == "running"
     assert state["players_left"] == 3 and state["clock"]["level_ends_at"]
+    assert state["clock"]["counts_to"] == state["clock"]["level_ends_at"]
+    assert state["text"]["level"] == "Уровень 1" and state["text"]["players"] == "Осталось 3 игрока из 3 входов"
 
 
 # -- certificates (DOC-5) ----------------------------------------------------------------------------
@@ -81,12 +88,13 @@ def test_doc_5_the_qr_code_opens_the_verification_page_which_says_valid(committe
     r = httpx.get(url)
     assert r.status_code == 200 and 'id="verdict">Valid' in r.text
     assert "&lt;b&gt;Иван&lt;/b&gt;" in r.text and "<b>Иван</b>" not in r.text  # the player, escaped
-    assert 'id="place">1<' in r.text  # the signed data, from the stored PDF
+    assert 'id="place">1st place<' in r.text and 'id="held-on">November 27, 2026<' in r.text  # signed, stored PDF
+    assert '<html lang="en">' in r.text  # the certificate's own language
     altered = url[:-1] + ("A" if url[-1] != "A" else "B")
-    r = httpx.get(altered)
+    r = httpx.get(altered, headers={"accept-language": "en-GB,en;q=0.9"})
     assert r.status_code == 200 and "Not valid" in r.text and "does not match" in r.text
-    r = http.get("/verify/SP-999999-01?code=ABCD-EFGH")
-    assert "Not valid" in r.text and "no certificate with this serial" in r.text
+    r = http.get("/verify/SP-999999-01?code=ABCD-EFGH")  # no language asked: Russian
+    assert "Недействителен." in r.text and "Tourney не выдавал сертификат с этим номером" in r.text
     assert folder.is_dir()
 
 
@@ -95,13 +103,21 @@ def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(commit
     data = (folder / "certificate-SP-000042-01.pdf").read_bytes()
     r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", data, "application/pdf")})
     assert r.status_code == 200 and "Valid: the file is the signed certificate" in r.text, r.text[r.text.find("<main"):][:1500]
+    main = r.text[r.text.index("<dl>"):r.text.index("</dl>")]
+    labels = re.findall(r"<dt>(.*?)</dt>", main)
+    assert labels == ["Player", "Tournament", "Club", "Title", "Place", "Prize", "Held on", "Serial"]  # no raw field
+    assert 'id="place">1st place<' in main and 'id="held-on">November 27, 2026<' in main
+    assert not any(raw in main for raw in ("held_on", "locale", "source", "tournament_id"))
     changed = bytearray(data)
     at = changed.index(b"/Producer") if b"/Producer" in changed else len(changed) // 2
     changed[at + 2] ^= 1
+    r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", bytes(changed), "application/pdf")},
+                  headers={"accept-language": "en"})
+    assert r.status_code == 200 and "Not valid" in r.text and "the file was changed after it was signed" in r.text
     r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", bytes(changed), "application/pdf")})
-    assert r.status_code == 200 and "Not valid" in r.text
+    assert "Недействителен." in r.text and "файл изменён после подписания" in r.text
     r = http.post("/verify/SP-000042-02", files={"file": ("c.pdf", data, "application/pdf")})
-    assert "Not valid" in r.text and "not SP-000042-02" in r.text
+    assert "Not valid" in r.text and "the file is the certificate SP-000042-01, not SP-000042-02" in r.text
     r = http.post("/verify/SP-000042-01", content=b"junk", headers={"content-type": "multipart/form-data"})
     assert r.status_code == 400 and "Traceback" not in r.text
     import socket
@@ -113,7 +129,87 @@ def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(commit
         assert raw.recv(200).startswith(b"HTTP/1.1 413")
 
 
+def test_doc_5_the_verify_form_is_labelled_and_leads_to_the_check(committed, web, http, monkeypatch):
+    """DOC-5: `/verify` (the address a certificate prints for typing) is a form with a labelled serial
+    and code; filled in, it leads to the check of that serial; a malformed serial or code is said
+    plainly beside the form (400), never a trace."""
+    from domain.documents.rules.model import poker_certificates
+    from domain.documents.rules.signing import verification_code
+    from infra.render import certificate_order
+    from tests.documents_samples import poker_sheet
+
+    monkeypatch.setenv("TOURNEY_PUBLIC_URL", web.url)
+    _published(committed, web.outbox)
+    r = http.get("/verify")
+    assert r.status_code == 200 and '<html lang="ru">' in r.text
+    assert '<form method="get" action="/verify" class="check">' in r.text
+    assert '<label for="serial">Номер</label>' in r.text and 'id="serial" name="serial"' in r.text
+    assert '<label for="code">Код проверки</label>' in r.text and 'id="code" name="code"' in r.text
+    assert 'aria-describedby="serial-hint"' in r.text and 'aria-describedby="code-hint"' in r.text
+    assert '<a class="nav" href="/verify">Проверить сертификат</a>' in http.get("/").text  # on every page
+    english = http.get("/verify", headers={"accept-language": "en-GB,en;q=0.8,ru;q=0.5"})
+    assert '<label for="serial">Serial</label>' in english.text and '<html lang="en">' in english.text
+
+    cert = poker_certificates(poker_sheet(players=6, paid=2))[0]
+    code = verification_code(certificate_order(cert, os.environ["TOURNEY_SECRET_KEY"].encode(), web.url).embedded["signature"])
+    r = http.get("/verify", params={"serial": f" {cert.serial} ", "code": code.lower()})
+    assert r.status_code == 303 and r.headers["location"] == f"/verify/{cert.serial}?code={code}"
+    r = http.get("/verify", params={"serial": cert.serial, "code": code.lower()}, follow_redirects=True)
+    assert r.status_code == 200 and 'id="verdict">Valid' in r.text
+    bad = http.get("/verify", params={"serial": "<script>", "code": code})
+    assert bad.status_code == 400 and 'role="alert">Это не номер сертификата' in bad.text
+    assert 'id="serial" name="serial" value="&lt;script&gt;"' in bad.text and "<script>" not in bad.text
+    assert 'aria-invalid="true"' in bad.text
+    bad = http.get("/verify", params={"serial": cert.serial, "code": "nope"})
+    assert bad.status_code == 400 and "Это не код проверки" in bad.text
+
+
+def test_doc_4_a_russian_certificate_s_check_is_in_russian_with_its_fields_named(committed, web, http):
+    """DOC-4, DOC-5: the check of a Russian certificate speaks Russian and names each field; never a
+    raw field name (held_on, locale, source, tournament_id)."""
+    from domain.documents.rules.model import Bundle, poker_certificates
+    from domain.documents.rules.signing import verification_code
+    from domain.documents.services.publish import publish
+    from domain.documents.tables import Document
+    from domain.store.db import unit_of_work
+    from infra.render import Renderer
+    from tests.documents_samples import poker_sheet
+
+    sheet = poker_sheet(players=4, paid=2, locale="ru")
+    with Renderer(os.environ["TOURNEY_SECRET_KEY"].encode()) as renderer, unit_of_work(committed) as session:
+        publish(session, renderer, web.outbox, Bundle(sheet, club_id=12, recipient=None), world.now())
+        serial = poker_certificates(sheet)[1].serial
+        signature = session.query(Document.signature).filter(Document.serial == serial).scalar()
+    r = http.get(f"/verify/{serial}?code={verification_code(signature)}", headers={"accept-language": "en"})
+    assert r.status_code == 200 and '<html lang="ru">' in r.text  # the certificate's language, not the browser's
+    main = r.text[r.text.index("<dl>"):r.text.index("</dl>")]
+    assert re.findall(r"<dt>(.*?)</dt>", main) == [
+        "Игрок", "Турнир", "Клуб", "Звание", "Место", "Приз", "Дата турнира", "Номер", "Код проверки", "Выдан"]
+    assert 'id="title">Призёр<' in main and 'id="place">2-е место<' in main and 'id="held-on">27 ноября 2026' in main
+    assert "Действителен" in r.text and not any(raw in r.text for raw in ("held_on", "tournament_id", ">source<"))
+
+
 # -- the front page, Pusoy Dos, privacy and the rate limit (PD-3) ----------------------------------------
+
+
+def test_doc_4_the_front_page_gives_each_start_in_its_club_s_time(committed, http):
+    """DOC-4: a Moscow club's start in Moscow time, labelled as the club's time (never UTC); the page
+    of no club in the language the browser asks for, Russian when it asks for none."""
+    from zoneinfo import ZoneInfo
+
+    from infra import i18n
+
+    t = world.upcoming_poker(committed, timedelta(hours=2), name="Суббота")
+    moscow = t["start"].astimezone(ZoneInfo("Europe/Moscow"))
+    r = http.get("/")
+    assert '<html lang="ru">' in r.text and "<th>Старт (время клуба)</th>" in r.text and "UTC" not in r.text
+    row = r.text[r.text.index(f'<a href="/t/{t["id"]}">'):]
+    row = row[:row.index("</tr>")]
+    assert f"<td>{i18n.day_and_time(moscow, 'ru')}</td><td>идёт регистрация</td>" in row
+    assert f"{moscow:%H:%M}" in row
+    english = http.get("/", headers={"accept-language": "en-US,en;q=0.9"}).text
+    assert "<th>Start (the club's time)</th>" in english
+    assert f"<td>{i18n.day_and_time(moscow, 'en')}</td><td>registration open</td>" in english
 
 
 def _pusoy(engine, *, private: bool, capacity: int = 8, fill: bool = False, name: str = "Cup") -> str:
@@ -157,7 +253,7 @@ def test_pd_a_pusoy_page_shows_tables_and_live_standings(committed, http):
                      now=world.now(), by="floor")
     r = http.get(f"/p/{code.lower()}")
     assert r.status_code == 200
-    assert "table 1" in r.text and "table 2" in r.text and "Round 1" in r.text
+    assert "Table 1" in r.text and "Table 2" in r.text and "Round 1" in r.text  # no club: English
     assert f"<td>{first[0]}</td><td>3</td>" in r.text  # a win is 3 points (PD-6)
     fragment = http.get(f"/p/{code}?fragment=1")
     assert fragment.status_code == 200 and "<html" not in fragment.text
@@ -171,8 +267,10 @@ def test_join_code_look_ups_are_rate_limited_per_client(committed, http):
     assert http.get(f"/p/{code}").status_code == 200  # the 10th code in the minute
     assert http.get(f"/p/{guesses[9]}").status_code == 429
     assert http.get(f"/p/{code}").status_code == 200  # the same code again costs nothing
-    r = http.get("/p/QQQQQQ")
+    r = http.get("/p/QQQQQQ", headers={"accept-language": "en-US"})
     assert r.status_code == 429 and "Too many" in r.text
+    r = http.get("/p/QQQQQQ")  # no language asked: Russian
+    assert r.status_code == 429 and "Слишком много запросов" in r.text
 
 
 # -- the club's calendar ------------------------------------------------------------------------------
@@ -266,8 +364,8 @@ def test_places_fall_as_players_bust_and_knockouts_are_listed(committed, http):
     r = http.get(f"/t/{t['id']}")
     assert r.status_code == 200
     assert "<td>5</td><td>Player 1</td>" in r.text and "<td>4</td><td>Player 2</td>" in r.text
-    assert "<td>Player 2</td><td>Player 5</td>" in r.text  # knockouts: out, by
-    assert 'id="players-left">3<' in r.text
+    assert "<td>2</td><td>1</td>\n<td>Player 2</td><td>Player 5</td>" in r.text  # bust 2 at level 1 (the clock's): out, by
+    assert 'id="field">Осталось 3 игрока из 5 входов · 1 призовое место' in r.text
 
 
 def test_an_internal_error_is_a_plain_500_page():
@@ -280,7 +378,7 @@ def test_an_internal_error_is_a_plain_500_page():
 
     dead = create_engine(f"postgresql+psycopg://nobody:x@127.0.0.1:{free_port()}/none")
     with Server(create_app(dead), free_port()) as server, httpx.Client(base_url=server.url, timeout=10) as client:
-        r = client.get("/t/1")
+        r = client.get("/t/1", headers={"accept-language": "en"})
     assert r.status_code == 500 and "Something went wrong" in r.text
     assert "Traceback" not in r.text and "psycopg" not in r.text and "127.0.0.1" not in r.text
 
@@ -336,9 +434,12 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
     body = r.text
     assert "Кубок &lt;Пусой&gt;" in body
     assert f'id="champion">{champion}<' in body
-    assert "playoffs 1" in body  # round 1 went to one playoff
-    assert "first-places" in body or "head-to-head" in body or "last-game-position" in body  # a deciding step
-    assert body.count("Round ") == 4 and "Final positions" in body
+    assert "1 playoff" in body  # round 1 went to one playoff
+    steps = re.findall(r"<td>(fewer [^<]*|head-to-head|a later first win \(or none\)|a worse finish in the round's last game"
+                       r"|level: shared rank|the playoff)</td>", body)
+    assert steps and "the playoff" in steps  # the deciding PD-7 steps, worded as the results sheet words them
+    assert not re.search(r"<td>(first-places|head-to-head-|last-game-position|playoff-\d)", body)  # never a code
+    assert body.count("<h2>Round ") == 4 and "Final positions" in body
     assert f"<td>1</td><td>{champion}</td><td>4</td>" in body
     assert code not in http.get("/").text  # private: never listed
 
@@ -387,7 +488,7 @@ def test_lg3_a_seasons_page_shows_its_standings_in_the_clubs_language(committed,
     assert all(f'<a href="/t/{t}">' in r.text for t in s["tournaments"])
     assert "script-src 'self'" in r.headers["content-security-policy"]
     assert f'<a href="/seasons/{s["id"]}">Зима</a>' in http.get("/").text
-    assert f'<a href="/seasons/{s["id"]}">season Зима</a>' in http.get(f"/t/{s['tournaments'][0]}").text
+    assert f'<a href="/seasons/{s["id"]}">сезон Зима</a>' in http.get(f"/t/{s['tournaments'][0]}").text
 
 
 def test_lg3_a_seasons_page_speaks_english_when_the_club_chose_it(committed, http):
@@ -408,7 +509,7 @@ def test_lg1_a_season_of_an_unlisted_club_and_hostile_ids_are_a_plain_404(commit
     for path in ("/seasons/0", "/seasons/abc", "/seasons/99999999999999999999", f"/seasons/{s['id'] + 1}",
                  "/seasons/%3Cscript%3E", "/seasons/-1"):
         r = http.get(path)
-        assert (r.status_code, "Nothing here." in r.text, "Traceback" in r.text) == (404, True, False), path
+        assert (r.status_code, "Здесь ничего нет." in r.text, "Traceback" in r.text) == (404, True, False), path
     world.with_session(committed, lambda session: session.execute(
         update(Club).where(Club.id == s["club_id"]).values(listing_status="suspended")))
     assert http.get(f"/seasons/{s['id']}").status_code == 404

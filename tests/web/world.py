@@ -20,18 +20,40 @@ def now() -> datetime:
 
 
 def running_poker(engine, players: int = 12, *, name: str | None = None, start: bool = True,
-                  prizes=("Cup and a free entry", "Free entry"), levels=None) -> dict:
-    """A running tournament with checked-in entries, its clock started now, and prizes; `levels`
-    (small, big, ante, seconds, is_break) rows, default poker_world.LEVELS."""
+                  prizes=("Cup and a free entry", "Free entry"), levels=None, names: str = "Player {n}") -> dict:
+    """A running tournament of the club Pik (Moscow; Russian, it chose no language) with checked-in
+    entries named `names` (n from 1), its clock started now, and prizes; `levels` (small, big, ante,
+    seconds, is_break) rows, default poker_world.LEVELS."""
     with unit_of_work(engine) as session:
         structure_id = world.structure(session, levels=levels).id if levels else None
         t = world.tournament(session, structure_id=structure_id, name=name, start=now() - timedelta(minutes=5),
                              late_reg=timedelta(hours=1, minutes=5))
-        entries = [world.enter(session, t, name=f"Player {i + 1}") for i in range(players)]
+        entries = [world.enter(session, t, name=names.format(n=i + 1)) for i in range(players)]
         set_prizes(session, t.id, list(prizes))
         if start:
             clock_service.act(session, t.id, "start", now())
         return {"id": t.id, "club_id": t.club_id, "entries": [e.id for e in entries]}
+
+
+def upcoming_poker(engine, starts_in: timedelta, players: int = 8, *, name: str | None = None,
+                   prizes=("Кубок и вход на турнир клуба", "Вход на турнир клуба")) -> dict:
+    """A tournament open for registration, starting `starts_in` from now, with `players` registered."""
+    with unit_of_work(engine) as session:
+        start = now().replace(microsecond=0) + starts_in
+        t = world.tournament(session, status="registration_open", name=name, start=start,
+                             late_reg=timedelta(hours=1))
+        for i in range(players):
+            world.register(session, t, checked_in=False, name=f"Игрок {i + 1}")
+        set_prizes(session, t.id, list(prizes))
+        return {"id": t.id, "club_id": t.club_id, "start": start}
+
+
+def finish(engine, tournament_id: int) -> None:
+    """The director finishes the tournament (one player left, 3.7)."""
+    from domain.poker.services.results import finish as finish_tournament
+
+    with unit_of_work(engine) as session:
+        finish_tournament(session, tournament_id, now())
 
 
 def clock(engine, tournament_id: int, action: str) -> dict:
@@ -44,16 +66,16 @@ def with_session(engine, fn):
         return fn(session)
 
 
-__all__ = ["Session", "clock", "now", "running_poker", "with_session"]
+__all__ = ["Session", "clock", "finish", "now", "running_poker", "upcoming_poker", "with_session"]
 
 
 def bust(engine, tournament_id: int, busted_entry_id: int, killer_entry_id: int | None = None) -> None:
+    """A bust as the floor records it (`poker knockout`): at the level the clock shows."""
     from domain.poker.rules.knockouts import Bust
-    from domain.poker.services.knockouts import record_knockouts
+    from domain.poker.services.desk import knock_out
 
     with unit_of_work(engine) as session:
-        record_knockouts(session, tournament_id, [Bust(busted_entry_id, killer_entry_id)], now=now(),
-                         actor="floor")
+        knock_out(session, tournament_id, [Bust(busted_entry_id, killer_entry_id)], now=now(), actor="floor")
 
 
 def season(engine, *, name: str = "Зима", locale: str | None = None) -> dict:

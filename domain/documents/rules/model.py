@@ -9,7 +9,7 @@ Names and prize lines are user text, kept as given; the templates escape them (D
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Literal
 
@@ -48,6 +48,18 @@ class PokerPlace:
 
 
 @dataclass(frozen=True)
+class SheetOption:
+    """One SP-9..SP-12 setting that differs from the default, as data: the sheet's template words it
+    in the sheet's language (`kind` picks the wording; no rule id is printed)."""
+
+    kind: str  # pko-head | shared-knockouts | rebuy-until | rebuy-until-level | rebuy-limit | reentry-limit | mystery
+    number: int | None = None  # the head, the level, the limit; mystery: the level of `level:N`
+    at: datetime | None = None  # rebuy-until: the instant, in the club's timezone
+    phase: str | None = None  # mystery: start | itm | level
+    per: str | None = None  # mystery: per_killer_entry | per_knockout
+
+
+@dataclass(frozen=True)
 class PokerSheet:
     """The results sheet of a finished live poker tournament."""
 
@@ -62,8 +74,8 @@ class PokerSheet:
     places: tuple[PokerPlace, ...]  # best first; shared places (SP-7) appear once per player
     rebuys: int = 0
     locale: str = "en"
-    options: tuple[str, ...] = ()  # SP-9..SP-12 settings that differ from the defaults, as printed
-    mystery_prizes: tuple[tuple[str, str], ...] = ()  # SP-11: (prize, "drawn #n" | "undrawn")
+    options: tuple[SheetOption, ...] = ()  # SP-9..SP-12 settings that differ from the defaults
+    mystery_prizes: tuple[tuple[str, int | None], ...] = ()  # SP-11: (prize, its draw's number | None: undrawn)
     mystery_seed: str | None = None  # SP-11: the seed revealed at the finish
 
 

@@ -1,6 +1,7 @@
-"""The documents' language (RULES DOC-4): a club's setting (its poker and Pusoy Dos documents), or a
-Pusoy Dos tournament's own (its organizer chooses). Without one: Russian for a Sport Poker club; a
-Pusoy Dos tournament follows its club's setting, else English."""
+"""The documents' language (RULES DOC-4), which the public pages speak too: a club's setting (its
+poker and Pusoy Dos documents), or a Pusoy Dos tournament's own (its organizer chooses). Without
+one: Russian for a Sport Poker club; a Pusoy Dos tournament of a club speaks the club's language
+(chosen or not), one without a club English."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from domain.clubs.tables import Club
 from domain.documents.rules.model import DEFAULT_LOCALE, locale_problem
 from domain.documents.tables import DocumentLocale
 from domain.errors import DomainError, NotFound
+from domain.poker.tables.tournaments import Tournament as PokerTournament
 from domain.pusoy.tables import PusoyTournament
 
 SCOPES = {"club": (Club, "club"), "pusoy": (PusoyTournament, "Pusoy Dos tournament")}
@@ -50,8 +52,33 @@ def locales(session: Session, scope: str, ids: list[int]) -> dict[int, str]:
 
 
 def poker_locale(club_locale: str | None) -> str:
+    """A club's language: its choice, else Russian (a Sport Poker club)."""
     return club_locale or DEFAULT_LOCALE["poker"]
 
 
-def pusoy_locale(own: str | None, club_locale: str | None) -> str:
-    return own or club_locale or DEFAULT_LOCALE["pusoy"]
+def pusoy_locale(own: str | None, club_id: int | None, club_locale: str | None) -> str:
+    """A Pusoy Dos tournament's language: its organizer's choice, else its club's language (chosen
+    or not, as for the club's poker), else English."""
+    if own:
+        return own
+    return poker_locale(club_locale) if club_id is not None else DEFAULT_LOCALE["pusoy"]
+
+
+def club_locale(session: Session, club_id: int) -> str:
+    """The language of a club's documents and public pages."""
+    return poker_locale(locales(session, "club", [club_id]).get(club_id))
+
+
+def tournament_locale(session: Session, tournament_id: int) -> str:
+    """The language of a poker tournament's documents and public pages: its club's."""
+    club_id = session.scalar(select(PokerTournament.club_id).where(PokerTournament.id == tournament_id))
+    if club_id is None:
+        raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
+    return club_locale(session, club_id)
+
+
+def pusoy_tournament_locale(session: Session, tournament_id: int) -> str:
+    """The language of a Pusoy Dos tournament's documents and public page."""
+    club_id = session.scalar(select(PusoyTournament.club_id).where(PusoyTournament.id == tournament_id))
+    club = locales(session, "club", [club_id]).get(club_id) if club_id is not None else None
+    return pusoy_locale(locales(session, "pusoy", [tournament_id]).get(tournament_id), club_id, club)

@@ -102,6 +102,13 @@ def blinds_at(clock: Clock, levels: Sequence[Level], level: int, at: datetime) -
     return lv.small, lv.big, lv.ante
 
 
+def next_play_level(levels: Sequence[Level], level: int | None) -> int | None:
+    """The next level that is not a break after `level` (0-based; the first such level when the clock
+    has not started, `level` None); None when the structure has none left."""
+    first = 0 if level is None else level + 1
+    return next((i for i in range(first, len(levels)) if not levels[i].is_break), None)
+
+
 def read(clock: Clock, levels: Sequence[Level], at: datetime) -> Reading:
     """The clock at any instant (UTC, timezone-aware)."""
     i = _segment_index(clock, at)

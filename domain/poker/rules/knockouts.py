@@ -65,17 +65,23 @@ def credit_text(halves: int) -> str:
 
 
 def knockout_problems(
-    busts: Sequence[Bust], entries: Mapping[int, EntryState], level: int | None = None
+    busts: Sequence[Bust], entries: Mapping[int, EntryState], level: int | None = None,
+    level_count: int | None = None,
 ) -> list[Problem]:
     """Every reason to refuse recording `busts` as one block (3.2).
 
-    `entries` are the tournament's non-voided entries. Refused: no bust; an unknown entry; a busted
-    entry already out (or named twice); a self-knockout; the same killer twice; a killer who is out
-    or busted in this very block; a block that would leave nobody in; a level below 1.
+    `entries` are the tournament's non-voided entries; `level_count` the levels of its blind
+    structure (breaks included, as the clock numbers them). Refused: no bust; an unknown entry; a
+    busted entry already out (or named twice); a self-knockout; the same killer twice; a killer who
+    is out or busted in this very block; a block that would leave nobody in; a level below 1 or
+    beyond the structure's last level.
     """
     problems: list[Problem] = []
     if level is not None and level < 1:
         problems.append(Problem("knockout-bad-level", f"level {level}: levels are numbered from 1"))
+    elif level is not None and level_count is not None and level > level_count:
+        has = f"{level_count} level{'' if level_count == 1 else 's'}" if level_count else "no levels"
+        problems.append(Problem("knockout-bad-level", f"level {level}: the tournament's blind structure has {has}"))
     if not busts:
         return problems + [Problem("knockout-empty", "name at least one busted entry")]
     busted_ids = [b.busted_entry_id for b in busts]

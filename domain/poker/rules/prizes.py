@@ -90,22 +90,40 @@ PRESETS: dict[str, str] = {
     "freerolls": "Freerolls for all ITM: a free entry for each paid place, 10% of the field",
 }
 FREEROLL_PERCENT = 10
-_FIXED: dict[str, tuple[str, ...]] = {
-    "cup": ("Cup and a free entry", "Free entry", "Free entry"),
-    "merch": ("Club hoodie", "Club T-shirt", "Club cap"),
-    "certificates": ("Dinner for 2 at the club", "Dinner for 1 at the club", "Drinks for 2 at the bar"),
+# The presets' lines in each language the club's documents speak (stored as written, like any prize
+# line: a document prints them as they are, so they are stored in the club's language).
+_FIXED: dict[str, dict[str, tuple[str, ...]]] = {
+    "cup": {
+        "en": ("Cup and a free entry", "Free entry", "Free entry"),
+        "ru": ("Кубок и вход на турнир клуба", "Вход на турнир клуба", "Вход на турнир клуба"),
+    },
+    "merch": {
+        "en": ("Club hoodie", "Club T-shirt", "Club cap"),
+        "ru": ("Худи клуба", "Футболка клуба", "Кепка клуба"),
+    },
+    "certificates": {
+        "en": ("Dinner for 2 at the club", "Dinner for 1 at the club", "Drinks for 2 at the bar"),
+        "ru": ("Ужин на двоих в клубе", "Ужин на одного в клубе", "Напитки на двоих в баре"),
+    },
 }
-FREEROLL_LINE = "Free entry (freeroll) to a next tournament of the club"
+FREEROLL_LINE = {
+    "en": "Free entry (freeroll) to a next tournament of the club",
+    "ru": "Вход на следующий турнир клуба (фриролл)",
+}
+PRESET_LOCALES = tuple(FREEROLL_LINE)
 
 
-def preset_lines(name: str, entries: int, players: int) -> tuple[str, ...]:
-    """A preset's lines trimmed to the field: no more lines than players (3.4).
+def preset_lines(name: str, entries: int, players: int, locale: str) -> tuple[str, ...]:
+    """A preset's lines in `locale` (the club's documents language), trimmed to the field: no more
+    lines than players (3.4).
 
     "freerolls" has one line per paid place at 10% of the field (SP-3 with percent 10, minimum 1).
     """
+    if locale not in PRESET_LOCALES:
+        raise ValueError(f"no preset prize lines in {locale!r}")
     if name == "freerolls":
-        return (FREEROLL_LINE,) * paid_places(entries, players, FREEROLL_PERCENT)
+        return (FREEROLL_LINE[locale],) * paid_places(entries, players, FREEROLL_PERCENT)
     if name not in _FIXED:
         known = ", ".join(PRESETS)
         raise_problems([Problem("prize-preset-unknown", f"unknown prize preset '{name}'; presets: {known}")])
-    return _FIXED[name][:players]
+    return _FIXED[name][locale][:players]

@@ -116,6 +116,19 @@ def furthest_level(session: Session, tournament_id: int, now: datetime) -> int |
     return pure.furthest_level(loaded.clock, loaded.levels, now)
 
 
+def upcoming(session: Session, tournament_id: int, now: datetime) -> dict | None:
+    """The next level to be played after the one the clock shows at `now` (before the start: the
+    first), with its blinds and ante as they stand; None when no level to play is left."""
+    t = get_tournament(session, tournament_id)
+    _, loaded = _load(session, t, lock=False)
+    reading = pure.read(loaded.clock, loaded.levels, now)
+    index = pure.next_play_level(loaded.levels, reading.level)
+    if index is None:
+        return None
+    small, big, ante = pure.blinds_at(loaded.clock, loaded.levels, index, now)
+    return {"level": index + 1, "small_blind": small, "big_blind": big, "ante": ante}
+
+
 def breaks_reached(session: Session, tournament_id: int, now: datetime) -> int:
     """The add-on gate's "at the N-th break" count (3.1, 3.5): breaks passed at `now`."""
     t = get_tournament(session, tournament_id)

@@ -1,15 +1,19 @@
 """The counter's use cases, as the CLI and the simulator call them: an entry opened at check-in or
 re-entry is seated at once when the seats are drawn (3.6); a rebuy is checked against the clock's
-level it has reached (SP-12) and an add-on against the breaks the clock has reached (3.1)."""
+level it has reached (SP-12) and an add-on against the breaks the clock has reached (3.1); a
+knockout records the level the clock shows unless the floor names one (3.2)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from domain.poker.services import clock, entries, seating
+from domain.poker.rules.knockouts import Bust
+from domain.poker.services import clock, entries, knockouts, seating
+from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import Entry, TopUp
 
 
@@ -36,3 +40,17 @@ def add_on(session: Session, tournament_id: int, player_ref: str | int, now: dat
     """The add-on, with the breaks the clock has reached by now."""
     breaks = clock.breaks_reached(session, tournament_id, now)
     return entries.add_on(session, tournament_id, player_ref, now, breaks_reached=breaks)
+
+
+def clock_level(session: Session, tournament_id: int, now: datetime) -> int | None:
+    """The level the clock shows at `now` (1-based, breaks counted as the clock numbers them): the
+    last level once the structure is exhausted; None before the clock starts."""
+    return clock.status(session, tournament_id, now).get("level")
+
+
+def knock_out(session: Session, tournament_id: int, busts: Sequence[Bust], *, now: datetime, actor: str,
+              level: int | None = None, group: str | None = None) -> list[Knockout]:
+    """A bust block (3.2) at the level the floor names, else at the level the clock shows now."""
+    if level is None:
+        level = clock_level(session, tournament_id, now)
+    return knockouts.record_knockouts(session, tournament_id, busts, now=now, actor=actor, level=level, group=group)

@@ -48,6 +48,7 @@ from domain.poker.tables.knockouts_places import (
     MysteryDraw,
 )
 from domain.poker.tables.tournaments import Entry, Tournament
+from domain.poker.tables.tournaments import Level as LevelRow
 
 
 def pko_head_of(tournament: Tournament) -> int | None:
@@ -125,7 +126,9 @@ def record_knockouts(
     level: int | None = None,
     group: str | None = None,
 ) -> list[Knockout]:
-    """Record `busts` as one block (one bust number): entries out, records and audit rows written."""
+    """Record `busts` as one block (one bust number): entries out, records and audit rows written.
+    `level` is the level it happened at (the floor's, or the clock's: `desk.knock_out`); a level
+    beyond the structure's is refused."""
     tournament = locked_tournament(session, tournament_id)
     if tournament.status != "running":
         raise DomainError(
@@ -137,7 +140,8 @@ def record_knockouts(
         )
     ).all()
     entries = {r.id: EntryState(r.id, r.player_id, r.state == "busted") for r in rows}
-    problems = knockout_problems(busts, entries, level)
+    level_count = session.scalar(select(func.count()).where(LevelRow.structure_id == tournament.structure_id))
+    problems = knockout_problems(busts, entries, level, level_count)
     shared = bool(tournament.shared_knockouts)
     for b in busts:
         problems += [p for p in shared_killer_problems(b.killers, shared=shared) if p.code != "knockout-same-killers"]

@@ -68,11 +68,12 @@ def field_size(session: Session, tournament_id: int) -> tuple[int, int]:
     return entries, players
 
 
-def apply_preset(session: Session, tournament_id: int, name: str) -> tuple[str, ...]:
-    """3.4: a preset's lines trimmed to the current field, stored as the prize list."""
+def apply_preset(session: Session, tournament_id: int, name: str, locale: str) -> tuple[str, ...]:
+    """3.4: a preset's lines in `locale` (the club's documents language, which the caller reads:
+    `documents.services.locales.tournament_locale`) trimmed to the current field, stored as the prize list."""
     get_tournament(session, tournament_id, lock="update")
     entries, players = field_size(session, tournament_id)
-    return set_prizes(session, tournament_id, preset_lines(name, entries, players))
+    return set_prizes(session, tournament_id, preset_lines(name, entries, players, locale))
 
 
 def prizes(session: Session, tournament_id: int) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from domain.clubs.tables import Club
 from domain.documents.rules.signing import verification_code
 from domain.documents.services import locales
+from domain.documents.services.sources.pusoy import step_wording
 from domain.documents.tables import Document, DocumentPublication
 from domain.errors import DomainError, NotFound
 from domain.leagues.services import leagues
@@ -24,9 +25,11 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
 from domain.poker.tables.knockouts_places import Knockout
-from domain.poker.tables.tournaments import Entry, Player, Structure, Tournament
+from domain.poker.tables.tournaments import Entry, Player, Registration, Structure, Tournament
+from domain.pusoy.services import rows as pusoy_rows
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
+from domain.pusoy.tables import PusoySeat, PusoyTournament
 
 PUBLIC_POKER = ("registration_open", "running")
 BIGINT_MAX = 2**63 - 1
@@ -65,33 +68,44 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def _club_name(session: Session, club_id: int | None) -> str | None:
-    return None if club_id is None else session.scalar(select(Club.name).where(Club.id == club_id))
-
-
 # -- the club's screen (SP-8, SP-3) -------------------------------------------------------------------
 
 
 def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any]:
     """Everything the club's screen shows, as JSON-able values; instants as ISO strings so the
-    browser counts down from them."""
+    browser counts down from them, and the club's language and timezone for the words (DOC-4).
+
+    Before the clock starts it counts down to the scheduled start and announces the first level's
+    blinds; at a break it announces the next level's; once the tournament is finished (or cancelled)
+    the clock reads as it stood at that instant, stopped, and the winner is named."""
     t = get_tournament(session, tournament_id)
     if t.status == "draft":  # not announced yet: not public
         raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
-    reading = clock_service.status(session, tournament_id, now)
-    if t.status in ("finished", "cancelled"):  # the clock stops with the tournament
+    ended_at = {"finished": t.finished_at, "cancelled": t.cancelled_at}.get(t.status)
+    at = ended_at or now  # the clock stops with the tournament
+    reading = clock_service.status(session, tournament_id, at)
+    counts_to = reading["level_ends_at"] if reading["status"] == "running" and not ended_at else None
+    time_left_s = reading["time_left_s"]
+    if ended_at:
         reading = {**reading, "status": t.status}
-    elif t.status == "registration_open" and reading["status"] == "not started":
-        reading = {**reading, "status": "registration open"}
+    elif reading["status"] == "not started":
+        time_left_s = max(0, int((t.scheduled_start - now).total_seconds()))
+        counts_to = t.scheduled_start if t.scheduled_start > now else None
+        if t.status == "registration_open":
+            reading = {**reading, "status": "registration open"}
     entries, players = results.field_size(session, tournament_id)
     itm = results.itm_status(session, tournament_id)
     ante_type = session.scalar(select(Structure.ante_type).where(Structure.id == t.structure_id))
+    club = session.execute(select(Club.name, Club.timezone).where(Club.id == t.club_id)).one()
     return {
         "tournament_id": t.id,
         "name": t.name,
-        "club": _club_name(session, t.club_id),
+        "club": club.name,
+        "timezone": club.timezone,
+        "locale": locales.tournament_locale(session, t.id),
         "status": t.status,
         "server_now": now.isoformat(),
+        "scheduled_start": t.scheduled_start.isoformat(),
         "clock": {
             "status": reading["status"],
             "level": reading["level"],
@@ -100,20 +114,27 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
             "small_blind": reading["small_blind"],
             "big_blind": reading["big_blind"],
             "ante": reading["ante"],
-            "ante_label": "BB ante" if ante_type == "bb_ante" else "ante",
-            "time_left_s": reading["time_left_s"],
+            "bb_ante": ante_type == "bb_ante",
+            "time_left_s": time_left_s,
+            "counts_to": _iso(counts_to),
             "level_ends_at": _iso(reading["level_ends_at"]) if reading["status"] == "running" else None,
-            "next_break_in_s": reading["next_break_in_s"],
+            "next_break_in_s": None if ended_at else reading["next_break_in_s"],
             "next_break_at": _iso(reading["next_break_at"]) if reading["status"] == "running" else None,
+            "next_level": None if ended_at else clock_service.upcoming(session, tournament_id, at),
+            "stopped_at": _iso(ended_at),
         },
         "entries": entries,
         "players": players,
+        "registered": session.scalar(select(func.count()).where(
+            Registration.tournament_id == t.id, Registration.status == "active")),
         "players_left": itm.remaining,
-        "paid_places": itm.paid_places,
+        "prize_places": itm.paid_places,
         "remaining_to_money": itm.remaining_to_money,
         "on_bubble": itm.on_bubble,
         "in_money": itm.in_money,
         "prizes": [_public_prize(line) for line in results.prizes(session, tournament_id)],
+        "winners": [n.name for n in results.places(session, tournament_id) if n.place.place == 1]
+        if t.status == "finished" else [],
     }
 
 
@@ -238,10 +259,11 @@ def season(session: Session, season_id: int) -> dict[str, Any]:
 
 
 def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
-    """Poker tournaments open for registration or running; public Pusoy Dos tournaments filling
-    (PD-3: private ones are never listed); the latest seasons of listed clubs."""
+    """Poker tournaments open for registration or running, each start in its club's timezone; public
+    Pusoy Dos tournaments filling (PD-3: private ones are never listed); the latest seasons of listed
+    clubs."""
     poker_rows = session.execute(
-        select(Tournament.id, Tournament.name, Tournament.status, Tournament.scheduled_start, Club.name)
+        select(Tournament.id, Tournament.name, Tournament.status, Tournament.scheduled_start, Club.name, Club.timezone)
         .join(Club, Club.id == Tournament.club_id)
         .where(Tournament.status.in_(PUBLIC_POKER))
         .order_by(Tournament.scheduled_start, Tournament.id)
@@ -249,8 +271,8 @@ def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
     ).all()
     return {
         "poker": [
-            {"id": i, "name": n, "status": s.replace("_", " "), "scheduled_start": st, "club": c}
-            for i, n, s, st, c in poker_rows
+            {"id": i, "name": n, "status": s, "starts": st.astimezone(ZoneInfo(tz)), "club": c}
+            for i, n, s, st, c, tz in poker_rows
         ],
         "pusoy": [
             {"code": p.code, "name": p.name, "entrants": p.entrants, "capacity": p.capacity}
@@ -264,18 +286,34 @@ def open_tournaments(session: Session) -> dict[str, list[dict[str, Any]]]:
 
 
 def pusoy_page(session: Session, code: str) -> dict[str, Any]:
+    """A Pusoy Dos tournament's page: its rounds with standings (the deciding PD-7 step worded as
+    the results sheet words it), the tables now, the final positions, in its documents' language."""
     shown = pusoy_views.show(session, code)
     shown.pop("organizer_email", None)  # never public
+    tournament = pusoy_rows.find(session, code)
     rounds = []
     for r in shown["rounds"]:
         try:
             standings = pusoy_views.standings_view(session, code, r["round"])
         except DomainError:
             standings = []
-        rounds.append({**r, "standings": standings})
+        rounds.append({**r, "standings": [
+            {**row, "decided_by": step_wording(row["decided_by"], listed)}
+            for listed, row in enumerate(standings, start=1)
+        ]})
+    seats = session.execute(
+        select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.player)
+        .where(PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == tournament.current_round)
+        .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
+    ).all() if tournament.current_round else []
+    tables: dict[tuple[int, int], list[str]] = {}
+    for stage, table, player in seats:
+        tables.setdefault((stage, table), []).append(player)
     return {
         **shown,
+        "locale": locales.pusoy_tournament_locale(session, tournament.id),
         "rounds": rounds,
+        "tables": [{"playoff": stage, "table": table, "players": players} for (stage, table), players in tables.items()],
         "final": [row for row in pusoy_views.final_standings_view(session, code) if row["position"] is not None],
     }
 
@@ -308,12 +346,20 @@ def certificate(session: Session, serial: str) -> dict[str, Any] | None:
     if row is None:
         return None
     doc, pub = row
+    table = PusoyTournament if pub.source == "pusoy" else Tournament
+    club_id = session.scalar(select(table.club_id).where(table.id == pub.tournament_id))
+    if pub.source == "pusoy":
+        locale = locales.pusoy_tournament_locale(session, pub.tournament_id)
+    else:
+        locale = locales.club_locale(session, club_id) if club_id else None
+    timezone = session.scalar(select(Club.timezone).where(Club.id == club_id)) if club_id else "UTC"
     return {
         "serial": doc.serial,
         "player": doc.player,
         "tournament": pub.tournament,
         "club": pub.club,
-        "issued_at": doc.created_at,
+        "locale": locale,  # the tournament's documents language (the page prefers the certificate's own)
+        "issued_on": doc.created_at.astimezone(ZoneInfo(timezone)).date(),
         "code": verification_code(doc.signature),
         "sha256": doc.sha256,
         "signature": doc.signature,

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from domain.clubs.rules.catalog import NewClub
 from domain.clubs.services import clubs
 from domain.clubs.tables import Club
+from domain.documents.services import locales
 from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
 from domain.poker.rules.settings import TournamentSettings
@@ -40,6 +41,9 @@ from domain.series.tables import Series
 from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step
 
 DEMO_CLUB = "Tourney Demo Club"
+# the demo's prizes: the `cup` preset's three lines, so three prize places whatever the field
+# (SP-3 with percent 0 and a minimum of 3): the screen's prize places are the prize lines
+DEMO_PRESET, DEMO_PRIZE_PLACES = "cup", 3
 DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo Pusoy Cup"
 FIRST = ("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor", "Zoya", "Ilya", "Kira", "Lev", "Mila", "Nikita",
          "Olga", "Pavel", "Rita", "Semyon", "Tanya", "Ulyana", "Fyodor", "Yana")
@@ -130,6 +134,7 @@ def seed_demo(
         format="reentry", bounty_type="classic", seat_cap=9, late_reg_deadline=start + 2 * level,
         reentry_deadline=start + 2 * level, reentry_amount=100000, addon_amount=50000, addon_chips=10000,
         addon_break=1, no_show_policy="drop",
+        itm_percent=0, itm_min=DEMO_PRIZE_PLACES,
     )
     t = poker_tournaments.create_tournament(session, club.id, structure.id, settings, now)
     knockout_service.set_void_window(session, t.id, 1)
@@ -138,7 +143,7 @@ def seed_demo(
     for i, name in enumerate(names, start=1):
         poker_players.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
         poker_entries.register(session, t.id, f"demo{i:02d}", now)
-    results_service.apply_preset(session, t.id, "cup")
+    results_service.apply_preset(session, t.id, DEMO_PRESET, locales.club_locale(session, club.id))
     cup = pusoy_setup.create(session, name=DEMO_PUSOY, organizer="demo-host", capacity=pusoy_players,
                        games_per_round=2, club_id=club.id, now=now, rng=rng)
     for i in range(1, pusoy_players + 1):
@@ -232,7 +237,7 @@ def poker_step(session: Session, tournament_id: int, step: Step, now: datetime, 
         return f"{step.player} takes the add-on"
     assert step.kind == BUST and step.killer is not None
     bust = Bust(_entry_of(session, tournament_id, step.player), _entry_of(session, tournament_id, step.killer))
-    knockout_service.record_knockouts(session, tournament_id, [bust], now=now, actor="simulator")
+    desk.knock_out(session, tournament_id, [bust], now=now, actor="simulator")
     left = session.scalar(select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active"))
     said = f"{step.player} busted by {step.killer} ({left} left)"
     if (final_table_from is None or now >= final_table_from) and \

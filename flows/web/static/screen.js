@@ -1,5 +1,7 @@
-// The club's screen: counts the level down in the browser from the server's instants (SP-8) and
-// takes every change (a level, a pause, a bust) from the server-sent events of /t/<id>/events.
+// The club's screen: counts down in the browser from the server's instants (SP-8) — the level's end
+// while the clock runs, the scheduled start before it — and takes every change (a level, a pause, a
+// bust, the finish) from the server-sent events of /t/<id>/events. Every word comes from the server
+// in the club's language (state.text); this script writes text, never HTML.
 // No library, no inline script (the Content-Security-Policy allows scripts from this site only).
 (function () {
   "use strict";
@@ -7,11 +9,10 @@
   if (!root) return;
   var offsetMs = 0;          // server clock minus browser clock, from the last message
   var clock = null;          // the last state's clock
-  var receivedAt = 0;        // browser time the last state arrived
 
   function $(id) { return document.getElementById(id); }
   function text(id, value) { var el = $(id); if (el && el.textContent !== String(value)) el.textContent = value; }
-  function mmss(seconds) {
+  function mmss(seconds) {   // as flows/web/wording.py's clock_text
     if (seconds === null || seconds === undefined || isNaN(seconds)) return "—";
     seconds = Math.max(0, Math.floor(seconds));
     var h = Math.floor(seconds / 3600), m = Math.floor((seconds % 3600) / 60), s = seconds % 60;
@@ -19,34 +20,36 @@
     return h ? h + ":" + mm : mm;
   }
   function serverNow() { return Date.now() + offsetMs; }
-  function left(endsAt, fallback) {
-    if (clock && clock.status === "running" && endsAt) return (Date.parse(endsAt) - serverNow()) / 1000;
+  function left(at, fallback) {
+    if (at) return (Date.parse(at) - serverNow()) / 1000;
     return fallback;
   }
 
   function tick() {
     if (!clock) return;
-    text("time-left", mmss(left(clock.level_ends_at, clock.time_left_s)));
+    text("time-left", mmss(left(clock.counts_to, clock.time_left_s)));
     text("next-break", mmss(left(clock.next_break_at, clock.next_break_in_s)));
   }
 
   function render(state) {
     offsetMs = Date.parse(state.server_now) - Date.now();
-    receivedAt = Date.now();
     clock = state.clock;
+    var words = state.text;
     text("name", state.name);
     text("club", state.club || "");
-    var c = state.clock;
-    text("level", c.is_break ? "Break" : (c.level ? "Level " + c.level : "Not started"));
-    text("blinds", !c.is_break && c.level ? c.small_blind + " / " + c.big_blind : "");
-    text("ante", !c.is_break && c.ante ? (c.ante_label || "ante") + " " + c.ante : "");
-    text("clock-status", c.status === "running" ? "" : c.status);
-    root.dataset.status = c.status;
-    text("players-left", state.players_left);
-    text("entries", state.entries);
-    text("paid", state.paid_places);
-    text("itm", state.on_bubble ? "BUBBLE" : (state.in_money ? "IN THE MONEY" : state.remaining_to_money + " to the money"));
-    root.classList.toggle("bubble", !!state.on_bubble);
+    text("level", words.level);
+    text("clock-status", words.status);
+    text("winner", words.winner);
+    text("blinds-label", words.blinds_label);
+    text("blinds", words.blinds);
+    text("ante", words.ante);
+    text("next-break-label", words.next_break);
+    $("break-fact").hidden = clock.next_break_in_s === null;
+    text("players", words.players);
+    text("prize-places", words.prize_places);
+    text("itm", words.standing);
+    root.dataset.status = clock.status;
+    root.classList.toggle("bubble", !!state.on_bubble && state.status === "running");
     var list = $("prizes");
     var wanted = state.prizes.join("\n");
     if (list && list.dataset.lines !== wanted) {
@@ -64,7 +67,7 @@
   // the first paint from the page itself, before the stream's first message
   clock = {
     status: root.dataset.status,
-    level_ends_at: root.dataset.levelEndsAt || null,
+    counts_to: root.dataset.countsTo || null,
     next_break_at: root.dataset.nextBreakAt || null,
     time_left_s: root.dataset.timeLeft === "" ? null : Number(root.dataset.timeLeft),
     next_break_in_s: root.dataset.nextBreakIn === "" ? null : Number(root.dataset.nextBreakIn)

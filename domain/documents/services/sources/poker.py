@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session
 from domain.clubs.rules.logo import Logo
 from domain.clubs.services.logos import logos
 from domain.clubs.tables import Club
-from domain.documents.rules.model import Bundle, PokerPlace, PokerSheet
+from domain.documents.rules.model import Bundle, PokerPlace, PokerSheet, SheetOption
 from domain.documents.services import locales
 from domain.documents.services.sources.shared import Skipped, local_date, unpublished
 from domain.errors import DomainError
@@ -30,7 +31,7 @@ from domain.poker.tables.knockouts_places import (
 )
 from domain.poker.tables.tournaments import Entry, Player, TopUp, Tournament
 
-MysteryPrizes = tuple[tuple[tuple[str, str], ...], str | None]  # ((description, drawn or undrawn), ...), seed
+MysteryPrizes = tuple[tuple[tuple[str, int | None], ...], str | None]  # ((description, draw number or None), ...), seed
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _sheet(tournament: Tournament, club: Club, places: list[PokerPlace], rows: _
         places=tuple(places),
         rebuys=rows.topups.get((tid, "rebuy"), 0),
         locale=locales.poker_locale(rows.locales.get(club.id)),
-        options=_options(tournament),
+        options=_options(tournament, club.timezone),
         mystery_prizes=rows.mystery.get(tid, ((), None))[0],
         mystery_seed=rows.mystery.get(tid, ((), None))[1],
     )
@@ -183,24 +184,27 @@ def _exact_credit(units: int | None) -> str | None:
     return units_text(units)
 
 
-def _options(t: Tournament) -> tuple[str, ...]:
-    """The SP-9..SP-12 settings that differ from the defaults, one printed line each."""
-    lines = []
+def _options(t: Tournament, timezone: str) -> tuple[SheetOption, ...]:
+    """The SP-9..SP-12 settings that differ from the defaults, one printed line each (worded by the
+    template in the sheet's language; the rebuy deadline in the club's timezone)."""
+    options = []
     if t.bounty_type == "pko" and t.pko_head is not None:
-        lines.append(f"Progressive knockout: heads of {t.pko_head} rating points (SP-9)")
+        options.append(SheetOption("pko-head", number=t.pko_head))
     if t.shared_knockouts:
-        lines.append("Shared knockouts: several killers share a knockout equally (SP-10)")
+        options.append(SheetOption("shared-knockouts"))
     if t.rebuy_until is not None:
-        lines.append(f"Rebuys until {t.rebuy_until:%H:%M} UTC (SP-12)")
+        options.append(SheetOption("rebuy-until", at=t.rebuy_until.astimezone(ZoneInfo(timezone))))
     if t.rebuy_until_level is not None:
-        lines.append(f"Rebuys until the end of level {t.rebuy_until_level} (SP-12)")
+        options.append(SheetOption("rebuy-until-level", number=t.rebuy_until_level))
     if t.rebuy_limit is not None:
-        lines.append(f"At most {t.rebuy_limit} rebuy(s) per player (SP-12)")
+        options.append(SheetOption("rebuy-limit", number=t.rebuy_limit))
     if t.reentry_limit is not None:
-        lines.append(f"At most {t.reentry_limit} re-entry(ies) per player (SP-12)")
+        options.append(SheetOption("reentry-limit", number=t.reentry_limit))
     if t.mystery_phase != "start" or t.mystery_draw_per != "per_killer_entry":
-        lines.append(f"Mystery prizes: phase {t.mystery_phase}, one draw {t.mystery_draw_per.replace('_', ' ')} (SP-11)")
-    return tuple(lines)
+        phase, _, level = t.mystery_phase.partition(":")
+        options.append(SheetOption("mystery", number=int(level) if level else None, phase=phase,
+                                   per=t.mystery_draw_per))
+    return tuple(options)
 
 
 def _mystery(session: Session, ids: Sequence[int]) -> dict[int, MysteryPrizes]:
@@ -226,7 +230,7 @@ def _mystery(session: Session, ids: Sequence[int]) -> dict[int, MysteryPrizes]:
     ).all())
     return {
         tid: (
-            tuple((d, f"drawn #{drawn[(tid, n)]}" if (tid, n) in drawn else "undrawn") for n, d in rows),
+            tuple((d, drawn.get((tid, n))) for n, d in rows),
             seeds.get(tid),
         )
         for tid, rows in prizes.items()

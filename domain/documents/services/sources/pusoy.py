@@ -134,7 +134,8 @@ def _bundle(tournament: PusoyTournament, club: Club | None, rows: _Rows) -> Bund
         rounds=_rounds(tournament, rows.standings),
         playoffs=_played(tournament, rows.standings, rows.playoffs),
         champion=tournament.champion,
-        locale=locales.pusoy_locale(rows.own_locales.get(tid), rows.club_locales.get(club.id) if club else None),
+        locale=locales.pusoy_locale(rows.own_locales.get(tid), club.id if club else None,
+                                    rows.club_locales.get(club.id) if club else None),
     )
     recipient = club.contact_email if club else tournament.organizer_email
     return Bundle(sheet, club_id=club.id if club else None, recipient=recipient or None,

@@ -25,7 +25,6 @@ from domain.documents.rules.model import (
 )
 from tests.support.net import free_port
 
-
 # SP-9, SP-12 settings a sheet words in its language (the picture tests show them)
 OPTIONS = (SheetOption("pko-head", number=100), SheetOption("rebuy-until-level", number=2),
            SheetOption("reentry-limit", number=1))

@@ -19,7 +19,6 @@ from infra import pdf
 from infra.render import Renderer
 from tests.support import poker_world as w
 
-
 RULE_ID = re.compile(r"\b(?:SP|PD|DOC|LG|AC|CL)-\d{1,2}\b")  # a rule id; serials (SP-000042-01) are not
 
 

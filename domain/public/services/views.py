@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from domain.clubs.tables import Club
 from domain.documents.rules.signing import verification_code
 from domain.documents.services import locales
+from domain.documents.services.sources.pusoy import step_wording
 from domain.documents.tables import Document, DocumentPublication
 from domain.errors import DomainError, NotFound
 from domain.leagues.services import leagues
@@ -23,8 +24,13 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.tournaments import get_tournament, tournament_window
 from domain.poker.tables.results import Knockout
-from domain.poker.tables.tournaments import Entry, Player, Registration, Structure, Tournament
-from domain.documents.services.sources.pusoy import step_wording
+from domain.poker.tables.tournaments import (
+    Entry,
+    Player,
+    Registration,
+    Structure,
+    Tournament,
+)
 from domain.pusoy.services import rows as pusoy_rows
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views

@@ -19,13 +19,24 @@ from bench.harness import Report
 
 ROOT = Path(__file__).resolve().parents[1]
 TOURNEY = str(Path(sys.executable).with_name("tourney"))
-ALSO_EAGER = ("sqlalchemy.orm", "psycopg", "rich.console", "rich.table", "babel.numbers", "babel.dates",
-              "typer.rich_utils", "pycountry", "apscheduler.triggers.cron", "httpx")
+ALSO_EAGER = (
+    "sqlalchemy.orm",
+    "psycopg",
+    "rich.console",
+    "rich.table",
+    "babel.numbers",
+    "babel.dates",
+    "typer.rich_utils",
+    "pycountry",
+    "apscheduler.triggers.cron",
+    "httpx",
+)
 
 
 def _eager_script() -> str:
-    lazies = sorted({m for f in (ROOT / "flows" / "cli").glob("*.py")
-                     for m in re.findall(r'lazy\("([\w.]+)"\)', f.read_text())})
+    lazies = sorted(
+        {m for f in (ROOT / "flows" / "cli").glob("*.py") for m in re.findall(r'lazy\("([\w.]+)"\)', f.read_text())}
+    )
     imports = "; ".join(f"importlib.import_module({m!r})" for m in (*lazies, *ALSO_EAGER))
     return f"import importlib, sys; {imports}; from flows.cli.app import main; main(sys.argv[1:])"
 
@@ -38,12 +49,19 @@ def run(report: Report) -> None:
     eager = [sys.executable, "-c", _eager_script()]
     for args in (["poker", "--help"], ["--json", "poker", "list"]):
         name = "tourney " + " ".join(args)
-        report.compare(f"start: {name}", ("eager imports", lambda: _process([*eager, *args])),
-                       ("lazy (tourney)", lambda: _process([TOURNEY, *args])), repeat=7)
+        report.compare(
+            f"start: {name}",
+            ("eager imports", lambda: _process([*eager, *args])),
+            ("lazy (tourney)", lambda: _process([TOURNEY, *args])),
+            repeat=7,
+        )
 
     from tests.support.cli import run as in_process
 
     in_process("--json", "poker", "list")  # the first call imports what the command touches
-    report.compare("a test's command: tourney --json poker list",
-                   ("a process", lambda: _process([TOURNEY, "--json", "poker", "list"])),
-                   ("in the test's process", lambda: in_process("--json", "poker", "list")), repeat=7)
+    report.compare(
+        "a test's command: tourney --json poker list",
+        ("a process", lambda: _process([TOURNEY, "--json", "poker", "list"])),
+        ("in the test's process", lambda: in_process("--json", "poker", "list")),
+        repeat=7,
+    )

@@ -57,8 +57,9 @@ def run(report: Report) -> None:
     with RegistryServer(latency=LATENCY) as server:
         for n in range(APPLICATIONS):
             server.add(party(inn10(n), ogrn13(n)))
-        provider = HttpPartyProvider(server.url, server.token, limiter=SharedRateLimiter(engine, "bench", RATE),
-                                     timeout=5.0)
+        provider = HttpPartyProvider(
+            server.url, server.token, limiter=SharedRateLimiter(engine, "bench", RATE), timeout=5.0
+        )
         peaks: dict[int, list[int]] = {1: [], 8: []}
         statements: dict[int, int] = {}
 
@@ -99,13 +100,17 @@ def _two_workers(report: Report, engine, server: RegistryServer) -> None:
     server.seen.clear()
     sent: list[float] = []
     engines = [create_engine(engine.url) for _ in range(2)]
-    workers = [HttpPartyProvider(server.url, server.token, limiter=SharedRateLimiter(e, "bench-tight", tight),
-                                 timeout=5.0) for e in engines]
+    workers = [
+        HttpPartyProvider(server.url, server.token, limiter=SharedRateLimiter(e, "bench-tight", tight), timeout=5.0)
+        for e in engines
+    ]
     for worker in workers:
         worker.client.event_hooks["request"] = [lambda request: sent.append(time.monotonic())]
     started = time.monotonic()
-    threads = [threading.Thread(target=run_checks, args=(e, w, lambda: NOW), kwargs={"concurrency": 8})
-               for e, w in zip(engines, workers, strict=True)]
+    threads = [
+        threading.Thread(target=run_checks, args=(e, w, lambda: NOW), kwargs={"concurrency": 8})
+        for e, w in zip(engines, workers, strict=True)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

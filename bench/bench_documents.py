@@ -105,8 +105,9 @@ def run(report: Report) -> None:
     _drain(renderer.certificates(every[:2]))  # warm: Jinja cache, WeasyPrint imports, the templates
     start = time.perf_counter()
     _drain(pooled.certificates(every[:4], chunk=2))  # start the pool: forkserver, workers, renderers
-    report.note("certificate worker pool", "start-up of 2 workers (s, once per renderer)",
-                round(time.perf_counter() - start, 2))
+    report.note(
+        "certificate worker pool", "start-up of 2 workers (s, once per renderer)", round(time.perf_counter() - start, 2)
+    )
     workers = list(pooled._pool._processes)  # noqa: SLF001 (bench only: the workers' memory)
     naive_label, one_label, two_label = "one document per certificate", "stamped, one process", "stamped, 2 workers"
     for n in sizes:
@@ -129,24 +130,44 @@ def run(report: Report) -> None:
                 times[label].append(wall)
                 cpu[label].append(spent)
                 # (peak, growth of the peak over the resident size the run started from) per process
-                peaks[label].append([(peak, round(peak - rss, 1)) for peak, rss in
-                                     zip((_rss_mib(pid, "VmHWM") for pid in pids), start_rss)])
+                peaks[label].append(
+                    [
+                        (peak, round(peak - rss, 1))
+                        for peak, rss in zip((_rss_mib(pid, "VmHWM") for pid in pids), start_rss)
+                    ]
+                )
         naive = statistics.median(times[naive_label])
         for label in (one_label, two_label):
             mine = statistics.median(times[label])
-            row = {"benchmark": f"{n} certificates", "baseline": naive_label, "baseline_median_s": naive,
-                   "candidate": label, "candidate_median_s": mine, "ratio": naive / mine, "repeat": repeat}
+            row = {
+                "benchmark": f"{n} certificates",
+                "baseline": naive_label,
+                "baseline_median_s": naive,
+                "candidate": label,
+                "candidate_median_s": mine,
+                "ratio": naive / mine,
+                "repeat": repeat,
+            }
             report.results.append(row)
-            print(f"{n} certificates: {naive_label} {naive:.2f} s | {label} {mine:.3f} s | "
-                  f"ratio {naive / mine:.1f}x (median of {repeat})", flush=True)
+            print(
+                f"{n} certificates: {naive_label} {naive:.2f} s | {label} {mine:.3f} s | "
+                f"ratio {naive / mine:.1f}x (median of {repeat})",
+                flush=True,
+            )
         for label in (naive_label, one_label):
-            report.note(f"{n} certificates", f"{label}: CPU per certificate (ms, this process)",
-                        round(statistics.median(cpu[label]) / n * 1000, 2))
+            report.note(
+                f"{n} certificates",
+                f"{label}: CPU per certificate (ms, this process)",
+                round(statistics.median(cpu[label]) / n * 1000, 2),
+            )
         for label in (naive_label, one_label, two_label):
             parent = max(run[0] for run in peaks[label])
             worker = max(max(run[1:]) for run in peaks[label])
-            report.note(f"{n} certificates", f"{label}: peak resident MiB (growth during the run): "
-                        f"this process / largest worker", f"{parent[0]} ({parent[1]:+}) / {worker[0]} ({worker[1]:+})")
+            report.note(
+                f"{n} certificates",
+                f"{label}: peak resident MiB (growth during the run): this process / largest worker",
+                f"{parent[0]} ({parent[1]:+}) / {worker[0]} ({worker[1]:+})",
+            )
     pooled.close()
     sheet = _sheet(1000)
     times = []

@@ -69,8 +69,10 @@ def _seed(label: str, busted_at: list[datetime]) -> dict[int, datetime]:
     with bootstrap.unit_of_work() as session:
         for n, at in enumerate(busted_at):
             t = tournament(session, **BOUNTY, name=f"{label}-{n}")
-            session.execute(text("INSERT INTO poker_knockout_settings (tournament_id, void_window_seconds) "
-                                 "VALUES (:t, :s)"), {"t": t.id, "s": int(WINDOW.total_seconds())})
+            session.execute(
+                text("INSERT INTO poker_knockout_settings (tournament_id, void_window_seconds) VALUES (:t, :s)"),
+                {"t": t.id, "s": int(WINDOW.total_seconds())},
+            )
             results_service.set_prizes(session, t.id, ["Cup", "Medal"])
             entries = field(session, t, "AB")
             record_knockouts(session, t.id, [Bust(entries["B"].id, entries["A"].id)], now=at, actor="bench")
@@ -80,8 +82,10 @@ def _seed(label: str, busted_at: list[datetime]) -> dict[int, datetime]:
 
 def _written(ids: list[int], deadline: float) -> dict[int, datetime]:
     """The instant each tournament's results sheet was written, waiting until all are or the deadline."""
-    sql = text("SELECT p.tournament_id, min(w.written_at) FROM bench_sheets w JOIN document_publications p "
-               "ON p.id = w.publication_id WHERE p.source = 'poker' AND p.tournament_id = ANY(:ids) GROUP BY 1")
+    sql = text(
+        "SELECT p.tournament_id, min(w.written_at) FROM bench_sheets w JOIN document_publications p "
+        "ON p.id = w.publication_id WHERE p.source = 'poker' AND p.tournament_id = ANY(:ids) GROUP BY 1"
+    )
     while True:
         with bootstrap.engine().connect() as conn:
             found = dict(conn.execute(sql, {"ids": ids}).all())
@@ -102,10 +106,18 @@ def _timekeeper_way(report: Report) -> None:
     _sql("SELECT pg_notify('tourney_timekeeper', 'last-knockout:bench')")
     found = _written(list(made), time.monotonic() + 10 + 10 * COUNT + 120)
     name = "last bust to PDFs: timekeeper at the window's close, publish run at once"
-    _note(report, f"{name} (from the last bust)", [(found[t] - at).total_seconds() for t, at in made.items() if t in found],
-          len(made) - len(found))
-    _note(report, f"{name} (from the window's close)",
-          [(found[t] - at - WINDOW).total_seconds() for t, at in made.items() if t in found], len(made) - len(found))
+    _note(
+        report,
+        f"{name} (from the last bust)",
+        [(found[t] - at).total_seconds() for t, at in made.items() if t in found],
+        len(made) - len(found),
+    )
+    _note(
+        report,
+        f"{name} (from the window's close)",
+        [(found[t] - at - WINDOW).total_seconds() for t, at in made.items() if t in found],
+        len(made) - len(found),
+    )
 
 
 def _finish_way(report: Report, env: dict[str, str]) -> None:
@@ -114,11 +126,21 @@ def _finish_way(report: Report, env: dict[str, str]) -> None:
     asked = {}
     for tid in made:
         asked[tid] = datetime.now(UTC)
-        subprocess.run([tourney, "poker", "finish", str(tid), "--yes"], env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        subprocess.run(
+            [tourney, "poker", "finish", str(tid), "--yes"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+        )
     found = _written(list(made), time.monotonic() + 120)
-    _note(report, "last bust to PDFs: `tourney poker finish` right after it",
-          [(found[t] - asked[t]).total_seconds() for t in made if t in found], len(made) - len(found))
+    _note(
+        report,
+        "last bust to PDFs: `tourney poker finish` right after it",
+        [(found[t] - asked[t]).total_seconds() for t in made if t in found],
+        len(made) - len(found),
+    )
 
 
 def _sweeps_way(report: Report, client) -> None:
@@ -132,12 +154,20 @@ def _sweeps_way(report: Report, client) -> None:
     first_finalize = now + timedelta(seconds=rng.uniform(0, 60))
     first_publish = now + timedelta(seconds=rng.uniform(0, 300))
     for k in range(7):
-        client.create_flow_run_from_deployment(finalize.id, state=Scheduled(scheduled_time=first_finalize + k * timedelta(minutes=1)))
+        client.create_flow_run_from_deployment(
+            finalize.id, state=Scheduled(scheduled_time=first_finalize + k * timedelta(minutes=1))
+        )
     for k in range(2):
-        client.create_flow_run_from_deployment(publish.id, state=Scheduled(scheduled_time=first_publish + k * timedelta(minutes=5)))
+        client.create_flow_run_from_deployment(
+            publish.id, state=Scheduled(scheduled_time=first_publish + k * timedelta(minutes=5))
+        )
     found = _written(list(made), time.monotonic() + 60 * 11)
-    _note(report, "last bust to PDFs: the old way, sweeps in a chain (finalize every 1 min, publish every 5 min)",
-          [(found[t] - at).total_seconds() for t, at in made.items() if t in found], len(made) - len(found))
+    _note(
+        report,
+        "last bust to PDFs: the old way, sweeps in a chain (finalize every 1 min, publish every 5 min)",
+        [(found[t] - at).total_seconds() for t, at in made.items() if t in found],
+        len(made) - len(found),
+    )
 
 
 def run(report: Report) -> None:
@@ -150,8 +180,12 @@ def run(report: Report) -> None:
     _sql(WRITTEN)
     with prefect_test_harness(server_startup_timeout=120):
         settings = load_settings()
-        env = {**os.environ, **prefect_env(settings), "PREFECT_API_URL": PREFECT_API_URL.value(),
-               "PYTHONPATH": str(ROOT)}
+        env = {
+            **os.environ,
+            **prefect_env(settings),
+            "PREFECT_API_URL": PREFECT_API_URL.value(),
+            "PYTHONPATH": str(ROOT),
+        }
         with runner(SERVE, env=env, cwd=ROOT):
             with get_client(sync_client=True) as client:
                 deadline = time.monotonic() + 120

@@ -25,15 +25,36 @@ START = NOW + timedelta(hours=2)
 
 
 def _tournament(session, n_players: int, rebuys_each: int, tag: str) -> tuple[int, list[int]]:
-    club = Club(name=f"Bench {tag}", legal_form="legal_entity", inn=f"{hash(tag) % 10**10:010d}",
-                ogrn=f"{hash(tag) % 10**13:013d}", contact_email="bench@example.org", timezone="UTC",
-                created_at=NOW, updated_at=NOW)
+    club = Club(
+        name=f"Bench {tag}",
+        legal_form="legal_entity",
+        inn=f"{hash(tag) % 10**10:010d}",
+        ogrn=f"{hash(tag) % 10**13:013d}",
+        contact_email="bench@example.org",
+        timezone="UTC",
+        created_at=NOW,
+        updated_at=NOW,
+    )
     session.add(club)
     session.flush()
-    structure = poker_structures.import_structure(session, club.id, "Grid", "none", [LevelSpec(100, 200, 0, 1200)] * 12, NOW)
-    t = poker_tournaments.create_tournament(session, club.id, structure.id, TournamentSettings(
-        name=f"Bench {tag}", scheduled_start=START, starting_stack=20000, currency="RUB", buy_in=150000,
-        late_reg_deadline=START + timedelta(hours=2), rebuy_amount=100000), NOW)
+    structure = poker_structures.import_structure(
+        session, club.id, "Grid", "none", [LevelSpec(100, 200, 0, 1200)] * 12, NOW
+    )
+    t = poker_tournaments.create_tournament(
+        session,
+        club.id,
+        structure.id,
+        TournamentSettings(
+            name=f"Bench {tag}",
+            scheduled_start=START,
+            starting_stack=20000,
+            currency="RUB",
+            buy_in=150000,
+            late_reg_deadline=START + timedelta(hours=2),
+            rebuy_amount=100000,
+        ),
+        NOW,
+    )
     poker_tournaments.change_status(session, t.id, "open", NOW)
     players = []
     for i in range(n_players):
@@ -71,10 +92,14 @@ def run(report: Report) -> None:
         assert len(made) in (50, 500)
 
     name = "settle 500 players, 1,000 top-ups"
-    report.compare(name, ("one call per player", per_player), ("one batch", batch), repeat=3,
-                   before_each=lambda: _unsettle(big))
-    for label, fn, tid in (("one call per player", per_player, big), ("one batch, 500 players", batch, big),
-                           ("one batch, 50 players", lambda: batch(small), small)):
+    report.compare(
+        name, ("one call per player", per_player), ("one batch", batch), repeat=3, before_each=lambda: _unsettle(big)
+    )
+    for label, fn, tid in (
+        ("one call per player", per_player, big),
+        ("one batch, 500 players", batch, big),
+        ("one batch, 50 players", lambda: batch(small), small),
+    ):
         _unsettle(tid)
         with StatementCounter(engine) as counter:
             fn()

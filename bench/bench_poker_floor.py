@@ -78,10 +78,7 @@ def _clock_read(report: Report) -> None:
     levels = tuple(Level(100 * n, 200 * n, 25 * n, 1200, is_break=n % 4 == 0) for n in range(1, 41))
     clock = Clock(
         segments=(Segment(0, T0),),
-        pauses=tuple(
-            Pause(T0 + timedelta(minutes=30 * k + 5), T0 + timedelta(minutes=30 * k + 8))
-            for k in range(10)
-        ),
+        pauses=tuple(Pause(T0 + timedelta(minutes=30 * k + 5), T0 + timedelta(minutes=30 * k + 8)) for k in range(10)),
     )
     at = T0 + timedelta(hours=9, minutes=7)
     calls = 1000
@@ -100,9 +97,7 @@ def _clock_read(report: Report) -> None:
         ("read (computed directly)", direct),
         repeat=5,
     )
-    report.note(
-        "clock level at an instant", "µs per read() call", round(row["candidate_median_s"] / calls * 1e6, 1)
-    )
+    report.note("clock level at an instant", "µs per read() call", round(row["candidate_median_s"] / calls * 1e6, 1))
 
 
 def _advance_clocks(report: Report, engine, ids: list[int]) -> None:

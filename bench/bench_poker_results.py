@@ -69,17 +69,40 @@ def _load(entries: list[PlacedEntry], knockouts: list[LiveKnockout]) -> int:
     """Writes the graph as one tournament (ids offset past what is there); returns its id."""
     engine = bootstrap.engine()
     with unit_of_work(engine) as s:
-        club = Club(name="Bench club", legal_form="legal_entity", inn="7707083893", ogrn="1027700132195",
-                    contact_email="bench@example.org", timezone="Europe/Moscow", created_at=NOW, updated_at=NOW)
+        club = Club(
+            name="Bench club",
+            legal_form="legal_entity",
+            inn="7707083893",
+            ogrn="1027700132195",
+            contact_email="bench@example.org",
+            timezone="Europe/Moscow",
+            created_at=NOW,
+            updated_at=NOW,
+        )
         s.add(club)
         s.flush()
         structure = Structure(club_id=club.id, name="Bench", ante_type="none", created_at=NOW)
         s.add(structure)
         s.flush()
-        t = Tournament(club_id=club.id, name="Bench 100k", status="running", scheduled_start=NOW,
-                       format="reentry", bounty_type="classic", mystery_draw=False, starting_stack=20000,
-                       structure_id=structure.id, seat_cap=9, addon_once=True, currency="RUB", buy_in=0,
-                       no_show_policy="drop", itm_percent=15, itm_min=1, created_at=NOW)
+        t = Tournament(
+            club_id=club.id,
+            name="Bench 100k",
+            status="running",
+            scheduled_start=NOW,
+            format="reentry",
+            bounty_type="classic",
+            mystery_draw=False,
+            starting_stack=20000,
+            structure_id=structure.id,
+            seat_cap=9,
+            addon_once=True,
+            currency="RUB",
+            buy_in=0,
+            no_show_policy="drop",
+            itm_percent=15,
+            itm_min=1,
+            created_at=NOW,
+        )
         s.add(t)
         s.flush()
         base = {
@@ -87,36 +110,69 @@ def _load(entries: list[PlacedEntry], knockouts: list[LiveKnockout]) -> int:
             for table in ("players", "poker_registrations", "poker_entries")
         }
         players = sorted({e.player_id for e in entries})
-        s.execute(insert(Player), [
-            {"id": base["players"] + p, "pseudonym": f"bench-{t.id}-{p}", "name": f"Player {p}",
-             "handle": f"bench{t.id}x{p}", "birth_date": date(1990, 1, 1), "created_at": NOW}
-            for p in players
-        ])
-        s.execute(insert(Registration), [
-            {"id": base["poker_registrations"] + p, "tournament_id": t.id, "player_id": base["players"] + p,
-             "status": "active", "late": False, "registered_at": NOW}
-            for p in players
-        ])
+        s.execute(
+            insert(Player),
+            [
+                {
+                    "id": base["players"] + p,
+                    "pseudonym": f"bench-{t.id}-{p}",
+                    "name": f"Player {p}",
+                    "handle": f"bench{t.id}x{p}",
+                    "birth_date": date(1990, 1, 1),
+                    "created_at": NOW,
+                }
+                for p in players
+            ],
+        )
+        s.execute(
+            insert(Registration),
+            [
+                {
+                    "id": base["poker_registrations"] + p,
+                    "tournament_id": t.id,
+                    "player_id": base["players"] + p,
+                    "status": "active",
+                    "late": False,
+                    "registered_at": NOW,
+                }
+                for p in players
+            ],
+        )
         busted = {k.busted_entry_id for k in knockouts}
         previous: dict[int, int] = {}
         rows = []
         for e in sorted(entries, key=lambda e: (e.player_id, e.order)):
-            rows.append({
-                "id": base["poker_entries"] + e.entry_id, "tournament_id": t.id,
-                "player_id": base["players"] + e.player_id,
-                "registration_id": base["poker_registrations"] + e.player_id, "sequence": e.order,
-                "previous_entry_id": previous.get(e.player_id), "starting_chips": 20000, "created_at": NOW,
-                "state": "busted" if e.entry_id in busted else "active",
-                "busted_at": NOW if e.entry_id in busted else None,
-            })
+            rows.append(
+                {
+                    "id": base["poker_entries"] + e.entry_id,
+                    "tournament_id": t.id,
+                    "player_id": base["players"] + e.player_id,
+                    "registration_id": base["poker_registrations"] + e.player_id,
+                    "sequence": e.order,
+                    "previous_entry_id": previous.get(e.player_id),
+                    "starting_chips": 20000,
+                    "created_at": NOW,
+                    "state": "busted" if e.entry_id in busted else "active",
+                    "busted_at": NOW if e.entry_id in busted else None,
+                }
+            )
             previous[e.player_id] = base["poker_entries"] + e.entry_id
         s.execute(insert(Entry), rows)
-        s.execute(insert(Knockout), [
-            {"tournament_id": t.id, "busted_entry_id": base["poker_entries"] + k.busted_entry_id,
-             "killer_entry_id": base["poker_entries"] + k.killer_entry_id, "bust_number": k.bust_number,
-             "credit_halves": k.credit_halves, "recorded_at": NOW, "recorded_by": "bench"}
-            for k in knockouts
-        ])
+        s.execute(
+            insert(Knockout),
+            [
+                {
+                    "tournament_id": t.id,
+                    "busted_entry_id": base["poker_entries"] + k.busted_entry_id,
+                    "killer_entry_id": base["poker_entries"] + k.killer_entry_id,
+                    "bust_number": k.bust_number,
+                    "credit_halves": k.credit_halves,
+                    "recorded_at": NOW,
+                    "recorded_by": "bench",
+                }
+                for k in knockouts
+            ],
+        )
         for table in base:
             s.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"))
         return t.id
@@ -125,8 +181,11 @@ def _load(entries: list[PlacedEntry], knockouts: list[LiveKnockout]) -> int:
 def run(report: Report) -> None:
     entries, knockouts = elimination_graph()
     blocks = len(knockouts) - len({k.bust_number for k in knockouts})
-    report.note("final places 100k", "entries / players / busts in blocks",
-                f"{len(entries)} / {len({e.player_id for e in entries})} / {blocks}")
+    report.note(
+        "final places 100k",
+        "entries / players / busts in blocks",
+        f"{len(entries)} / {len({e.player_id for e in entries})} / {blocks}",
+    )
     tournament_id = _load(entries, knockouts)
     engine = bootstrap.engine()
 
@@ -140,13 +199,18 @@ def run(report: Report) -> None:
     report.compare("final places 100k", ("from the database", from_database), ("pure rule", pure), repeat=5)
     started = time.process_time()
     pure()
-    report.note("final places 100k", "pure rule CPU time of one run (s, unaffected by other load)",
-                round(time.process_time() - started, 3))
+    report.note(
+        "final places 100k",
+        "pure rule CPU time of one run (s, unaffected by other load)",
+        round(time.process_time() - started, 3),
+    )
     report.note("final places 100k", "pure rule peak memory (MB)", round(peak_memory(pure) / 2**20, 1))
     report.note("final places 100k", "from the database peak memory (MB)", round(peak_memory(from_database) / 2**20, 1))
     with StatementCounter(engine) as counter:
         from_database()
     report.note("final places 100k", "SQL statements from the database", counter.count)
     with unit_of_work(engine) as s:
-        champion = s.scalar(select(Entry.player_id).where(Entry.tournament_id == tournament_id, Entry.state == "active"))
+        champion = s.scalar(
+            select(Entry.player_id).where(Entry.tournament_id == tournament_id, Entry.state == "active")
+        )
     report.note("final places 100k", "champion player id", champion)

@@ -39,9 +39,16 @@ def _ready_round(capacity: int, games: int, rnd: random.Random) -> int:
         for table, players in tables.items():
             for game in range(1, games + 1):
                 order = rnd.sample(players, 4)
-                pusoy_reports.report(s, t.code, round_no=1, table=table, game=game,
-                               finishes=[(p, i) for i, p in enumerate(order, 1)],
-                               two_of_diamonds=order[0] if rnd.random() < 0.2 else None, now=NOW)
+                pusoy_reports.report(
+                    s,
+                    t.code,
+                    round_no=1,
+                    table=table,
+                    game=game,
+                    finishes=[(p, i) for i, p in enumerate(order, 1)],
+                    two_of_diamonds=order[0] if rnd.random() < 0.2 else None,
+                    now=NOW,
+                )
         return t.id
 
 
@@ -65,8 +72,13 @@ def _complete_and_roll_back(tournament_id: int, counter: list[int] | None = None
 def _pure(tournament_id: int):
     with bootstrap.unit_of_work() as s:
         rows = s.execute(
-            select(PusoyFinish.table_no, PusoyFinish.game_no, PusoyFinish.player, PusoyFinish.position,
-                   PusoyFinish.two_of_diamonds).where(PusoyFinish.tournament_id == tournament_id)
+            select(
+                PusoyFinish.table_no,
+                PusoyFinish.game_no,
+                PusoyFinish.player,
+                PusoyFinish.position,
+                PusoyFinish.two_of_diamonds,
+            ).where(PusoyFinish.tournament_id == tournament_id)
         ).all()
     finishes = [Finish(*r) for r in rows]
     players = sorted({f.player for f in finishes})

@@ -128,8 +128,13 @@ def _lateness(runs: int, poll_seconds: int, limit: int, deployment_limit: str) -
     script.write_text(SERVE)
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PREFECT_RUNNER_POLL_FREQUENCY": str(poll_seconds)}
     name = f"bench-noop-{deployment_limit}-{poll_seconds}"  # one deployment (and limit) per measure
-    runner = subprocess.Popen([sys.executable, str(script), name, str(limit), deployment_limit], env=env,
-                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    runner = subprocess.Popen(
+        [sys.executable, str(script), name, str(limit), deployment_limit],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         with get_client(sync_client=True) as client:
             deadline = time.monotonic() + 120

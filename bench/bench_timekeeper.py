@@ -95,6 +95,7 @@ if __name__ == "__main__":
     serve(exact, deployment(job("timekeeper")), limit=int(sys.argv[1]))
 """
 
+
 def _sql(script: str, **params) -> None:
     with bootstrap.engine().begin() as conn:
         for statement in filter(str.strip, script.split(";\n")):
@@ -127,13 +128,21 @@ def _holder_pid() -> int | None:
 def _written(label: str) -> tuple[list[float], int]:
     """Lateness in seconds of every level change written, sorted; how many tournaments had none."""
     with bootstrap.engine().connect() as conn:
-        late = conn.execute(text(
-            "SELECT extract(epoch FROM w.written_at - e.at) FROM poker_clock_events e "
-            "JOIN bench_written w ON w.event_id = e.id JOIN poker_tournaments t ON t.id = e.tournament_id "
-            "WHERE t.name LIKE :label || '-%' AND e.kind = 'level-started' AND e.level = 2 ORDER BY 1"
-        ), {"label": label}).scalars().all()
-        total = conn.execute(text("SELECT count(*) FROM poker_tournaments WHERE name LIKE :label || '-%'"),
-                             {"label": label}).scalar_one()
+        late = (
+            conn.execute(
+                text(
+                    "SELECT extract(epoch FROM w.written_at - e.at) FROM poker_clock_events e "
+                    "JOIN bench_written w ON w.event_id = e.id JOIN poker_tournaments t ON t.id = e.tournament_id "
+                    "WHERE t.name LIKE :label || '-%' AND e.kind = 'level-started' AND e.level = 2 ORDER BY 1"
+                ),
+                {"label": label},
+            )
+            .scalars()
+            .all()
+        )
+        total = conn.execute(
+            text("SELECT count(*) FROM poker_tournaments WHERE name LIKE :label || '-%'"), {"label": label}
+        ).scalar_one()
     return [float(x) for x in late], total - len(late)
 
 
@@ -148,15 +157,17 @@ def _end_phase(label: str) -> None:  # its tournaments' next changes must not fa
     _sql("UPDATE poker_tournaments SET status = 'finished' WHERE name LIKE :label || '-%'", label=label)
 
 
-def _report(report: Report, name: str, late: list[float], missed: int, cpu: float, server_cpu: float,
-            moments: int) -> None:
+def _report(
+    report: Report, name: str, late: list[float], missed: int, cpu: float, server_cpu: float, moments: int
+) -> None:
     q = statistics.quantiles(late, n=20, method="inclusive") if len(late) > 1 else late * 19
     report.note(name, "p50 s", round(statistics.median(late), 3) if late else None)
     report.note(name, "p95 s", round(q[18], 3) if late else None)
     report.note(name, "max s", round(max(late), 3) if late else None)
     report.note(name, "moments missed", missed)
-    report.note(name, "CPU ms per moment (runner and flow processes / timekeeper process)",
-                round(cpu / moments * 1e3, 1))
+    report.note(
+        name, "CPU ms per moment (runner and flow processes / timekeeper process)", round(cpu / moments * 1e3, 1)
+    )
     report.note(name, "Prefect server CPU ms per moment", round(server_cpu / moments * 1e3, 1))
 
 
@@ -167,14 +178,24 @@ def _old_way(report: Report, client, runner: subprocess.Popen, server: list[int]
     label = f"old{count}"
     first = _phase(label, count, lead=30)
     with bootstrap.engine().connect() as conn:
-        moments = conn.execute(text(
-            "SELECT c.tournament_id, c.next_change_at FROM poker_clock c JOIN poker_tournaments t ON t.id = "
-            "c.tournament_id WHERE t.name LIKE :label || '-%' ORDER BY 2"), {"label": label}).all()
+        moments = conn.execute(
+            text(
+                "SELECT c.tournament_id, c.next_change_at FROM poker_clock c JOIN poker_tournaments t ON t.id = "
+                "c.tournament_id WHERE t.name LIKE :label || '-%' ORDER BY 2"
+            ),
+            {"label": label},
+        ).all()
     deployment = client.read_deployment_by_name("advance-clocks/bench-exact-runs")
     cpu0, server0 = _cpu(runner.pid, children=True), sum(_cpu(p) for p in server)
-    ids = [client.create_flow_run_from_deployment(
-        deployment.id, parameters={"tournament_id": tid}, state=Scheduled(scheduled_time=at),
-        name=f"advance-clocks poker-{tid} {at:%H:%M:%S} UTC").id for tid, at in moments]
+    ids = [
+        client.create_flow_run_from_deployment(
+            deployment.id,
+            parameters={"tournament_id": tid},
+            state=Scheduled(scheduled_time=at),
+            name=f"advance-clocks poker-{tid} {at:%H:%M:%S} UTC",
+        ).id
+        for tid, at in moments
+    ]
     deadline = time.monotonic() + SPREAD + 30 + count * 15
     while time.monotonic() < deadline:
         runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=ids)), limit=count)
@@ -200,13 +221,19 @@ def _reported(client, label: str) -> int:
     )
 
     with bootstrap.engine().connect() as conn:
-        ids = set(conn.execute(text("SELECT id FROM poker_tournaments WHERE name LIKE :label || '-%'"),
-                               {"label": label}).scalars())
+        ids = set(
+            conn.execute(
+                text("SELECT id FROM poker_tournaments WHERE name LIKE :label || '-%'"), {"label": label}
+            ).scalars()
+        )
     found, offset = 0, 0
     while True:
-        page = client.read_task_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["timekeeper"])),
-                                     task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_="advance-clocks poker-")),
-                                     limit=200, offset=offset)
+        page = client.read_task_runs(
+            flow_filter=FlowFilter(name=FlowFilterName(any_=["timekeeper"])),
+            task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_="advance-clocks poker-")),
+            limit=200,
+            offset=offset,
+        )
         found += sum(1 for r in page if int(r.name.split()[1].removeprefix("poker-")) in ids)
         if len(page) < 200:
             return found

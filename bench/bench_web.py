@@ -135,8 +135,14 @@ def run(report: Report) -> None:
             process.wait(10)
     for mode, r in results.items():
         report.note(name, f"{mode} poller: server CPU while idle, % of a core", round(100 * r["idle_cpu_share"], 1))
-        report.note(name, f"{mode} poller: server CPU while idle per client, ms per s",
-                    round(1000 * r["idle_cpu_share"] / CLIENTS, 3))
-        report.note(name, f"{mode} poller: change-to-arrival p50 / p95 / max, ms",
-                    f"{1000 * r['p50']:.0f} / {1000 * r['p95']:.0f} / {1000 * r['max']:.0f}")
+        report.note(
+            name,
+            f"{mode} poller: server CPU while idle per client, ms per s",
+            round(1000 * r["idle_cpu_share"] / CLIENTS, 3),
+        )
+        report.note(
+            name,
+            f"{mode} poller: change-to-arrival p50 / p95 / max, ms",
+            f"{1000 * r['p50']:.0f} / {1000 * r['p95']:.0f} / {1000 * r['max']:.0f}",
+        )
         report.note(name, f"{mode} poller: arrivals lost (no message within 15 s)", r["lost"])

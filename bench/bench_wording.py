@@ -64,10 +64,14 @@ def _legacy_pattern() -> re.Pattern[str]:
 def run(report: Report) -> None:
     start = time.perf_counter()
     check.warm_up()
-    report.note("wording", "first call in a fresh process: lexicon and analyzer (ms)",
-                round((time.perf_counter() - start) * 1e3, 1))
+    report.note(
+        "wording",
+        "first call in a fresh process: lexicon and analyzer (ms)",
+        round((time.perf_counter() - start) * 1e3, 1),
+    )
     legacy = _legacy_pattern()
     for name, lines in (("clean", corpus()), ("every 10th line hides money", corpus(money_every=10))):
+
         def old(lines: list[str] = lines) -> list[bool]:
             return [legacy.search(line) is None for line in lines]
 
@@ -89,5 +93,8 @@ def run(report: Report) -> None:
         cached.cache_clear()
     start = time.perf_counter()
     new()
-    report.note(f"SP-4, {name}", "the same with every per-word cache cold, once (ms)",
-                round((time.perf_counter() - start) * 1e3, 1))
+    report.note(
+        f"SP-4, {name}",
+        "the same with every per-word cache cold, once (ms)",
+        round((time.perf_counter() - start) * 1e3, 1),
+    )

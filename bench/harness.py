@@ -90,8 +90,14 @@ def runner(script: str, *args: str, env: dict[str, str], cwd: Path) -> Iterator[
     own, quiet; ended (SIGTERM, then SIGKILL after 30 s) on the way out."""
     path = Path(tempfile.mkdtemp()) / "serve_bench.py"
     path.write_text(script)
-    process = subprocess.Popen([sys.executable, str(path), *args], env=env, cwd=cwd, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(path), *args],
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         yield process
     finally:

@@ -86,7 +86,6 @@ JOBS: tuple[Job, ...] = (
         cron="30 2 * * *",
         tags=("clubs",),
     ),
-
     # area: pusoy
     Job(
         "complete-rounds",
@@ -95,7 +94,6 @@ JOBS: tuple[Job, ...] = (
         interval=timedelta(minutes=1),
         tags=("pusoy",),
     ),
-
     # area: poker
     Job(
         "timekeeper",
@@ -126,7 +124,6 @@ JOBS: tuple[Job, ...] = (
         interval=timedelta(minutes=1),
         tags=("poker",),
     ),
-
     # area: documents
     Job(
         "publish-results",
@@ -135,7 +132,6 @@ JOBS: tuple[Job, ...] = (
         interval=timedelta(minutes=5),
         tags=("documents",),
     ),
-
     # area: series
     Job(
         "materialize-series",

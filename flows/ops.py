@@ -61,11 +61,12 @@ def ensure_requeue_automation(within: timedelta, pending_within: timedelta) -> N
     for a run Running without heartbeats for `within`, one for a run left Pending for `pending_within`."""
     # the server's own Running event opens the heartbeat watch too: a run killed before its first
     # heartbeat reached the server would otherwise never be noticed
+    _requeue_automation(AUTOMATION, "stopped sending heartbeats", {"Running", "heartbeat"}, {"heartbeat"}, within)
     _requeue_automation(
-        AUTOMATION, "stopped sending heartbeats", {"Running", "heartbeat"}, {"heartbeat"}, within
-    )
-    _requeue_automation(
-        AUTOMATION_PENDING, "was claimed (Pending) and never started", {"Pending"}, {"Running", "heartbeat"},
+        AUTOMATION_PENDING,
+        "was claimed (Pending) and never started",
+        {"Pending"},
+        {"Running", "heartbeat"},
         pending_within,
     )
 

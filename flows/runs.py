@@ -41,8 +41,14 @@ def run_now(name: str, idempotency_key: str, tags: Iterable[str] = (), run_name:
     if not api_answers():
         return f"{name} not started now (the Prefect API does not answer); its next scheduled run does it"
     try:
-        run = run_deployment(f"{name}/{name}", timeout=0, as_subflow=False, idempotency_key=idempotency_key,
-                             tags=list(tags), flow_run_name=run_name)
+        run = run_deployment(
+            f"{name}/{name}",
+            timeout=0,
+            as_subflow=False,
+            idempotency_key=idempotency_key,
+            tags=list(tags),
+            flow_run_name=run_name,
+        )
     except Exception as exc:  # deployment not served, API gone meanwhile: the schedule covers it
         return f"{name} not started now ({exc.__class__.__name__}); its next scheduled run does it"
     return f"{name} run {run.name} started"

@@ -200,8 +200,10 @@ class Simulation:
         last_bust = max((s.at for s in self.script if s.kind == BUST), default=facts.times.start)
         self.moments["finalize"] = last_bust + facts.void_window + timedelta(seconds=1)
         self.finalize_next = now
-        self.log(f"poker {pid}: {len(arriving)} to check in, no-shows {', '.join(absent_ones) or 'none'}; "
-                 f"start {facts.times.start:%H:%M:%S}, last bust {last_bust:%H:%M:%S}")
+        self.log(
+            f"poker {pid}: {len(arriving)} to check in, no-shows {', '.join(absent_ones) or 'none'}; "
+            f"start {facts.times.start:%H:%M:%S}, last bust {last_bust:%H:%M:%S}"
+        )
         self.poker_done = facts.status in ("finished", "cancelled")
 
     def plan_pusoy(self) -> None:
@@ -214,7 +216,9 @@ class Simulation:
         """Everything due at `now`, in order: the start, the script's actions, the timed jobs, Pusoy Dos."""
         if self._due("start", now):
             self._start(now)
-        while self.script and self.script[0].at <= now and (self.script[0].kind == CHECKIN or "start" not in self.moments):
+        while (
+            self.script and self.script[0].at <= now and (self.script[0].kind == CHECKIN or "start" not in self.moments)
+        ):
             self._play(self.script.pop(0), now)
         if self._due("no-shows", now):
             self.log(run_job("process-no-shows", self.clock, self.poker_tags, tournament_id=self.poker_id))
@@ -241,8 +245,10 @@ class Simulation:
             self.moments["advance"] = now
 
     def _play(self, step, now: datetime) -> None:
-        said = self.attempt(f"{step.kind} {step.player}", lambda s: poker_step(
-            s, self.poker_id, step, now, f"simulate-{self.seed}", self.final_table_from))
+        said = self.attempt(
+            f"{step.kind} {step.player}",
+            lambda s: poker_step(s, self.poker_id, step, now, f"simulate-{self.seed}", self.final_table_from),
+        )
         if said is not None:
             self.tally.done[step.kind] += 1
             self.log(f"poker {self.poker_id}: {said}")
@@ -269,8 +275,10 @@ class Simulation:
         ready = False
         for game in games:
             finishes, diamond = game_finishes(self.rng, game.seated)
-            done = self.attempt(f"report {code} r{game.round_no} t{game.table}",
-                                lambda s: pusoy_report(s, code, game, finishes, diamond, now))
+            done = self.attempt(
+                f"report {code} r{game.round_no} t{game.table}",
+                lambda s: pusoy_report(s, code, game, finishes, diamond, now),
+            )
             if done is not None:
                 self.tally.done["game"] += 1
                 ready = ready or bool(done)
@@ -283,8 +291,10 @@ class Simulation:
             tid = _read(lambda s: find(s, code).id)
             try:
                 for c in complete_now(tid):
-                    log(f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
-                        + (f", champion {c['champion']}" if c.get("champion") else ""))
+                    log(
+                        f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
+                        + (f", champion {c['champion']}" if c.get("champion") else "")
+                    )
             except Exception as exc:  # no API: the every-minute sweep completes the round
                 log(f"pusoy {code}: complete-rounds not run here ({exc.__class__.__name__}); the sweep completes it")
         status = _read(lambda s: pusoy_status(s, code))
@@ -293,8 +303,11 @@ class Simulation:
         return status in ("complete", "cancelled")
 
     def next_moment(self) -> datetime:
-        upcoming = [m for k, m in self.moments.items() if not (k == "pusoy" and self.pusoy_done)
-                    and not (k in ("finalize", "advance") and self.poker_done)]
+        upcoming = [
+            m
+            for k, m in self.moments.items()
+            if not (k == "pusoy" and self.pusoy_done) and not (k in ("finalize", "advance") and self.poker_done)
+        ]
         upcoming += [self.script[0].at] if self.script else []
         return min([*upcoming, self.give_up])
 
@@ -303,13 +316,23 @@ class Simulation:
         return {
             "seed": self.seed,
             "time": "wall clock" if self.clock.live else f"virtual (speed {speed:g})",
-            "poker": None if pid is None else {
-                "tournament_id": pid, "status": _read(lambda s: poker_status(s, pid)),
-                "checked_in": done[CHECKIN], "no_shows": done["no-show"], "busts": done[BUST],
-                "reentries": done[REENTRY], "addons": done[ADDON],
+            "poker": None
+            if pid is None
+            else {
+                "tournament_id": pid,
+                "status": _read(lambda s: poker_status(s, pid)),
+                "checked_in": done[CHECKIN],
+                "no_shows": done["no-show"],
+                "busts": done[BUST],
+                "reentries": done[REENTRY],
+                "addons": done[ADDON],
             },
-            "pusoy": None if code is None else {
-                "code": code, "status": _read(lambda s: pusoy_status(s, code)), "games": done["game"],
+            "pusoy": None
+            if code is None
+            else {
+                "code": code,
+                "status": _read(lambda s: pusoy_status(s, code)),
+                "games": done["game"],
             },
             "documents": published,
             "refused": self.tally.refused,
@@ -339,8 +362,13 @@ def _publish(poker_id, pusoy_code, clock, log, give_up) -> list[dict]:
         with bootstrap.unit_of_work() as session:
             found = [p for p in publications(session) if (p.source, p.tournament_id) in wanted]
             rows = [
-                {"source": p.source, "tournament_id": p.tournament_id, "folder": p.folder,
-                 "files": [d.filename for d in documents_of(session, p.id)], "delivery": p.state}
+                {
+                    "source": p.source,
+                    "tournament_id": p.tournament_id,
+                    "folder": p.folder,
+                    "files": [d.filename for d in documents_of(session, p.id)],
+                    "delivery": p.state,
+                }
                 for p in found
             ]
         if len(rows) == len(wanted) or not clock.live or datetime.now(UTC) >= give_up:

@@ -80,7 +80,10 @@ def problems() -> list[str]:
     for locale in LOCALES:
         catalog = read(locale)
         have = {(m.context, m.id): m for m in catalog if m.id}
-        found += [f"{locale}: missing {ctx or ''}{'|' if ctx else ''}{mid!r}" for ctx, mid in sorted(wanted - set(have), key=str)]
+        found += [
+            f"{locale}: missing {ctx or ''}{'|' if ctx else ''}{mid!r}"
+            for ctx, mid in sorted(wanted - set(have), key=str)
+        ]
         found += [f"{locale}: no longer used {key[1]!r}" for key in sorted(set(have) - wanted, key=str)]
         for key, message in have.items():
             if not message.string or (isinstance(message.string, tuple) and not all(message.string)):

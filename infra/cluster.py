@@ -124,8 +124,10 @@ class Cluster:
             for folder in (self.base.parent, self.base):
                 folder.mkdir(mode=0o700, exist_ok=True)
                 os.chown(folder, owner.pw_uid, owner.pw_gid)
-        return (f"the PostgreSQL user '{self._owner()}' cannot reach {self.home}, so the cluster's files are in "
-                f"{self.base}; ")
+        return (
+            f"the PostgreSQL user '{self._owner()}' cannot reach {self.home}, so the cluster's files are in "
+            f"{self.base}; "
+        )
 
     def _ensure_initialised(self, bindir: Path) -> str:
         note = ""
@@ -203,22 +205,22 @@ class Cluster:
         import psycopg
 
         password = self._new_password()
-        with psycopg.connect(host="127.0.0.1", port=self.port, user=SUPERUSER, dbname="postgres",
-                             autocommit=True) as conn:
+        with psycopg.connect(
+            host="127.0.0.1", port=self.port, user=SUPERUSER, dbname="postgres", autocommit=True
+        ) as conn:
             conn.execute("SET password_encryption = 'scram-sha-256'")
-            conn.execute(psycopg.sql.SQL("ALTER ROLE {} PASSWORD {}").format(
-                psycopg.sql.Identifier(SUPERUSER), psycopg.sql.Literal(password)))
-        rewritten = [
-            line[: line.rindex("trust")] + "scram-sha-256" if line in trusting else line for line in lines
-        ]
+            conn.execute(
+                psycopg.sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+                    psycopg.sql.Identifier(SUPERUSER), psycopg.sql.Literal(password)
+                )
+            )
+        rewritten = [line[: line.rindex("trust")] + "scram-sha-256" if line in trusting else line for line in lines]
         hba.write_text("\n".join(rewritten) + "\n")
         self._run_as_owner([str(bindir / "pg_ctl"), "reload", "-D", str(self.data_dir)])
         return "switched the cluster from trust to password authentication; "
 
     def _running(self, bindir: Path) -> bool:
-        result = self._run_as_owner(
-            [str(bindir / "pg_ctl"), "status", "-D", str(self.data_dir)], check=False
-        )
+        result = self._run_as_owner([str(bindir / "pg_ctl"), "status", "-D", str(self.data_dir)], check=False)
         return result.returncode == 0
 
     def _start(self, bindir: Path) -> None:
@@ -252,7 +254,11 @@ class Cluster:
         import psycopg
 
         with psycopg.connect(
-            host="127.0.0.1", port=self.port, user=SUPERUSER, password=self.password(), dbname="postgres",
+            host="127.0.0.1",
+            port=self.port,
+            user=SUPERUSER,
+            password=self.password(),
+            dbname="postgres",
             autocommit=True,
         ) as conn:
             existing = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}

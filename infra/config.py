@@ -61,7 +61,7 @@ def key_weakness(key: bytes) -> str | None:
     repeated, i = 0, REPEAT_MIN
     while i < len(key):  # greedy: the longest piece at i already seen before i
         length = 0
-        while i + length < len(key) and key[i : i + length + 1] in key[:i + length]:
+        while i + length < len(key) and key[i : i + length + 1] in key[: i + length]:
             length += 1
         if length >= REPEAT_MIN:
             repeated += length
@@ -159,7 +159,13 @@ class Settings:
         """TOURNEY_PUBLIC_URL without a trailing slash: http(s)://host[:port][/prefix]."""
         value = (os.environ.get("TOURNEY_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/")
         parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.query or parts.fragment:
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.username
+            or parts.query
+            or parts.fragment
+        ):
             raise ConfigurationError(
                 "bad-setting", f"TOURNEY_PUBLIC_URL must look like https://host[:port][/path], not {masked(value)!r}"
             )

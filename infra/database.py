@@ -47,8 +47,10 @@ def unreachable(settings: Settings, exc: Exception, url=None) -> ConfigurationEr
     reason = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
     if settings.embedded:
         where = f"the embedded cluster at {url.host}:{url.port} (data folder {Cluster(settings.home).data_dir})"
-        hint = ("start it with `tourney db up` (or `make run`), or set TOURNEY_HOME to the data folder "
-                "you meant, or DATABASE_URL to another server")
+        hint = (
+            "start it with `tourney db up` (or `make run`), or set TOURNEY_HOME to the data folder "
+            "you meant, or DATABASE_URL to another server"
+        )
     else:
         where = url.render_as_string(hide_password=True)
         hint = "check DATABASE_URL, or unset it to use the embedded cluster"

@@ -31,7 +31,9 @@ class SmtpTarget:
 
 def parse_url(url: str) -> SmtpTarget:
     """The SMTP target; a malformed URL is refused with its password masked (never printed)."""
-    bad = ConfigurationError("bad-smtp-url", f"SMTP_URL must look like smtp://[user:pass@]host:port, got {masked(url)!r}")
+    bad = ConfigurationError(
+        "bad-smtp-url", f"SMTP_URL must look like smtp://[user:pass@]host:port, got {masked(url)!r}"
+    )
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -95,8 +97,9 @@ class SmtpMailer:
 
     target: SmtpTarget
 
-    def send(self, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]],
-             message_id: str) -> None:
+    def send(
+        self, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]], message_id: str
+    ) -> None:
         send(self.target, message(self.target, recipient, subject, body, attachments, message_id))
 
 

@@ -50,7 +50,6 @@ def sealed(key: bytes, data: bytes) -> bytes:
     return data.replace(PLACEHOLDER, SEAL_NAME.encode() + b" (" + signing.seal(key, data).encode() + b")")
 
 
-
 def read(data: bytes) -> tuple[dict[str, Any] | None, str, str | None, bytes, list[Problem]]:
     """What `signing.check` needs from a file: embedded data, page text, seal, the unsealed bytes;
     plus a problem when the file cannot be parsed at all."""
@@ -70,9 +69,13 @@ def read(data: bytes) -> tuple[dict[str, Any] | None, str, str | None, bytes, li
     except (ValueError, TypeError):
         embedded = None
     if not isinstance(embedded, dict):
-        return None, text, seal_found, unsealed, [
-            Problem("bad-data", f"the attachment {ATTACHMENT} is not a JSON object of signed Tourney data")
-        ]
+        return (
+            None,
+            text,
+            seal_found,
+            unsealed,
+            [Problem("bad-data", f"the attachment {ATTACHMENT} is not a JSON object of signed Tourney data")],
+        )
     return embedded, text, seal_found, unsealed, []
 
 

@@ -110,9 +110,7 @@ class Renderer:
     """Renders every document; `workers` > 1 lets large certificate batches use that many processes.
     Use it as a context manager (or call `close`) to stop the worker processes."""
 
-    def __init__(
-        self, key: bytes, templates: Path = TEMPLATES, workers: int = 1, public_url: str = DEFAULT_PUBLIC_URL
-    ):
+    def __init__(self, key: bytes, templates: Path = TEMPLATES, workers: int = 1, public_url: str = DEFAULT_PUBLIC_URL):
         check_assets(templates)
         self.key = key
         self.templates = templates
@@ -141,15 +139,15 @@ class Renderer:
     def _sheet(
         self, template: str, sheet: PokerSheet | PusoySheet | SeasonSheet, logo: Logo | None, title: str | None = None
     ) -> bytes:
-        html = self.envs[i18n.checked(sheet.locale)].get_template(template).render(
-            public_url=self.public_url, s=sheet, logo=logo_uri(logo)
+        html = (
+            self.envs[i18n.checked(sheet.locale)]
+            .get_template(template)
+            .render(public_url=self.public_url, s=sheet, logo=logo_uri(logo))
         )
         data = HTML(string=html, base_url=str(self.templates)).write_pdf(
             stylesheets=[self.css], font_config=self.font_config
         )
-        return pdf.seal_document(
-            self.key, data, pdf.signed(self.key, sheet), title or f"Results: {sheet.tournament}"
-        )
+        return pdf.seal_document(self.key, data, pdf.signed(self.key, sheet), title or f"Results: {sheet.tournament}")
 
     def poker_sheet(self, sheet: PokerSheet, logo: Logo | None = None) -> bytes:
         return self._sheet("poker_sheet.html", sheet, logo)
@@ -213,4 +211,3 @@ def _start_worker(key: bytes, templates: Path, public_url: str) -> None:
 def _worker_chunk(part: Sequence[Certificate], logo: Logo | None) -> list[bytes]:
     assert _worker is not None, "a worker process renders only after _start_worker"
     return _worker._chunk(part, logo)
-

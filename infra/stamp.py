@@ -128,5 +128,7 @@ class Stamper:
                 dx, runs = printed[name][row]
                 lines.append(Line(slot.x + dx, slot.baseline, text_color(slot.style), runs))
             content = page_content(lines, template.qr)
-            out.append(certificate_pdf(key, bases[id(template)], content, qr_image(order.url), order.embedded, order.title))
+            out.append(
+                certificate_pdf(key, bases[id(template)], content, qr_image(order.url), order.embedded, order.title)
+            )
         return out

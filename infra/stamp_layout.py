@@ -154,9 +154,7 @@ def set_lines(fonts: Fonts, text: str, slot: Slot, line_name: str) -> list[tuple
             return [(_align(slot, width), _runs(fonts, layout, text, line_name))]
     printed: list[tuple[float, list[Run]]] = []
     while text:  # an empty line prints nothing and takes no room, as in WeasyPrint's layout
-        layout, _length, resume, width, _height, _baseline = split_first_line(
-            text, slot.style, _Context, slot.width, 0
-        )
+        layout, _length, resume, width, _height, _baseline = split_first_line(text, slot.style, _Context, slot.width, 0)
         runs = _glyph_runs(fonts, layout, slot.style, text, line_name)
         printed.append((_align(slot, width), runs))
         text = "" if resume is None else text.encode()[resume:].decode()
@@ -193,8 +191,13 @@ def template_of(document: Any, fonts: Fonts) -> Template:
             qr = (box.content_box_x(), box.content_box_y(), box.width, box.height)
         if "slot" in classes and isinstance(box, boxes.InlineBox):
             (text,) = [c for c in box.children if isinstance(c, boxes.TextBox)]
-            slot = Slot(block.content_box_x(), block.width, text.position_y + text.baseline,
-                        block.style["text_align_all"], text.style)
+            slot = Slot(
+                block.content_box_x(),
+                block.width,
+                text.position_y + text.baseline,
+                block.style["text_align_all"],
+                text.style,
+            )
             items.append((element.get("data-line"), int(element.get("data-row")), slot))
             return
         if isinstance(box, boxes.TextBox) and box.style["visibility"] == "visible" and box.text.strip():

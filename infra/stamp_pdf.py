@@ -149,7 +149,10 @@ def qr_image(url: str) -> bytes:
     matrix = segno.make(url, error="m", mask=0).matrix
     size = len(matrix)
     pixels = b"".join(matrix).translate(_DARK)
-    entries = b"/Type/XObject/Subtype/Image/Width %d/Height %d/ColorSpace/DeviceGray/BitsPerComponent 8/Interpolate false" % (size, size)
+    entries = (
+        b"/Type/XObject/Subtype/Image/Width %d/Height %d/ColorSpace/DeviceGray/BitsPerComponent 8/Interpolate false"
+        % (size, size)
+    )
     return _stream(pixels, entries)
 
 

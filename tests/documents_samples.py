@@ -26,25 +26,33 @@ from domain.documents.rules.model import (
 from tests.support.net import free_port
 
 # SP-9, SP-12 settings a sheet words in its language (the picture tests show them)
-OPTIONS = (SheetOption("pko-head", number=100), SheetOption("rebuy-until-level", number=2),
-           SheetOption("reentry-limit", number=1))
+OPTIONS = (
+    SheetOption("pko-head", number=100),
+    SheetOption("rebuy-until-level", number=2),
+    SheetOption("reentry-limit", number=1),
+)
 
 
-def poker_sheet(players: int = 10, paid: int = 3, locale: str = "en", options: tuple[SheetOption, ...] = ()) -> PokerSheet:
+def poker_sheet(
+    players: int = 10, paid: int = 3, locale: str = "en", options: tuple[SheetOption, ...] = ()
+) -> PokerSheet:
     """A finished poker tournament's sheet: user text with Cyrillic and markup characters; the prize
     lines and the players after the third in the sheet's language, as a club would write them."""
     ru = locale == "ru"
     names = ["<b>Иван</b>", "Zoë O'Hara & Co", "Пётр Ёлкин"] + [
-        f"{'Игрок' if ru else 'Player'} {i}" for i in range(4, players + 1)]
-    lines = ("Кубок чемпиона", "Худи клуба", "Ужин на двоих") if ru else ("Кубок чемпиона", "Club hoodie", "Dinner for 2")
+        f"{'Игрок' if ru else 'Player'} {i}" for i in range(4, players + 1)
+    ]
+    lines = (
+        ("Кубок чемпиона", "Худи клуба", "Ужин на двоих") if ru else ("Кубок чемпиона", "Club hoodie", "Dinner for 2")
+    )
     places = tuple(
         PokerPlace(
             place=i,
             player=names[i - 1],
             knockouts=Decimal("2.5") if i == 1 else Decimal(i % 2),
-            prize=lines[i - 1] if i <= min(paid, 3) else (
-                f"{'Фриролл' if ru else 'Freeroll'} ×{i}" if i <= paid else None
-            ),
+            prize=lines[i - 1]
+            if i <= min(paid, 3)
+            else (f"{'Фриролл' if ru else 'Freeroll'} ×{i}" if i <= paid else None),
         )
         for i in range(1, players + 1)
     )
@@ -75,10 +83,22 @@ def season_sheet(locale: str = "ru") -> SeasonSheet:
         SeasonRow(5, "Player 5", Decimal("12.25"), 1, 1, 0, Decimal("12.25")),
     )
     return SeasonSheet(
-        season_id=3, season="Зима 2026/27", club="Клуб «Туз»", date_from=date(2026, 12, 1),
-        date_until=date(2027, 2, 28), tournament_id=42, tournament="Пятничный турнир <i>Deepstack</i>",
-        held_on=date(2026, 12, 18), tournaments=3, formula="sqrt", points_table=(), shared="average",
-        bonus=Decimal("0.5"), best_k=2, rows=rows, locale=locale,
+        season_id=3,
+        season="Зима 2026/27",
+        club="Клуб «Туз»",
+        date_from=date(2026, 12, 1),
+        date_until=date(2027, 2, 28),
+        tournament_id=42,
+        tournament="Пятничный турнир <i>Deepstack</i>",
+        held_on=date(2026, 12, 18),
+        tournaments=3,
+        formula="sqrt",
+        points_table=(),
+        shared="average",
+        bonus=Decimal("0.5"),
+        best_k=2,
+        rows=rows,
+        locale=locale,
     )
 
 

@@ -33,6 +33,7 @@ class Renderer(Protocol):
 
 
 class Mailer(Protocol):
-    def send(self, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]],
-             message_id: str) -> None:
+    def send(
+        self, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]], message_id: str
+    ) -> None:
         """Send one message with PDF attachments; DeliveryError when it could not be delivered."""

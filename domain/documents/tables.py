@@ -38,13 +38,16 @@ class DocumentPublication(Base):
         # results sheet (no season) stays one per (source, tournament)
         UniqueConstraint("source", "tournament_id", "season_id", postgresql_nulls_not_distinct=True),
         CheckConstraint("source IN ('poker', 'pusoy', 'season')", name="source"),
-        CheckConstraint("(source = 'season') = (season_id IS NOT NULL AND season IS NOT NULL)", name="season_when_season"),
+        CheckConstraint(
+            "(source = 'season') = (season_id IS NOT NULL AND season IS NOT NULL)", name="season_when_season"
+        ),
         CheckConstraint("state IN ('stored', 'pending', 'failed', 'sent')", name="state"),
         CheckConstraint("(state = 'stored') = (recipient IS NULL)", name="recipient_unless_stored"),
         CheckConstraint("(state = 'sent') = (sent_at IS NOT NULL)", name="sent_at_when_sent"),
         CheckConstraint("attempts >= 0", name="attempts"),
-        Index("ix_document_publications_due", "next_attempt_at",
-              postgresql_where=text("state IN ('pending', 'failed')")),
+        Index(
+            "ix_document_publications_due", "next_attempt_at", postgresql_where=text("state IN ('pending', 'failed')")
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)

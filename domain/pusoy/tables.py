@@ -40,9 +40,7 @@ class PusoyTournament(Base):
         CheckConstraint("capacity IN (8, 16, 32)", name="capacity"),
         CheckConstraint("games_per_round BETWEEN 1 AND 10", name="games_per_round"),
         CheckConstraint("code ~ '^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{6}$'", name="code"),
-        CheckConstraint(
-            "bracket[1] = capacity AND bracket[cardinality(bracket)] = 4", name="bracket"
-        ),
+        CheckConstraint("bracket[1] = capacity AND bracket[cardinality(bracket)] = 4", name="bracket"),
         CheckConstraint("entrants BETWEEN 0 AND capacity", name="entrants"),
         CheckConstraint("status IN ('setup', 'active', 'complete', 'cancelled')", name="status"),
         CheckConstraint("(status = 'complete') = (champion IS NOT NULL)", name="champion"),
@@ -71,9 +69,7 @@ class PusoyTournament(Base):
 
 class PusoyEntry(Base):
     __tablename__ = "pusoy_entries"
-    __table_args__ = (
-        ForeignKeyConstraint(["tournament_id"], ["pusoy_tournaments.id"], ondelete="CASCADE"),
-    )
+    __table_args__ = (ForeignKeyConstraint(["tournament_id"], ["pusoy_tournaments.id"], ondelete="CASCADE"),)
 
     tournament_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     player: Mapped[str] = mapped_column(String(40), primary_key=True)
@@ -134,7 +130,9 @@ class PusoySeat(Base):
             ["tournament_id", "player"], ["pusoy_entries.tournament_id", "pusoy_entries.player"], ondelete="CASCADE"
         ),
         UniqueConstraint("tournament_id", "round_no", "stage", "table_no", "seat_no", name="uq_pusoy_seats_seat"),
-        UniqueConstraint("tournament_id", "round_no", "stage", "table_no", "player", name="uq_pusoy_seats_table_player"),
+        UniqueConstraint(
+            "tournament_id", "round_no", "stage", "table_no", "player", name="uq_pusoy_seats_table_player"
+        ),
         CheckConstraint("seat_no BETWEEN 1 AND 4", name="seat_no"),
     )
 

@@ -32,9 +32,7 @@ def script_heads() -> set[str]:
     depends on (`depends_on`), which Alembic does not keep in its version table."""
     revisions = ScriptDirectory.from_config(_config()).revision_map
     heads = set(revisions.heads)
-    covered = {
-        r.revision for head in heads for r in revisions.iterate_revisions(head, "base") if r.revision != head
-    }
+    covered = {r.revision for head in heads for r in revisions.iterate_revisions(head, "base") if r.revision != head}
     return heads - covered
 
 

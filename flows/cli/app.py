@@ -23,8 +23,12 @@ from infra.config import load_settings, redact
 
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The database: embedded cluster and migrations.")
-server_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The Prefect server (API and UI) on 127.0.0.1:4200.")
-jobs_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The jobs (Prefect flows) and their schedules.")
+server_app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="The Prefect server (API and UI) on 127.0.0.1:4200."
+)
+jobs_app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="The jobs (Prefect flows) and their schedules."
+)
 app.add_typer(db_app, name="db")
 app.add_typer(server_app, name="server")
 app.add_typer(jobs_app, name="jobs")
@@ -78,11 +82,21 @@ app.command("web")(web_command)
 @app.command("deploy")
 def deploy(
     pool: Annotated[str, typer.Option(help="the process work pool (created when missing)")] = "tourney",
-    pool_limit: Annotated[int | None, typer.Option(help="most runs at once in the whole pool", min=1, max=INT_MAX)] = None,
-    requeue_after: Annotated[int, typer.Option(help="seconds without a heartbeat before a run is requeued", min=1, max=INT_MAX)] = 90,
-    requeue_pending_after: Annotated[int, typer.Option(min=1, max=INT_MAX,
-        help="seconds a claimed run may stay Pending before it is requeued (longer than a run's process "
-             "takes to start on a busy machine)")] = 300,
+    pool_limit: Annotated[
+        int | None, typer.Option(help="most runs at once in the whole pool", min=1, max=INT_MAX)
+    ] = None,
+    requeue_after: Annotated[
+        int, typer.Option(help="seconds without a heartbeat before a run is requeued", min=1, max=INT_MAX)
+    ] = 90,
+    requeue_pending_after: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=INT_MAX,
+            help="seconds a claimed run may stay Pending before it is requeued (longer than a run's process "
+            "takes to start on a busy machine)",
+        ),
+    ] = 300,
     only: Annotated[list[str] | None, typer.Option("--job", help="only this job (repeat); default: every job")] = None,
 ) -> None:
     """Register deployments to a process work pool, for workers on any machine (`tourney worker`):
@@ -94,8 +108,10 @@ def deploy(
 
     jobs = [job(name) for name in only] if only else None
     _require_prefect_api()
-    emit(register(pool, pool_limit, timedelta(seconds=requeue_after), timedelta(seconds=requeue_pending_after), jobs),
-         f"deployments in pool '{pool}'")
+    emit(
+        register(pool, pool_limit, timedelta(seconds=requeue_after), timedelta(seconds=requeue_pending_after), jobs),
+        f"deployments in pool '{pool}'",
+    )
 
 
 @app.command("worker")
@@ -105,14 +121,27 @@ def worker(
 ) -> None:
     """Run a Prefect process worker for the pool in the foreground, with tourney's environment."""
     _require_prefect_api()
-    command = [sys.executable, "-m", "prefect", "worker", "start", "--pool", pool, "--type", "process", "--limit", str(limit)]
+    command = [
+        sys.executable,
+        "-m",
+        "prefect",
+        "worker",
+        "start",
+        "--pool",
+        pool,
+        "--type",
+        "process",
+        "--limit",
+        str(limit),
+    ]
     os.execv(sys.executable, command)
-
 
 
 @app.callback()
 def _global(
-    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (anywhere on the line).")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print machine-readable JSON (anywhere on the line).")
+    ] = False,
 ) -> None:
     STATE["json"] = STATE["json"] or as_json
 
@@ -158,7 +187,6 @@ def db_stop() -> None:
 def db_url() -> None:
     """Print the database URL in use (embedded or DATABASE_URL)."""
     from sqlalchemy.engine import make_url
-
 
     settings = load_settings()
     url = make_url(bootstrap.database_url())
@@ -235,8 +263,12 @@ def jobs_run(
 @app.command("serve")
 def serve(
     limit: Annotated[int, typer.Option(help="Most flow runs executing at once.", min=1, max=1000)] = 4,
-    skip: Annotated[list[str] | None, typer.Option(
-        help="a job this runner leaves to a work pool's workers (repeat; `tourney deploy --job` it there)")] = None,
+    skip: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a job this runner leaves to a work pool's workers (repeat; `tourney deploy --job` it there)"
+        ),
+    ] = None,
 ) -> None:
     """Serve every deployment (but the `--skip` ones) with its schedule, in the foreground (Ctrl-C
     stops); start the timekeeper (its active run and its standby, which take two slots beside the
@@ -248,7 +280,9 @@ def serve(
     from infra import processes
 
     if "timekeeper" in (skip or ()):
-        raise DomainError("timekeeper-not-skippable", "the timekeeper runs where `tourney serve` runs: it cannot be skipped")
+        raise DomainError(
+            "timekeeper-not-skippable", "the timekeeper runs where `tourney serve` runs: it cannot be skipped"
+        )
     served = deployments(skip or ())  # an unknown job is refused before anything starts
     _require_prefect_api()
     processes.record(load_settings(), "serve")
@@ -344,7 +378,6 @@ def _database_refusal(exc: Exception) -> str | None:
     from sqlalchemy.exc import DataError, OperationalError, ProgrammingError
 
     if isinstance(exc, OperationalError | PsycopgOperationalError):  # the database does not answer
-
         return bootstrap.unreachable(exc)
     if isinstance(exc, ProgrammingError) and isinstance(exc.orig, UndefinedTable):
         return "the database's schema is behind this version: run `tourney db upgrade` (or `make run`)"

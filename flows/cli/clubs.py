@@ -17,7 +17,9 @@ from flows.cli.params import name_problems, one_of
 if TYPE_CHECKING:
     from domain.clubs.tables import Club
 
-app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Clubs: catalog, registry verification, moderation.")
+app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="Clubs: catalog, registry verification, moderation."
+)
 
 Reason = Annotated[str | None, typer.Option("--reason", help="Why (required; kept in the club's history).")]
 Operator = Annotated[str, typer.Option("--by", help="Who decides (kept in the club's history).")]
@@ -27,6 +29,7 @@ Operator = Annotated[str, typer.Option("--by", help="Who decides (kept in the cl
 def _services() -> Iterator[tuple]:
     """The clubs services and a unit of work, imported on use: `tourney` starts fast for every group."""
     from domain.clubs.services import clubs as service
+
     with transaction() as session:
         yield service, session
 
@@ -108,9 +111,7 @@ def show(club_id: int) -> None:
 @app.command("list")
 def list_(
     listing: Annotated[str | None, typer.Option(help="listed, suspended or terminated.")] = None,
-    verification: Annotated[
-        str | None, typer.Option(help="unverified, pending, verified, refused or revoked.")
-    ] = None,
+    verification: Annotated[str | None, typer.Option(help="unverified, pending, verified, refused or revoked.")] = None,
 ) -> None:
     """Every club, or those with the given statuses."""
     from domain.clubs.rules.status import Listing, Verification
@@ -142,7 +143,9 @@ def apply(club_id: int) -> None:
 def queue() -> None:
     """The moderator queue (CL-3), oldest first."""
     with _services() as (service, session):
-        rows = [{**_row(c), "queued_at": c.queued_at, "last_error": c.last_error} for c in service.moderation_queue(session)]
+        rows = [
+            {**_row(c), "queued_at": c.queued_at, "last_error": c.last_error} for c in service.moderation_queue(session)
+        ]
     emit(rows, "moderator queue")
 
 
@@ -195,7 +198,9 @@ def terminate(club_id: int, reason: Reason = None, by: Operator = "operator") ->
 @app.command("logo")
 def logo(
     club_id: int,
-    file: Annotated[Path | None, typer.Argument(help="A PNG or JPEG image: at most 512 KiB, 2000 pixels a side.")] = None,
+    file: Annotated[
+        Path | None, typer.Argument(help="A PNG or JPEG image: at most 512 KiB, 2000 pixels a side.")
+    ] = None,
     remove: Annotated[bool, typer.Option("--remove", help="Print the club's documents without a logo again.")] = False,
 ) -> None:
     """The club's logo on its certificates and results sheets (checked by its bytes, not its name)."""

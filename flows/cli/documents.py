@@ -36,7 +36,10 @@ def render(
         files = rendered(renderer, found)
     for f in files:
         (folder / f.filename).write_bytes(f.data)
-    emit([{"file": str(folder / f.filename), "kind": f.kind, "serial": f.serial, "bytes": len(f.data)} for f in files], "rendered")
+    emit(
+        [{"file": str(folder / f.filename), "kind": f.kind, "serial": f.serial, "bytes": len(f.data)} for f in files],
+        "rendered",
+    )
 
 
 @app.command("verify")

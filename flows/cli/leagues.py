@@ -12,17 +12,25 @@ from flows.cli.output import emit, transaction
 
 service = lazy("domain.leagues.services.leagues")
 
-app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Leagues: a club's seasons of poker tournaments (LG-1..LG-3).")
+app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="Leagues: a club's seasons of poker tournaments (LG-1..LG-3)."
+)
 
 SeasonId = Annotated[int, typer.Argument(help="season id")]
 
 
 def season_view(s) -> dict:
     return {
-        "id": s.id, "club_id": s.club_id, "name": s.name, "from": s.date_from, "to": s.date_to,
-        "formula": s.formula, "table": [str(v) for v in s.points_table],
+        "id": s.id,
+        "club_id": s.club_id,
+        "name": s.name,
+        "from": s.date_from,
+        "to": s.date_to,
+        "formula": s.formula,
+        "table": [str(v) for v in s.points_table],
         "knockout_bonus": None if s.knockout_bonus is None else str(s.knockout_bonus),
-        "shared": s.shared, "best_k": s.best_k,
+        "shared": s.shared,
+        "best_k": s.best_k,
     }
 
 
@@ -42,9 +50,16 @@ def create(
     points = [service.decimal_from_text("table", v) for v in table.split(",")] if table else []
     with transaction() as session:
         season = service.create_season(
-            session, club_id=club, name=name, date_from=service.date_from_text("--from", date_from),
-            date_to=service.date_from_text("--to", date_to), formula=formula, table=points, shared=shared,
-            bonus=service.decimal_from_text("bonus", bonus) if bonus is not None else None, best_k=best,
+            session,
+            club_id=club,
+            name=name,
+            date_from=service.date_from_text("--from", date_from),
+            date_to=service.date_from_text("--to", date_to),
+            formula=formula,
+            table=points,
+            shared=shared,
+            bonus=service.decimal_from_text("bonus", bonus) if bonus is not None else None,
+            best_k=best,
             now=datetime.now(UTC),
         )
         emit(season_view(season))
@@ -58,7 +73,11 @@ def add(
 ) -> None:
     """Add chosen series and picked tournaments; only finished ones whose start is in range count."""
     with transaction() as session:
-        emit(season_view(service.add_to_season(session, season, series_ids=series or [], tournament_ids=tournament or [])))
+        emit(
+            season_view(
+                service.add_to_season(session, season, series_ids=series or [], tournament_ids=tournament or [])
+            )
+        )
 
 
 @app.command("standings")
@@ -68,9 +87,16 @@ def standings(season: SeasonId) -> None:
         _, _, rows = service.season_standings(session, season)
         emit(
             [
-                {"rank": r.standing.rank, "player_id": r.standing.player_id, "player": r.name,
-                 "total": str(r.standing.total), "counted": r.standing.counted, "played": r.standing.played,
-                 "firsts": r.standing.firsts, "best": str(r.standing.best)}
+                {
+                    "rank": r.standing.rank,
+                    "player_id": r.standing.player_id,
+                    "player": r.name,
+                    "total": str(r.standing.total),
+                    "counted": r.standing.counted,
+                    "played": r.standing.played,
+                    "firsts": r.standing.firsts,
+                    "best": str(r.standing.best),
+                }
                 for r in rows
             ],
             "standings",

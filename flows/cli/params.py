@@ -16,6 +16,7 @@ INT_MAX = 2**31 - 1  # levels, tables, seats, minutes, counts are INTEGER
 MAX_ARGUMENT = 2000  # the longest text any field takes (prize lines 500, names 200, a template more)
 NAME_MAX = 200  # player names and handles, tournament, structure, club and series names
 
+
 def json_flag(argv: list[str]) -> tuple[list[str], bool]:
     """`--json` anywhere on the line (before a `--`), taken out: (the rest, whether it was there)."""
     out: list[str] = []
@@ -35,8 +36,9 @@ def argument_problems(argv: Iterable[str]) -> None:
     """No argument longer than any field takes, none with control characters or NUL."""
     for arg in argv:
         if len(arg) > MAX_ARGUMENT:
-            raise DomainError("argument-too-long",
-                              f"an argument of {len(arg)} characters is too long: at most {MAX_ARGUMENT}")
+            raise DomainError(
+                "argument-too-long", f"an argument of {len(arg)} characters is too long: at most {MAX_ARGUMENT}"
+            )
         if "\x00" in arg:
             raise DomainError("argument-nul", "an argument contains a NUL character")
 
@@ -64,10 +66,12 @@ def _bounded(callback):
     def check(ctx, param, value):
         for number in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(number, int) and not 0 <= number <= BIGINT_MAX:
-                label = (param.opts[0] if getattr(param, "param_type_name", "") == "option" and param.opts
-                         else (param.name or "value").upper())
-                raise DomainError("number-out-of-range",
-                                  f"{label} {number} is outside 0 to {BIGINT_MAX}")
+                label = (
+                    param.opts[0]
+                    if getattr(param, "param_type_name", "") == "option" and param.opts
+                    else (param.name or "value").upper()
+                )
+                raise DomainError("number-out-of-range", f"{label} {number} is outside 0 to {BIGINT_MAX}")
         return callback(ctx, param, value) if callback is not None else value
 
     return check
@@ -78,18 +82,17 @@ def one_of(label: str, value: str | None, allowed: Iterable[str]) -> str | None:
     allowed = tuple(allowed)
     if value is None or value in allowed:
         return value
-    raise DomainError(f"{label.replace(' ', '-')}-unknown",
-                      f"{label} '{value}' is not one of {', '.join(allowed)}")
+    raise DomainError(f"{label.replace(' ', '-')}-unknown", f"{label} '{value}' is not one of {', '.join(allowed)}")
 
 
 def name_problems(label: str, value: str, limit: int = NAME_MAX) -> None:
     """A name or handle a person typed: not blank, at most `limit` characters, no control characters."""
     if len(value) > limit:
-        raise DomainError(f"{label.replace(' ', '-')}-too-long",
-                          f"the {label} is {len(value)} characters long: at most {limit}")
+        raise DomainError(
+            f"{label.replace(' ', '-')}-too-long", f"the {label} is {len(value)} characters long: at most {limit}"
+        )
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
-        raise DomainError(f"{label.replace(' ', '-')}-control",
-                          f"the {label} contains a control character")
+        raise DomainError(f"{label.replace(' ', '-')}-control", f"the {label} contains a control character")
 
 
 def read_text_file(path, what: str) -> str:

@@ -17,7 +17,9 @@ from flows.cli.params import name_problems
 
 players_service = lazy("domain.poker.services.players")
 
-app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Player profiles (adults only, 1.2.1; forgetting, 1.6.1).")
+app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="Player profiles (adults only, 1.2.1; forgetting, 1.6.1)."
+)
 
 
 @app.command("add")
@@ -61,8 +63,6 @@ def player_forget(player: PlayerRef) -> None:
     """Erase name, handle and date of birth (1.6.1); results and fees stay under the pseudonym."""
     with transaction() as session:
         emit(players_service.player_view(players_service.forget_player(session, player, _now())))
-
-
 
 
 @app.command("search")

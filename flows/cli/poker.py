@@ -27,7 +27,9 @@ players_service = lazy("domain.poker.services.players")
 results_service = lazy("domain.poker.services.results")
 tournaments_service = lazy("domain.poker.services.tournaments")
 
-app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Live poker tournaments (Sport Poker rules, section 3).")
+app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="Live poker tournaments (Sport Poker rules, section 3)."
+)
 SetOption = Annotated[list[str], typer.Option("--set", help="setting=value (repeatable); see README")]
 
 
@@ -65,7 +67,9 @@ def poker_create(
 ) -> None:
     """Create a draft tournament; other settings by --set (e.g. --set seat_cap=8)."""
     name_problems("tournament name", name)
-    core = _parse_sets([f"scheduled_start={start}", f"starting_stack={stack}", f"currency={currency}", f"buy_in={buy_in}"])
+    core = _parse_sets(
+        [f"scheduled_start={start}", f"starting_stack={stack}", f"currency={currency}", f"buy_in={buy_in}"]
+    )
     extra = _parse_sets(set_)
     twice = sorted(set(extra) & (set(core) | {"name"}))
     if twice:
@@ -91,8 +95,6 @@ def poker_edit(
     emit(view)  # a moved deadline wakes the timekeeper (domain/poker/services/due.py)
 
 
-
-
 def _status_command(action: str, doc: str) -> None:
     def command(tournament: TournamentId) -> None:
         with transaction() as session:
@@ -112,8 +114,11 @@ def _final_command(action: str, doc: str) -> None:
             remaining = entries_service.players_in(session, t.id)
             if action == "finish":  # refused before asking, as finishing would refuse it
                 results_service.refuse_unfinished(session, t)
-        confirm(f"{action} tournament {t.id} '{t.name}' ({t.status.replace('_', ' ')}, {remaining} "
-                f"player{'s' if remaining != 1 else ''} in)", yes)
+        confirm(
+            f"{action} tournament {t.id} '{t.name}' ({t.status.replace('_', ' ')}, {remaining} "
+            f"player{'s' if remaining != 1 else ''} in)",
+            yes,
+        )
         if action == "cancel":
             with transaction() as session:
                 t = tournaments_service.change_status(session, tournament, action, _now())
@@ -124,8 +129,15 @@ def _final_command(action: str, doc: str) -> None:
         from flows.jobs.documents import start_publishing  # Prefect: only the commands that talk to it
 
         documents = start_publishing(done.tournament_id)
-        emit({"id": done.tournament_id, "status": "finished", "placed": len(done.places),
-              "final_table": results_service.final_table(done), "documents": documents})
+        emit(
+            {
+                "id": done.tournament_id,
+                "status": "finished",
+                "placed": len(done.places),
+                "final_table": results_service.final_table(done),
+                "documents": documents,
+            }
+        )
 
     command.__doc__ = doc
     app.command(action)(command)
@@ -133,8 +145,11 @@ def _final_command(action: str, doc: str) -> None:
 
 _status_command("open", "Open registration (draft -> registration open).")
 _status_command("start", "Start the tournament; settings freeze (registration open -> running).")
-_final_command("finish", "Finish the tournament with one player left: final places and prizes at once, "
-               "without waiting for the last knockout's void window, and its documents started. Asks unless --yes.")
+_final_command(
+    "finish",
+    "Finish the tournament with one player left: final places and prizes at once, "
+    "without waiting for the last knockout's void window, and its documents started. Asks unless --yes.",
+)
 _final_command("cancel", "Cancel the tournament (from draft, registration open or running). Asks unless --yes.")
 
 
@@ -164,8 +179,15 @@ def poker_register(tournament: TournamentId, player: PlayerRef) -> None:
     """Sign a player up (late registration while running, before its deadline)."""
     with transaction() as session:
         reg = entries_service.register(session, tournament, player, _now())
-        emit({"registration_id": reg.id, "tournament_id": reg.tournament_id, "player_id": reg.player_id,
-              "status": reg.status, "late": reg.late})
+        emit(
+            {
+                "registration_id": reg.id,
+                "tournament_id": reg.tournament_id,
+                "player_id": reg.player_id,
+                "status": reg.status,
+                "late": reg.late,
+            }
+        )
 
 
 @app.command("unregister")
@@ -249,11 +271,17 @@ def poker_void_settlement(
     with transaction() as session:
         s = fees_service.get_settlement(session, settlement, tournament)
         who = players_service.find_player(session, s.player_id).display_name
-        plan = (f"void settlement {s.id} of tournament {tournament}: {who}, {s.amount} {s.currency} minor units "
-                f"by {s.method}{' (already voided)' if s.voided_at else ''}; the fees are owed again")
+        plan = (
+            f"void settlement {s.id} of tournament {tournament}: {who}, {s.amount} {s.currency} minor units "
+            f"by {s.method}{' (already voided)' if s.voided_at else ''}; the fees are owed again"
+        )
     confirm(plan, yes)
     with transaction() as session:
-        emit(fees_service.settlement_view(fees_service.void_settlement(session, settlement, by, reason, _now(), tournament)))
+        emit(
+            fees_service.settlement_view(
+                fees_service.void_settlement(session, settlement, by, reason, _now(), tournament)
+            )
+        )
 
 
 @app.command("debts")

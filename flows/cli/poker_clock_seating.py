@@ -23,9 +23,15 @@ players_service = lazy("domain.poker.services.players")
 seating_service = lazy("domain.poker.services.seating")
 tournaments_service = lazy("domain.poker.services.tournaments")
 
-app = typer.Typer(rich_markup_mode=None, )  # the floor's commands of the `poker` group (flows/cli/app.py adds them)
-clock_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5).")
-seat_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6).")
+app = typer.Typer(
+    rich_markup_mode=None,
+)  # the floor's commands of the `poker` group (flows/cli/app.py adds them)
+clock_app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="The server clock: levels, pauses, breaks (3.5)."
+)
+seat_app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="Seating, moves, table breaking, the final table (3.6)."
+)
 app.add_typer(clock_app, name="clock")
 app.add_typer(seat_app, name="seat")
 
@@ -43,7 +49,9 @@ def _clock(tournament: int, action: str, **kwargs) -> None:
 @clock_app.command("start")
 def clock_start(
     tournament: TournamentId,
-    hands_per_hour: Annotated[int | None, typer.Option(help="hands an hour for dead stacks (SP-6)", min=1, max=1000)] = None,
+    hands_per_hour: Annotated[
+        int | None, typer.Option(help="hands an hour for dead stacks (SP-6)", min=1, max=1000)
+    ] = None,
 ) -> None:
     """Start the clock at level 1; the timekeeper records each level change at its instant."""
     with transaction() as session:
@@ -132,8 +140,12 @@ def seat_move(
 ) -> None:
     """Move a player to a free seat of an active table."""
     with transaction() as session:
-        emit(seating_service.move(session, tournament, entries_service.entry_named(session, tournament, entry), table, seat, _now(), by),
-             "moved")
+        emit(
+            seating_service.move(
+                session, tournament, entries_service.entry_named(session, tournament, entry), table, seat, _now(), by
+            ),
+            "moved",
+        )
 
 
 @seat_app.command("undo")
@@ -153,8 +165,11 @@ def seat_break_table(
     """Break a table: its players go to free seats of the other tables by lot. Asks unless --yes."""
     with transaction() as session:
         seated = [s for s in seating_service.show(session, tournament)["seats"] if s.get("table") == table]
-    confirm(f"break table {table} of tournament {tournament}: its {len(seated)} player"
-            f"{'s' if len(seated) != 1 else ''} go to free seats of the other tables by lot", yes)
+    confirm(
+        f"break table {table} of tournament {tournament}: its {len(seated)} player"
+        f"{'s' if len(seated) != 1 else ''} go to free seats of the other tables by lot",
+        yes,
+    )
     with transaction() as session:
         out = seating_service.break_table(session, tournament, table, _now(), seed)
     _emit_drawn(out, out["moves"], f"table {table} broken")
@@ -181,9 +196,11 @@ def seat_final_table(
             t = tournaments_service.get_tournament(session, tournament)
             for label, deadline in (("late registration", t.late_reg_deadline), ("re-entry", t.reentry_deadline)):
                 if deadline is not None and deadline > now:
-                    raise DomainError("final-table-entries-open",
-                                      f"{label} is open until {deadline.isoformat()}: the final table waits for it "
-                                      f"to close (a new entry could still come)")
+                    raise DomainError(
+                        "final-table-entries-open",
+                        f"{label} is open until {deadline.isoformat()}: the final table waits for it "
+                        f"to close (a new entry could still come)",
+                    )
         emit(seating_service.final_table(session, tournament, _now(), confirm, seed), "final table")
 
 
@@ -224,8 +241,10 @@ def _emit_drawn(out: dict, rows: list[dict], title: str) -> None:
     emit(rows, title)
     d = out["draw"]
     floor = f"floor seed {d['floor_seed']}" if d["floor_seed"] is not None else "no floor seed"
-    say(f"draw {d['seq']} ({d['purpose']}): platform seed {d['platform_seed']}, committed as {d['commitment']}; "
-        f"{floor}; the next draw commits to {d['next_commitment']}")
+    say(
+        f"draw {d['seq']} ({d['purpose']}): platform seed {d['platform_seed']}, committed as {d['commitment']}; "
+        f"{floor}; the next draw commits to {d['next_commitment']}"
+    )
 
 
 def _json() -> bool:

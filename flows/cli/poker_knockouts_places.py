@@ -30,10 +30,16 @@ listings = lazy("domain.poker.services.listings")
 mystery_service = lazy("domain.poker.services.mystery")
 results_service = lazy("domain.poker.services.results")
 
-app = typer.Typer(rich_markup_mode=None, )  # the results' commands of the `poker` group (flows/cli/app.py adds them)
-prizes_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4).")
+app = typer.Typer(
+    rich_markup_mode=None,
+)  # the results' commands of the `poker` group (flows/cli/app.py adds them)
+prizes_app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="Prize lines by place (3.4; non-monetary only, SP-4)."
+)
 app.add_typer(prizes_app, name="prizes")
-mystery_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The mystery prize table (SP-11; non-monetary only, SP-4).")
+mystery_app = typer.Typer(
+    rich_markup_mode=None, no_args_is_help=True, help="The mystery prize table (SP-11; non-monetary only, SP-4)."
+)
 app.add_typer(mystery_app, name="mystery-table")
 
 KnockoutId = Annotated[int, typer.Argument(help="knockout id")]
@@ -74,8 +80,12 @@ EntryRef = "entry id, table/seat (3/7), or the player's handle or name"
 @app.command("knockout")
 def knockout(
     tournament: TournamentId,
-    busted: Annotated[list[str], typer.Argument(help=f"who busted ({EntryRef}); several = busted together, one number")],
-    killer: Annotated[str | None, typer.Option(help=f"the killer ({EntryRef}; none: no killer, e.g. a dead stack)")] = None,
+    busted: Annotated[
+        list[str], typer.Argument(help=f"who busted ({EntryRef}); several = busted together, one number")
+    ],
+    killer: Annotated[
+        str | None, typer.Option(help=f"the killer ({EntryRef}; none: no killer, e.g. a dead stack)")
+    ] = None,
     second_killer: Annotated[
         str | None, typer.Option(help="a second killer of the same player: 0.5 credit to --killer, audit only")
     ] = None,
@@ -84,7 +94,8 @@ def knockout(
         typer.Option(help="a third, fourth, ... killer (repeat; needs shared_knockouts=true, SP-10)"),
     ] = None,
     level: Annotated[
-        int | None, typer.Option(help="the level it happened at (default: the level the clock shows now)", min=1, max=INT_MAX)
+        int | None,
+        typer.Option(help="the level it happened at (default: the level the clock shows now)", min=1, max=INT_MAX),
     ] = None,
     group: Annotated[str | None, typer.Option(help="multi-bust label: busts with one label share one number")] = None,
     by: By = "floor",
@@ -94,20 +105,33 @@ def knockout(
     how many remain and the money (ITM, bubble)."""
     with transaction() as session:
         killer_id = entries_service.entry_named(session, tournament, killer) if killer is not None else None
-        second_id = entries_service.entry_named(session, tournament, second_killer) if second_killer is not None else None
+        second_id = (
+            entries_service.entry_named(session, tournament, second_killer) if second_killer is not None else None
+        )
         others = tuple(entries_service.entry_named(session, tournament, k) for k in also_killer or ())
-        busts = [Bust(entries_service.entry_named(session, tournament, b), killer_id, second_id, others) for b in busted]
+        busts = [
+            Bust(entries_service.entry_named(session, tournament, b), killer_id, second_id, others) for b in busted
+        ]
         records = desk.knock_out(session, tournament, busts, now=_now(), actor=by, level=level, group=group)
         names = listings.entry_names(session, [k.busted_entry_id for k in records] + [killer_id])
         status = results_service.itm_status(session, tournament)
-        money = ("in the money" if status.in_money else "on the bubble" if status.on_bubble
-                 else f"{status.remaining_to_money} to the money")
-        out = [knockout_view(k) | {"busted": names.get(k.busted_entry_id), "killer": names.get(k.killer_entry_id)}
-               for k in records]
+        money = (
+            "in the money"
+            if status.in_money
+            else "on the bubble"
+            if status.on_bubble
+            else f"{status.remaining_to_money} to the money"
+        )
+        out = [
+            knockout_view(k) | {"busted": names.get(k.busted_entry_id), "killer": names.get(k.killer_entry_id)}
+            for k in records
+        ]
         busted_names = ", ".join(names.get(k.busted_entry_id) or str(k.busted_entry_id) for k in records)
-        title = (f"bust {records[0].bust_number}: {busted_names}"
-                 f"{' by ' + (names.get(killer_id) or str(killer_id)) if killer_id else ''} · "
-                 f"{status.remaining} remain · {money} ({status.paid_places} paid)")
+        title = (
+            f"bust {records[0].bust_number}: {busted_names}"
+            f"{' by ' + (names.get(killer_id) or str(killer_id)) if killer_id else ''} · "
+            f"{status.remaining} remain · {money} ({status.paid_places} paid)"
+        )
         emit(out, title)
 
 
@@ -121,8 +145,10 @@ def void_knockout(
     """Void a knockout within the window (SP-5): kept, marked voided; the player is back in. Asks unless --yes."""
     with transaction() as session:
         k = listings.knockout_of(session, tournament, knockout_id)
-        plan = (f"void knockout {k.id} of tournament {tournament} (bust {k.bust_number}, entry "
-                f"{k.busted_entry_id}): the player is back in and seated")
+        plan = (
+            f"void knockout {k.id} of tournament {tournament} (bust {k.bust_number}, entry "
+            f"{k.busted_entry_id}): the player is back in and seated"
+        )
     confirm(plan, yes)
     with transaction() as session:
         listings.knockout_of(session, tournament, knockout_id)
@@ -131,7 +157,8 @@ def void_knockout(
 
 @app.command("void-window")
 def void_window(
-    tournament: TournamentId, minutes: Annotated[int, typer.Argument(help="minutes after recording", min=0, max=INT_MAX // 60)]
+    tournament: TournamentId,
+    minutes: Annotated[int, typer.Argument(help="minutes after recording", min=0, max=INT_MAX // 60)],
 ) -> None:
     """Set the tournament's knockout void window (SP-5; default 5 minutes; before the start)."""
     with transaction() as session:

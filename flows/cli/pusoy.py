@@ -37,7 +37,9 @@ def _advancing(text: str | None) -> list[int] | None:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise DomainError("bad-bracket", f"--advance takes numbers separated by commas (e.g. 12,4), not '{text}'") from None
+        raise DomainError(
+            "bad-bracket", f"--advance takes numbers separated by commas (e.g. 12,4), not '{text}'"
+        ) from None
 
 
 @app.command("create")
@@ -47,15 +49,25 @@ def create(
     capacity: Annotated[int, typer.Option(help="8, 16 or 32 players.", max=INT_MAX)] = 8,
     games: Annotated[int, typer.Option(help="Games per round, 1 to 10.", max=INT_MAX)] = 1,
     private: Annotated[bool, typer.Option("--private", help="Hidden from the browser; join by code only.")] = False,
-    advance: Annotated[str | None, typer.Option(help="Custom bracket: players advancing from each round, e.g. 12,4.")] = None,
+    advance: Annotated[
+        str | None, typer.Option(help="Custom bracket: players advancing from each round, e.g. 12,4.")
+    ] = None,
     email: Annotated[str | None, typer.Option(help="The organizer's e-mail for results.")] = None,
     club_id: Annotated[int | None, typer.Option(help="The club the results go to.")] = None,
 ) -> None:
     """Create a tournament (status Setup) and print its join code."""
     with transaction() as session:
         t = pusoy_setup.create(
-            session, name=name, organizer=organizer, capacity=capacity, games_per_round=games, private=private,
-            advancing=_advancing(advance), organizer_email=email, club_id=club_id, now=_now(),
+            session,
+            name=name,
+            organizer=organizer,
+            capacity=capacity,
+            games_per_round=games,
+            private=private,
+            advancing=_advancing(advance),
+            organizer_email=email,
+            club_id=club_id,
+            now=_now(),
         )
         emit(pusoy_views.summary(t), f"created {t.code}")
 
@@ -66,8 +78,22 @@ def browse(limit: Annotated[int, typer.Option(help="most tournaments listed", mi
     with transaction() as session:
         rows = pusoy_setup.browse(session, limit)
         emit(
-            [{k: pusoy_views.summary(t)[k] for k in ("code", "name", "capacity", "entrants", "seats_left",
-                                                  "games_per_round", "bracket", "created_at")} for t in rows],
+            [
+                {
+                    k: pusoy_views.summary(t)[k]
+                    for k in (
+                        "code",
+                        "name",
+                        "capacity",
+                        "entrants",
+                        "seats_left",
+                        "games_per_round",
+                        "bracket",
+                        "created_at",
+                    )
+                }
+                for t in rows
+            ],
             "open tournaments",
         )
 
@@ -78,8 +104,16 @@ def join(code: Code, player: str) -> None:
     with transaction() as session:
         joined = pusoy_setup.join(session, code, player, _now())
         t = joined.tournament
-        emit({"code": t.code, "player": player, "entrants": t.entrants, "capacity": t.capacity,
-              "started": joined.started, "status": t.status})
+        emit(
+            {
+                "code": t.code,
+                "player": player,
+                "entrants": t.entrants,
+                "capacity": t.capacity,
+                "started": joined.started,
+                "status": t.status,
+            }
+        )
 
 
 @app.command("withdraw")
@@ -99,9 +133,13 @@ def cancel(code: Code, by: Annotated[str, typer.Option(help="The organizer's han
 
 
 RoundOpt = Annotated[int, typer.Option("--round", help="Round number.", min=1, max=INT_MAX)]
-TableOpt = Annotated[int, typer.Option(help="Table number (within the round, or within the playoff).", min=1, max=INT_MAX)]
+TableOpt = Annotated[
+    int, typer.Option(help="Table number (within the round, or within the playoff).", min=1, max=INT_MAX)
+]
 GameOpt = Annotated[int, typer.Option(help="Game number within the round (1 for a playoff).", min=1, max=INT_MAX)]
-PlayoffOpt = Annotated[int, typer.Option(help="Playoff number of the round (0: the regular games).", min=0, max=INT_MAX)]
+PlayoffOpt = Annotated[
+    int, typer.Option(help="Playoff number of the round (0: the regular games).", min=0, max=INT_MAX)
+]
 DiamondOpt = Annotated[str | None, typer.Option("--two-of-diamonds", help="The winner, when the last card was the 2♦.")]
 Finishes = Annotated[list[str], typer.Argument(help="player=position for every player at the table.")]
 
@@ -120,12 +158,29 @@ def report(
     """Report one table's game; the last game of a round runs `complete-rounds` at once."""
     with transaction() as session:
         done = pusoy_reports.report(
-            session, code, round_no=round_no, table=table, game=game, finishes=_finishes(finishes),
-            two_of_diamonds=two_of_diamonds, now=_now(), by=by, playoff=playoff,
+            session,
+            code,
+            round_no=round_no,
+            table=table,
+            game=game,
+            finishes=_finishes(finishes),
+            two_of_diamonds=two_of_diamonds,
+            now=_now(),
+            by=by,
+            playoff=playoff,
         )
     completed = _complete_now(done.tournament_id) if done.round_ready else None
-    emit({"code": code.strip().upper(), "round": round_no, "playoff": playoff, "table": table, "game": game,
-          "round_ready": done.round_ready, "completed": completed})
+    emit(
+        {
+            "code": code.strip().upper(),
+            "round": round_no,
+            "playoff": playoff,
+            "table": table,
+            "game": game,
+            "round_ready": done.round_ready,
+            "completed": completed,
+        }
+    )
 
 
 def _complete_now(tournament_id: int) -> list | str:
@@ -155,11 +210,28 @@ def amend(
     """Correct a reported game until its round locks (audited)."""
     with transaction() as session:
         pusoy_reports.amend(
-            session, code, round_no=round_no, table=table, game=game, finishes=_finishes(finishes),
-            two_of_diamonds=two_of_diamonds, now=_now(), by=by, reason=reason, playoff=playoff,
+            session,
+            code,
+            round_no=round_no,
+            table=table,
+            game=game,
+            finishes=_finishes(finishes),
+            two_of_diamonds=two_of_diamonds,
+            now=_now(),
+            by=by,
+            reason=reason,
+            playoff=playoff,
         )
-    emit({"code": code.strip().upper(), "round": round_no, "playoff": playoff, "table": table, "game": game,
-          "amended": True})
+    emit(
+        {
+            "code": code.strip().upper(),
+            "round": round_no,
+            "playoff": playoff,
+            "table": table,
+            "game": game,
+            "amended": True,
+        }
+    )
 
 
 @app.command("standings")

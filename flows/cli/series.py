@@ -18,11 +18,13 @@ from flows.cli.params import INT_MAX, read_text_file
 
 service = lazy("domain.series.services.series")
 
-app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="Recurring tournaments: a template, a cron in the club's timezone.")
+app = typer.Typer(
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    help="Recurring tournaments: a template, a cron in the club's timezone.",
+)
 
-TemplateOpt = Annotated[
-    str | None, typer.Option("--template", help="tournament settings as JSON, or @file.json")
-]
+TemplateOpt = Annotated[str | None, typer.Option("--template", help="tournament settings as JSON, or @file.json")]
 
 
 def _template(raw: str) -> dict[str, Any]:
@@ -30,7 +32,9 @@ def _template(raw: str) -> dict[str, Any]:
     try:
         return json.loads(source)
     except json.JSONDecodeError as exc:
-        raise DomainError("series-template-not-json", f"the template is not valid JSON: {exc.msg} (at character {exc.pos})") from None
+        raise DomainError(
+            "series-template-not-json", f"the template is not valid JSON: {exc.msg} (at character {exc.pos})"
+        ) from None
 
 
 def _day(raw: str) -> date:
@@ -49,10 +53,14 @@ def add(
     template: TemplateOpt = None,
     tz: Annotated[str | None, typer.Option("--timezone", help="IANA zone; default the club's")] = None,
     horizon_days: Annotated[int, typer.Option(help="days planned ahead", max=INT_MAX)] = DEFAULT_HORIZON_DAYS,
-    opens_before_minutes: Annotated[int, typer.Option(help="registration opens this long before the start", max=INT_MAX)] = 24 * 60,
+    opens_before_minutes: Annotated[
+        int, typer.Option(help="registration opens this long before the start", max=INT_MAX)
+    ] = 24 * 60,
 ) -> None:
     """Add a series; its tournaments within the horizon are planned at once."""
-    spec = service.SeriesSpec(club, name, kind, cron, tz, _template(template or "{}"), horizon_days, opens_before_minutes)
+    spec = service.SeriesSpec(
+        club, name, kind, cron, tz, _template(template or "{}"), horizon_days, opens_before_minutes
+    )
     with transaction() as session:
         series_id = service.add_series(session, spec, _now())
         shown = service.show_series(session, series_id)
@@ -91,7 +99,9 @@ _status_command("end", "End the series for good; tournaments not yet open are dr
 
 
 @app.command("skip")
-def skip(series_id: int, day: Annotated[str, typer.Argument(metavar="DATE", help="YYYY-MM-DD, the club's local date")]) -> None:
+def skip(
+    series_id: int, day: Annotated[str, typer.Argument(metavar="DATE", help="YYYY-MM-DD, the club's local date")]
+) -> None:
     """The series does not run on that date."""
     local = _day(day)
     with transaction() as session:

@@ -20,21 +20,33 @@ from infra.config import load_settings
 demo_service = lazy("domain.simulate.services.demo")
 
 
-
 def simulate_command(
     poker: Annotated[int | None, typer.Option(help="live poker tournament id")] = None,
     pusoy: Annotated[str | None, typer.Option(help="Pusoy Dos join code")] = None,
-    demo: Annotated[bool, typer.Option(help="seed the demo (club, series, tournaments) and drive it; when "
-                                            "it is seeded, drive its unfinished tournaments on")] = False,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            help="seed the demo (club, series, tournaments) and drive it; when "
+            "it is seeded, drive its unfinished tournaments on"
+        ),
+    ] = False,
     seed: Annotated[int, typer.Option(help="seed of every random choice")] = 1,
-    speed: Annotated[float, typer.Option(help="1: the wall clock (served jobs); S: S simulated seconds a "
-                                              "second, jobs run here with the simulated now; 0: no waiting")] = 1.0,
-    play_minutes: Annotated[int, typer.Option(help="poker: minutes from the start to the last bust", min=1, max=24 * 60)] = 4,
+    speed: Annotated[
+        float,
+        typer.Option(
+            help="1: the wall clock (served jobs); S: S simulated seconds a "
+            "second, jobs run here with the simulated now; 0: no waiting"
+        ),
+    ] = 1.0,
+    play_minutes: Annotated[
+        int, typer.Option(help="poker: minutes from the start to the last bust", min=1, max=24 * 60)
+    ] = 4,
     no_shows: Annotated[int, typer.Option(help="poker: registered players who never come", min=0, max=10000)] = 3,
     players: Annotated[int, typer.Option(help="--demo: live poker players registered", min=2, max=10000)] = 30,
     pusoy_players: Annotated[int, typer.Option(help="--demo: Pusoy Dos capacity (8, 16 or 32)")] = 16,
-    background: Annotated[bool, typer.Option(help="run the simulation in a detached process "
-                                                  "(log: TOURNEY_HOME/simulate.log)")] = False,
+    background: Annotated[
+        bool, typer.Option(help="run the simulation in a detached process (log: TOURNEY_HOME/simulate.log)")
+    ] = False,
     timeout_minutes: Annotated[int, typer.Option(help="give up after this long", min=1, max=24 * 60)] = 30,
 ) -> None:
     """Drive tournaments through the real services and jobs: check-ins, no-shows, busts with
@@ -43,7 +55,9 @@ def simulate_command(
     resuming = None
     if demo:
         if poker is not None or pusoy is not None:
-            raise DomainError("simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy")
+            raise DomainError(
+                "simulate-demo-or-ids", "--demo seeds its own tournaments: give --demo or --poker/--pusoy"
+            )
         made = _demo(seed, players, pusoy_players)
         if made is None:
             return
@@ -57,18 +71,41 @@ def simulate_command(
             if not background:  # (in the background, the detached process takes them itself)
                 from flows.simulate import simulate
 
-                emit(simulate(poker_id=poker, pusoy_code=pusoy, seed=seed, speed=speed,
-                              play=timedelta(minutes=play_minutes), absent=no_shows,
-                              timeout=timedelta(minutes=timeout_minutes), say=say), "simulation")
+                emit(
+                    simulate(
+                        poker_id=poker,
+                        pusoy_code=pusoy,
+                        seed=seed,
+                        speed=speed,
+                        play=timedelta(minutes=play_minutes),
+                        absent=no_shows,
+                        timeout=timedelta(minutes=timeout_minutes),
+                        say=say,
+                    ),
+                    "simulation",
+                )
                 return
     except DomainError as exc:
         if demo and exc.code == "simulate-running":  # `make run` again while the demo's simulator runs on
             say("the demo's simulator is still running: nothing to resume")
             return
         raise
-    _detach(["--seed", str(seed), "--speed", str(speed), "--play-minutes", str(play_minutes),
-             "--no-shows", str(no_shows), "--timeout-minutes", str(timeout_minutes)]
-            + (["--poker", str(poker)] if poker is not None else []) + (["--pusoy", pusoy] if pusoy is not None else []))
+    _detach(
+        [
+            "--seed",
+            str(seed),
+            "--speed",
+            str(speed),
+            "--play-minutes",
+            str(play_minutes),
+            "--no-shows",
+            str(no_shows),
+            "--timeout-minutes",
+            str(timeout_minutes),
+        ]
+        + (["--poker", str(poker)] if poker is not None else [])
+        + (["--pusoy", pusoy] if pusoy is not None else [])
+    )
 
 
 def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | None] | None:
@@ -77,20 +114,37 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
     with transaction() as session:
         made = demo_service.find_demo(session)
         if made is None:
-            made = demo_service.seed_demo(session, datetime.now(UTC), random.Random(seed), players=players,
-                             pusoy_players=pusoy_players)
+            made = demo_service.seed_demo(
+                session, datetime.now(UTC), random.Random(seed), players=players, pusoy_players=pusoy_players
+            )
             seeded = None
         else:
-            seeded = demo_service.poker_status(session, made.poker_id), demo_service.pusoy_status(session, made.pusoy_code)
+            seeded = (
+                demo_service.poker_status(session, made.poker_id),
+                demo_service.pusoy_status(session, made.pusoy_code),
+            )
     if seeded is None:
-        emit({"club_id": made.club_id, "series_id": made.series_id, "poker_id": made.poker_id,
-              "pusoy_code": made.pusoy_code}, "demo seeded")
+        emit(
+            {
+                "club_id": made.club_id,
+                "series_id": made.series_id,
+                "poker_id": made.poker_id,
+                "pusoy_code": made.pusoy_code,
+            },
+            "demo seeded",
+        )
         return made.poker_id, made.pusoy_code, None
     if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
         say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
         return None
-    return made.poker_id, made.pusoy_code, (f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
-                                            f"pusoy {made.pusoy_code} {seeded[1]}")
+    return (
+        made.poker_id,
+        made.pusoy_code,
+        (
+            f"resuming the demo: poker {made.poker_id} {seeded[0].replace('_', ' ')}, "
+            f"pusoy {made.pusoy_code} {seeded[1]}"
+        ),
+    )
 
 
 def _detach(options: list[str]) -> None:
@@ -102,7 +156,8 @@ def _detach(options: list[str]) -> None:
     log.parent.mkdir(parents=True, exist_ok=True)
     args = [sys.executable, "-c", "from flows.cli.app import main; main()", "simulate", *options]
     with open(log, "ab") as out:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
     processes.record(load_settings(), "simulator", process.pid)
     say(f"simulator running in the background (pid {process.pid}); log: {log}")

@@ -41,8 +41,9 @@ def _wait_listening(process: subprocess.Popen, host: str, port: int, log, timeou
 def web_command(
     host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="the port to listen on")] = 8080,
-    background: Annotated[bool, typer.Option(help="serve in a detached process, recorded for `tourney stop` "
-                                                  "(log: TOURNEY_HOME/web.log)")] = False,
+    background: Annotated[
+        bool, typer.Option(help="serve in a detached process, recorded for `tourney stop` (log: TOURNEY_HOME/web.log)")
+    ] = False,
 ) -> None:
     """Serve the public pages: the club's screen, live results, certificate checks, calendars."""
     from infra import processes
@@ -55,11 +56,20 @@ def web_command(
             return
         log = settings.home / "web.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        args = [sys.executable, "-c", "from flows.cli.app import main; main()", "web", "--host", host,
-                "--port", str(port)]
+        args = [
+            sys.executable,
+            "-c",
+            "from flows.cli.app import main; main()",
+            "web",
+            "--host",
+            host,
+            "--port",
+            str(port),
+        ]
         with open(log, "ab") as out:
-            process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
         processes.record(settings, "web", process.pid)
         _wait_listening(process, host, port, log)
         listening = f"http://{host}:{port}"
@@ -72,5 +82,12 @@ def web_command(
     from flows.web.app import create_app
 
     engine = bootstrap.check_reachable()
-    uvicorn.run(create_app(engine), host=host, port=port, log_level="warning", access_log=False,
-                server_header=False, proxy_headers=False)
+    uvicorn.run(
+        create_app(engine),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        proxy_headers=False,
+    )

@@ -56,8 +56,12 @@ def start_publishing(tournament_id: int) -> str:
     """The event of a poker tournament's finish (`tourney poker finish`, or the timekeeper's finalize
     moment): a run of `publish-results` at once, named and tagged by the tournament, one per
     tournament (its idempotency key); what was done, in one line."""
-    return run_now("publish-results", f"publish-poker-{tournament_id}", merged(of_poker([tournament_id])),
-                   run_name=f"publish-results poker-{tournament_id}")
+    return run_now(
+        "publish-results",
+        f"publish-poker-{tournament_id}",
+        merged(of_poker([tournament_id])),
+        run_name=f"publish-results poker-{tournament_id}",
+    )
 
 
 def _label(row: dict, sep: str = "-") -> str:
@@ -93,31 +97,42 @@ def publish_results(now: datetime | None = None) -> dict:
         published, skipped = publish_documents(now)
         sent = send_documents(now)
         touched = [(x["source"], x["tournament_id"]) for x in (*published, *sent)]
-        tag_this_run(merged(of_poker(t for s, t in touched if s == "poker"))
-                     + merged(of_pusoy(t for s, t in touched if s == "pusoy")))
-    rows = [
-        {
-            "tournament": f"{_label(p, ' ')}: {p['tournament']}",
-            "produced": len(p["files"]),
-            "delivery": p["state"],
-            "recipient": p["recipient"] or "—",
-            "note": p["folder"],
-        }
-        for p in published
-    ] + [
-        {
-            "tournament": _label(s, " "),
-            "produced": 0,
-            "delivery": s["state"],
-            "recipient": s["recipient"],
-            "note": f"attempt {s['attempts']}" + (f": {s['error']}" if s["error"] else ""),
-        }
-        for s in sent
-    ] + [
-        {"tournament": f"{s['source']} {s['tournament_id']}", "produced": 0, "delivery": "skipped",
-         "recipient": "—", "note": s["reason"]}
-        for s in skipped
-    ]
+        tag_this_run(
+            merged(of_poker(t for s, t in touched if s == "poker"))
+            + merged(of_pusoy(t for s, t in touched if s == "pusoy"))
+        )
+    rows = (
+        [
+            {
+                "tournament": f"{_label(p, ' ')}: {p['tournament']}",
+                "produced": len(p["files"]),
+                "delivery": p["state"],
+                "recipient": p["recipient"] or "—",
+                "note": p["folder"],
+            }
+            for p in published
+        ]
+        + [
+            {
+                "tournament": _label(s, " "),
+                "produced": 0,
+                "delivery": s["state"],
+                "recipient": s["recipient"],
+                "note": f"attempt {s['attempts']}" + (f": {s['error']}" if s["error"] else ""),
+            }
+            for s in sent
+        ]
+        + [
+            {
+                "tournament": f"{s['source']} {s['tournament_id']}",
+                "produced": 0,
+                "delivery": "skipped",
+                "recipient": "—",
+                "note": s["reason"],
+            }
+            for s in skipped
+        ]
+    )
     create_table_artifact(
         key="publish-results",
         table=rows or [{"tournament": "—", "produced": 0, "delivery": "—", "recipient": "—", "note": "nothing due"}],

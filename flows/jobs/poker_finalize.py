@@ -41,12 +41,21 @@ def finalize_tournaments_flow(now: datetime | None = None) -> dict:
                 table=final_table(t),
                 description=f"Final table of tournament {t.tournament_id} “{t.name}”",
             )
-            print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed; "
-                  f"{start_publishing(t.tournament_id)}")  # the event: its documents, at once
+            print(
+                f"tournament {t.tournament_id} finished: {len(t.places)} players placed; "
+                f"{start_publishing(t.tournament_id)}"
+            )  # the event: its documents, at once
         create_table_artifact(
             key="finalize-tournaments",
-            table=[{"tournament": t.tournament_id, "name": t.name, "placed": len(t.places),
-                    "prizes": sum(1 for p in t.places if p.place.prize is not None)} for t in done]
+            table=[
+                {
+                    "tournament": t.tournament_id,
+                    "name": t.name,
+                    "placed": len(t.places),
+                    "prizes": sum(1 for p in t.places if p.place.prize is not None),
+                }
+                for t in done
+            ]
             or [{"result": "no tournament was down to one player"}],
             description=f"Tournaments finished at {now.isoformat()}",
         )

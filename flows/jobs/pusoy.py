@@ -48,8 +48,13 @@ def _result(completion: pusoy_rounds.Completion, player: str) -> str:
 
 def _artifact(completion: pusoy_rounds.Completion) -> None:
     rows = [
-        {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by or "",
-         "result": _result(completion, s.player)}
+        {
+            "rank": s.rank,
+            "player": s.player,
+            "points": s.points,
+            "decided_by": s.decided_by or "",
+            "result": _result(completion, s.player),
+        }
         for s in completion.standings
     ]
     what = {
@@ -73,8 +78,10 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
             print(f"tournament {completion.tournament_id} round {completion.round_no}: {completion.outcome}")
         create_table_artifact(
             key="complete-rounds",
-            table=[{"tournament": c.tournament_id, "round": c.round_no, "outcome": c.outcome, "champion": c.champion or ""}
-                   for c in completions]
+            table=[
+                {"tournament": c.tournament_id, "round": c.round_no, "outcome": c.outcome, "champion": c.champion or ""}
+                for c in completions
+            ]
             or [{"result": "no round had all its games reported"}],
             description="Pusoy Dos rounds completed by this run",
         )

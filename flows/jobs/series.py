@@ -38,7 +38,9 @@ def schedule_openings(instants: list[datetime]) -> list[datetime]:
             return []
         for at in instants:
             client.create_flow_run_from_deployment(
-                deployment.id, state=Scheduled(scheduled_time=at), idempotency_key=f"{JOB}:{at.isoformat()}",
+                deployment.id,
+                state=Scheduled(scheduled_time=at),
+                idempotency_key=f"{JOB}:{at.isoformat()}",
                 name=f"{JOB} openings {at:%Y-%m-%d %H:%M} UTC",
             )
     return instants

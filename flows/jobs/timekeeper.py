@@ -142,12 +142,17 @@ class Reporter:
             except Exception as exc:
                 self.failed += 1
                 if self.failed in (1, 10, 100) or self.failed % 1000 == 0:
-                    self.log.warning("could not report %s to the Prefect API (%s failures): %s", run_name(m),
-                                     self.failed, exc)
+                    self.log.warning(
+                        "could not report %s to the Prefect API (%s failures): %s", run_name(m), self.failed, exc
+                    )
 
     def report(self, client, m: Moment, tags: tuple[str, ...]) -> None:
         run = client.create_task_run(
-            moment_task, flow_run_id=self.flow_run_id, name=run_name(m), extra_tags=tags, state=Running(),
+            moment_task,
+            flow_run_id=self.flow_run_id,
+            name=run_name(m),
+            extra_tags=tags,
+            state=Running(),
             dynamic_key=f"{m.job}:{m.tournament_id}:{m.due_at.isoformat()}:{next(self._keys)}",
         )
         end = Failed(message=message(m)) if m.outcome == "refused" else Completed(message=message(m))
@@ -157,13 +162,27 @@ class Reporter:
         if m.job == "finalize-tournaments":
             key, rows = final_table_key(m.tournament_id), m.summary["final_table"]
         else:
-            key, rows = f"poker-{m.tournament_id}-{m.job}", [{"due_at": m.due_at, **m.summary, "started": m.started,
-                                                               "late_s": round((m.started - m.due_at).total_seconds(), 3)}]
-        client.create_artifact(ArtifactCreate(
-            key=key, type="table", description=f"{run_name(m)}: {message(m)}",
-            data=json.dumps([{k: _cell(v) for k, v in row.items()} for row in rows]),
-            flow_run_id=self.flow_run_id, task_run_id=run.id,
-        ))
+            key, rows = (
+                f"poker-{m.tournament_id}-{m.job}",
+                [
+                    {
+                        "due_at": m.due_at,
+                        **m.summary,
+                        "started": m.started,
+                        "late_s": round((m.started - m.due_at).total_seconds(), 3),
+                    }
+                ],
+            )
+        client.create_artifact(
+            ArtifactCreate(
+                key=key,
+                type="table",
+                description=f"{run_name(m)}: {message(m)}",
+                data=json.dumps([{k: _cell(v) for k, v in row.items()} for row in rows]),
+                flow_run_id=self.flow_run_id,
+                task_run_id=run.id,
+            )
+        )
 
 
 class Events:
@@ -207,8 +226,14 @@ def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
         )
         connected = connected_runs(bootstrap.engine())
         since = datetime.now(UTC) - grace
-        for gone in [r for r in live if r.state_type == StateType.RUNNING and r.id not in connected
-                     and r.start_time is not None and r.start_time < since]:
+        for gone in [
+            r
+            for r in live
+            if r.state_type == StateType.RUNNING
+            and r.id not in connected
+            and r.start_time is not None
+            and r.start_time < since
+        ]:
             client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
             live.remove(gone)
         for _ in range(want - len(live)):
@@ -216,7 +241,9 @@ def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
         return max(0, want - len(live))
 
 
-def start_when_served(want: int = RUNS, watch: float = GRACE.total_seconds() + 60, every: float = 10) -> threading.Thread:
+def start_when_served(
+    want: int = RUNS, watch: float = GRACE.total_seconds() + 60, every: float = 10
+) -> threading.Thread:
     """For `tourney serve`: make sure `want` runs exist, every `every` seconds for `watch` seconds:
     long enough for the deployment to be registered and for a run a dead process left Running to
     pass the grace, be marked Crashed and be replaced."""
@@ -250,8 +277,9 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
 
     keeper = Timekeeper(on_moment=handled, poll=poll_seconds, log=log, name=connection_name(UUID(flow_run.id)))
     stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
-    standby = threading.Thread(target=_keep_a_standby, args=(keeper, UUID(flow_run.id)), name="timekeeper-standby",
-                               daemon=True)
+    standby = threading.Thread(
+        target=_keep_a_standby, args=(keeper, UUID(flow_run.id)), name="timekeeper-standby", daemon=True
+    )
     if stop:
         stop.start()
     standby.start()
@@ -263,8 +291,13 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
             stop.cancel()
         events.close()
         reporter.close()
-    return {"flow_run_id": str(flow_run.id), "moments": keeper.moments, "reported": reporter.reported,
-            "dropped": reporter.dropped, "report_failures": reporter.failed}
+    return {
+        "flow_run_id": str(flow_run.id),
+        "moments": keeper.moments,
+        "reported": reporter.reported,
+        "dropped": reporter.dropped,
+        "report_failures": reporter.failed,
+    }
 
 
 def role_name(state: str) -> str:

@@ -169,7 +169,9 @@ class Timekeeper:
 
     def next_instants(self) -> dict[str, datetime | None]:
         """One query: every kind's earliest instant still to do."""
-        sql = "SELECT " + ", ".join(f"({j.kind.next_sql().replace(':job', f':job{i}')})" for i, j in enumerate(self.jobs))
+        sql = "SELECT " + ", ".join(
+            f"({j.kind.next_sql().replace(':job', f':job{i}')})" for i, j in enumerate(self.jobs)
+        )
         with self.engine.connect() as conn:
             row = conn.execute(text(sql), {f"job{i}": j.name for i, j in enumerate(self.jobs)}).one()
         return {j.name: at for j, at in zip(self.jobs, row, strict=True)}
@@ -201,8 +203,11 @@ class Timekeeper:
                         raise
                     if not isinstance(one, DomainError):
                         self.log.exception("%s poker-%s at %s failed", job.name, tid, at.isoformat())
-                    refused[tid] = (one.code, one.message) if isinstance(one, DomainError) else (
-                        "internal-error", f"{one.__class__.__name__}: {_first_line(one)}")
+                    refused[tid] = (
+                        (one.code, one.message)
+                        if isinstance(one, DomainError)
+                        else ("internal-error", f"{one.__class__.__name__}: {_first_line(one)}")
+                    )
             with self._transaction() as session:
                 for tid, (code, reason) in refused.items():
                     poker_due.record_failure(session, job.kind, tid, dict(due)[tid], code, reason, self.now())
@@ -267,8 +272,9 @@ def _first_line(exc: BaseException) -> str:
 
 def main() -> None:
     """`python -m flows.jobs.timekeeper_loop`: the bare loop (DATABASE_URL), until SIGTERM or SIGINT."""
-    logging.basicConfig(level=os.environ.get("TOURNEY_TIMEKEEPER_LOG", "INFO"),
-                        format="%(asctime)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("TOURNEY_TIMEKEEPER_LOG", "INFO"), format="%(asctime)s %(levelname)s %(message)s"
+    )
     keeper = Timekeeper(poll=float(os.environ.get("TOURNEY_TIMEKEEPER_POLL", "1")))
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: keeper.stop())

@@ -38,12 +38,26 @@ ROUTES = (
 )
 
 
-def create_app(engine: Engine | None = None, *, poll_interval: float = 0.5, join_limit: int = 10,
-               join_window: float = 60.0, outbox: Path | None = None, shared_poller: bool = True) -> Starlette:
+def create_app(
+    engine: Engine | None = None,
+    *,
+    poll_interval: float = 0.5,
+    join_limit: int = 10,
+    join_window: float = 60.0,
+    outbox: Path | None = None,
+    shared_poller: bool = True,
+) -> Starlette:
     """The application. `shared_poller=False` gives every event-stream client a poller of its own:
     the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
-    site = Site(engine, load_settings(), poll_interval=poll_interval, join_limit=join_limit,
-                join_window=join_window, outbox=outbox, shared_poller=shared_poller)
+    site = Site(
+        engine,
+        load_settings(),
+        poll_interval=poll_interval,
+        join_limit=join_limit,
+        join_window=join_window,
+        outbox=outbox,
+        shared_poller=shared_poller,
+    )
 
     async def error(request, exc: Exception):
         return site.error(request, exc)

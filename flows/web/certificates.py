@@ -54,12 +54,27 @@ async def verify_form(site: Site, request: Request) -> Response:
     serial = request.query_params.get("serial", "").strip()
     code = request.query_params.get("code", "").strip()
     if not serial and not code:
-        return site.page("verify_form.html", locale=locale, serial="", code="", problem=None,
-                         bad_serial=BAD_SERIAL, bad_code=BAD_CODE)
+        return site.page(
+            "verify_form.html",
+            locale=locale,
+            serial="",
+            code="",
+            problem=None,
+            bad_serial=BAD_SERIAL,
+            bad_code=BAD_CODE,
+        )
     problem = BAD_SERIAL if not SERIAL.match(serial) else BAD_CODE if not CODE.match(code) else None
     if problem:
-        return site.page("verify_form.html", status=400, locale=locale, serial=serial[:64], code=code[:16],
-                         problem=problem, bad_serial=BAD_SERIAL, bad_code=BAD_CODE)
+        return site.page(
+            "verify_form.html",
+            status=400,
+            locale=locale,
+            serial=serial[:64],
+            code=code[:16],
+            problem=problem,
+            bad_serial=BAD_SERIAL,
+            bad_code=BAD_CODE,
+        )
     return RedirectResponse(f"/verify/{quote(serial)}?code={quote(code.upper())}", status_code=303)
 
 
@@ -85,8 +100,15 @@ async def verify(site: Site, request: Request) -> Response:
     locale = (signed or {}).get("locale") or (found or {}).get("locale") or preferred_locale(request)
     locale = locale if locale in i18n.LOCALES else preferred_locale(request)
     t = i18n.translations(locale)
-    return site.page("verify.html", locale=locale, serial=serial, cert=found if not reasons else None,
-                     reasons=[t.gettext(r) for r in reasons], upload=None, signed=_dated(signed))
+    return site.page(
+        "verify.html",
+        locale=locale,
+        serial=serial,
+        cert=found if not reasons else None,
+        reasons=[t.gettext(r) for r in reasons],
+        upload=None,
+        signed=_dated(signed),
+    )
 
 
 async def _upload(request: Request) -> bytes:
@@ -115,13 +137,21 @@ async def _verify_upload(site: Site, request: Request, serial: str) -> Response:
     data = await _upload(request)
     embedded, problems = await to_thread.run_sync(pdf.verify, site.settings.secret_key(), data)
     signed = (embedded or {}).get("data") or {}
-    locale = signed.get("locale") if not problems and signed.get("locale") in i18n.LOCALES else preferred_locale(request)
+    locale = (
+        signed.get("locale") if not problems and signed.get("locale") in i18n.LOCALES else preferred_locale(request)
+    )
     t = i18n.translations(locale)
     reasons = [t.gettext(FILE_PROBLEMS[p.code]) if p.code in FILE_PROBLEMS else p.message for p in problems]
     if not reasons and str(signed.get("serial")) != serial:
         reasons.append(t.gettext(OTHER_SERIAL) % {"found": signed.get("serial"), "serial": serial})
-    return site.page("verify.html", locale=locale, serial=serial, cert=None, reasons=reasons,
-                     upload={"valid": not reasons, "data": _dated(signed) if not reasons else None})
+    return site.page(
+        "verify.html",
+        locale=locale,
+        serial=serial,
+        cert=None,
+        reasons=reasons,
+        upload={"valid": not reasons, "data": _dated(signed) if not reasons else None},
+    )
 
 
 def _dated(data: dict | None) -> dict | None:

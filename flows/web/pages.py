@@ -28,8 +28,14 @@ async def poker_results(site: Site, request: Request) -> Response:
     data = await site.read(views.poker_results, path_id(request.path_params["id"]), datetime.now(UTC))
     name = "results_body.html" if request.query_params.get("fragment") == "1" else "results.html"
     state = with_text(data["screen"])
-    return site.page(name, locale=state["locale"], s=state, places=data["places"], knockouts=data["knockouts"],
-                     seasons=data["seasons"])
+    return site.page(
+        name,
+        locale=state["locale"],
+        s=state,
+        places=data["places"],
+        knockouts=data["knockouts"],
+        seasons=data["seasons"],
+    )
 
 
 async def poker_events(site: Site, request: Request) -> Response:
@@ -76,5 +82,8 @@ async def pusoy_events(site: Site, request: Request) -> Response:
 async def calendar(site: Site, request: Request) -> Response:
     club_id = path_id(request.path_params["id"])
     data = await site.read(views.club_calendar, club_id, datetime.now(UTC))
-    return Response(ics(data, site.settings.public_url()), media_type="text/calendar; charset=utf-8",
-                    headers={"content-disposition": f'inline; filename="club-{club_id}.ics"'})
+    return Response(
+        ics(data, site.settings.public_url()),
+        media_type="text/calendar; charset=utf-8",
+        headers={"content-disposition": f'inline; filename="club-{club_id}.ics"'},
+    )

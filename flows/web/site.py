@@ -95,8 +95,11 @@ def environment(locale: str, public_url: str) -> Environment:
     with a language's catalog and CLDR formats (DOC-4): a club's pages speak the club's language (its
     documents' language), a Pusoy Dos tournament's page its documents' language, the pages of no
     club the language the browser prefers."""
-    env = Environment(loader=FileSystemLoader([TEMPLATES, TEMPLATES.parent]), autoescape=select_autoescape(default=True),
-                      extensions=["jinja2.ext.i18n"])
+    env = Environment(
+        loader=FileSystemLoader([TEMPLATES, TEMPLATES.parent]),
+        autoescape=select_autoescape(default=True),
+        extensions=["jinja2.ext.i18n"],
+    )
     env.install_gettext_translations(i18n.translations(locale), newstyle=True)
     env.filters["longdate"] = lambda day: i18n.long_date(day, locale)
     env.filters["number"] = lambda value: i18n.number(value, locale)
@@ -132,8 +135,17 @@ class Site:
     """The state the pages share. `shared_poller=False` gives every event-stream client a poller of
     its own: the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
 
-    def __init__(self, engine: Engine | None, settings: Settings, *, poll_interval: float, join_limit: int,
-                 join_window: float, outbox: Path | None, shared_poller: bool):
+    def __init__(
+        self,
+        engine: Engine | None,
+        settings: Settings,
+        *,
+        poll_interval: float,
+        join_limit: int,
+        join_window: float,
+        outbox: Path | None,
+        shared_poller: bool,
+    ):
         self.engine, self.settings, self.shared_poller = engine, settings, shared_poller
         self.envs = {locale: environment(locale, settings.public_url()) for locale in i18n.LOCALES}
         self.hub = Hub(poll_interval)
@@ -148,9 +160,11 @@ class Site:
 
     async def read(self, fn: Callable[..., Any], *args) -> Any:
         """`fn(session, *args)` in a worker thread; a tournament, season or code that is not there is a 404."""
+
         def run():
             with self.db() as session:
                 return fn(session, *args)
+
         try:
             return await to_thread.run_sync(run)
         except DomainError:  # NotFound, or an id the domain refuses
@@ -187,8 +201,9 @@ class Site:
             finally:
                 self.hub.unsubscribe(topic, queue)
 
-        return StreamingResponse(events(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+        return StreamingResponse(
+            events(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
+        )
 
     def error(self, request: Request, exc: Exception) -> Response:
         """A plain page, never a trace, in the language the browser prefers."""

@@ -37,13 +37,17 @@ def field_text(state: dict[str, Any], locale: str) -> dict[str, str]:
         return message % {"num": i18n.number(value, locale)}
 
     if state["status"] == "registration_open":  # before the start: who is coming
-        players = num(t.ngettext("%(num)s player registered", "%(num)s players registered", state["registered"]),
-                      state["registered"])
+        players = num(
+            t.ngettext("%(num)s player registered", "%(num)s players registered", state["registered"]),
+            state["registered"],
+        )
     else:
-        players = " ".join((
-            num(t.ngettext("%(num)s player left", "%(num)s players left", n[0]), n[0]),
-            num(t.ngettext("of %(num)s entry", "of %(num)s entries", n[1]), n[1]),
-        ))
+        players = " ".join(
+            (
+                num(t.ngettext("%(num)s player left", "%(num)s players left", n[0]), n[0]),
+                num(t.ngettext("of %(num)s entry", "of %(num)s entries", n[1]), n[1]),
+            )
+        )
     if state["status"] in ("registration_open", "finished", "cancelled"):
         standing = ""
     elif state["in_money"]:
@@ -74,8 +78,11 @@ def screen_text(state: dict[str, Any], locale: str) -> dict[str, str]:
         level = t.gettext("Cancelled")
     elif c["level"] is None:
         server_now = datetime.fromisoformat(state["server_now"])
-        level = (t.gettext("Starts at %(time)s") % {"time": i18n.short_time(start, locale)}
-                 if datetime.fromisoformat(state["scheduled_start"]) > server_now else t.gettext("Starting soon"))
+        level = (
+            t.gettext("Starts at %(time)s") % {"time": i18n.short_time(start, locale)}
+            if datetime.fromisoformat(state["scheduled_start"]) > server_now
+            else t.gettext("Starting soon")
+        )
         if next_level:
             blinds_label = t.gettext("Level %(n)s") % {"n": i18n.number(next_level["level"], locale)}
     elif c["is_break"]:
@@ -90,7 +97,8 @@ def screen_text(state: dict[str, Any], locale: str) -> dict[str, str]:
     ante = ""
     if shown and shown[2]:
         ante = (t.gettext("BB ante %(n)s") if c["bb_ante"] else t.gettext("ante %(n)s")) % {
-            "n": i18n.number(shown[2], locale)}
+            "n": i18n.number(shown[2], locale)
+        }
     status = {
         "paused": t.gettext("paused"),
         "structure exhausted": t.gettext("the last level"),
@@ -106,8 +114,9 @@ def screen_text(state: dict[str, Any], locale: str) -> dict[str, str]:
         "blinds": blinds(shown[0], shown[1], locale) if shown else "",
         "ante": ante,
         "next_break": t.gettext("break in"),
-        "winner": (t.ngettext("Winner: %(names)s", "Winners: %(names)s", len(winners))
-                   % {"names": ", ".join(winners)}) if winners else "",
+        "winner": (t.ngettext("Winner: %(names)s", "Winners: %(names)s", len(winners)) % {"names": ", ".join(winners)})
+        if winners
+        else "",
         **field_text(state, locale),
     }
 

@@ -11,8 +11,9 @@ from tests.support.cli import run_process
 
 
 def test_jobs_run_runs_the_flow_now_and_reports_to_the_configured_api(prefect_api, engine):
-    result = run_process("--json", "jobs", "run", "status-report", env={"PREFECT_API_URL": PREFECT_API_URL.value()},
-                 timeout=180)
+    result = run_process(
+        "--json", "jobs", "run", "status-report", env={"PREFECT_API_URL": PREFECT_API_URL.value()}, timeout=180
+    )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout[result.stdout.index("{") :])
     assert payload["job"] == "status-report"
@@ -51,8 +52,16 @@ def test_a_runner_can_leave_a_job_to_a_work_pool_and_never_the_timekeeper():
 
 
 def test_deploy_registers_only_the_jobs_named_to_their_pool(prefect_api):
-    result = run_process("--json", "deploy", "--pool", "documents", "--job", "publish-results",
-                 env={"PREFECT_API_URL": PREFECT_API_URL.value()}, timeout=180)
+    result = run_process(
+        "--json",
+        "deploy",
+        "--pool",
+        "documents",
+        "--job",
+        "publish-results",
+        env={"PREFECT_API_URL": PREFECT_API_URL.value()},
+        timeout=180,
+    )
     assert result.returncode == 0, result.stderr
     [row] = json.loads(result.stdout)
     assert (row["job"], row["pool"]) == ("publish-results", "documents")

@@ -105,7 +105,5 @@ def test_two_verify_clubs_runs_at_once_decide_each_application_once(prefect_api,
         thread.join()
     assert sum(r.get("verify", 0) for r in results) == 20
     with unit_of_work(committed) as session:
-        decisions = session.scalars(
-            select(ClubDecision.club_id).where(ClubDecision.action == "verify")
-        ).all()
+        decisions = session.scalars(select(ClubDecision.club_id).where(ClubDecision.action == "verify")).all()
     assert sorted(decisions) == ids

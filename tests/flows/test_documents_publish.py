@@ -50,7 +50,9 @@ def test_doc_1_publish_results_renders_stores_sends_once_and_lists_it_in_an_arti
     assert msg["To"] == "floor@example.org" and msg["Subject"] == "Results: <b>Пятница</b>"
     attachments = {p.get_filename(): p.get_content() for p in msg.iter_attachments()}
     assert sorted(attachments) == [
-        f"certificate-SP-{poker_id:06d}-01.pdf", f"certificate-SP-{poker_id:06d}-02.pdf", "results.pdf"
+        f"certificate-SP-{poker_id:06d}-01.pdf",
+        f"certificate-SP-{poker_id:06d}-02.pdf",
+        "results.pdf",
     ]
     champion = PdfReader(io.BytesIO(attachments[f"certificate-SP-{poker_id:06d}-01.pdf"])).pages[0].extract_text()
     assert "Кирилл" in champion and "Кубок чемпиона" in champion and "<b>Пятница</b>" in champion
@@ -76,8 +78,15 @@ def test_lg3_publish_results_delivers_the_seasons_standings_after_its_tournament
 
     with unit_of_work(committed) as s:
         t = finished_poker(s)
-        season = leagues.create_season(s, club_id=t.club_id, name="Зима", date_from=date(2026, 11, 1),
-                                       date_to=date(2026, 12, 1), formula="sqrt", now=SP7_FINISHED_AT)
+        season = leagues.create_season(
+            s,
+            club_id=t.club_id,
+            name="Зима",
+            date_from=date(2026, 11, 1),
+            date_to=date(2026, 12, 1),
+            formula="sqrt",
+            now=SP7_FINISHED_AT,
+        )
         leagues.add_to_season(s, season.id, tournament_ids=[t.id])
     with smtp_inbox() as (url, inbox):
         monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
@@ -92,13 +101,23 @@ def test_lg3_publish_results_delivers_the_seasons_standings_after_its_tournament
         "skipped": [],
     }
     assert again == {"published": [], "documents": 0, "sent": [], "failed": [], "skipped": []}
-    assert [m["Subject"] for m in inbox.messages] == ["Results: <b>Пятница</b>",
-                                                      "Season standings: Зима after <b>Пятница</b>"]
+    assert [m["Subject"] for m in inbox.messages] == [
+        "Results: <b>Пятница</b>",
+        "Season standings: Зима after <b>Пятница</b>",
+    ]
     standings = tmp_path / "outbox" / f"{t.club_id}-Pik" / f"season-{season.id}-Зима" / f"standings-after-{t.id}.pdf"
     text = PdfReader(io.BytesIO(standings.read_bytes())).pages[0].extract_text()
     # SP-7's example, 10 players, sqrt (LG-2): place p scores 10 × √(10/p); D and E share 8th (`best`)
     rows = [line for line in text.splitlines() if line[:1].isdigit() and "," in line and "г." not in line]
-    assert rows == ["1 Кирилл 31,62 1 1 1 31,62", "2 J 22,36 1 1 0 22,36", "3 I 18,26 1 1 0 18,26",
-                    "4 H 15,81 1 1 0 15,81", "5 Борис 14,14 1 1 0 14,14", "6 G 12,91 1 1 0 12,91",
-                    "7 F 11,95 1 1 0 11,95", "8 D 11,18 1 1 0 11,18", "8 E 11,18 1 1 0 11,18",
-                    "10 C 10,00 1 1 0 10,00"]
+    assert rows == [
+        "1 Кирилл 31,62 1 1 1 31,62",
+        "2 J 22,36 1 1 0 22,36",
+        "3 I 18,26 1 1 0 18,26",
+        "4 H 15,81 1 1 0 15,81",
+        "5 Борис 14,14 1 1 0 14,14",
+        "6 G 12,91 1 1 0 12,91",
+        "7 F 11,95 1 1 0 11,95",
+        "8 D 11,18 1 1 0 11,18",
+        "8 E 11,18 1 1 0 11,18",
+        "10 C 10,00 1 1 0 10,00",
+    ]

@@ -28,9 +28,11 @@ from tests.support.poker_world import T0, enter, register, tournament
 
 def waiting_on_locks(engine: Engine) -> int:
     with engine.connect() as conn:
-        return conn.execute(text(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )).scalar_one()
+        return conn.execute(
+            text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+        ).scalar_one()
 
 
 def held_mid_work(engine: Engine, hold_sql: str, x: int, run: Callable[[int], dict], y: int):
@@ -64,8 +66,11 @@ def test_two_advance_clocks_runs_on_one_tournament_record_its_level_change_once_
     now = start + timedelta(minutes=21)
 
     first, second, other, overlapped = held_mid_work(
-        committed, "SELECT id FROM poker_tournaments WHERE id = :x FOR UPDATE", x,
-        lambda tid: advance_clocks(tournament_id=tid, now=now), y,
+        committed,
+        "SELECT id FROM poker_tournaments WHERE id = :x FOR UPDATE",
+        x,
+        lambda tid: advance_clocks(tournament_id=tid, now=now),
+        y,
     )
 
     assert overlapped
@@ -73,16 +78,16 @@ def test_two_advance_clocks_runs_on_one_tournament_record_its_level_change_once_
     assert second["advanced"] == []
     assert [(r["tournament_id"], r["levels_started"]) for r in other["advanced"]] == [(y, [2])]
     with committed.connect() as conn:
-        recorded = conn.execute(text(
-            "SELECT tournament_id, count(*) FROM poker_clock_events WHERE kind = 'level-started' AND level = 2 "
-            "GROUP BY tournament_id ORDER BY tournament_id"
-        )).all()
+        recorded = conn.execute(
+            text(
+                "SELECT tournament_id, count(*) FROM poker_clock_events WHERE kind = 'level-started' AND level = 2 "
+                "GROUP BY tournament_id ORDER BY tournament_id"
+            )
+        ).all()
     assert [tuple(r) for r in recorded] == [(x, 1), (y, 1)]
 
 
-def test_two_process_no_shows_runs_on_one_tournament_drop_its_no_shows_once_while_another_runs(
-    prefect_api, committed
-):
+def test_two_process_no_shows_runs_on_one_tournament_drop_its_no_shows_once_while_another_runs(prefect_api, committed):
     """3.8: the second run on X skips it (the first holds it); the run on Y is not held up."""
     with Session(committed) as s, s.begin():
         x, y = tournament(s), tournament(s)
@@ -94,8 +99,11 @@ def test_two_process_no_shows_runs_on_one_tournament_drop_its_no_shows_once_whil
     now = T0 + timedelta(hours=2)
 
     first, second, other, overlapped = held_mid_work(
-        committed, "SELECT id FROM poker_registrations WHERE tournament_id = :x FOR UPDATE", x,
-        lambda tid: process_no_shows(tournament_id=tid, now=now), y,
+        committed,
+        "SELECT id FROM poker_registrations WHERE tournament_id = :x FOR UPDATE",
+        x,
+        lambda tid: process_no_shows(tournament_id=tid, now=now),
+        y,
     )
 
     assert overlapped
@@ -103,10 +111,12 @@ def test_two_process_no_shows_runs_on_one_tournament_drop_its_no_shows_once_whil
     assert second["processed"] == []
     assert other["processed"] == [{"tournament_id": y, "policy": "drop", "dropped": 2, "dead_stacks": 0}]
     with committed.connect() as conn:
-        audited = conn.execute(text(
-            "SELECT tournament_id, count(*) FROM poker_audit WHERE kind = 'no-show-dropped' "
-            "GROUP BY tournament_id ORDER BY tournament_id"
-        )).all()
+        audited = conn.execute(
+            text(
+                "SELECT tournament_id, count(*) FROM poker_audit WHERE kind = 'no-show-dropped' "
+                "GROUP BY tournament_id ORDER BY tournament_id"
+            )
+        ).all()
     assert [tuple(r) for r in audited] == [(x, 2), (y, 2)]
 
 

@@ -54,8 +54,10 @@ def test_process_no_shows_processes_at_the_close_not_before_and_once(prefect_api
         tid = t.id
     with committed.begin() as conn:
         conn.execute(
-            text("UPDATE poker_tournaments SET late_reg_deadline = :d, status = 'running', started_at = :s "
-                 "WHERE id = :id"),
+            text(
+                "UPDATE poker_tournaments SET late_reg_deadline = :d, status = 'running', started_at = :s "
+                "WHERE id = :id"
+            ),
             {"d": T0 + timedelta(hours=2), "s": T0, "id": tid},
         )
     early = process_no_shows(tournament_id=tid, now=T0 + timedelta(hours=2) - timedelta(seconds=1))

@@ -43,5 +43,7 @@ def test_finalize_publishes_the_final_table_marks_finished_and_is_idempotent(pre
     assert json.loads(latest["finalize-tournaments"].data) == [{"result": "no tournament was down to one player"}]
     final = latest[f"poker-final-table-{tid}"]
     assert [(row["place"], row["player"], row["prize"]) for row in json.loads(final.data)] == [
-        (1, "C", "Cup"), (2, "B", "Medal"), (3, "A", None)
+        (1, "C", "Cup"),
+        (2, "B", "Medal"),
+        (3, "A", None),
     ]

@@ -45,7 +45,10 @@ def test_complete_rounds_advances_ready_rounds_once_and_publishes_each_rounds_st
     assert published.type == "table"
     table = json.loads(published.data)
     assert [(row["player"], row["result"]) for row in table][:5] == [
-        (roles["B"], "advanced"), (roles["E"], "advanced"), (roles["A"], "advanced"), (roles["G"], "advanced"),
+        (roles["B"], "advanced"),
+        (roles["E"], "advanced"),
+        (roles["A"], "advanced"),
+        (roles["G"], "advanced"),
         (roles["H"], "eliminated"),
     ]
     assert table[2]["decided_by"] == "first-places-on-2d"
@@ -59,12 +62,29 @@ def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_ap
     with unit_of_work(committed) as s:
         t = filled(s, 8)
         tables = seating(s, t.id, 1)
-        pusoy_reports.report(s, t.code, round_no=1, table=1, game=1, two_of_diamonds=None, now=NOW,
-                       finishes=[(p, i) for i, p in enumerate(tables[1], start=1)])
+        pusoy_reports.report(
+            s,
+            t.code,
+            round_no=1,
+            table=1,
+            game=1,
+            two_of_diamonds=None,
+            now=NOW,
+            finishes=[(p, i) for i, p in enumerate(tables[1], start=1)],
+        )
         code, tid = t.code, t.id
-    result = run("--json", "pusoy", "report", code, "--round", "1", "--table", "2",
-                 *[f"{p}={i}" for i, p in enumerate(tables[2], start=1)],
-                 env={"PREFECT_API_URL": PREFECT_API_URL.value()})
+    result = run(
+        "--json",
+        "pusoy",
+        "report",
+        code,
+        "--round",
+        "1",
+        "--table",
+        "2",
+        *[f"{p}={i}" for i, p in enumerate(tables[2], start=1)],
+        env={"PREFECT_API_URL": PREFECT_API_URL.value()},
+    )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout[result.stdout.index("{") :])
     assert payload["round_ready"] is True

@@ -55,9 +55,7 @@ def test_the_sweep_that_worked_on_a_poker_tournament_is_found_by_its_tags(prefec
     assert {r.name.rsplit("-", 1)[0] for r in task_runs_of(swept.id)} == {"tag-flow-run"}
 
 
-def test_the_complete_rounds_run_of_a_pusoy_report_carries_the_tournaments_tags(
-    prefect_api, committed, monkeypatch
-):
+def test_the_complete_rounds_run_of_a_pusoy_report_carries_the_tournaments_tags(prefect_api, committed, monkeypatch):
     """`tourney pusoy report` of a round's last game runs complete-rounds in its process, tagged."""
     monkeypatch.setenv("PREFECT_API_URL", PREFECT_API_URL.value())
     with unit_of_work(committed) as s:

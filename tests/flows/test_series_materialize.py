@@ -20,10 +20,24 @@ def test_materialize_series_plans_opens_and_publishes_what_it_did(prefect_api, c
     now = datetime(2026, 10, 20, 12, tzinfo=UTC)
     with unit_of_work(committed) as session:
         club = world_club(session, fresh=True, timezone="Europe/Berlin").id
-        add_series(session, SeriesSpec(club, "Nightly", "pusoy", "0 19 * * *", "UTC", {"organizer": "royal", "capacity": 8}, 14, 60), now)
+        add_series(
+            session,
+            SeriesSpec(club, "Nightly", "pusoy", "0 19 * * *", "UTC", {"organizer": "royal", "capacity": 8}, 14, 60),
+            now,
+        )
         session.execute(text("DELETE FROM series_occurrence"))
-    assert materialize_series(now=datetime(2026, 10, 20, 18, tzinfo=UTC)) == {"planned": 14, "opened": 1, "missed": 0, "scheduled": 0}
-    assert materialize_series(now=datetime(2026, 10, 20, 18, tzinfo=UTC)) == {"planned": 0, "opened": 0, "missed": 0, "scheduled": 0}
+    assert materialize_series(now=datetime(2026, 10, 20, 18, tzinfo=UTC)) == {
+        "planned": 14,
+        "opened": 1,
+        "missed": 0,
+        "scheduled": 0,
+    }
+    assert materialize_series(now=datetime(2026, 10, 20, 18, tzinfo=UTC)) == {
+        "planned": 0,
+        "opened": 0,
+        "missed": 0,
+        "scheduled": 0,
+    }
 
     async def artifact():
         async with get_client() as client:
@@ -40,8 +54,11 @@ def test_materialize_series_schedules_an_exact_run_at_each_opening_before_the_ne
     now = datetime(2026, 10, 20, 17, 30, tzinfo=UTC)
     with unit_of_work(committed) as session:
         club = world_club(session, fresh=True, timezone="Europe/Berlin").id
-        add_series(session, SeriesSpec(club, "Nightly", "pusoy", "0 19 * * *", "UTC",
-                                       {"organizer": "royal", "capacity": 8}, 14, 60), now)
+        add_series(
+            session,
+            SeriesSpec(club, "Nightly", "pusoy", "0 19 * * *", "UTC", {"organizer": "royal", "capacity": 8}, 14, 60),
+            now,
+        )
     assert materialize_series(now=now)["scheduled"] == 1  # 18:00 today; tomorrow's is beyond 70 minutes
     assert materialize_series(now=now)["scheduled"] == 1  # the same run again (idempotency key)
 

@@ -45,10 +45,26 @@ class Workers:
             "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
         }
         process = subprocess.Popen(
-            [sys.executable, "-m", "prefect", "worker", "start", "--pool", self.pool, "--type", "process",
-             "--name", name, "--limit", "4"],
-            cwd=ROOT, env=env, start_new_session=True,
-            stdout=(self.logs / f"{name}.log").open("wb"), stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "prefect",
+                "worker",
+                "start",
+                "--pool",
+                self.pool,
+                "--type",
+                "process",
+                "--name",
+                name,
+                "--limit",
+                "4",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+            stdout=(self.logs / f"{name}.log").open("wb"),
+            stderr=subprocess.STDOUT,
         )
         self.processes.append(process)
         return process
@@ -92,7 +108,6 @@ def read_runs(ids: list) -> list:
         return client.read_flow_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=ids)))
 
 
-
 def kill_together(worker_pid: int, run_pid: int) -> None:
     """The worker and the process it started die together, as with their machine."""
     os.killpg(worker_pid, signal.SIGKILL)
@@ -111,15 +126,19 @@ def wait_final(run_id, seconds: int, what: str, logs) -> None:
             history = [(s.timestamp, s.name) for s in client.read_flow_run_states(run_id)]
         raise AssertionError(f"states: {history}; worker logs in {logs}") from None
 
+
 def deployed_pool(pool: str) -> None:
     """Every job of `tourney deploy` in `pool`, with the default requeue window (a run starting on a
     loaded machine is not taken for dead), and the test flows beside them."""
-    deployed = tourney("--json", "deploy", "--pool", pool, "--requeue-after", "90",
-                       env={"PREFECT_API_URL": PREFECT_API_URL.value()})
+    deployed = tourney(
+        "--json", "deploy", "--pool", pool, "--requeue-after", "90", env={"PREFECT_API_URL": PREFECT_API_URL.value()}
+    )
     assert deployed.returncode == 0, deployed.stderr
     assert {r["job"] for r in json.loads(deployed.stdout)} == {j.name for j in JOBS}
-    for job in (Job("record-execution", record, "test", tags=("test",), concurrency=4),
-                Job("hold-until-released", hold, "test", tags=("test",))):
+    for job in (
+        Job("record-execution", record, "test", tags=("test",), concurrency=4),
+        Job("hold-until-released", hold, "test", tags=("test",)),
+    ):
         deployment(job, module_path=True).apply(work_pool_name=pool)
 
 
@@ -131,11 +150,15 @@ def test_two_process_workers_run_every_due_run_once(workers, committed, tmp_path
     group = workers(pool)
     for name in ("worker-a", "worker-b"):
         group.start(name)
-    runs = [run_deployment("record-execution/record-execution", parameters={"marker_dir": str(records)}, timeout=0)
-            for _ in range(4)]
+    runs = [
+        run_deployment("record-execution/record-execution", parameters={"marker_dir": str(records)}, timeout=0)
+        for _ in range(4)
+    ]
     runs.append(run_deployment("materialize-series/materialize-series", timeout=0))
     ids = [r.id for r in runs]
-    wait_until(lambda: all(r.state.is_final() for r in read_runs(ids)), 420, "every run to finish")  # a bound, not a measure: a loaded machine is slow
+    wait_until(
+        lambda: all(r.state.is_final() for r in read_runs(ids)), 420, "every run to finish"
+    )  # a bound, not a measure: a loaded machine is slow
     finished = read_runs(ids)
     assert {r.state.type.value for r in finished} == {"COMPLETED"}
     assert {r.run_count for r in finished} == {1}
@@ -171,9 +194,7 @@ def test_the_run_of_a_worker_killed_while_running_it_is_retried_by_the_other_wor
         assert "AwaitingRetry" in [s.name for s in client.read_flow_run_states(run.id)]
 
 
-def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_the_other_worker(
-    workers, tmp_path
-):
+def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_the_other_worker(workers, tmp_path):
     """The run's process waits (before the flow engine starts, so the run stays Pending) until the
     test has killed the worker that claimed it; the automation requeues the run left Pending."""
     pool = "tourney-test-pending"
@@ -182,15 +203,21 @@ def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_t
     marks = tmp_path / "marks"
     marks.mkdir()
     # the claimed run's process: leaves `claimed.<its worker>.<itself>`, waits for `go`, then starts the flow
-    command = (f"bash -c 'touch {marks}/claimed.$PPID.$$; until [ -e {marks}/go ]; do sleep 0.2; done; "
-               f"exec {sys.executable} -m prefect.engine'")
+    command = (
+        f"bash -c 'touch {marks}/claimed.$PPID.$$; until [ -e {marks}/go ]; do sleep 0.2; done; "
+        f"exec {sys.executable} -m prefect.engine'"
+    )
     deployment(Job("record-execution", record, "test", tags=("test",), concurrency=4), module_path=True).apply(
         work_pool_name=pool
     )
     group = workers(pool)
     started = {group.start(name).pid for name in ("pending-a", "pending-b")}
-    run = run_deployment("record-execution/record-execution", parameters={"marker_dir": str(tmp_path)}, timeout=0,
-                         job_variables={"command": command})
+    run = run_deployment(
+        "record-execution/record-execution",
+        parameters={"marker_dir": str(tmp_path)},
+        timeout=0,
+        job_variables={"command": command},
+    )
     wait_until(lambda: any(p.name.startswith("claimed.") for p in marks.iterdir()), 120, "a worker to claim the run")
     [claimed] = [p for p in marks.iterdir() if p.name.startswith("claimed.")]
     assert read_runs([run.id])[0].state.type.value == "PENDING"

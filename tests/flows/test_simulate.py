@@ -36,8 +36,9 @@ def test_the_simulator_plays_a_live_tournament_and_a_pusoy_cup_to_their_document
         demo = seed_demo(s, NOW, random.Random(3), players=12, pusoy_players=8)
     lines: list[str] = []
 
-    out = simulate(poker_id=demo.poker_id, pusoy_code=demo.pusoy_code, seed=5, speed=0, absent=2,
-                   say=lines.append, start=NOW)
+    out = simulate(
+        poker_id=demo.poker_id, pusoy_code=demo.pusoy_code, seed=5, speed=0, absent=2, say=lines.append, start=NOW
+    )
 
     poker, cup = out["poker"], out["pusoy"]
     assert out["refused"] == []
@@ -45,15 +46,19 @@ def test_the_simulator_plays_a_live_tournament_and_a_pusoy_cup_to_their_document
     assert poker["busts"] == poker["checked_in"] + poker["reentries"] - 1 and poker["addons"] > 0
     assert cup["status"] == "complete" and cup["games"] >= 6  # 2 tables x 2 games, then the final x 2
     with unit_of_work(committed) as s:
-        dropped = s.scalar(select(func.count()).where(Registration.tournament_id == demo.poker_id,
-                                                      Registration.status == "dropped"))
-        levels = s.scalar(select(func.count()).where(ClockEvent.tournament_id == demo.poker_id,
-                                                     ClockEvent.kind == "level-started"))
+        dropped = s.scalar(
+            select(func.count()).where(Registration.tournament_id == demo.poker_id, Registration.status == "dropped")
+        )
+        levels = s.scalar(
+            select(func.count()).where(ClockEvent.tournament_id == demo.poker_id, ClockEvent.kind == "level-started")
+        )
     assert dropped == 2  # process-no-shows ran at the late-registration close
     assert levels >= 5  # advance-clocks recorded every level change up to the end
     docs = {d["source"]: d for d in out["documents"]}
     assert sorted(docs) == ["poker", "pusoy"] and all(d["delivery"] == "pending" for d in docs.values())
-    assert "results.pdf" in docs["poker"]["files"] and any(f.startswith("certificate-SP-") for f in docs["poker"]["files"])
+    assert "results.pdf" in docs["poker"]["files"] and any(
+        f.startswith("certificate-SP-") for f in docs["poker"]["files"]
+    )
     assert "results.pdf" in docs["pusoy"]["files"]
     stored = sorted(p.name for p in (tmp_path / "outbox").rglob("*.pdf"))
     assert len(stored) == len(docs["poker"]["files"]) + len(docs["pusoy"]["files"])
@@ -62,8 +67,10 @@ def test_the_simulator_plays_a_live_tournament_and_a_pusoy_cup_to_their_document
     # label and the cup preset's prize lines (the names are the demo's, as entered), with no rule id
     from infra import pdf
 
-    sheets = {p.parent.name.split("-")[0]: " ".join(pdf.page_text(p.read_bytes()))
-              for p in (tmp_path / "outbox").rglob("results.pdf")}
+    sheets = {
+        p.parent.name.split("-")[0]: " ".join(pdf.page_text(p.read_bytes()))
+        for p in (tmp_path / "outbox").rglob("results.pdf")
+    }
     assert "Итоговые места" in sheets["poker"] and "Кубок и вход на турнир клуба" in sheets["poker"]
     assert "Итоговая таблица" in sheets["pusoy"] and "Final standings" not in sheets["pusoy"]
     for text in sheets.values():
@@ -100,8 +107,9 @@ def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_sa
 
     simulate_command(**demo)
     resumed = capsys.readouterr().out
-    assert resumed.startswith(f"resuming the demo: poker {found.poker_id} registration open, "
-                              f"pusoy {found.pusoy_code} active\n")
+    assert resumed.startswith(
+        f"resuming the demo: poker {found.poker_id} registration open, pusoy {found.pusoy_code} active\n"
+    )
     assert "refused (" not in resumed  # no step of the resumed script was refused
     with unit_of_work(committed) as s:
         assert (poker_status(s, found.poker_id), pusoy_status(s, found.pusoy_code)) == ("finished", "complete")

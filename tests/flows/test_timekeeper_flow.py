@@ -33,8 +33,10 @@ def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(pr
         stale = running(s, quick_structure(s, seconds=600), start)
         club = s.execute(text("SELECT club_id FROM poker_tournaments WHERE id = :id"), {"id": changing}).scalar_one()
         # a next change written too early (as a run woken before its instant used to see): nothing to do
-        s.execute(text("UPDATE poker_clock SET next_change_at = :at WHERE tournament_id = :id"),
-                  {"at": start + timedelta(seconds=1), "id": stale})
+        s.execute(
+            text("UPDATE poker_clock SET next_change_at = :at WHERE tournament_id = :id"),
+            {"at": start + timedelta(seconds=1), "id": stale},
+        )
 
     result = timekeeper(run_for_seconds=8, poll_seconds=0.2)
 
@@ -43,8 +45,12 @@ def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(pr
         mine = FlowRunFilter(id=FlowRunFilterId(any_=[result["flow_run_id"]]))
         runs = {r.name: r for r in client.read_task_runs(flow_run_filter=mine)}
         named = client.read_flow_run(result["flow_run_id"]).name  # by its role, once it held the lock
-        art = {name: client.read_artifacts(artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[r.id])))
-               for name, r in runs.items()}
+        art = {
+            name: client.read_artifacts(
+                artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[r.id]))
+            )
+            for name, r in runs.items()
+        }
     level_2 = f"advance-clocks poker-{changing} {start + timedelta(seconds=3):%H:%M:%S} UTC"
     no_shows = f"process-no-shows poker-{closing} {start + timedelta(seconds=2):%H:%M:%S} UTC"
     nothing = f"advance-clocks poker-{stale} {start + timedelta(seconds=1):%H:%M:%S} UTC"
@@ -78,8 +84,9 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
     deployment_id = deployment(job("publish-results")).apply()
     with Session(committed) as s, s.begin():
         tid = running(s, quick_structure(s, seconds=3600), now() - timedelta(minutes=1))
-        loser, winner = s.scalars(text("SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"),
-                                  {"t": tid}).all()
+        loser, winner = s.scalars(
+            text("SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"), {"t": tid}
+        ).all()
         record_knockouts(s, tid, [Bust(loser, winner)], now=now() - timedelta(minutes=5), actor="floor")
 
     result = timekeeper(run_for_seconds=3, poll_seconds=0.2)
@@ -87,9 +94,14 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
     with get_client(sync_client=True) as client:
         mine = FlowRunFilter(id=FlowRunFilterId(any_=[result["flow_run_id"]]))
         [moment] = [r for r in client.read_task_runs(flow_run_filter=mine) if r.name.startswith("finalize-tournaments")]
-        [artifact] = client.read_artifacts(artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[moment.id])))
-        publishing = [r for r in client.read_flow_runs() if r.deployment_id == deployment_id
-                      and r.name == f"publish-results poker-{tid}"]
+        [artifact] = client.read_artifacts(
+            artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[moment.id]))
+        )
+        publishing = [
+            r
+            for r in client.read_flow_runs()
+            if r.deployment_id == deployment_id and r.name == f"publish-results poker-{tid}"
+        ]
     assert moment.state.message.startswith("finished: 2 players placed")
     assert artifact.key == f"poker-final-table-{tid}"
     assert [row["place"] for row in json.loads(artifact.data)] == [1, 2]

@@ -62,14 +62,10 @@ def test_db_up_repairs_a_half_initialised_data_folder():
     (home / "pg" / "PG_VERSION").write_text("15\n")  # what a killed initdb leaves behind
     clean = embedded_env(home)
     try:
-        result = subprocess.run(
-            [TOURNEY, "db", "up"], capture_output=True, text=True, env=clean, timeout=120
-        )
+        result = subprocess.run([TOURNEY, "db", "up"], capture_output=True, text=True, env=clean, timeout=120)
         assert result.returncode == 0, result.stderr
         assert "half-initialised" in result.stdout
-        again = subprocess.run(
-            [TOURNEY, "db", "up"], capture_output=True, text=True, env=clean, timeout=120
-        )
+        again = subprocess.run([TOURNEY, "db", "up"], capture_output=True, text=True, env=clean, timeout=120)
         assert "reused the running cluster" in again.stdout
     finally:
         subprocess.run([TOURNEY, "db", "stop"], capture_output=True, env=clean, timeout=120)
@@ -94,8 +90,9 @@ def test_two_db_up_at_once_start_one_cluster_and_reuse_it():
 
 
 def test_series_commands_refuse_bad_input_with_one_line_and_exit_2():
-    bad_json = run("series", "add", "--club", "1", "--name", "N", "--kind", "pusoy", "--cron", "0 19 * * *",
-                   "--template", "{nope")
+    bad_json = run(
+        "series", "add", "--club", "1", "--name", "N", "--kind", "pusoy", "--cron", "0 19 * * *", "--template", "{nope"
+    )
     assert bad_json.returncode == 2
     assert bad_json.stderr.startswith("error: the template is not valid JSON")
     bad_date = run("series", "skip", "1", "next friday")
@@ -142,13 +139,16 @@ def test_the_embedded_cluster_refuses_a_login_without_its_password(database_url)
         pytest.skip("DATABASE_URL names another server")
     url = make_url(database_url)
     with pytest.raises(psycopg.OperationalError, match="no password supplied|password authentication failed"):
-        psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database, password="",
-                        connect_timeout=5)
+        psycopg.connect(
+            host=url.host, port=url.port, user=url.username, dbname=url.database, password="", connect_timeout=5
+        )
     with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
-        psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database,
-                        password="guess", connect_timeout=5)
-    with psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database,
-                         password=url.password, connect_timeout=5) as conn:
+        psycopg.connect(
+            host=url.host, port=url.port, user=url.username, dbname=url.database, password="guess", connect_timeout=5
+        )
+    with psycopg.connect(
+        host=url.host, port=url.port, user=url.username, dbname=url.database, password=url.password, connect_timeout=5
+    ) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
 
 
@@ -172,8 +172,14 @@ def test_a_cluster_made_with_trust_is_switched_to_passwords_on_the_next_db_up():
         import psycopg
 
         with pytest.raises(psycopg.OperationalError):
-            psycopg.connect(host="127.0.0.1", port=int(embedded_env(home)["TOURNEY_PG_PORT"]), user="tourney", dbname="postgres", password="",
-                            connect_timeout=5)
+            psycopg.connect(
+                host="127.0.0.1",
+                port=int(embedded_env(home)["TOURNEY_PG_PORT"]),
+                user="tourney",
+                dbname="postgres",
+                password="",
+                connect_timeout=5,
+            )
         assert run_at(home, "db", "upgrade").returncode == 0
     finally:
         run_at(home, "db", "stop")
@@ -182,8 +188,14 @@ def test_a_cluster_made_with_trust_is_switched_to_passwords_on_the_next_db_up():
 
 def test_tourney_from_another_folder_with_the_database_down_says_one_line_naming_it():
     home = Path(tempfile.mkdtemp(prefix="tourney-nohome-")) / "data"
-    result = subprocess.run([TOURNEY, "poker", "show", "1"], capture_output=True, text=True,
-                            env=embedded_env(home), cwd=tempfile.gettempdir(), timeout=120)
+    result = subprocess.run(
+        [TOURNEY, "poker", "show", "1"],
+        capture_output=True,
+        text=True,
+        env=embedded_env(home),
+        cwd=tempfile.gettempdir(),
+        timeout=120,
+    )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -207,8 +219,10 @@ def test_tourney_stop_ends_every_recorded_process_and_what_it_started():
         import time
 
         time.sleep(0.3)  # the shell starts its children
-        children = [int(p) for p in subprocess.run(["pgrep", "-P", str(serve.pid)], capture_output=True,
-                                                   text=True).stdout.split()]
+        children = [
+            int(p)
+            for p in subprocess.run(["pgrep", "-P", str(serve.pid)], capture_output=True, text=True).stdout.split()
+        ]
         assert len(children) == 2
         result = run_at(home, "stop")
         assert result.returncode == 0, result.stderr

@@ -64,14 +64,32 @@ TABLE = [
     ("poker structure import {V} --club {C} --name {}", "name"),
     ("poker create --club {} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0", "id"),
     ("poker create --club {C} --structure {} --name F --start {START} --stack 20000 --currency RUB --buy-in 0", "id"),
-    ("poker create --club {C} --structure {S} --name {} --start {START} --stack 20000 --currency RUB --buy-in 0", "name"),
+    (
+        "poker create --club {C} --structure {S} --name {} --start {START} --stack 20000 --currency RUB --buy-in 0",
+        "name",
+    ),
     ("poker create --club {C} --structure {S} --name F --start {} --stack 20000 --currency RUB --buy-in 0", "time"),
     ("poker create --club {C} --structure {S} --name F --start {START} --stack {} --currency RUB --buy-in 0", "chips"),
-    ("poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in {}", "amount"),
-    ("poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set rebuy_amount={}", "amount"),
-    ("poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set late_reg_deadline={}", "time"),
-    ("poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set addon_chips={}", "chips"),
-    ("poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set itm_min={}", "chips"),
+    (
+        "poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in {}",
+        "amount",
+    ),
+    (
+        "poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set rebuy_amount={}",
+        "amount",
+    ),
+    (
+        "poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set late_reg_deadline={}",
+        "time",
+    ),
+    (
+        "poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set addon_chips={}",
+        "chips",
+    ),
+    (
+        "poker create --club {C} --structure {S} --name F --start {START} --stack 20000 --currency RUB --buy-in 0 --set itm_min={}",
+        "chips",
+    ),
     ("poker edit {T} --set reentry_deadline={}", "time"),
     ("poker clock status {}", "id"),
     ("poker clock start {}", "id"),
@@ -127,8 +145,13 @@ def world(committed, tmp_path):
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
         club_id = club(session, fresh=True, at=now).id
-        tid = tournament_through_services(session, club_id, start=now - timedelta(minutes=10), status="registration_open",
-                         late_reg_deadline=now + timedelta(hours=1))
+        tid = tournament_through_services(
+            session,
+            club_id,
+            start=now - timedelta(minutes=10),
+            status="registration_open",
+            late_reg_deadline=now + timedelta(hours=1),
+        )
         pid = player(session, handle="anna").id
         checked_in(session, tid, pid, now - timedelta(minutes=20))
         structure = poker_tournaments.get_tournament(session, tid).structure_id
@@ -138,9 +161,17 @@ def world(committed, tmp_path):
     latin1.write_bytes("small_blind,big_blind,ante,minutes,break\n100,200,0,20,nein \xe9\n".encode("latin-1"))
     valid = tmp_path / "valid.json"
     valid.write_text(json.dumps([{"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 20}]))
-    return {"T": str(tid), "P": "anna", "C": str(club_id), "S": str(structure), "V": str(valid),
-            "START": (now + timedelta(days=2)).isoformat(),
-            "{binary}": str(binary), "{folder}": str(folder), "{latin1}": str(latin1)}
+    return {
+        "T": str(tid),
+        "P": "anna",
+        "C": str(club_id),
+        "S": str(structure),
+        "V": str(valid),
+        "START": (now + timedelta(days=2)).isoformat(),
+        "{binary}": str(binary),
+        "{folder}": str(folder),
+        "{latin1}": str(latin1),
+    }
 
 
 def _cases():
@@ -170,10 +201,16 @@ def _wrong(results) -> list[str]:
     for (command, kind, value), result in results:
         shown = value if len(value) < 40 else f"{value[:10]}…({len(value)})"
         lines = result.stderr.splitlines()
-        if (result.returncode != 2 or result.stdout or len(lines) != 1 or not lines[0].startswith("error: ")
-                or "Traceback" in result.stderr):
-            wrong.append(f"{command} [{kind}={shown!r}] -> {result.returncode}: "
-                         f"{result.stdout[:200]!r} {result.stderr[-300:]!r}")
+        if (
+            result.returncode != 2
+            or result.stdout
+            or len(lines) != 1
+            or not lines[0].startswith("error: ")
+            or "Traceback" in result.stderr
+        ):
+            wrong.append(
+                f"{command} [{kind}={shown!r}] -> {result.returncode}: {result.stdout[:200]!r} {result.stderr[-300:]!r}"
+            )
     return wrong
 
 

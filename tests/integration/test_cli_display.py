@@ -21,7 +21,9 @@ def cells(*args: str) -> list[list[str]]:
     """The table's rows, each its cells' text."""
     out = run(*args, env=WIDE)
     assert out.returncode == 0, out.stderr
-    return [[c.strip() for c in line.strip("│┃").split("│")] for line in out.stdout.splitlines() if line.startswith("│")]
+    return [
+        [c.strip() for c in line.strip("│┃").split("│")] for line in out.stdout.splitlines() if line.startswith("│")
+    ]
 
 
 def _club_tournament(committed, start: datetime, buy_in: int) -> tuple[int, int]:
@@ -58,10 +60,14 @@ def test_sp_1_a_listing_by_club_shows_each_row_in_its_currency_as_that_club_writ
     its own currency; without a club the values are shown as stored."""
     club, _ = _club_tournament(committed, datetime(2026, 12, 4, 19, 0, tzinfo=UTC), 250000)
     with unit_of_work(committed) as session:
-        w.tournament_through_services(session, club, start=datetime(2026, 12, 5, 19, 0, tzinfo=UTC), currency="EUR", buy_in=1000)
+        w.tournament_through_services(
+            session, club, start=datetime(2026, 12, 5, 19, 0, tzinfo=UTC), currency="EUR", buy_in=1000
+        )
     listed = [r for r in cells("poker", "list", "--club", str(club))]
     assert [(r[4], r[6], r[7]) for r in listed] == [
-        ("04.12.2026, 22:00 MSK", "2\xa0500,00\xa0₽", "RUB"), ("05.12.2026, 22:00 MSK", "10,00\xa0€", "EUR")]
+        ("04.12.2026, 22:00 MSK", "2\xa0500,00\xa0₽", "RUB"),
+        ("05.12.2026, 22:00 MSK", "10,00\xa0€", "EUR"),
+    ]
     assert [r[6] for r in cells("poker", "list")] == ["250000", "1000"]
 
 
@@ -74,7 +80,8 @@ def test_nested_data_prints_as_sub_tables_not_json(committed):
     [drawn, _] = j("poker", "draw-proof", t)
     assert " ".join(out.stdout.split()).endswith(  # the line wraps at the terminal's width
         f"┘ draw 1 (initial-seating): platform seed {drawn['platform_seed']}, committed as {drawn['commitment']}; "
-        f"floor seed floor; the next draw commits to {_['commitment']}")
+        f"floor seed floor; the next draw commits to {_['commitment']}"
+    )
     text = run("poker", "draw-proof", t, env=WIDE).stdout
     assert "[[" not in text and "{" not in text
     assert "seat_cap" in text and "entries" in text

@@ -52,7 +52,10 @@ def test_doc_1_a_logo_is_set_by_its_bytes_replaced_and_removed(committed, poker)
     shown = json.loads(done.stdout)
     assert shown["club_id"] == poker["club"]
     assert {k: shown["logo"][k] for k in ("media_type", "width", "height", "bytes")} == {
-        "media_type": "image/png", "width": 300, "height": 120, "bytes": len(image("PNG"))
+        "media_type": "image/png",
+        "width": 300,
+        "height": 120,
+        "bytes": len(image("PNG")),
     }
     assert _stored(committed, poker["club"]).data == image("PNG")
     assert run("--json", "club", "logo", club, str(poker["jpeg"])).returncode == 0
@@ -78,7 +81,10 @@ def test_doc_1_every_bad_logo_input_is_one_line_exit_2_and_writes_nothing(commit
         (club, str(huge)): "error: the logo is 2400×50 pixels: at most 2000 on each side",
         (club, str(big)): "error: the logo is larger than 512 KiB (524,288 bytes)",
         (club, str(tmp_path / "folder")): f"error: '{tmp_path / 'folder'}' is a folder, not a file",
-        (club, str(tmp_path / "missing.png")): f"error: cannot read '{tmp_path / 'missing.png'}': No such file or directory",
+        (
+            club,
+            str(tmp_path / "missing.png"),
+        ): f"error: cannot read '{tmp_path / 'missing.png'}': No such file or directory",
         ("99999", str(poker["png"])): "error: there is no club 99999",
         (club,): "error: give either a logo FILE or --remove",
         (club, str(poker["png"]), "--remove"): "error: give either a logo FILE or --remove",
@@ -123,7 +129,9 @@ def test_doc_1_a_stamped_certificate_with_a_logo_is_weasyprint_s_page(tmp_path):
         weasyprint_page,
     )
 
-    assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
+    assert shutil.which("pdftoppm"), (
+        "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
+    )
     logo = checked_logo(image("JPEG", (400, 400)))
     cert = CERTIFICATES["russian"]
     with Renderer(STAMP_KEY, public_url=PUBLIC_URL) as renderer:

@@ -6,7 +6,16 @@ import json
 
 from tests.support.cli import run
 
-SBER = ["--inn", "7707083893", "--ogrn", "1027700132195", "--email", "results@sber.example", "--timezone", "Europe/Moscow"]
+SBER = [
+    "--inn",
+    "7707083893",
+    "--ogrn",
+    "1027700132195",
+    "--email",
+    "results@sber.example",
+    "--timezone",
+    "Europe/Moscow",
+]
 
 
 def _json(*args: str, env: dict[str, str] | None = None):
@@ -43,7 +52,19 @@ def test_cl_4_suspend_and_terminate_need_a_reason_and_say_so_in_one_line(committ
 
 
 def test_cl_1_a_bad_club_is_refused_with_every_reason_in_one_line(committed):
-    result = run("club", "add", "Bad", "--inn", "7707083894", "--ogrn", "1027700132195", "--email", "x@y.example", "--timezone", "Mars/Base")
+    result = run(
+        "club",
+        "add",
+        "Bad",
+        "--inn",
+        "7707083894",
+        "--ogrn",
+        "1027700132195",
+        "--email",
+        "x@y.example",
+        "--timezone",
+        "Mars/Base",
+    )
     assert result.returncode == 2
     assert result.stderr == (
         "error: INN 7707083894: the check digit (10th) should be 3, not 4; "

@@ -32,13 +32,17 @@ def registry():
 @pytest.fixture
 def provider(registry, committed):
     limiter = SharedRateLimiter(committed, "registry", 500.0)
-    with HttpPartyProvider(registry.url, registry.token, limiter=limiter, timeout=1.0, retries=1, sleep=lambda s: None) as p:
+    with HttpPartyProvider(
+        registry.url, registry.token, limiter=limiter, timeout=1.0, retries=1, sleep=lambda s: None
+    ) as p:
         yield p
 
 
 def _club(engine, name: str, inn: str, ogrn: str, *, apply: bool = True) -> int:
     with unit_of_work(engine) as session:
-        club = service.add_club(session, NewClub(name, "legal_entity", inn, ogrn, "r@club.example", "Europe/Moscow"), NOW)
+        club = service.add_club(
+            session, NewClub(name, "legal_entity", inn, ogrn, "r@club.example", "Europe/Moscow"), NOW
+        )
         if apply:
             service.apply(session, club.id, NOW, provider_configured=True)
         return club.id
@@ -56,7 +60,9 @@ def _decisions(engine, club_id: int) -> list[tuple]:
 
 def _decision_count(engine) -> int:
     with unit_of_work(engine) as session:
-        return session.scalar(select(func.count()).select_from(ClubDecision).where(ClubDecision.action.in_(["verify", "refuse", "queue"])))
+        return session.scalar(
+            select(func.count()).select_from(ClubDecision).where(ClubDecision.action.in_(["verify", "refuse", "queue"]))
+        )
 
 
 def test_cl_2_a_run_verifies_refuses_and_queues_each_with_its_reason_and_raw_answer(committed, registry, provider):
@@ -71,7 +77,10 @@ def test_cl_2_a_run_verifies_refuses_and_queues_each_with_its_reason_and_raw_ans
     rows = run_checks(committed, provider, lambda: NOW)
 
     assert [(r["club"], r["outcome"]) for r in rows] == [
-        (sber, "verify"), (yandex, "refuse"), (ghost, "refuse"), (broken, "queue"),
+        (sber, "verify"),
+        (yandex, "refuse"),
+        (ghost, "refuse"),
+        (broken, "queue"),
     ]
     club = _get(committed, sber)
     assert (club.verification_status, club.verified_at, club.last_checked_at) == ("verified", NOW, NOW)
@@ -84,7 +93,9 @@ def test_cl_2_a_run_verifies_refuses_and_queues_each_with_its_reason_and_raw_ans
     assert '"1027700132195"' in _decisions(committed, sber)[-1][3]
 
 
-def test_cl_3_a_registry_that_keeps_failing_leaves_the_application_pending_then_queues_it(committed, registry, provider):
+def test_cl_3_a_registry_that_keeps_failing_leaves_the_application_pending_then_queues_it(
+    committed, registry, provider
+):
     club_id = _club(committed, "Flaky", "7707083893", "1027700132195")
     registry.script("7707083893", 500, 500, 429, 503, "slow", "slow")
 
@@ -144,12 +155,16 @@ def test_two_runs_at_once_decide_each_application_once_with_one_audit_entry(comm
     assert _decision_count(committed) == count
     with unit_of_work(committed) as session:
         per_club = session.execute(
-            select(ClubDecision.club_id, func.count()).where(ClubDecision.action == "verify").group_by(ClubDecision.club_id)
+            select(ClubDecision.club_id, func.count())
+            .where(ClubDecision.action == "verify")
+            .group_by(ClubDecision.club_id)
         ).all()
     assert {n for _, n in per_club} == {1}
 
 
-def test_a_decision_lands_once_even_when_a_lease_ran_out_and_two_runs_checked_the_same_row(committed, registry, provider):
+def test_a_decision_lands_once_even_when_a_lease_ran_out_and_two_runs_checked_the_same_row(
+    committed, registry, provider
+):
     club_id = _club(committed, "Sber", "7707083893", "1027700132195")
     registry.add(party("7707083893", "1027700132195"))
     with unit_of_work(committed) as session:
@@ -159,9 +174,13 @@ def test_a_decision_lands_once_even_when_a_lease_ran_out_and_two_runs_checked_th
         (second,) = service.claim(session, later)
     raw = provider.lookup("7707083893")
     with unit_of_work(committed) as session:
-        assert service.record(session, [Check(first, raw)], NOW, provider.name, 3) == {club_id: ("verify", "matches the registry: ПАО СБЕРБАНК, ACTIVE")}
+        assert service.record(session, [Check(first, raw)], NOW, provider.name, 3) == {
+            club_id: ("verify", "matches the registry: ПАО СБЕРБАНК, ACTIVE")
+        }
     with unit_of_work(committed) as session:
-        assert service.record(session, [Check(second, raw)], later, provider.name, 3) == {club_id: ("skipped", "decided by another run")}
+        assert service.record(session, [Check(second, raw)], later, provider.name, 3) == {
+            club_id: ("skipped", "decided by another run")
+        }
     assert [a for a, *_ in _decisions(committed, club_id)] == ["create", "apply", "verify"]
 
 
@@ -198,12 +217,15 @@ def test_cl_4_a_verified_club_no_longer_active_loses_the_status_with_the_reason(
     assert [r["outcome"] for r in rows] == ["revoke"]
     club = _get(committed, club_id)
     assert (club.verification_status, club.verification_reason) == (
-        "revoked", "no longer matches the registry: ООО ТРИ is bankrupt (BANKRUPT)",
+        "revoked",
+        "no longer matches the registry: ООО ТРИ is bankrupt (BANKRUPT)",
     )
     assert _decisions(committed, club_id)[-1][:2] == ("revoke", "registry")
 
 
-def test_cl_4_a_recheck_that_gets_no_usable_answer_keeps_the_status_and_tries_again_later(committed, registry, provider):
+def test_cl_4_a_recheck_that_gets_no_usable_answer_keeps_the_status_and_tries_again_later(
+    committed, registry, provider
+):
     club_id = _verified(committed, registry, provider, 4, NOW - timedelta(days=40))
     registry.script(inn10(4), "malformed")
     assert [r["outcome"] for r in run_checks(committed, provider, lambda: NOW, recheck=True)] == ["retry"]

@@ -25,13 +25,19 @@ def _counts(session) -> tuple[int, int]:
 
 
 def _actions(session, club_id) -> list[tuple]:
-    return [(d.action, d.verification_status, d.listing_status, d.source, d.actor, d.reason) for d in service.history(session, club_id)]
+    return [
+        (d.action, d.verification_status, d.listing_status, d.source, d.actor, d.reason)
+        for d in service.history(session, club_id)
+    ]
 
 
 def test_a_new_club_is_listed_unverified_with_a_create_entry(session):
     club = service.add_club(session, SBER, NOW)
     assert (club.name, club.listing_status, club.verification_status, club.timezone) == (
-        "Sber Poker", "listed", "unverified", "Europe/Moscow",
+        "Sber Poker",
+        "listed",
+        "unverified",
+        "Europe/Moscow",
     )
     assert _actions(session, club.id) == [("create", "unverified", "listed", "operator", "operator", None)]
 
@@ -63,7 +69,8 @@ def test_an_inn_already_listed_by_another_club_is_refused_and_nothing_more_is_wr
     with pytest.raises(DomainError) as caught:
         service.add_club(session, other, NOW)
     assert (caught.value.code, caught.value.message) == (
-        "inn-taken", f"INN 7707083893 is already listed by club {first.id} (Sber Poker)",
+        "inn-taken",
+        f"INN 7707083893 is already listed by club {first.id} (Sber Poker)",
     )
     assert _counts(session) == (1, 1)
 
@@ -88,7 +95,11 @@ def test_cl_3_a_moderator_approves_from_the_queue_and_the_decision_is_audited(se
     assert service.moderation_queue(session) == []
     decision = service.history(session, club.id)[-1]
     assert (decision.action, decision.source, decision.actor, decision.reason, decision.decided_at) == (
-        "verify", "moderator", "anna", "EGRUL extract checked", later,
+        "verify",
+        "moderator",
+        "anna",
+        "EGRUL extract checked",
+        later,
     )
 
 
@@ -111,7 +122,11 @@ def test_cl_4_the_operator_revokes_suspends_and_terminates_with_reasons(session)
     service.revoke(session, club.id, "oleg", "complaint 17: events for money", NOW)
     service.suspend(session, club.id, "oleg", "under investigation", NOW)
     service.terminate(session, club.id, "oleg", "confirmed", NOW)
-    assert (club.verification_status, club.listing_status, club.listing_reason) == ("revoked", "terminated", "confirmed")
+    assert (club.verification_status, club.listing_status, club.listing_reason) == (
+        "revoked",
+        "terminated",
+        "confirmed",
+    )
     assert [a[:3] for a in _actions(session, club.id)][-3:] == [
         ("revoke", "revoked", "listed"),
         ("suspend", "revoked", "suspended"),
@@ -144,7 +159,8 @@ def test_cl_4_only_a_verified_club_can_be_revoked_and_nothing_is_written_otherwi
     with pytest.raises(DomainError) as caught:
         service.revoke(session, club.id, "oleg", "why not", NOW)
     assert (caught.value.code, caught.value.message) == (
-        "cannot-revoke", "the club is unverified: only a verified club can lose its status",
+        "cannot-revoke",
+        "the club is unverified: only a verified club can lose its status",
     )
     assert club.verification_status == "unverified"
     assert _counts(session) == (1, 1)

@@ -30,7 +30,10 @@ def test_documents_render_then_verify_says_valid_and_names_what_an_altered_file_
     assert checked.returncode == 1
     valid, bad = json.loads(checked.stdout)
     assert (valid["valid"], valid["serial"], valid["player"], valid["problems"]) == (
-        True, f"SP-{tid:06d}-01", "Кирилл", []
+        True,
+        f"SP-{tid:06d}-01",
+        "Кирилл",
+        [],
     )
     assert (bad["valid"], bad["problems"]) == (False, ["the file was changed after it was signed"])
 
@@ -62,8 +65,15 @@ def test_lg3_documents_list_names_a_seasons_standings_and_verify_says_valid(comm
 
     with unit_of_work(committed) as s, Renderer(b"test-secret-key-of-at-least-32-bytes") as renderer:
         t = finished_poker(s)
-        season = leagues.create_season(s, club_id=t.club_id, name="Зима", date_from=date(2026, 11, 1),
-                                       date_to=date(2026, 12, 1), formula="sqrt", now=SP7_FINISHED_AT)
+        season = leagues.create_season(
+            s,
+            club_id=t.club_id,
+            name="Зима",
+            date_from=date(2026, 11, 1),
+            date_to=date(2026, 12, 1),
+            formula="sqrt",
+            now=SP7_FINISHED_AT,
+        )
         leagues.add_to_season(s, season.id, tournament_ids=[t.id])
         for due in (sources.due, sources.season_bundles):  # the results sheet, then the season's standings
             for b in due(s):
@@ -73,8 +83,15 @@ def test_lg3_documents_list_names_a_seasons_standings_and_verify_says_valid(comm
     assert listed.returncode == 0, listed.stderr
     (row,) = json.loads(listed.stdout)
     folder = tmp_path / "outbox" / f"{t.club_id}-Pik" / f"season-{season.id}-Зима"
-    assert (row["source"], row["season_id"], row["season"], row["tournament_id"], row["state"], row["files"],
-            row["folder"]) == ("season", season.id, "Зима", t.id, "pending", [f"standings-after-{t.id}.pdf"], str(folder))
+    assert (
+        row["source"],
+        row["season_id"],
+        row["season"],
+        row["tournament_id"],
+        row["state"],
+        row["files"],
+        row["folder"],
+    ) == ("season", season.id, "Зима", t.id, "pending", [f"standings-after-{t.id}.pdf"], str(folder))
     checked = run("--json", "documents", "verify", str(folder / f"standings-after-{t.id}.pdf"), env=env)
     (verdict,) = json.loads(checked.stdout)
     assert (checked.returncode, verdict["valid"], verdict["type"], verdict["problems"]) == (0, True, "SeasonSheet", [])

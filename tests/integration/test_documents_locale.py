@@ -42,7 +42,9 @@ def test_doc_4_a_russian_poker_sheet(renderer):
 def test_doc_4_a_russian_pusoy_sheet_puts_the_final_standings_first_and_words_each_tiebreak(renderer):
     """DOC-4, PD-13, PD-7"""
     text = _squeeze(" ".join(pdf.page_text(renderer.pusoy_sheet(pusoy_sheet(locale="ru")))))
-    assert text.index("Итоговая таблица") < text.index("Раунд 1") < text.index("Раунд 2 (финал)") < text.index("Плей-офф")
+    assert (
+        text.index("Итоговая таблица") < text.index("Раунд 1") < text.index("Раунд 2 (финал)") < text.index("Плей-офф")
+    )
     assert "Итоговая таблица Место Игрок Выбыл 1 Борис чемпион 2 E в финале" in text
     assert "8 C в раунде 1" in text
     assert "3 A 5 меньшему числу первых мест, выигранных двойкой бубен прошёл дальше" in text
@@ -54,8 +56,14 @@ def test_doc_4_a_russian_certificate_verifies_in_its_own_language(renderer):
     data = list(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))))[1]
     lines = pdf.page_text(data)[0].splitlines()
     assert lines[:8] == [
-        "Клуб «Туз»", "Призёр", "вручается", "Zoë O'Hara & Co", "2-е место", "Худи клуба",
-        "Пятничный турнир <i>Deepstack</i>", "27 ноября 2026\u202fг.",
+        "Клуб «Туз»",
+        "Призёр",
+        "вручается",
+        "Zoë O'Hara & Co",
+        "2-е место",
+        "Худи клуба",
+        "Пятничный турнир <i>Deepstack</i>",
+        "27 ноября 2026\u202fг.",
     ]
     embedded, problems = pdf.verify(KEY, data)
     assert problems == [] and embedded["data"]["locale"] == "ru"
@@ -95,7 +103,11 @@ def test_doc_4_languages_by_default_and_by_choice(session):
     t = finished_poker(session)
     assert sources.bundle(session, "poker", t.id).sheet.locale == "ru"
     assert all(c.locale == "ru" for c in sources.bundle(session, "poker", t.id).certificates)
-    assert locales.set_locale(session, "club", t.club_id, "en", SP7_FINISHED_AT) == {"scope": "club", "id": t.club_id, "locale": "en"}
+    assert locales.set_locale(session, "club", t.club_id, "en", SP7_FINISHED_AT) == {
+        "scope": "club",
+        "id": t.club_id,
+        "locale": "en",
+    }
     assert sources.bundle(session, "poker", t.id).sheet.locale == "en"
     p, _, _ = complete_pusoy(session)
     assert sources.bundle(session, "pusoy", p.id).sheet.locale == "en"

@@ -23,7 +23,8 @@ def big_pusoy(sizes: tuple[int, ...]) -> PusoySheet:
     for number, _size in enumerate(sizes, start=1):
         advance = sizes[number] if number < len(sizes) else 1
         rows = tuple(
-            PusoyStanding(r + 1, p, 100 - r, None if r == 0 else "fewer points", r < advance) for r, p in enumerate(alive)
+            PusoyStanding(r + 1, p, 100 - r, None if r == 0 else "fewer points", r < advance)
+            for r, p in enumerate(alive)
         )
         rounds.append(PusoyRound(number, 2, rows))
         alive = alive[:advance]
@@ -75,12 +76,18 @@ def test_lg3_a_long_season_standings_repeats_its_header_and_keeps_rows_together(
     from domain.documents.rules.model import SeasonRow
     from tests.documents_samples import season_sheet
 
-    rows = tuple(SeasonRow(i, f"Player {i}", Decimal(1000 - i), 2, 3, 0, Decimal(500 - i)) for i in range(1, players + 1))
+    rows = tuple(
+        SeasonRow(i, f"Player {i}", Decimal(1000 - i), 2, 3, 0, Decimal(500 - i)) for i in range(1, players + 1)
+    )
     pages = pdf.page_text(renderer.season_sheet(replace(season_sheet(locale="en"), rows=rows)))
     assert len(pages) > 1
     printed = [[line for line in page.splitlines() if re.match(r"^\d+ Player \d+ ", line)] for page in pages]
     assert [line.split(" ")[2] for lines in printed for line in lines] == [str(i) for i in range(1, players + 1)]
     assert all(len(lines) >= 2 for lines in printed)
-    assert all(page.lstrip().startswith("Rank Player Points") for page, lines in zip(pages[1:], printed[1:], strict=True) if lines)
+    assert all(
+        page.lstrip().startswith("Rank Player Points")
+        for page, lines in zip(pages[1:], printed[1:], strict=True)
+        if lines
+    )
     # the season's rules stay together
     assert [("Points for a place" in page, "Ranked by total points" in page) for page in pages].count((True, True)) == 1

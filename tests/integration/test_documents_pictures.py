@@ -31,7 +31,9 @@ def documents(renderer: Renderer) -> dict[str, bytes]:
         "poker-sheet-ru": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="ru", options=OPTIONS)),
         "poker-sheet-en": renderer.poker_sheet(poker_sheet(players=12, paid=4, locale="en", options=OPTIONS)),
         "pusoy-sheet-en": renderer.pusoy_sheet(pusoy_sheet(locale="en")),
-        "certificate-poker-ru": next(iter(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))[1:2]))),
+        "certificate-poker-ru": next(
+            iter(renderer.certificates(poker_certificates(poker_sheet(players=4, paid=2, locale="ru"))[1:2]))
+        ),
         "certificate-pusoy-en": next(iter(renderer.certificates(pusoy_certificates(pusoy_sheet(locale="en"))))),
         "season-sheet-ru": renderer.season_sheet(season_sheet(locale="ru")),
     }
@@ -43,8 +45,17 @@ def rendered() -> dict[str, bytes]:
         return documents(renderer)
 
 
-@pytest.mark.parametrize("name", ["poker-sheet-ru", "poker-sheet-en", "pusoy-sheet-en", "certificate-poker-ru", "certificate-pusoy-en",
-                                  "season-sheet-ru"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "poker-sheet-ru",
+        "poker-sheet-en",
+        "pusoy-sheet-en",
+        "certificate-poker-ru",
+        "certificate-pusoy-en",
+        "season-sheet-ru",
+    ],
+)
 def test_each_document_s_first_page_looks_like_its_reference(rendered, tmp_path, name):
     """DOC-1, DOC-4, DOC-5, LG-3"""
     page = first_page(rendered[name], tmp_path, name)
@@ -62,7 +73,9 @@ def test_a_layout_regression_is_caught(tmp_path):
     templates = tmp_path / "templates"
     shutil.copytree(TEMPLATES, templates)
     css = templates / "documents.css"
-    css.write_text(css.read_text().replace(".certificate .title { font-size: 36pt;", ".certificate .title { font-size: 40pt;"))
+    css.write_text(
+        css.read_text().replace(".certificate .title { font-size: 36pt;", ".certificate .title { font-size: 40pt;")
+    )
     with Renderer(KEY, templates, public_url=PUBLIC_URL) as renderer:
         (data,) = renderer.certificates(pusoy_certificates(pusoy_sheet(locale="en")))
     page = first_page(data, tmp_path, "changed")

@@ -82,7 +82,12 @@ def test_doc_1_each_certificate_is_one_signed_page_with_its_own_fields(certifica
     assert all(len(t) == 1 for t in texts)
     first = texts[0][0].splitlines()
     assert first[:7] == [
-        "Клуб «Туз»", "Champion", "awarded to", "<b>Иван</b>", "1st place", "Кубок чемпиона",
+        "Клуб «Туз»",
+        "Champion",
+        "awarded to",
+        "<b>Иван</b>",
+        "1st place",
+        "Кубок чемпиона",
         "Пятничный турнир <i>Deepstack</i>",
     ]
     assert "tourney documents verify" not in texts[0][0]  # DOC-5: no command line on a certificate

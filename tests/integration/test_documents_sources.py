@@ -29,7 +29,16 @@ def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_place
     assert sheet.held_on == date(2026, 11, 30)  # finished 21:10 UTC: the next day at the club (Moscow)
     assert (sheet.entries, sheet.reentries, sheet.addons, sheet.prize_places) == (11, 1, 0, 2)
     assert [(p.place, p.player) for p in sheet.places] == [
-        (1, "Кирилл"), (2, "J"), (3, "I"), (4, "H"), (5, "Борис"), (6, "G"), (7, "F"), (8, "D"), (8, "E"), (10, "C")
+        (1, "Кирилл"),
+        (2, "J"),
+        (3, "I"),
+        (4, "H"),
+        (5, "Борис"),
+        (6, "G"),
+        (7, "F"),
+        (8, "D"),
+        (8, "E"),
+        (10, "C"),
     ]
     assert sheet.places[0] == PokerPlace(1, "Кирилл", Decimal(6), "Кубок чемпиона")
     assert sheet.places[4].knockouts == Decimal(2)  # both D and E, one credit each, summed over entries
@@ -51,7 +60,10 @@ def test_a_running_tournament_is_refused_with_a_clear_reason(session):
     t = w.tournament(session, **w.BOUNTY)
     with pytest.raises(DomainError) as caught:
         sources.bundle(session, "poker", t.id)
-    assert (caught.value.code, caught.value.message) == ("not-publishable", f"tournament {t.id} is running, not finished")
+    assert (caught.value.code, caught.value.message) == (
+        "not-publishable",
+        f"tournament {t.id} is running, not finished",
+    )
     assert t.id not in sources.due_poker_ids(session)
     with pytest.raises(DomainError) as unknown:
         sources.bundle(session, "poker", 999999)
@@ -73,7 +85,8 @@ def test_doc_1_a_complete_pusoy_tournament_becomes_a_sheet_with_rounds_steps_pla
     assert r1.standings[0].decided_by is None
     assert [s.player for s in r2.standings][0] == sheet.champion
     assert [(s.player, s.points, s.decided_by) for s in r2.standings[:2]] == [
-        (finalists["f1"], 5, None), (finalists["f2"], 5, "a later first win (or none)")
+        (finalists["f1"], 5, None),
+        (finalists["f2"], 5, "a later first win (or none)"),
     ]
     (playoff,) = sheet.playoffs
     assert (playoff.round_number, playoff.spots, playoff.finish) == (1, 1, (roles["p06"], roles["p02"]))
@@ -116,8 +129,16 @@ def test_doc_1_the_poker_sheet_counts_rebuys_and_add_ons_of_live_entries(session
     t = finished_poker(session)
     entries = session.scalars(select(Entry).where(Entry.tournament_id == t.id).order_by(Entry.id)).all()
     for entry, kind in [(entries[0], "rebuy"), (entries[1], "rebuy"), (entries[2], "addon")]:
-        session.add(TopUp(tournament_id=t.id, player_id=entry.player_id, entry_id=entry.id, kind=kind, chips=20000,
-                          created_at=w.EVENING))
+        session.add(
+            TopUp(
+                tournament_id=t.id,
+                player_id=entry.player_id,
+                entry_id=entry.id,
+                kind=kind,
+                chips=20000,
+                created_at=w.EVENING,
+            )
+        )
     session.flush()
     sheet = sources.bundle(session, "poker", t.id).sheet
     assert (sheet.rebuys, sheet.addons, sheet.reentries) == (2, 1, 1)

@@ -40,8 +40,9 @@ def stamped() -> dict[str, bytes]:
 
 def _pdftotext(data: bytes, folder: Path, name: str) -> str:
     (folder / f"{name}.pdf").write_bytes(data)
-    return subprocess.run(["pdftotext", str(folder / f"{name}.pdf"), "-"], check=True, capture_output=True,
-                          text=True, timeout=60).stdout
+    return subprocess.run(
+        ["pdftotext", str(folder / f"{name}.pdf"), "-"], check=True, capture_output=True, text=True, timeout=60
+    ).stdout
 
 
 def _height_of(data: bytes, text: str) -> float:
@@ -62,7 +63,9 @@ def test_doc_1_a_stamped_certificate_is_weasyprint_s_page_of_it(stamped, tmp_pat
     """DOC-1, DOC-3, DOC-4: the same text in the same order, the same picture"""
     mine, theirs = stamped[case], weasyprint_page(CERTIFICATES[case])
     assert pdf.page_text(mine) == pdf.page_text(theirs)
-    assert shutil.which("pdftoppm") and shutil.which("pdftotext"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
+    assert shutil.which("pdftoppm") and shutil.which("pdftotext"), (
+        "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
+    )
     assert _pdftotext(mine, tmp_path, "mine") == _pdftotext(theirs, tmp_path, "theirs")
     share = differing(first_page(mine, tmp_path, "mine"), first_page(theirs, tmp_path, "theirs"))
     assert share <= TOLERANCE, f"{case}: {share:.2%} of the pixels differ (pages in {tmp_path})"
@@ -94,7 +97,9 @@ def test_doc_2_every_stamped_page_verifies(stamped):
 def test_doc_2_a_batch_over_several_chunks_and_shapes_verifies_in_order():
     """DOC-2: 120 certificates, chunks of 50, one and several printed lines for the player"""
     certs = [
-        dataclasses.replace(BASE, serial=f"SP-000042-{i:02d}", place=i, player=LONG_NAME if i % 7 == 0 else f"Игрок {i}")
+        dataclasses.replace(
+            BASE, serial=f"SP-000042-{i:02d}", place=i, player=LONG_NAME if i % 7 == 0 else f"Игрок {i}"
+        )
         for i in range(1, 121)
     ]
     with Renderer(STAMP_KEY, public_url=PUBLIC_URL) as renderer:

@@ -43,7 +43,10 @@ HOSTILE: dict[str, tuple[bytes | None, list[str]]] = {
     "text.pdf": ("Кубок, not a PDF\n".encode(), ["the file is not a PDF"]),
     "empty.pdf": (b"", ["the file is not a PDF"]),
     "truncated.pdf": (b"%PDF-1.7\n1 0 obj <<", None),
-    "plain.pdf": (_pdf_with(None), ["the file's seal is missing or damaged", "the file carries no signed Tourney data"]),
+    "plain.pdf": (
+        _pdf_with(None),
+        ["the file's seal is missing or damaged", "the file carries no signed Tourney data"],
+    ),
 }
 NOT_OBJECTS = [b"[1, 2]", b'"a string"', b"42", b"null", b"\xff\xfe not json"]
 BAD_DATA = [
@@ -126,7 +129,8 @@ def test_doc_2_a_guessable_key_is_refused_in_one_line_exit_2(tmp_path, certifica
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
         "error: TOURNEY_SECRET_KEY is guessable (only 1 distinct character): a signing key must be at least 32 "
-        "random bytes\n")
+        "random bytes\n"
+    )
 
 
 PASSWORD = "hunter2-Pa55"

@@ -38,8 +38,14 @@ def played(session, names: str, start: datetime, *, finish: bool = True):
 
 
 def season(session, t, **kw):
-    values = dict(club_id=t.club_id, name=f"Winter {t.id}", date_from=date(2026, 11, 1), date_to=date(2026, 12, 1),
-                  formula="sqrt", now=EVENING)
+    values = dict(
+        club_id=t.club_id,
+        name=f"Winter {t.id}",
+        date_from=date(2026, 11, 1),
+        date_to=date(2026, 12, 1),
+        formula="sqrt",
+        now=EVENING,
+    )
     values.update(kw)
     return service.create_season(session, **values)
 
@@ -59,14 +65,33 @@ def test_lg1_only_finished_tournaments_in_range_in_the_clubs_timezone_count(sess
 def test_lg1_tournaments_of_a_chosen_series_count(session):
     """LG-1"""
     t, _ = played(session, "ABC", datetime(2026, 11, 20, 16, 0, tzinfo=UTC))
-    series = Series(club_id=t.club_id, name=f"Fridays {t.id}", kind="poker", cron="0 19 * * 5", timezone="Europe/Moscow",
-                    horizon_days=14, opens_before_minutes=60, template={}, status="active", created_at=EVENING,
-                    updated_at=EVENING)
+    series = Series(
+        club_id=t.club_id,
+        name=f"Fridays {t.id}",
+        kind="poker",
+        cron="0 19 * * 5",
+        timezone="Europe/Moscow",
+        horizon_days=14,
+        opens_before_minutes=60,
+        template={},
+        status="active",
+        created_at=EVENING,
+        updated_at=EVENING,
+    )
     session.add(series)
     session.flush()
-    session.add(SeriesOccurrence(series_id=series.id, starts_at=t.scheduled_start, opens_at=t.scheduled_start,
-                                 local_date=date(2026, 11, 20), status="open", settings={}, tournament_id=t.id,
-                                 opened_at=EVENING))
+    session.add(
+        SeriesOccurrence(
+            series_id=series.id,
+            starts_at=t.scheduled_start,
+            opens_at=t.scheduled_start,
+            local_date=date(2026, 11, 20),
+            status="open",
+            settings={},
+            tournament_id=t.id,
+            opened_at=EVENING,
+        )
+    )
     session.flush()
     s = season(session, t)
     service.add_to_season(session, s.id, series_ids=[series.id])
@@ -74,19 +99,26 @@ def test_lg1_tournaments_of_a_chosen_series_count(session):
     assert ids == [t.id]
     # sqrt, 3 players: C 1st 17.32, B 2nd 12.25, A 3rd 10.00
     assert [(r.name, r.standing.rank, r.standing.total) for r in rows] == [
-        ("C", 1, Decimal("17.32")), ("B", 2, Decimal("12.25")), ("A", 3, Decimal("10.00"))]
+        ("C", 1, Decimal("17.32")),
+        ("B", 2, Decimal("12.25")),
+        ("A", 3, Decimal("10.00")),
+    ]
 
 
 def test_lg2_lg3_table_bonus_best_k_and_a_derived_read(session):
     """LG-2, LG-3: table points, knockout bonus per credit, best 1 result."""
     t1, _ = played(session, "ABC", datetime(2026, 11, 6, 16, 0, tzinfo=UTC))
-    s = season(session, t1, formula="table", table=[Decimal(10), Decimal(6), Decimal(3)], bonus=Decimal("0.5"),
-               best_k=1)
+    s = season(
+        session, t1, formula="table", table=[Decimal(10), Decimal(6), Decimal(3)], bonus=Decimal("0.5"), best_k=1
+    )
     service.add_to_season(session, s.id, tournament_ids=[t1.id])
     _, _, rows = service.season_standings(session, s.id)
     # C won with 2 knockouts: 10 + 0.5 × 2 = 11.00
-    assert [(r.name, r.standing.total) for r in rows] == [("C", Decimal("11.00")), ("B", Decimal("6.00")),
-                                                          ("A", Decimal("3.00"))]
+    assert [(r.name, r.standing.total) for r in rows] == [
+        ("C", Decimal("11.00")),
+        ("B", Decimal("6.00")),
+        ("A", Decimal("3.00")),
+    ]
     t2, _ = played(session, "XYZ", datetime(2026, 11, 13, 16, 0, tzinfo=UTC))
     service.add_to_season(session, s.id, tournament_ids=[t2.id])
     _, _, rows = service.season_standings(session, s.id)  # the next read sees it

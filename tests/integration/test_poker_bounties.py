@@ -86,9 +86,11 @@ def test_sp10_three_killers_split_credit_and_heads_exactly(session):
     t = pko(session, head=101, shared=True)
     e = w.field(session, t, "WXYZ")
     [k] = ko(session, t, Bust(e["W"].id, e["X"].id, e["Y"].id, (e["Z"].id,)))
-    rows = session.execute(
-        select(KnockoutShare).where(KnockoutShare.knockout_id == k.id).order_by(KnockoutShare.position)
-    ).scalars().all()
+    rows = (
+        session.execute(select(KnockoutShare).where(KnockoutShare.knockout_id == k.id).order_by(KnockoutShare.position))
+        .scalars()
+        .all()
+    )
     assert [r.pko_points for r in rows] == [17, 17, 17]
     assert [r.head_added for r in rows] == [17, 17, 16]
     assert [Fraction(r.credit_units, 2520) for r in rows] == [Fraction(1, 3)] * 3

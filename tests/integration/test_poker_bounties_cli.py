@@ -24,10 +24,34 @@ def test_sp9_sp10_sp12_settings_knockouts_and_a_rebuy_limit_on_the_command_line(
     grid.write_text(json.dumps([{"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 30}]))
     structure = j("poker", "structure", "import", str(grid), "--club", str(club_id), "--name", "PKO")
     start = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
-    t = j("poker", "create", "--club", str(club_id), "--structure", str(structure["id"]), "--name", "PKO",
-          "--start", start, "--stack", "20000", "--currency", "RUB", "--buy-in", "0",
-          "--set", "bounty_type=pko", "--set", "pko_head=101", "--set", "shared_knockouts=true",
-          "--set", "rebuy_amount=100", "--set", "rebuy_limit=1")
+    t = j(
+        "poker",
+        "create",
+        "--club",
+        str(club_id),
+        "--structure",
+        str(structure["id"]),
+        "--name",
+        "PKO",
+        "--start",
+        start,
+        "--stack",
+        "20000",
+        "--currency",
+        "RUB",
+        "--buy-in",
+        "0",
+        "--set",
+        "bounty_type=pko",
+        "--set",
+        "pko_head=101",
+        "--set",
+        "shared_knockouts=true",
+        "--set",
+        "rebuy_amount=100",
+        "--set",
+        "rebuy_limit=1",
+    )
     assert (t["pko_head"], t["shared_knockouts"], t["rebuy_limit"]) == (101, True, 1)
     tid = str(t["id"])
     j("poker", "open", tid)
@@ -40,8 +64,18 @@ def test_sp9_sp10_sp12_settings_knockouts_and_a_rebuy_limit_on_the_command_line(
     j("poker", "rebuy", tid, "xena")
     again = run("poker", "rebuy", tid, "xena")
     assert again.returncode == 2 and "rebuy_limit" in again.stderr and again.stderr.count("\n") == 1
-    j("poker", "knockout", tid, str(entries["wera"]), "--killer", str(entries["xena"]),
-      "--second-killer", str(entries["yuri"]), "--also-killer", str(entries["zoya"]))
+    j(
+        "poker",
+        "knockout",
+        tid,
+        str(entries["wera"]),
+        "--killer",
+        str(entries["xena"]),
+        "--second-killer",
+        str(entries["yuri"]),
+        "--also-killer",
+        str(entries["zoya"]),
+    )
     j("poker", "knockout", tid, str(entries["xena"]), "--killer", str(entries["zoya"]))
     j("poker", "knockout", tid, str(entries["yuri"]), "--killer", str(entries["zoya"]))
     places = {p["player"]: p for p in j("poker", "places", tid)}

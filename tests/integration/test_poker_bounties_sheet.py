@@ -43,17 +43,21 @@ def test_sp9_sp10_sp11_sp12_settings_points_and_mystery_prizes_on_the_sheet(sess
     sheet = found.sheet
     moscow = ZoneInfo("Europe/Moscow")
     assert sheet.options == (
-        SheetOption("pko-head", number=100), SheetOption("shared-knockouts"),
+        SheetOption("pko-head", number=100),
+        SheetOption("shared-knockouts"),
         SheetOption("rebuy-until", at=datetime(2026, 11, 29, 23, 30, tzinfo=moscow)),
-        SheetOption("rebuy-limit", number=2), SheetOption("reentry-limit", number=1),
+        SheetOption("rebuy-limit", number=2),
+        SheetOption("reentry-limit", number=1),
     )
     by = {p.player: p for p in sheet.places}
     assert by["B"].credit_text == "1/3" and sum(p.pko_points for p in sheet.places) == 400
     done = publish(session, Renderer(b"k" * 32), tmp_path, found, w.EVENING + timedelta(hours=1))
     text = _sheet_text(Path(done["folder"]))
-    assert ("Прогрессивный нокаут: голова — 100 рейтинговых очков "
-            "Общие выбивания: выбившие одного игрока делят выбивание поровну "
-            "Ребаи до 23:30 Не больше 2 ребаев на игрока Не больше 1 повторного входа на игрока") in text
+    assert (
+        "Прогрессивный нокаут: голова — 100 рейтинговых очков "
+        "Общие выбивания: выбившие одного игрока делят выбивание поровну "
+        "Ребаи до 23:30 Не больше 2 ребаев на игрока Не больше 1 повторного входа на игрока"
+    ) in text
     assert RULE_ID.findall(text) == []
 
     m = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery", "levels": w.LEVELS}, mystery=True)

@@ -24,15 +24,35 @@ def test_a_tournament_from_structure_import_to_settlement(committed, tmp_path):
     with unit_of_work(committed) as session:
         club_id = club(session, fresh=True, at=datetime.now(UTC)).id
     grid = tmp_path / "grid.json"
-    grid.write_text(json.dumps([{"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 30},
-                                {"break": True, "minutes": 10}]))
+    grid.write_text(
+        json.dumps([{"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 30}, {"break": True, "minutes": 10}])
+    )
     structure = j("poker", "structure", "import", str(grid), "--club", str(club_id), "--name", "Turbo")
     assert structure["total_minutes"] == 40
     j("player", "add", "Anna Petrova", "anna", "--born", "1991-04-12")
     start = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
-    t = j("poker", "create", "--club", str(club_id), "--structure", str(structure["id"]), "--name", "Friday",
-          "--start", start, "--stack", "20000", "--currency", "rub", "--buy-in", "150000",
-          "--set", "rebuy_amount=100000", "--set", "seat_cap=8")
+    t = j(
+        "poker",
+        "create",
+        "--club",
+        str(club_id),
+        "--structure",
+        str(structure["id"]),
+        "--name",
+        "Friday",
+        "--start",
+        start,
+        "--stack",
+        "20000",
+        "--currency",
+        "rub",
+        "--buy-in",
+        "150000",
+        "--set",
+        "rebuy_amount=100000",
+        "--set",
+        "seat_cap=8",
+    )
     assert (t["status"], t["currency"], t["seat_cap"], t["rebuy_amount"]) == ("draft", "RUB", 8, 100000)
     tid = str(t["id"])
     assert j("poker", "open", tid)["status"] == "registration_open"
@@ -52,9 +72,28 @@ def test_bad_settings_exit_2_with_every_problem_on_one_line_and_nothing_written(
     with unit_of_work(committed) as session:
         club_id = club(session, fresh=True, at=now).id
     start = (now + timedelta(days=3)).astimezone(timezone(timedelta(hours=3))).replace(microsecond=0)
-    result = run("poker", "create", "--club", str(club_id), "--structure", "999", "--name", "Bad",
-                 "--start", start.isoformat(), "--stack", "20000", "--currency", "XYZ", "--buy-in", "10.5",
-                 "--set", "seat_cap=11", "--set", f"late_reg_deadline={(start - timedelta(seconds=1)).isoformat()}")
+    result = run(
+        "poker",
+        "create",
+        "--club",
+        str(club_id),
+        "--structure",
+        "999",
+        "--name",
+        "Bad",
+        "--start",
+        start.isoformat(),
+        "--stack",
+        "20000",
+        "--currency",
+        "XYZ",
+        "--buy-in",
+        "10.5",
+        "--set",
+        "seat_cap=11",
+        "--set",
+        f"late_reg_deadline={(start - timedelta(seconds=1)).isoformat()}",
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     for fragment in ("seat cap 11", "fractional", "'XYZ'", "rule 3.9", "no blind structure 999"):

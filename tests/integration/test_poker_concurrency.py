@@ -59,7 +59,10 @@ def test_sp_2_two_overlapping_registrations_at_once_end_with_one(committed):
     )
     assert sorted(results, key=str).count("registration-overlaps") == 1
     with unit_of_work(committed) as session:
-        assert session.scalar(select(func.count()).where(Registration.player_id == pid, Registration.status == "active")) == 1
+        assert (
+            session.scalar(select(func.count()).where(Registration.player_id == pid, Registration.status == "active"))
+            == 1
+        )
 
 
 @pytest.mark.parametrize("batch", [False, True], ids=["two-counters", "counter-and-batch"])
@@ -67,8 +70,11 @@ def test_3_4_two_settlements_at_once_for_one_player_write_one_record(committed, 
     with unit_of_work(committed) as session:
         tid, pid = tournament_through_services(session), player(session).id
         checked_in(session, tid, pid)
-    other = (lambda s: poker_fees.settle_all(s, tid, "card", "Igor", NOW)) if batch else (
-        lambda s: poker_fees.settle(s, tid, pid, "card", "Igor", NOW))
+    other = (
+        (lambda s: poker_fees.settle_all(s, tid, "card", "Igor", NOW))
+        if batch
+        else (lambda s: poker_fees.settle(s, tid, pid, "card", "Igor", NOW))
+    )
     results = both_at_once(committed, lambda s: poker_fees.settle(s, tid, pid, "cash", "Olga", NOW), other)
     assert results.count(None) + results.count([]) == 1
     with unit_of_work(committed) as session:
@@ -88,7 +94,9 @@ def test_1_6_the_same_handle_added_twice_at_once_gives_one_player_and_a_plain_re
     assert sorted(results, key=str).count("handle-taken") == 1
     with unit_of_work(committed) as session:
         assert session.scalars(select(Player.handle).where(func.lower(Player.handle) == "ivan_p")).all() in (
-            ["ivan_p"], ["Ivan_P"])
+            ["ivan_p"],
+            ["Ivan_P"],
+        )
 
 
 def _first_holds_then_second(engine, first, second) -> list[object]:
@@ -117,7 +125,10 @@ def _first_holds_then_second(engine, first, second) -> list[object]:
 def test_sp_2_an_edit_and_a_registrants_sign_up_elsewhere_at_once_never_leave_an_overlap(committed, edit_first):
     with unit_of_work(committed) as session:
         c = club(session, fresh=True, at=NOW)
-        a, b = tournament_through_services(session, c.id), tournament_through_services(session, c.id, start=START + timedelta(hours=3))
+        a, b = (
+            tournament_through_services(session, c.id),
+            tournament_through_services(session, c.id, start=START + timedelta(hours=3)),
+        )
         pid = player(session).id
         poker_entries.register(session, a, pid, NOW)
     move = {"scheduled_start": START + timedelta(hours=3), "late_reg_deadline": START + timedelta(hours=4)}

@@ -33,9 +33,9 @@ def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):
     show = j("poker", "seat", "show", tid)
     mover = next(s for s in show["seats"] if s["table"] == 1)
     occupied = next(s for s in show["seats"] if s["table"] == 2)
-    assert refused(
-        committed, "poker", "seat", "move", tid, str(mover["entry_id"]), "2", str(occupied["seat"])
-    ) == (f"error: table 2 seat {occupied['seat']} is taken by entry {occupied['entry_id']}")
+    assert refused(committed, "poker", "seat", "move", tid, str(mover["entry_id"]), "2", str(occupied["seat"])) == (
+        f"error: table 2 seat {occupied['seat']} is taken by entry {occupied['entry_id']}"
+    )
     assert refused(committed, "poker", "seat", "break-table", tid, "1", "--yes") == (
         "error: table 1 has 3 players but the other tables have only 0 free seats"
     )

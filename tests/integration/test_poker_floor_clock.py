@@ -160,7 +160,5 @@ def test_sp_8_concurrent_advance_clock_runs_record_every_change_once(committed):
     handled = sorted(r["tournament_id"] for run in results for r in run)
     assert handled == sorted(ids)  # each tournament by exactly one of the two
     with committed.connect() as conn:
-        per = conn.execute(
-            text("SELECT tournament_id, count(*) FROM poker_clock_events GROUP BY tournament_id")
-        ).all()
+        per = conn.execute(text("SELECT tournament_id, count(*) FROM poker_clock_events GROUP BY tournament_id")).all()
     assert {n for _, n in per} == {4}  # L1, L2, L3 and its break start

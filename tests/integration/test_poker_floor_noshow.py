@@ -80,9 +80,7 @@ def test_sp_6_a_dead_stack_busts_at_zero_with_no_killer_and_frees_its_seat(sessi
         .where(Knockout.tournament_id == t.id)
         .order_by(Knockout.busted_entry_id)
     ).all()
-    assert [tuple(k) for k in knockouts] == [
-        (d.entry_id, None, 1, 5) for d in sorted(stacks, key=lambda d: d.entry_id)
-    ]
+    assert [tuple(k) for k in knockouts] == [(d.entry_id, None, 1, 5) for d in sorted(stacks, key=lambda d: d.entry_id)]
 
 
 def test_an_arrived_player_stops_paying_and_bad_arrivals_are_refused(session):

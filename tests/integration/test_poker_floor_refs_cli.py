@@ -14,11 +14,22 @@ from tests.support.poker_world import checked_in, club, tournament_through_servi
 def test_a_knockout_by_seat_and_by_name_prints_who_busted_whom_how_many_remain_and_the_money(committed):
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        tid = tournament_through_services(session, club(session, fresh=True, at=now).id, start=now - timedelta(minutes=30), status="running",
-                         late_reg_deadline=now + timedelta(hours=1), itm_percent=0, itm_min=1)
+        tid = tournament_through_services(
+            session,
+            club(session, fresh=True, at=now).id,
+            start=now - timedelta(minutes=30),
+            status="running",
+            late_reg_deadline=now + timedelta(hours=1),
+            itm_percent=0,
+            itm_min=1,
+        )
         ids = {}
-        for name, handle in (("Anna Petrova", "anna"), ("Boris Ivanov", "boris"), ("Cyril Orlov", "cyril"),
-                             ("Anna Petrova", "anna2")):
+        for name, handle in (
+            ("Anna Petrova", "anna"),
+            ("Boris Ivanov", "boris"),
+            ("Cyril Orlov", "cyril"),
+            ("Anna Petrova", "anna2"),
+        ):
             pid = poker_players.add_player(session, name, handle, datetime(1990, 1, 1).date(), now).id
             ids[handle] = checked_in(session, tid, pid, now - timedelta(hours=1)).id
     t = str(tid)
@@ -31,6 +42,12 @@ def test_a_knockout_by_seat_and_by_name_prints_who_busted_whom_how_many_remain_a
     assert out.returncode == 0, out.stderr
     assert " ".join(out.stdout.split()).startswith("bust 1: Boris Ivanov by Cyril Orlov · 3 remain · 2 to the money")
     [k] = j("poker", "knockout", t, "anna2", "--killer", "@cyril")
-    assert (k["bust_number"], k["busted"], k["killer"], k["busted_entry_id"]) == (2, "Anna Petrova", "Cyril Orlov",
-                                                                                   ids["anna2"])
-    assert refused(committed, "poker", "knockout", t, "9/9") == f"error: nobody sits at table 9 seat 9 of tournament {t}"
+    assert (k["bust_number"], k["busted"], k["killer"], k["busted_entry_id"]) == (
+        2,
+        "Anna Petrova",
+        "Cyril Orlov",
+        ids["anna2"],
+    )
+    assert (
+        refused(committed, "poker", "knockout", t, "9/9") == f"error: nobody sits at table 9 seat 9 of tournament {t}"
+    )

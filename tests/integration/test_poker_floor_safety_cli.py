@@ -28,8 +28,13 @@ def two(committed):
         club_id = club(session, fresh=True, at=now).id
         ids = []
         for n in (1, 2):
-            tid = tournament_through_services(session, club_id, start=now - timedelta(minutes=30 + n), status="running",
-                             late_reg_deadline=now + timedelta(hours=1))
+            tid = tournament_through_services(
+                session,
+                club_id,
+                start=now - timedelta(minutes=30 + n),
+                status="running",
+                late_reg_deadline=now + timedelta(hours=1),
+            )
             for handle in (f"ann{n}", f"bob{n}"):
                 checked_in(session, tid, player(session, handle=handle).id, now - timedelta(hours=1))
             ids.append(tid)
@@ -39,7 +44,9 @@ def two(committed):
 def test_void_settlement_takes_the_tournament_and_refuses_another_tournaments_settlement(two, committed):
     a, b = map(str, two)
     settled = j("poker", "settle", a, "ann1", "--by", "Olga")
-    line = refused(committed, "poker", "void-settlement", b, str(settled["id"]), "--by", "Igor", "--reason", "x", "--yes")
+    line = refused(
+        committed, "poker", "void-settlement", b, str(settled["id"]), "--by", "Igor", "--reason", "x", "--yes"
+    )
     assert line == f"error: no settlement {settled['id']} in tournament {b}"
     voided = j("poker", "void-settlement", a, str(settled["id"]), "--by", "Igor", "--reason", "typo", "--yes")
     assert (voided["tournament_id"], voided["voided_by"], voided["void_reason"]) == (int(a), "Igor", "typo")
@@ -49,19 +56,23 @@ def test_destructive_commands_say_what_they_will_do_and_without_yes_change_nothi
     a, _ = map(str, two)
     settled = j("poker", "settle", a, "ann1", "--by", "Olga")
     line = refused(committed, "poker", "void-settlement", a, str(settled["id"]), "--by", "Igor", "--reason", "typo")
-    assert line == (f"error: void settlement {settled['id']} of tournament {a}: Ann1, 150000 RUB minor units by cash; "
-                    "the fees are owed again: pass --yes to go ahead (no terminal to ask on)")
+    assert line == (
+        f"error: void settlement {settled['id']} of tournament {a}: Ann1, 150000 RUB minor units by cash; "
+        "the fees are owed again: pass --yes to go ahead (no terminal to ask on)"
+    )
     line = refused(committed, "poker", "cancel", a)
-    assert line == (f"error: cancel tournament {a} 'Friday' (running, 2 players in): "
-                    "pass --yes to go ahead (no terminal to ask on)")
+    assert line == (
+        f"error: cancel tournament {a} 'Friday' (running, 2 players in): pass --yes to go ahead (no terminal to ask on)"
+    )
     assert j("poker", "cancel", a, "--yes") == {"id": int(a), "status": "cancelled"}
 
 
 def test_finish_is_refused_while_more_than_one_player_is_in(two, committed):
     a, _ = map(str, two)
     line = refused(committed, "poker", "finish", a, "--yes")
-    assert line == (f"error: tournament {a} 'Friday' has 2 players still in: "
-                    "record the knockouts until one is left (rule 3.7)")
+    assert line == (
+        f"error: tournament {a} 'Friday' has 2 players still in: record the knockouts until one is left (rule 3.7)"
+    )
 
 
 def test_the_final_table_is_refused_while_late_registration_is_open_with_the_reason(two, committed):
@@ -69,8 +80,10 @@ def test_the_final_table_is_refused_while_late_registration_is_open_with_the_rea
     with unit_of_work(committed) as session:
         deadline = poker_tournaments.get_tournament(session, int(a)).late_reg_deadline
     line = refused(committed, "poker", "seat", "final-table", a, "--confirm")
-    assert line == (f"error: late registration is open until {deadline.isoformat()}: the final table waits for it "
-                    "to close (a new entry could still come)")
+    assert line == (
+        f"error: late registration is open until {deadline.isoformat()}: the final table waits for it "
+        "to close (a new entry could still come)"
+    )
 
 
 def test_finish_with_one_player_left_places_everyone_at_once_without_waiting_for_the_void_window(two, committed):

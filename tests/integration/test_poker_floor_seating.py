@@ -44,9 +44,7 @@ def unseated_entry(session, tid: int) -> Entry:
 
 
 def seats(session, tid) -> dict[int, tuple[int, int]]:
-    rows = session.execute(
-        select(Seat.entry_id, Seat.table_no, Seat.seat_no).where(Seat.tournament_id == tid)
-    ).all()
+    rows = session.execute(select(Seat.entry_id, Seat.table_no, Seat.seat_no).where(Seat.tournament_id == tid)).all()
     return {e: (t, s) for e, t, s in rows}
 
 
@@ -61,8 +59,12 @@ def test_sp_13_the_draw_seats_every_active_entry_evenly_from_both_seeds_and_reco
     expected = pure.initial_seating(entries, 9, draw.combined(platform, "s33d"))
     assert seats(session, t.id) == {s.entry: (s.table, s.seat) for s in expected.seats}
     assert out["draw"] == {
-        "seq": 1, "purpose": "initial-seating", "commitment": draw.commitment(platform), "platform_seed": platform,
-        "floor_seed": "s33d", "next_commitment": draw.commitment("b" * 64),
+        "seq": 1,
+        "purpose": "initial-seating",
+        "commitment": draw.commitment(platform),
+        "platform_seed": platform,
+        "floor_seed": "s33d",
+        "next_commitment": draw.commitment("b" * 64),
     }
     stored = session.scalars(select(SeatDraw).where(SeatDraw.tournament_id == t.id).order_by(SeatDraw.seq)).all()
     assert [(d.seq, d.purpose, d.seed, d.floor_seed, d.items) for d in stored] == [
@@ -184,8 +186,13 @@ def test_the_database_refuses_two_players_in_one_seat(session):
     t = tournament(session, seat_cap=3)
     a, b = enter(session, t), enter(session, t)
     svc.draw_initial(session, t.id, T0, seed="x")
-    refused(session, "uq_poker_seats_tournament_id_table_no_seat_no",
-            "UPDATE poker_seats SET table_no = 1, seat_no = 1 WHERE entry_id IN (:a, :b)", a=a.id, b=b.id)
+    refused(
+        session,
+        "uq_poker_seats_tournament_id_table_no_seat_no",
+        "UPDATE poker_seats SET table_no = 1, seat_no = 1 WHERE entry_id IN (:a, :b)",
+        a=a.id,
+        b=b.id,
+    )
 
 
 def test_3_6_the_database_refuses_to_commit_a_late_entry_without_a_seat(committed):
@@ -203,15 +210,11 @@ def test_3_6_the_database_refuses_to_commit_a_late_entry_without_a_seat(committe
         svc.seat_new_entry(s, unseated_entry(s, tid).id, LATER)
     with committed.connect() as conn:
         assert (
-            conn.execute(
-                text("SELECT count(*) FROM poker_entries WHERE tournament_id = :t"), {"t": tid}
-            ).scalar_one()
+            conn.execute(text("SELECT count(*) FROM poker_entries WHERE tournament_id = :t"), {"t": tid}).scalar_one()
             == 3
         )
         assert (
-            conn.execute(
-                text("SELECT count(*) FROM poker_seats WHERE tournament_id = :t"), {"t": tid}
-            ).scalar_one()
+            conn.execute(text("SELECT count(*) FROM poker_seats WHERE tournament_id = :t"), {"t": tid}).scalar_one()
             == 3
         )
 
@@ -244,9 +247,7 @@ def test_concurrent_late_entries_never_share_a_seat(committed):
     assert errors == []
     with committed.connect() as conn:
         rows = conn.execute(
-            text(
-                "SELECT table_no, count(*) FROM poker_seats WHERE tournament_id = :t GROUP BY table_no ORDER BY 1"
-            ),
+            text("SELECT table_no, count(*) FROM poker_seats WHERE tournament_id = :t GROUP BY table_no ORDER BY 1"),
             {"t": tid},
         ).all()
         tables = conn.execute(

@@ -12,8 +12,20 @@ from domain.store.db import unit_of_work
 from tests.support.cli import j, refused, run
 from tests.support.poker_world import club, structure
 
-NAMES = ["Anna Petrova", "Boris Ivanov", "Vera Orlova", "Gleb Smirnov", "Dina Popova", "Egor Volkov",
-         "Zoya Lebedeva", "Ilya Kozlov", "Kira Novikova", "Lev Morozov", "Mila Sokolova", "Oleg Pavlov"]
+NAMES = [
+    "Anna Petrova",
+    "Boris Ivanov",
+    "Vera Orlova",
+    "Gleb Smirnov",
+    "Dina Popova",
+    "Egor Volkov",
+    "Zoya Lebedeva",
+    "Ilya Kozlov",
+    "Kira Novikova",
+    "Lev Morozov",
+    "Mila Sokolova",
+    "Oleg Pavlov",
+]
 
 
 def handle(name: str) -> str:
@@ -38,9 +50,28 @@ def test_a_twelve_player_tournament_runs_end_to_end_from_the_cli_with_names_roub
     with unit_of_work(committed) as session:
         club_id, structure_id = club(session).id, structure(session).id
     start = (datetime.now(UTC) + timedelta(hours=1)).replace(microsecond=0)
-    created = j("poker", "create", "--club", str(club_id), "--structure", str(structure_id), "--name", "Friday 12",
-                "--start", start.isoformat(), "--stack", "20000", "--currency", "RUB", "--buy-in", "150000",
-                "--set", "seat_cap=6", "--set", f"late_reg_deadline={(start + timedelta(hours=1)).isoformat()}")
+    created = j(
+        "poker",
+        "create",
+        "--club",
+        str(club_id),
+        "--structure",
+        str(structure_id),
+        "--name",
+        "Friday 12",
+        "--start",
+        start.isoformat(),
+        "--stack",
+        "20000",
+        "--currency",
+        "RUB",
+        "--buy-in",
+        "150000",
+        "--set",
+        "seat_cap=6",
+        "--set",
+        f"late_reg_deadline={(start + timedelta(hours=1)).isoformat()}",
+    )
     t = str(created["id"])
     j("poker", "open", t)
     for name in NAMES:
@@ -52,7 +83,15 @@ def test_a_twelve_player_tournament_runs_end_to_end_from_the_cli_with_names_roub
     # everyone is here early: the director brings the start forward and closes late registration
     start = (datetime.now(UTC) + timedelta(seconds=2)).replace(microsecond=0)
     closes = start + timedelta(seconds=1)
-    j("poker", "edit", t, "--set", f"scheduled_start={start.isoformat()}", "--set", f"late_reg_deadline={closes.isoformat()}")
+    j(
+        "poker",
+        "edit",
+        t,
+        "--set",
+        f"scheduled_start={start.isoformat()}",
+        "--set",
+        f"late_reg_deadline={closes.isoformat()}",
+    )
     j("poker", "start", t)
     drawn = j("poker", "seat", "draw", t)
     assert [table["players"] for table in drawn["tables"]] == [6, 6]
@@ -85,7 +124,8 @@ def test_a_twelve_player_tournament_runs_end_to_end_from_the_cli_with_names_roub
 
     places = j("poker", "places", t)
     assert [(p["place"], p["player"]) for p in places] == [(1, "Anna Petrova")] + [
-        (2 + n, name) for n, name in enumerate(reversed(out))]  # the last out is second
+        (2 + n, name) for n, name in enumerate(reversed(out))
+    ]  # the last out is second
     assert places[0]["knockouts"] == 11
     finished = j("poker", "finish", t, "--yes")
     assert (finished["status"], finished["placed"]) == ("finished", 12)

@@ -61,8 +61,17 @@ def test_3_2_a_group_closed_by_a_later_bust_is_refused(session):
     e = w.field(session, t, "ABCD")
     ko(session, t, Bust(e["A"].id, e["D"].id), group="h1")
     ko(session, t, Bust(e["B"].id, e["D"].id))
-    refused_call(session, "knockout-group-closed", record_knockouts, session, t.id, [Bust(e["C"].id, e["D"].id)],
-            now=EVENING, actor="floor", group="h1")
+    refused_call(
+        session,
+        "knockout-group-closed",
+        record_knockouts,
+        session,
+        t.id,
+        [Bust(e["C"].id, e["D"].id)],
+        now=EVENING,
+        actor="floor",
+        group="h1",
+    )
 
 
 def test_3_2_two_killers_make_one_record_with_half_credit_and_the_second_in_the_audit_only(session):
@@ -76,8 +85,12 @@ def test_3_2_two_killers_make_one_record_with_half_credit_and_the_second_in_the_
 
 @pytest.mark.parametrize(
     "case, code",
-    [("self", "knockout-self"), ("busted", "knockout-already-out"), ("unknown", "knockout-unknown-entry"),
-     ("last", "knockout-nobody-left")],
+    [
+        ("self", "knockout-self"),
+        ("busted", "knockout-already-out"),
+        ("unknown", "knockout-unknown-entry"),
+        ("last", "knockout-nobody-left"),
+    ],
 )
 def test_3_2_bad_knockouts_are_refused_with_a_code_and_nothing_written(session, case, code):
     t = w.tournament(session, **w.BOUNTY)
@@ -101,11 +114,18 @@ def test_3_2_a_knockout_without_a_level_records_the_level_the_clock_shows(sessio
     e = w.field(session, t, "ABCDEF")
     [before] = desk.knock_out(session, t.id, [Bust(e["A"].id, e["F"].id)], now=T0 + timedelta(minutes=1), actor="floor")
     clock_service.act(session, t.id, "start", T0 + timedelta(minutes=2))
-    [second] = desk.knock_out(session, t.id, [Bust(e["B"].id, e["F"].id)], now=T0 + timedelta(minutes=25), actor="floor")
-    [on_break] = desk.knock_out(session, t.id, [Bust(e["C"].id, e["F"].id)], now=T0 + timedelta(minutes=45), actor="floor")
-    [named] = desk.knock_out(session, t.id, [Bust(e["D"].id, e["F"].id)], now=T0 + timedelta(minutes=46),
-                             actor="floor", level=2)
-    [exhausted] = desk.knock_out(session, t.id, [Bust(e["E"].id, e["F"].id)], now=T0 + timedelta(hours=3), actor="floor")
+    [second] = desk.knock_out(
+        session, t.id, [Bust(e["B"].id, e["F"].id)], now=T0 + timedelta(minutes=25), actor="floor"
+    )
+    [on_break] = desk.knock_out(
+        session, t.id, [Bust(e["C"].id, e["F"].id)], now=T0 + timedelta(minutes=45), actor="floor"
+    )
+    [named] = desk.knock_out(
+        session, t.id, [Bust(e["D"].id, e["F"].id)], now=T0 + timedelta(minutes=46), actor="floor", level=2
+    )
+    [exhausted] = desk.knock_out(
+        session, t.id, [Bust(e["E"].id, e["F"].id)], now=T0 + timedelta(hours=3), actor="floor"
+    )
     assert [k.level for k in (before, second, on_break, named, exhausted)] == [None, 2, 3, 2, 5]
 
 
@@ -113,16 +133,33 @@ def test_3_2_a_level_beyond_the_structure_is_refused_and_nothing_written(session
     """3.2: the structure has 5 levels; level 6 is refused with a plain message."""
     t = w.tournament(session)
     e = w.field(session, t, "AB")
-    err = refused_call(session, "knockout-bad-level", desk.knock_out, session, t.id, [Bust(e["A"].id, e["B"].id)],
-                       now=EVENING, actor="floor", level=6)
+    err = refused_call(
+        session,
+        "knockout-bad-level",
+        desk.knock_out,
+        session,
+        t.id,
+        [Bust(e["A"].id, e["B"].id)],
+        now=EVENING,
+        actor="floor",
+        level=6,
+    )
     assert err.message == "level 6: the tournament's blind structure has 5 levels"
 
 
 def test_3_2_a_knockout_in_a_tournament_not_running_is_refused(session):
     t = w.tournament(session, **w.BOUNTY, status="registration_open")
     e = w.field(session, t, "AB")
-    refused_call(session, "knockout-not-running", record_knockouts, session, t.id, [Bust(e["A"].id, e["B"].id)],
-            now=EVENING, actor="floor")
+    refused_call(
+        session,
+        "knockout-not-running",
+        record_knockouts,
+        session,
+        t.id,
+        [Bust(e["A"].id, e["B"].id)],
+        now=EVENING,
+        actor="floor",
+    )
 
 
 @pytest.mark.parametrize("seconds, allowed", [(299, True), (300, True), (301, False)])
@@ -190,7 +227,9 @@ def test_sp_4_a_mystery_description_with_money_is_refused_and_nothing_written(se
     t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
     e = w.field(session, t, "ABC")
     [k] = ko(session, t, Bust(e["A"].id, e["B"].id))
-    refused_call(session, "money-wording", mystery_draw, session, k.id, now=EVENING, actor="floor", description=description)
+    refused_call(
+        session, "money-wording", mystery_draw, session, k.id, now=EVENING, actor="floor", description=description
+    )
 
 
 def test_3_3_a_draw_with_the_feature_off_is_refused(session):
@@ -232,9 +271,7 @@ def _setup(engine, **kw):
 def test_3_2_two_floors_recording_the_same_bust_at_once_write_one_record(committed):
     """3.2: duplicate protection under concurrency: one record, the other floor refused."""
     t, e = _setup(committed)
-    outcomes = _at_once(
-        committed, lambda s: record_knockouts(s, t, [Bust(e["A"], e["B"])], now=EVENING, actor="floor")
-    )
+    outcomes = _at_once(committed, lambda s: record_knockouts(s, t, [Bust(e["A"], e["B"])], now=EVENING, actor="floor"))
     assert outcomes == ["knockout-already-out", "ok"]
     with unit_of_work(committed) as s:
         assert count(s, Knockout, Knockout.tournament_id == t) == 1

@@ -18,9 +18,17 @@ def test_entries_knockouts_settlements_structures_and_player_search(committed):
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
         club_id = club(session, fresh=True, at=now).id
-        tid = tournament_through_services(session, club_id, start=now - timedelta(minutes=30), status="running",
-                         late_reg_deadline=now + timedelta(hours=1))
-        entries = {h: checked_in(session, tid, player(session, handle=h).id, now - timedelta(hours=1)).id for h in ("ann", "bob")}
+        tid = tournament_through_services(
+            session,
+            club_id,
+            start=now - timedelta(minutes=30),
+            status="running",
+            late_reg_deadline=now + timedelta(hours=1),
+        )
+        entries = {
+            h: checked_in(session, tid, player(session, handle=h).id, now - timedelta(hours=1)).id
+            for h in ("ann", "bob")
+        }
         late = player(session, handle="cyd").id
         from domain.poker.services import entries as poker_entries
 
@@ -35,10 +43,21 @@ def test_entries_knockouts_settlements_structures_and_player_search(committed):
     [k] = j("poker", "knockout", t, str(entries["bob"]), "--killer", str(entries["ann"]))
     [listed] = j("poker", "knockouts", t)
     assert (listed["id"], listed["bust_number"], listed["busted"], listed["killer"], listed["voided"]) == (
-        k["id"], 1, "Bob", "Ann", False)
+        k["id"],
+        1,
+        "Bob",
+        "Ann",
+        False,
+    )
     settled = j("poker", "settle", t, "ann", "--by", "Olga")
     [s] = j("poker", "settlements", t)
-    assert (s["id"], s["player"], s["amount"], s["currency"], s["voided"]) == (settled["id"], "Ann", 150000, "RUB", False)
+    assert (s["id"], s["player"], s["amount"], s["currency"], s["voided"]) == (
+        settled["id"],
+        "Ann",
+        150000,
+        "RUB",
+        False,
+    )
     [structure] = j("poker", "structures", "--club", str(club_id))
     assert (structure["levels"], structure["total_minutes"]) == (5, 135)
     assert [p["handle"] for p in j("player", "search", "AN")] == ["ann"]

@@ -119,7 +119,9 @@ def test_sp11_sp4_the_database_takes_only_mystery_prizes_the_domain_sealed(sessi
     from tests.support.db import refused
 
     t = w.tournament(session, **w.BOUNTY | {"bounty_type": "mystery"}, mystery=True)
-    insert = "INSERT INTO poker_mystery_prizes (tournament_id, position, description, wording_seal) VALUES (:t, 1, :d, :s)"
+    insert = (
+        "INSERT INTO poker_mystery_prizes (tournament_id, position, description, wording_seal) VALUES (:t, 1, :d, :s)"
+    )
     refused(session, "ck_poker_mystery_prizes_description", insert, t=t.id, d="100 $", s="")
     refused(session, "ck_poker_mystery_prizes_description", insert, t=t.id, d="100 $", s=wording_seal("Лимонад"))
     session.execute(text(insert), {"t": t.id, "d": "Лимонад", "s": wording_seal("Лимонад")})

@@ -40,9 +40,15 @@ def test_3_4_prize_lines_are_stored_by_place_and_replaced_whole(session):
 
 @pytest.mark.parametrize(
     "lines, code",
-    [(["Cup", "1000 руб."], "money-wording"), (["$50"], "money-wording"), (["5 000 р"], "money-wording"),
-     (["денежный приз"], "money-wording"), (["cash"], "money-wording"), (["Medal"] * 201, "prizes-too-many-lines"),
-     (["x" * 501], "prize-line-too-long")],
+    [
+        (["Cup", "1000 руб."], "money-wording"),
+        (["$50"], "money-wording"),
+        (["5 000 р"], "money-wording"),
+        (["денежный приз"], "money-wording"),
+        (["cash"], "money-wording"),
+        (["Medal"] * 201, "prizes-too-many-lines"),
+        (["x" * 501], "prize-line-too-long"),
+    ],
 )
 def test_sp_4_bad_prize_lists_are_refused_and_the_old_list_stays(session, lines, code):
     t = w.tournament(session, **w.BOUNTY)
@@ -97,7 +103,16 @@ def test_sp_7_worked_example_through_the_services(session):
     set_prizes(session, t.id, ["Cup", "Medal", "Cap"])
     found = {p.name: p.place for p in places(session, t.id)}
     assert {n: p.place for n, p in found.items()} == {
-        "K": 1, "J": 2, "I": 3, "H": 4, "B": 5, "G": 6, "F": 7, "D": 8, "E": 8, "C": 10
+        "K": 1,
+        "J": 2,
+        "I": 3,
+        "H": 4,
+        "B": 5,
+        "G": 6,
+        "F": 7,
+        "D": 8,
+        "E": 8,
+        "C": 10,
     }
     assert (found["K"].prize, found["J"].prize, found["I"].prize, found["H"].prize) == ("Cup", "Medal", "Cap", None)
     assert found["K"].credit == Fraction(6) and found["B"].credit == Fraction(2)
@@ -120,7 +135,9 @@ def test_3_7_a_voided_knockout_does_not_count_in_places(session):
     record_knockouts(session, t.id, [Bust(e["A"].id, e["C"].id)], now=EVENING, actor="f")
     record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id)], now=EVENING, actor="f")
     assert [(p.name, p.place.place, p.place.bust_number) for p in places(session, t.id)] == [
-        ("C", 1, None), ("B", 2, 2), ("A", 3, 1)
+        ("C", 1, None),
+        ("B", 2, 2),
+        ("A", 3, 1),
     ]
 
 
@@ -132,7 +149,9 @@ def test_finalize_waits_for_one_player_and_the_void_window_then_writes_places_on
     [done] = finalize_tournaments(session, LATER)
     assert done.tournament_id == t.id
     assert [(p.name, p.place.place, p.place.prize) for p in done.places][:3] == [
-        ("K", 1, "Cup"), ("J", 2, "Medal"), ("I", 3, None)
+        ("K", 1, "Cup"),
+        ("J", 2, "Medal"),
+        ("I", 3, None),
     ]
     session.refresh(t)
     assert (t.status, t.finished_at) == ("finished", LATER)
@@ -165,12 +184,16 @@ def test_3_2_without_bounty_knockouts_are_still_recorded_for_places_and_statisti
     record_knockouts(session, t.id, [Bust(e["B"].id, e["C"].id, e["D"].id)], now=EVENING, actor="f")
     record_knockouts(session, t.id, [Bust(e["C"].id, e["D"].id)], now=EVENING, actor="f")
     assert [(p.name, p.place.place, p.place.knockouts, p.place.credit) for p in places(session, t.id)] == [
-        ("D", 1, 2, Fraction(2)), ("C", 2, 1, Fraction(1, 2)), ("B", 3, 0, Fraction(0)), ("A", 4, 0, Fraction(0))
+        ("D", 1, 2, Fraction(2)),
+        ("C", 2, 1, Fraction(1, 2)),
+        ("B", 3, 0, Fraction(0)),
+        ("A", 4, 0, Fraction(0)),
     ]
 
 
 def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(session, engine):
     """The job: a constant number of statements, not one round per tournament or player."""
+
     def finished_down_to_one(n: int) -> None:
         for _ in range(n):
             t = w.tournament(session, **w.BOUNTY)
@@ -183,7 +206,9 @@ def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(s
     finished_down_to_one(3)
     with StatementCounter(engine) as three:
         assert len(finalize_tournaments(session, LATER)) == 3
-    assert one.count == three.count == 8  # lock+pick, entries, shares (SP-9, SP-10), knockouts, prizes, insert, update, names
+    assert (
+        one.count == three.count == 8
+    )  # lock+pick, entries, shares (SP-9, SP-10), knockouts, prizes, insert, update, names
 
 
 def test_finalize_run_twice_at_once_finishes_a_tournament_once(committed):

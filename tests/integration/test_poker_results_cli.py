@@ -39,8 +39,14 @@ def test_the_floor_records_knockouts_draws_and_reads_places_as_json(game, commit
     assert (draw["draw_number"], draw["description"]) == (1, "Dinner for 2")
 
     itm = json.loads(run("--json", "poker", "itm", str(t)).stdout)
-    assert itm == {"tournament_id": t, "paid_places": 1, "remaining": 2, "remaining_to_money": 1,
-                   "on_bubble": True, "in_money": False}
+    assert itm == {
+        "tournament_id": t,
+        "paid_places": 1,
+        "remaining": 2,
+        "remaining_to_money": 1,
+        "on_bubble": True,
+        "in_money": False,
+    }
 
     prizes = json.loads(run("--json", "poker", "prizes", "preset", str(t), "cup").stdout)
     assert [p["place"] for p in prizes] == [1, 2, 3]
@@ -49,8 +55,9 @@ def test_the_floor_records_knockouts_draws_and_reads_places_as_json(game, commit
     assert k2["bust_number"] == 2
     places = json.loads(run("--json", "poker", "places", str(t)).stdout)
     assert [(p["place"], p["player"], p["credit"], p["prize"]) for p in places] == [
-        (1, "C", "2", "Кубок и вход на турнир клуба"), (2, "B", "0", "Вход на турнир клуба"),
-        (3, "A", "0", "Вход на турнир клуба")
+        (1, "C", "2", "Кубок и вход на турнир клуба"),
+        (2, "B", "0", "Вход на турнир клуба"),
+        (3, "A", "0", "Вход на турнир клуба"),
     ]  # the preset in the club's language (Russian: the club chose none, 3.4, DOC-4)
 
 
@@ -72,8 +79,9 @@ def test_sp4_the_cli_stores_innocent_lines_with_the_domains_seal(game, committed
     out = run("--json", "poker", "prizes", "set", str(t), *lines)
     assert out.returncode == 0, out.stderr
     with committed.connect() as conn:
-        stored = conn.execute(select(Prize.description, Prize.wording_seal).where(Prize.tournament_id == t)
-                              .order_by(Prize.place)).all()
+        stored = conn.execute(
+            select(Prize.description, Prize.wording_seal).where(Prize.tournament_id == t).order_by(Prize.place)
+        ).all()
     assert [d for d, _ in stored] == lines
     assert all(seal == seal_for(CHECKER, d) for d, seal in stored)
 

@@ -32,7 +32,9 @@ def test_sp4_no_door_accepts_a_line_the_domain_refuses(session, line):
     refused(session, NO_SEAL, PRIZE, t=t.id, p=1, d=line, s=None)
     for seal in ("", wording_seal("Cup"), f"{CHECKER}:{'0' * 64}", seal_for(CHECKER, "Cup")):
         refused(session, "ck_poker_prizes_description", PRIZE, t=t.id, p=1, d=line, s=seal)
-    assert session.execute(text("SELECT count(*) FROM poker_prizes WHERE tournament_id = :t"), {"t": t.id}).scalar() == 0
+    assert (
+        session.execute(text("SELECT count(*) FROM poker_prizes WHERE tournament_id = :t"), {"t": t.id}).scalar() == 0
+    )
 
 
 @pytest.mark.parametrize("line", ACCEPTED[::4], ids=repr)
@@ -55,8 +57,10 @@ def test_sp4_a_raw_update_of_a_sealed_line_is_refused(session):
     refused(session, "ck_poker_prizes_description", update, d="Dinner for 3", t=t.id)
     refused(session, NO_SEAL, "UPDATE poker_prizes SET wording_seal = NULL WHERE tournament_id = :t", t=t.id)
     set_prizes(session, t.id, ["Dinner for 3"])
-    assert session.execute(text("SELECT description FROM poker_prizes WHERE tournament_id = :t"),
-                           {"t": t.id}).scalar_one() == "Dinner for 3"
+    assert (
+        session.execute(text("SELECT description FROM poker_prizes WHERE tournament_id = :t"), {"t": t.id}).scalar_one()
+        == "Dinner for 3"
+    )
 
 
 def test_sp4_the_database_refuses_a_prize_line_over_500_characters_or_blank_or_past_place_200(session):
@@ -80,8 +84,9 @@ def test_3_2_the_database_keeps_one_live_knockout_per_busted_entry_and_refuses_d
     refused(session, NOT_DELETED, "DELETE FROM poker_knockouts WHERE id = :id", id=ko)
     refused(session, IMMUTABLE, "UPDATE poker_knockouts SET bust_number = 2 WHERE id = :id", id=ko)
     refused(session, "ck_poker_knockouts_not_self", insert.replace(":k", ":b"), t=t.id, b=e["A"].id)  # self-knockout
-    session.execute(text("UPDATE poker_knockouts SET voided_at = now(), voided_by = 'floor' WHERE id = :id"),
-                    {"id": ko})
+    session.execute(
+        text("UPDATE poker_knockouts SET voided_at = now(), voided_by = 'floor' WHERE id = :id"), {"id": ko}
+    )
     refused(session, IMMUTABLE, "UPDATE poker_knockouts SET voided_at = now() + interval '1 s' WHERE id = :id", id=ko)
     session.execute(text(insert), {"t": t.id, "b": e["A"].id, "k": e["B"].id})  # a new bust after a void
 
@@ -99,14 +104,47 @@ def test_3_3_the_database_keeps_one_draw_per_killer_entry_and_the_killer_of_the_
         "INSERT INTO poker_mystery_draws (tournament_id, knockout_id, killer_entry_id, draw_number, description, "
         "wording_seal, drawn_at, drawn_by) VALUES (:t, :ko, :k, :n, :d, :s, now(), 'floor')"
     )
-    refused(session, "fk_poker_mystery_draws_knockout_killer", draw, t=t.id, ko=ko1, k=e["B"].id, n=1, d=None, s=None)  # not the killer of that knockout
-    refused(session, "ck_poker_mystery_draws_description", draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d="cash", s=None)  # SP-4: no seal
-    refused(session, "ck_poker_mystery_draws_description", draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d="саsh", s=wording_seal("Cup"))  # another's seal
-    refused(session, "ck_poker_mystery_draws_description", draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d=None, s=wording_seal("Cup"))  # a seal, no text
-    session.execute(text(draw), {"t": t.id, "ko": ko1, "k": e["C"].id, "n": 1, "d": "Dinner for 2",
-                                 "s": wording_seal("Dinner for 2")})
-    refused(session, "uq_poker_mystery_draws_killer", draw, t=t.id, ko=ko2, k=e["C"].id, n=2, d=None, s=None)  # second draw of the killer entry
-    refused(session, "poker_mystery_draws is append-only: UPDATE refused", "UPDATE poker_mystery_draws SET description = 'Cup' WHERE knockout_id = :ko", ko=ko1)
+    refused(
+        session, "fk_poker_mystery_draws_knockout_killer", draw, t=t.id, ko=ko1, k=e["B"].id, n=1, d=None, s=None
+    )  # not the killer of that knockout
+    refused(
+        session, "ck_poker_mystery_draws_description", draw, t=t.id, ko=ko1, k=e["C"].id, n=1, d="cash", s=None
+    )  # SP-4: no seal
+    refused(
+        session,
+        "ck_poker_mystery_draws_description",
+        draw,
+        t=t.id,
+        ko=ko1,
+        k=e["C"].id,
+        n=1,
+        d="саsh",
+        s=wording_seal("Cup"),
+    )  # another's seal
+    refused(
+        session,
+        "ck_poker_mystery_draws_description",
+        draw,
+        t=t.id,
+        ko=ko1,
+        k=e["C"].id,
+        n=1,
+        d=None,
+        s=wording_seal("Cup"),
+    )  # a seal, no text
+    session.execute(
+        text(draw),
+        {"t": t.id, "ko": ko1, "k": e["C"].id, "n": 1, "d": "Dinner for 2", "s": wording_seal("Dinner for 2")},
+    )
+    refused(
+        session, "uq_poker_mystery_draws_killer", draw, t=t.id, ko=ko2, k=e["C"].id, n=2, d=None, s=None
+    )  # second draw of the killer entry
+    refused(
+        session,
+        "poker_mystery_draws is append-only: UPDATE refused",
+        "UPDATE poker_mystery_draws SET description = 'Cup' WHERE knockout_id = :ko",
+        ko=ko1,
+    )
 
 
 def test_sp4_the_database_door_is_no_security_boundary_and_the_public_pages_check_again(session):
@@ -121,8 +159,9 @@ def test_sp4_the_database_door_is_no_security_boundary_and_the_public_pages_chec
     set_prizes(session, t.id, ["Cup", "Medal"])
     session.execute(text("DELETE FROM poker_prizes WHERE tournament_id = :t AND place = 2"), {"t": t.id})
     session.execute(text(PRIZE), {"t": t.id, "p": 2, "d": "100 $", "s": seal_for(CHECKER, "100 $")})
-    assert session.execute(text("SELECT description FROM poker_prizes WHERE tournament_id = :t ORDER BY place"),
-                           {"t": t.id}).scalars().all() == ["Cup", "100 $"]
+    assert session.execute(
+        text("SELECT description FROM poker_prizes WHERE tournament_id = :t ORDER BY place"), {"t": t.id}
+    ).scalars().all() == ["Cup", "100 $"]
     assert views.screen(session, t.id, w.EVENING)["prizes"] == ["Cup", views.WITHHELD]
     e = w.field(session, t, "AB")
     record_knockouts(session, t.id, [Bust(e["B"].id, e["A"].id)], now=w.EVENING, actor="floor")

@@ -26,8 +26,14 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 @pytest.fixture
 def tournament(session) -> Tournament:
     club = Club(
-        name="Pik", legal_form="legal_entity", inn="7707083893", ogrn="1027700132195",
-        contact_email="floor@example.org", timezone="Europe/Moscow", created_at=NOW, updated_at=NOW,
+        name="Pik",
+        legal_form="legal_entity",
+        inn="7707083893",
+        ogrn="1027700132195",
+        contact_email="floor@example.org",
+        timezone="Europe/Moscow",
+        created_at=NOW,
+        updated_at=NOW,
     )
     session.add(club)
     session.flush()
@@ -35,9 +41,22 @@ def tournament(session) -> Tournament:
     session.add(structure)
     session.flush()
     t = Tournament(
-        club_id=club.id, name="Friday", status="draft", scheduled_start=NOW, format="freezeout",
-        bounty_type="none", mystery_draw=False, starting_stack=20000, structure_id=structure.id, seat_cap=9,
-        addon_once=True, currency="RUB", buy_in=150000, no_show_policy="drop", itm_percent=15, itm_min=1,
+        club_id=club.id,
+        name="Friday",
+        status="draft",
+        scheduled_start=NOW,
+        format="freezeout",
+        bounty_type="none",
+        mystery_draw=False,
+        starting_stack=20000,
+        structure_id=structure.id,
+        seat_cap=9,
+        addon_once=True,
+        currency="RUB",
+        buy_in=150000,
+        no_show_policy="drop",
+        itm_percent=15,
+        itm_min=1,
         created_at=NOW,
     )
     session.add(t)
@@ -47,27 +66,64 @@ def tournament(session) -> Tournament:
 
 def test_3_6_the_database_refuses_a_seat_cap_outside_2_to_10(session, tournament):
     for cap in (1, 11):
-        refused(session, "ck_poker_tournaments_seat_cap", "UPDATE poker_tournaments SET seat_cap = :cap WHERE id = :id", cap=cap, id=tournament.id)
+        refused(
+            session,
+            "ck_poker_tournaments_seat_cap",
+            "UPDATE poker_tournaments SET seat_cap = :cap WHERE id = :id",
+            cap=cap,
+            id=tournament.id,
+        )
 
 
 def test_3_9_the_database_refuses_a_late_registration_deadline_at_the_start(session, tournament):
     refused(
-        session, "ck_poker_tournaments_late_reg_after_start", "UPDATE poker_tournaments SET late_reg_deadline = scheduled_start WHERE id = :id", id=tournament.id
+        session,
+        "ck_poker_tournaments_late_reg_after_start",
+        "UPDATE poker_tournaments SET late_reg_deadline = scheduled_start WHERE id = :id",
+        id=tournament.id,
     )
 
 
 def test_sp_1_the_database_refuses_negative_amounts_and_lowercase_currency(session, tournament):
-    refused(session, "ck_poker_tournaments_amounts", "UPDATE poker_tournaments SET buy_in = -1 WHERE id = :id", id=tournament.id)
-    refused(session, "ck_poker_tournaments_currency", "UPDATE poker_tournaments SET currency = 'rub' WHERE id = :id", id=tournament.id)
+    refused(
+        session,
+        "ck_poker_tournaments_amounts",
+        "UPDATE poker_tournaments SET buy_in = -1 WHERE id = :id",
+        id=tournament.id,
+    )
+    refused(
+        session,
+        "ck_poker_tournaments_currency",
+        "UPDATE poker_tournaments SET currency = 'rub' WHERE id = :id",
+        id=tournament.id,
+    )
 
 
 def test_3_5_the_database_refuses_a_play_level_with_big_below_small_and_a_break_with_blinds(session, tournament):
     base = "INSERT INTO poker_levels (structure_id, position, small_blind, big_blind, ante, duration_seconds, is_break)"
-    refused(session, "ck_poker_levels_blinds", base + " VALUES (:s, 1, 200, 100, 0, 600, false)", s=tournament.structure_id)
-    refused(session, "ck_poker_levels_blinds", base + " VALUES (:s, 1, 100, 200, 0, 600, true)", s=tournament.structure_id)
-    refused(session, "ck_poker_levels_duration_positive", base + " VALUES (:s, 1, 100, 200, 0, 0, false)", s=tournament.structure_id)
-    session.add(Level(structure_id=tournament.structure_id, position=1, small_blind=100, big_blind=100, ante=0,
-                      duration_seconds=600, is_break=False))
+    refused(
+        session, "ck_poker_levels_blinds", base + " VALUES (:s, 1, 200, 100, 0, 600, false)", s=tournament.structure_id
+    )
+    refused(
+        session, "ck_poker_levels_blinds", base + " VALUES (:s, 1, 100, 200, 0, 600, true)", s=tournament.structure_id
+    )
+    refused(
+        session,
+        "ck_poker_levels_duration_positive",
+        base + " VALUES (:s, 1, 100, 200, 0, 0, false)",
+        s=tournament.structure_id,
+    )
+    session.add(
+        Level(
+            structure_id=tournament.structure_id,
+            position=1,
+            small_blind=100,
+            big_blind=100,
+            ante=0,
+            duration_seconds=600,
+            is_break=False,
+        )
+    )
     session.flush()
 
 
@@ -83,17 +139,29 @@ def test_a_player_may_hold_one_active_registration_and_one_active_entry_per_tour
         "uq_poker_registrations_active",
         "INSERT INTO poker_registrations (tournament_id, player_id, status, late, registered_at)"
         " VALUES (:t, :p, 'active', false, now())",
-        t=tournament.id, p=p.id,
+        t=tournament.id,
+        p=p.id,
     )
-    session.add(Entry(tournament_id=tournament.id, player_id=p.id, registration_id=reg.id, sequence=1,
-                      state="active", starting_chips=20000, created_at=NOW))
+    session.add(
+        Entry(
+            tournament_id=tournament.id,
+            player_id=p.id,
+            registration_id=reg.id,
+            sequence=1,
+            state="active",
+            starting_chips=20000,
+            created_at=NOW,
+        )
+    )
     session.flush()
     refused(
         session,
         "uq_poker_entries_one_active",
         "INSERT INTO poker_entries (tournament_id, player_id, registration_id, sequence, previous_entry_id, state,"
         " starting_chips, created_at) SELECT :t, :p, :r, 2, id, 'active', 20000, now() FROM poker_entries",
-        t=tournament.id, p=p.id, r=reg.id,
+        t=tournament.id,
+        p=p.id,
+        r=reg.id,
     )
 
 

@@ -39,23 +39,34 @@ def test_sp_13_migration_0513_commits_a_seed_for_every_tournament_and_keeps_the_
             _step(engine, "downgrade", "0512")
             with Session(engine) as s, s.begin():
                 for purpose, seed in (("initial-seating", "demo"), ("final-table", "x"), ("final-table-2", "y")):
-                    s.execute(text("INSERT INTO poker_seat_draws (tournament_id, purpose, commitment, seed, drawn_at)"
-                                   " VALUES (:t, :p, :c, :s, :at)"),
-                              {"t": drawn, "p": purpose, "c": draw.commitment(seed), "s": seed, "at": AT})
+                    s.execute(
+                        text(
+                            "INSERT INTO poker_seat_draws (tournament_id, purpose, commitment, seed, drawn_at)"
+                            " VALUES (:t, :p, :c, :s, :at)"
+                        ),
+                        {"t": drawn, "p": purpose, "c": draw.commitment(seed), "s": seed, "at": AT},
+                    )
             _step(engine, "upgrade", "heads")
             with Session(engine) as s:
                 old = draws.proof(s, drawn)
                 new = draws.proof(s, fresh)
-                pending = dict(s.execute(text("SELECT tournament_id, seed FROM poker_seat_draws"
-                                              " WHERE drawn_at IS NULL")).all())
+                pending = dict(
+                    s.execute(text("SELECT tournament_id, seed FROM poker_seat_draws WHERE drawn_at IS NULL")).all()
+                )
             assert [(d["seq"], d["purpose"], d["platform_seed"], d["committed_at"], d["ok"]) for d in old[:3]] == [
-                (1, "initial-seating", "demo", AT, None), (2, "final-table", "x", AT, None),
-                (3, "final-table-2", "y", AT, None)]
+                (1, "initial-seating", "demo", AT, None),
+                (2, "final-table", "x", AT, None),
+                (3, "final-table-2", "y", AT, None),
+            ]
             assert [(d["seq"], d["purpose"], d["platform_seed"]) for d in (old[3], *new)] == [
-                (4, None, None), (1, None, None)]
+                (4, None, None),
+                (1, None, None),
+            ]
             assert sorted(pending) == sorted((drawn, fresh))
             assert all(re.fullmatch("[0-9a-f]{64}", seed) for seed in pending.values())
             assert (old[3]["commitment"], new[0]["commitment"]) == (
-                draw.commitment(pending[drawn]), draw.commitment(pending[fresh]))
+                draw.commitment(pending[drawn]),
+                draw.commitment(pending[fresh]),
+            )
         finally:
             engine.dispose()

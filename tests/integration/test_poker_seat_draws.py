@@ -34,14 +34,21 @@ def test_sp_13_the_commitment_is_published_at_creation_and_does_not_change_with_
         entries.append(w.checked_in(session, tid, w.player(session).id).id)
     [published] = draws.proof(session, tid)
     assert (published["seq"], published["committed_at"], published["platform_seed"], published["ok"]) == (
-        1, w.NOW, None, None)
+        1,
+        w.NOW,
+        None,
+        None,
+    )
     platform = session.scalars(select(SeatDraw.seed).where(SeatDraw.tournament_id == tid)).one()
     outcomes = {}
     for floor in ("heads", "tails"):
         savepoint = session.begin_nested()
         out = svc.draw_initial(session, tid, w.NOW + timedelta(minutes=1), seed=floor)
         assert (out["draw"]["commitment"], out["draw"]["platform_seed"], out["draw"]["floor_seed"]) == (
-            published["commitment"], platform, floor)
+            published["commitment"],
+            platform,
+            floor,
+        )
         outcomes[floor] = seats(session, tid)
         expected = pure.initial_seating(sorted(entries), 9, draw.combined(platform, floor))
         assert outcomes[floor] == {s.entry: (s.table, s.seat) for s in expected.seats}
@@ -66,8 +73,9 @@ def test_sp_13_the_same_floor_seed_with_another_platform_seed_draws_differently(
 
 
 def bust(session, entry_id: int) -> None:
-    session.execute(text("UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = :id"),
-                    {"at": LATER, "id": entry_id})
+    session.execute(
+        text("UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = :id"), {"at": LATER, "id": entry_id}
+    )
 
 
 def _played(session) -> int:
@@ -113,26 +121,40 @@ def test_sp_13_draw_proof_on_the_command_line_and_a_bad_floor_seed_refused(commi
     characters is refused in one line, nothing written."""
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:
-        tid = w.tournament_through_services(session, start=now - timedelta(minutes=30), status="running",
-                           late_reg_deadline=now + timedelta(hours=1), now=now - timedelta(hours=1))
+        tid = w.tournament_through_services(
+            session,
+            start=now - timedelta(minutes=30),
+            status="running",
+            late_reg_deadline=now + timedelta(hours=1),
+            now=now - timedelta(hours=1),
+        )
         for _ in range(4):
             w.checked_in(session, tid, w.player(session).id, now - timedelta(hours=1))
     t = str(tid)
     [pending] = j("poker", "draw-proof", t)
     before = fingerprint(committed)
     assert refused(committed, "poker", "seat", "draw", t, "--seed", "") == (
-        "error: a floor seed is 1 to 200 printable characters")
+        "error: a floor seed is 1 to 200 printable characters"
+    )
     assert refused(committed, "poker", "seat", "draw", t, "--seed", "x\x1b[2J") == (
-        "error: a floor seed is 1 to 200 printable characters")
+        "error: a floor seed is 1 to 200 printable characters"
+    )
     assert fingerprint(committed) == before
     drawn = j("poker", "seat", "draw", t, "--seed", "floor")
     assert (drawn["draw"]["commitment"], drawn["draw"]["floor_seed"]) == (pending["commitment"], "floor")
     first, following = j("poker", "draw-proof", t)
     assert (first["purpose"], first["commitment"], first["floor_seed"], first["ok"]) == (
-        "initial-seating", pending["commitment"], "floor", True)
+        "initial-seating",
+        pending["commitment"],
+        "floor",
+        True,
+    )
     assert draw.matches(first["platform_seed"], first["commitment"])
     assert (following["commitment"], following["platform_seed"], following["ok"]) == (
-        drawn["draw"]["next_commitment"], None, None)
+        drawn["draw"]["next_commitment"],
+        None,
+        None,
+    )
     shown = " ".join(run("poker", "seat", "show", t).stdout.split())  # the line wraps in 80 columns
     assert shown.endswith(f"─┘ next draw commits to {following['commitment']}")
     assert refused(committed, "poker", "draw-proof", "999999999") == "error: no tournament 999999999"
@@ -155,7 +177,10 @@ def test_sp_13_a_late_seating_tie_is_a_draw_of_the_chain_and_draw_proof_shows_it
     assert (out["draw"]["seq"], out["draw"]["purpose"], out["draw"]["platform_seed"]) == (2, "late-seating", "2" * 64)
     proof = draws.proof(session, t.id)
     assert [(d["seq"], d["purpose"], d["ok"]) for d in proof] == [
-        (1, "initial-seating", True), (2, "late-seating", True), (3, None, None)]
+        (1, "initial-seating", True),
+        (2, "late-seating", True),
+        (3, None, None),
+    ]
     assert proof[1]["items"] == pure.snapshot(before) | {"entry": late.id}
     assert proof[1]["outcome"] == [[late.id, table, 5]]
     other = enter(session, t)  # 5 and 4: no tie, no draw
@@ -175,5 +200,9 @@ def test_sp_13_dead_stacks_seated_together_draw_each_tie(session):
     assert sorted(p.table for p in placed) == [1, 2, 3]
     proof = draws.proof(session, t.id)
     assert [(d["purpose"], d["ok"]) for d in proof] == [
-        ("initial-seating", True), ("late-seating", True), ("late-seating", True), (None, None)]
+        ("initial-seating", True),
+        ("late-seating", True),
+        ("late-seating", True),
+        (None, None),
+    ]
     assert [d["outcome"][0][0] for d in proof[1:3]] == news[:2]

@@ -60,7 +60,15 @@ def test_1_6_1_forgetting_erases_the_profile_and_keeps_fees_under_the_pseudonym(
         {"player_id": pid, "player": p.pseudonym, "owed": 150000, "currency": "RUB", "fees": 1, "kinds": ["buy_in"]}
     ]
     assert poker_players.forget_player(session, pid, NOW).forgotten_at == NOW
-    refused_call(session, "player-forgotten", poker_entries.register, session, tournament_through_services(session, start=START + timedelta(days=9)), pid, NOW)
+    refused_call(
+        session,
+        "player-forgotten",
+        poker_entries.register,
+        session,
+        tournament_through_services(session, start=START + timedelta(days=9)),
+        pid,
+        NOW,
+    )
     with pytest.raises(DomainError):
         poker_players.find_player(session, "ghost")
 
@@ -78,7 +86,17 @@ def test_3_5_a_structure_is_stored_in_order_and_shown_with_its_total(session):
     s = poker_structures.import_structure(session, c.id, "Deep", "bb_ante", SERVICE_LEVELS, NOW)
     view = poker_structures.structure_view(session, s.id)
     assert view["total_minutes"] == 135 and [lv["break"] for lv in view["levels"]] == [False, False, True, False, False]
-    refused_call(session, "structure-exists", poker_structures.import_structure, session, c.id, "Deep", "none", SERVICE_LEVELS, NOW)
+    refused_call(
+        session,
+        "structure-exists",
+        poker_structures.import_structure,
+        session,
+        c.id,
+        "Deep",
+        "none",
+        SERVICE_LEVELS,
+        NOW,
+    )
 
 
 @pytest.mark.parametrize(
@@ -126,7 +144,10 @@ def test_3_9_the_lifecycle_refuses_skipping_a_step(session):
     tid = tournament_through_services(session, status="draft")
     refused_call(session, "cannot-start", poker_tournaments.change_status, session, tid, "start", NOW)
     assert [poker_tournaments.change_status(session, tid, a, NOW).status for a in ("open", "start", "finish")] == [
-        "registration_open", "running", "finished"]
+        "registration_open",
+        "running",
+        "finished",
+    ]
     refused_call(session, "cannot-cancel", poker_tournaments.change_status, session, tid, "cancel", NOW)
 
 
@@ -153,7 +174,9 @@ def test_sp_2_a_withdrawn_registration_no_longer_blocks(session):
     assert poker_entries.register(session, b, pid, NOW).status == "active"
 
 
-@pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "late-registration-closed"), (S, "late-registration-closed")])
+@pytest.mark.parametrize(
+    "offset, code", [(-S, None), (timedelta(0), "late-registration-closed"), (S, "late-registration-closed")]
+)
 def test_3_10_late_registration_by_the_regular_buy_in_until_its_deadline(session, offset, code):
     tid = tournament_through_services(session, status="running")
     pid = player(session).id
@@ -164,7 +187,9 @@ def test_3_10_late_registration_by_the_regular_buy_in_until_its_deadline(session
     reg = poker_entries.register(session, tid, pid, at)
     entry = poker_entries.check_in(session, tid, pid, at)
     assert reg.late and entry.sequence == 1
-    assert [(f.kind, f.amount) for f in session.scalars(select(Fee).where(Fee.player_id == pid))] == [("buy_in", 150000)]
+    assert [(f.kind, f.amount) for f in session.scalars(select(Fee).where(Fee.player_id == pid))] == [
+        ("buy_in", 150000)
+    ]
 
 
 def test_3_10_check_in_opens_the_first_entry_and_records_the_buy_in_as_debt(session):
@@ -204,7 +229,9 @@ def test_3_1_a_rebuy_tops_up_the_current_entry_until_the_finish(session):
     refused_call(session, "rebuy-tournament-over", poker_entries.rebuy, session, tid, pid, START + timedelta(hours=6))
 
 
-@pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "reentry-window-closed"), (S, "reentry-window-closed")])
+@pytest.mark.parametrize(
+    "offset, code", [(-S, None), (timedelta(0), "reentry-window-closed"), (S, "reentry-window-closed")]
+)
 def test_3_1_reentry_after_a_bust_within_its_deadline(session, offset, code):
     deadline = START + timedelta(hours=2)
     tid = tournament_through_services(session, status="running", reentry_amount=120000, reentry_deadline=deadline)
@@ -218,7 +245,9 @@ def test_3_1_reentry_after_a_bust_within_its_deadline(session, offset, code):
     second = poker_entries.reenter(session, tid, pid, deadline + offset)
     assert (second.sequence, second.previous_entry_id, second.state) == (2, first.id, "active")
     assert [(f.kind, f.amount) for f in session.scalars(select(Fee).where(Fee.player_id == pid).order_by(Fee.id))] == [
-        ("buy_in", 150000), ("reentry", 120000)]
+        ("buy_in", 150000),
+        ("reentry", 120000),
+    ]
 
 
 def test_3_1_reentry_costs_the_rebuy_amount_when_no_reentry_amount_is_set(session):
@@ -229,10 +258,14 @@ def test_3_1_reentry_costs_the_rebuy_amount_when_no_reentry_amount_is_set(sessio
     assert poker_fees.debts(session, tid)[0]["owed"] == 240000
 
 
-@pytest.mark.parametrize("offset, code", [(-S, None), (timedelta(0), "addon-window-closed"), (S, "addon-window-closed")])
+@pytest.mark.parametrize(
+    "offset, code", [(-S, None), (timedelta(0), "addon-window-closed"), (S, "addon-window-closed")]
+)
 def test_3_1_an_addon_within_its_deadline_once(session, offset, code):
     deadline = START + timedelta(hours=2)
-    tid = tournament_through_services(session, status="running", addon_amount=50000, addon_chips=30000, addon_deadline=deadline)
+    tid = tournament_through_services(
+        session, status="running", addon_amount=50000, addon_chips=30000, addon_deadline=deadline
+    )
     pid = player(session).id
     checked_in(session, tid, pid, START)
     if code:
@@ -260,7 +293,13 @@ def test_3_4_settling_closes_every_unpaid_fee_with_one_record_and_again_changes_
     checked_in(session, tid, pid, START)
     poker_entries.rebuy(session, tid, pid, START + S)
     s = poker_fees.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=1))
-    assert (s.amount, s.currency, s.method, s.settled_by, s.settled_at) == (250000, "RUB", "card", "Olga", START + timedelta(hours=1))
+    assert (s.amount, s.currency, s.method, s.settled_by, s.settled_at) == (
+        250000,
+        "RUB",
+        "card",
+        "Olga",
+        START + timedelta(hours=1),
+    )
     assert poker_fees.debts(session, tid) == []
     before = row_counts(session)
     assert poker_fees.settle(session, tid, pid, "card", "Olga", START + timedelta(hours=2)) is None
@@ -322,19 +361,42 @@ def test_the_audit_trail_records_every_fee_topup_and_settlement(session):
     s = poker_fees.settle(session, tid, pid, "cash", "Olga", START + 2 * S)
     poker_fees.void_settlement(session, s.id, "Igor", "typo", START + 3 * S)
     kinds = session.scalars(
-        select(AuditEvent.kind).where(AuditEvent.tournament_id == tid, AuditEvent.player_id == pid).order_by(AuditEvent.id)
+        select(AuditEvent.kind)
+        .where(AuditEvent.tournament_id == tid, AuditEvent.player_id == pid)
+        .order_by(AuditEvent.id)
     ).all()
-    assert kinds == ["registered", "entry-opened", "fee-charged", "topup", "fee-charged", "settled", "settlement-voided"]
+    assert kinds == [
+        "registered",
+        "entry-opened",
+        "fee-charged",
+        "topup",
+        "fee-charged",
+        "settled",
+        "settlement-voided",
+    ]
 
 
 def test_sp_2_moving_a_tournament_onto_a_registrants_other_tournament_is_refused(session):
     c = club(session, fresh=True, at=NOW)
-    a, b = tournament_through_services(session, c.id), tournament_through_services(session, c.id, start=START + timedelta(hours=3))
+    a, b = (
+        tournament_through_services(session, c.id),
+        tournament_through_services(session, c.id, start=START + timedelta(hours=3)),
+    )
     pid = player(session).id
     poker_entries.register(session, a, pid, NOW)
     poker_entries.register(session, b, pid, NOW)
-    refused_call(session, "edit-creates-overlap", poker_tournaments.edit_tournament, session, b,
-            {"scheduled_start": START + timedelta(hours=2, minutes=15) - S, "late_reg_deadline": START + timedelta(hours=4)}, NOW)
+    refused_call(
+        session,
+        "edit-creates-overlap",
+        poker_tournaments.edit_tournament,
+        session,
+        b,
+        {
+            "scheduled_start": START + timedelta(hours=2, minutes=15) - S,
+            "late_reg_deadline": START + timedelta(hours=4),
+        },
+        NOW,
+    )
     poker_tournaments.edit_tournament(session, b, {"scheduled_start": START + timedelta(hours=2, minutes=15)}, NOW)
 
 

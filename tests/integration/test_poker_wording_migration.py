@@ -47,16 +47,22 @@ def _legacy_rows(engine: Engine, lines: list[str], description: str | None) -> i
     _step(engine, "downgrade", "0500")
     with Session(engine) as s, s.begin():
         for place, line in enumerate(lines, 1):
-            s.execute(text("INSERT INTO poker_prizes (tournament_id, place, description) VALUES (:t, :p, :d)"),
-                      {"t": tid, "p": place, "d": line})
+            s.execute(
+                text("INSERT INTO poker_prizes (tournament_id, place, description) VALUES (:t, :p, :d)"),
+                {"t": tid, "p": place, "d": line},
+            )
         ko = s.execute(
-            text("INSERT INTO poker_knockouts (tournament_id, busted_entry_id, killer_entry_id, bust_number, "
-                 "credit_halves, recorded_at, recorded_by) VALUES (:t, :b, :k, 1, 2, now(), 'floor') RETURNING id"),
+            text(
+                "INSERT INTO poker_knockouts (tournament_id, busted_entry_id, killer_entry_id, bust_number, "
+                "credit_halves, recorded_at, recorded_by) VALUES (:t, :b, :k, 1, 2, now(), 'floor') RETURNING id"
+            ),
             {"t": tid, "b": busted, "k": killer},
         ).scalar_one()
         s.execute(
-            text("INSERT INTO poker_mystery_draws (tournament_id, knockout_id, killer_entry_id, draw_number, "
-                 "description, drawn_at, drawn_by) VALUES (:t, :ko, :k, 1, :d, now(), 'floor')"),
+            text(
+                "INSERT INTO poker_mystery_draws (tournament_id, knockout_id, killer_entry_id, draw_number, "
+                "description, drawn_at, drawn_by) VALUES (:t, :ko, :k, 1, :d, now(), 'floor')"
+            ),
             {"t": tid, "ko": ko, "k": killer, "d": description},
         )
         return tid
@@ -68,10 +74,12 @@ def test_sp4_0501_seals_the_lines_stored_before_it(before_0501):
     t = _legacy_rows(before_0501, lines, "Dinner for 2")
     _step(before_0501, "upgrade", "heads")
     with before_0501.connect() as conn:
-        prizes = conn.execute(text("SELECT description, wording_seal FROM poker_prizes WHERE tournament_id = :t "
-                                   "ORDER BY place"), {"t": t}).all()
-        draw = conn.execute(text("SELECT description, wording_seal FROM poker_mystery_draws WHERE tournament_id = :t"),
-                            {"t": t}).one()
+        prizes = conn.execute(
+            text("SELECT description, wording_seal FROM poker_prizes WHERE tournament_id = :t ORDER BY place"), {"t": t}
+        ).all()
+        draw = conn.execute(
+            text("SELECT description, wording_seal FROM poker_mystery_draws WHERE tournament_id = :t"), {"t": t}
+        ).one()
     assert [d for d, _ in prizes] == lines
     assert all(seal == seal_for(CHECKER, d) for d, seal in [*prizes, draw])
 
@@ -88,9 +96,13 @@ def test_sp4_0501_steps_back_to_the_pattern_check(before_0501):
     _step(before_0501, "upgrade", "heads")
     _step(before_0501, "downgrade", "0500")
     with before_0501.connect() as conn:
-        columns = conn.execute(text("SELECT column_name FROM information_schema.columns "
-                                    "WHERE table_name = 'poker_prizes'")).scalars().all()
-        definition = conn.execute(text("SELECT pg_get_constraintdef(oid) FROM pg_constraint "
-                                       "WHERE conname = 'ck_poker_prizes_description'")).scalar_one()
+        columns = (
+            conn.execute(text("SELECT column_name FROM information_schema.columns WHERE table_name = 'poker_prizes'"))
+            .scalars()
+            .all()
+        )
+        definition = conn.execute(
+            text("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'ck_poker_prizes_description'")
+        ).scalar_one()
     assert "wording_seal" not in columns
     assert "!~" in definition

@@ -31,9 +31,18 @@ def test_sp_8_before_the_start_the_screen_counts_down_to_the_scheduled_start(ses
         w.register(session, t, checked_in=False)
     s = screen(session, t.id, T0 - 30 * MIN)
     c = s["clock"]
-    assert (c["status"], c["level"], c["time_left_s"], c["counts_to"]) == ("registration open", None, 1800, T0.isoformat())
+    assert (c["status"], c["level"], c["time_left_s"], c["counts_to"]) == (
+        "registration open",
+        None,
+        1800,
+        T0.isoformat(),
+    )
     assert c["next_level"] == {"level": 1, "small_blind": 100, "big_blind": 200, "ante": 0}
-    assert (s["text"]["level"], s["text"]["blinds_label"], s["text"]["blinds"]) == ("Старт в 21:00", "Уровень 1", "100 / 200")
+    assert (s["text"]["level"], s["text"]["blinds_label"], s["text"]["blinds"]) == (
+        "Старт в 21:00",
+        "Уровень 1",
+        "100 / 200",
+    )
     assert s["text"]["players"] == "Зарегистрировано 3 игрока" and s["text"]["standing"] == ""
     late = screen(session, t.id, T0 + MIN)  # the start has passed, the clock not started yet
     assert (late["clock"]["time_left_s"], late["clock"]["counts_to"], late["text"]["level"]) == (0, None, "Скоро старт")
@@ -48,7 +57,11 @@ def test_3_5_a_break_announces_the_next_level_s_blinds(session):
     assert (s["clock"]["level"], s["clock"]["is_break"], s["clock"]["time_left_s"]) == (3, True, 600)
     assert s["clock"]["next_level"] == {"level": 4, "small_blind": 300, "big_blind": 600, "ante": 75}
     assert (s["text"]["level"], s["text"]["blinds_label"], s["text"]["blinds"], s["text"]["ante"]) == (
-        "Перерыв", "После перерыва — уровень 4", "300 / 600", "анте 75")
+        "Перерыв",
+        "После перерыва — уровень 4",
+        "300 / 600",
+        "анте 75",
+    )
 
 
 def test_sp_8_at_the_finish_the_clock_stops_and_the_winner_is_named(session):
@@ -64,11 +77,20 @@ def test_sp_8_at_the_finish_the_clock_stops_and_the_winner_is_named(session):
     for s in (at_finish, later):
         c = s["clock"]
         assert (c["status"], c["level"], c["time_left_s"], c["counts_to"], c["level_ends_at"]) == (
-            "finished", 2, 600, None, None)
+            "finished",
+            2,
+            600,
+            None,
+            None,
+        )
         assert (c["next_break_in_s"], c["next_level"], c["stopped_at"]) == (None, None, (T0 + 30 * MIN).isoformat())
         assert s["winners"] == ["Анна"]
         assert (s["text"]["level"], s["text"]["winner"], s["text"]["status"], s["text"]["standing"]) == (
-            "Турнир завершён", "Победитель: Анна", "часы остановлены на уровне 2", "")
+            "Турнир завершён",
+            "Победитель: Анна",
+            "часы остановлены на уровне 2",
+            "",
+        )
 
 
 def test_doc_4_the_screen_speaks_english_when_the_club_chose_it(session):
@@ -79,5 +101,10 @@ def test_doc_4_the_screen_speaks_english_when_the_club_chose_it(session):
     assert screen(session, t.id, T0 + MIN)["locale"] == "ru"
     set_locale(session, "club", t.club_id, "en", T0)
     s = screen(session, t.id, T0 + 21 * MIN)
-    assert (s["locale"], s["text"]["level"], s["text"]["players"], s["text"]["prize_places"], s["text"]["standing"]) == (
-        "en", "Level 2", "8 players left of 8 entries", "1 prize place", "7 busts to the prize places")
+    assert (
+        s["locale"],
+        s["text"]["level"],
+        s["text"]["players"],
+        s["text"]["prize_places"],
+        s["text"]["standing"],
+    ) == ("en", "Level 2", "8 players left of 8 entries", "1 prize place", "7 busts to the prize places")

@@ -39,12 +39,32 @@ def test_a_tournament_from_the_command_line(committed):
     shown = tourney("show", code)
     assert shown["private"] is True and set(shown["tables"]) == {"table 1", "table 2"}
     one = shown["tables"]["table 1"]
-    repeated = run("pusoy", "report", code, "--round", "1", "--table", "1", f"{one[0]}=1", f"{one[1]}=1",
-                   f"{one[2]}=3", f"{one[3]}=4", env=NO_API)
+    repeated = run(
+        "pusoy",
+        "report",
+        code,
+        "--round",
+        "1",
+        "--table",
+        "1",
+        f"{one[0]}=1",
+        f"{one[1]}=1",
+        f"{one[2]}=3",
+        f"{one[3]}=4",
+        env=NO_API,
+    )
     assert repeated.returncode == 2 and repeated.stderr.strip() == "error: position 1 is given more than once"
     with unit_of_work(committed) as s:
-        pusoy_reports.report(s, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(one, 1)],
-                              two_of_diamonds=None, now=datetime.now(UTC))
+        pusoy_reports.report(
+            s,
+            code,
+            round_no=1,
+            table=1,
+            game=1,
+            finishes=[(p, i) for i, p in enumerate(one, 1)],
+            two_of_diamonds=None,
+            now=datetime.now(UTC),
+        )
     two = shown["tables"]["table 2"]
     last = tourney("report", code, "--round", "1", "--table", "2", *[f"{p}={i}" for i, p in enumerate(two, 1)])
     assert last["round_ready"] is True and "sweep" in last["completed"]

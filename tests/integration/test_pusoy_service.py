@@ -113,7 +113,9 @@ def test_pd_4_joining_by_code_any_case_and_starting_at_capacity_in_the_same_tran
     proof = pusoy_views.draw_proof(session, t.code)
     assert proof[0]["purpose"] == "round-1 seating" and proof[0]["verified"] is True
     assert [s.player for s in seats(proof[0]["outcome"])] == proof[0]["outcome"]
-    assert {(s.table, s.player) for s in seats(proof[0]["outcome"])} == {(tb, p) for tb, ps in tables.items() for p in ps}
+    assert {(s.table, s.player) for s in seats(proof[0]["outcome"])} == {
+        (tb, p) for tb, ps in tables.items() for p in ps
+    }
     assert proof[1]["seed"] is None and proof[1]["verified"] is None  # the next draw's seed stays secret
 
 
@@ -159,8 +161,15 @@ def test_pd_11_only_the_organizer_cancels_and_only_while_filling(session):
 def report(session, t, table=1, game=1, order=None, diamond=None, round_no=1, playoff=0):
     order = order if order is not None else seating(session, t.id, round_no, playoff)[table]
     return pusoy_reports.report(
-        session, t.code, round_no=round_no, table=table, game=game, playoff=playoff,
-        finishes=[(p, i) for i, p in enumerate(order, start=1)], two_of_diamonds=diamond, now=NOW,
+        session,
+        t.code,
+        round_no=round_no,
+        table=table,
+        game=game,
+        playoff=playoff,
+        finishes=[(p, i) for i, p in enumerate(order, start=1)],
+        two_of_diamonds=diamond,
+        now=NOW,
     )
 
 
@@ -181,8 +190,17 @@ def test_bad_reports_each_have_their_code_and_write_nothing(session):
     for code, kwargs in cases:
         refused_call(session, code, report, session, t, **kwargs)
     refused_call(
-        session, "repeated-position", pusoy_reports.report, session, t.code, round_no=1, table=1, game=1,
-        finishes=[(one[0], 1), (one[1], 1), (one[2], 3), (one[3], 4)], two_of_diamonds=None, now=NOW,
+        session,
+        "repeated-position",
+        pusoy_reports.report,
+        session,
+        t.code,
+        round_no=1,
+        table=1,
+        game=1,
+        finishes=[(one[0], 1), (one[1], 1), (one[2], 3), (one[3], 4)],
+        two_of_diamonds=None,
+        now=NOW,
     )
     report(session, t)
     refused_call(session, "already-reported", report, session, t)
@@ -196,19 +214,40 @@ def test_an_amendment_replaces_the_finishes_and_keeps_both_in_the_audit(session)
     a, b, c, d = seating(session, t.id, 1)[1]
     report(session, t, order=[a, b, c, d])
     pusoy_reports.amend(
-        session, t.code, round_no=1, table=1, game=1, finishes=[(b, 1), (a, 2), (c, 3), (d, 4)],
-        two_of_diamonds=b, now=NOW, by="floor", reason="scores swapped",
+        session,
+        t.code,
+        round_no=1,
+        table=1,
+        game=1,
+        finishes=[(b, 1), (a, 2), (c, 3), (d, 4)],
+        two_of_diamonds=b,
+        now=NOW,
+        by="floor",
+        reason="scores swapped",
     )
-    stored = dict(session.execute(select(PusoyFinish.player, PusoyFinish.position).where(PusoyFinish.tournament_id == t.id)).all())
+    stored = dict(
+        session.execute(select(PusoyFinish.player, PusoyFinish.position).where(PusoyFinish.tournament_id == t.id)).all()
+    )
     assert stored == {b: 1, a: 2, c: 3, d: 4}
-    audit = session.scalars(select(PusoyGameAudit).where(PusoyGameAudit.tournament_id == t.id).order_by(PusoyGameAudit.id)).all()
+    audit = session.scalars(
+        select(PusoyGameAudit).where(PusoyGameAudit.tournament_id == t.id).order_by(PusoyGameAudit.id)
+    ).all()
     assert [x.action for x in audit] == ["report", "amend"]
     assert audit[1].before == {"finishes": {a: 1, b: 2, c: 3, d: 4}, "two_of_diamonds": None}
     assert audit[1].after == {"finishes": {b: 1, a: 2, c: 3, d: 4}, "two_of_diamonds": b}
     assert audit[1].reason == "scores swapped" and audit[1].by == "floor"
     refused_call(
-        session, "not-reported", pusoy_reports.amend, session, t.code, round_no=1, table=2, game=1,
-        finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[2], start=1)], two_of_diamonds=None, now=NOW,
+        session,
+        "not-reported",
+        pusoy_reports.amend,
+        session,
+        t.code,
+        round_no=1,
+        table=2,
+        game=1,
+        finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[2], start=1)],
+        two_of_diamonds=None,
+        now=NOW,
     )
 
 
@@ -223,9 +262,19 @@ def test_pd_5_a_round_completes_only_when_every_table_reported_every_game_then_l
     assert pusoy_rounds.ready_rounds(session, t.id) == [(t.id, 1)]
     done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
     assert done.outcome == "advanced" and len(done.advanced) == 4
-    refused_call(session, "round-locked", pusoy_reports.amend, session, t.code, round_no=1, table=1, game=1,
-            finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[1], start=1)],
-            two_of_diamonds=None, now=NOW)
+    refused_call(
+        session,
+        "round-locked",
+        pusoy_reports.amend,
+        session,
+        t.code,
+        round_no=1,
+        table=1,
+        game=1,
+        finishes=[(p, i) for i, p in enumerate(seating(session, t.id, 1)[1], start=1)],
+        two_of_diamonds=None,
+        now=NOW,
+    )
     assert pusoy_rounds.complete_round(session, t.id, 1, NOW) is None
 
 
@@ -240,15 +289,27 @@ def test_pd_7_pd_10_the_worked_example_through_the_services(session):
     assert done.outcome == "advanced"
     assert done.advanced == tuple(roles[r] for r in "BEAG")
     assert seating(session, t.id, 2) == {1: [roles[r] for r in "BEAG"]}
-    rows = session.scalars(select(PusoyStanding).where(PusoyStanding.tournament_id == t.id).order_by(PusoyStanding.listed)).all()
+    rows = session.scalars(
+        select(PusoyStanding).where(PusoyStanding.tournament_id == t.id).order_by(PusoyStanding.listed)
+    ).all()
     by_role = {v: k for k, v in roles.items()}
     assert [(by_role[r.player], r.points, r.rank, r.decided_by, r.advanced) for r in rows] == [
-        ("B", 6, 1, None, True), ("E", 5, 2, "points", True), ("A", 5, 3, "first-places-on-2d", True),
-        ("G", 4, 4, "points", True), ("H", 2, 5, "points", False), ("F", 2, 6, "last-game-position", False),
-        ("D", 1, 7, "points", False), ("C", 1, 8, "last-game-position", False),
+        ("B", 6, 1, None, True),
+        ("E", 5, 2, "points", True),
+        ("A", 5, 3, "first-places-on-2d", True),
+        ("G", 4, 4, "points", True),
+        ("H", 2, 5, "points", False),
+        ("F", 2, 6, "last-game-position", False),
+        ("D", 1, 7, "points", False),
+        ("C", 1, 8, "last-game-position", False),
     ]
-    eliminated = dict(session.execute(select(PusoyEntry.player, PusoyEntry.final_position).where(
-        PusoyEntry.tournament_id == t.id, PusoyEntry.left_round == 1)).all())
+    eliminated = dict(
+        session.execute(
+            select(PusoyEntry.player, PusoyEntry.final_position).where(
+                PusoyEntry.tournament_id == t.id, PusoyEntry.left_round == 1
+            )
+        ).all()
+    )
     assert {by_role[p]: pos for p, pos in eliminated.items()} == {"H": 5, "F": 6, "D": 7, "C": 8}
 
 
@@ -302,6 +363,9 @@ def test_pd_9_six_tied_for_three_spots_two_tables_and_a_playoff_that_ties_again(
     assert seconds[0] not in done.advanced
     proof = pusoy_views.draw_proof(session, t.code)
     assert [d["purpose"] for d in proof if d["purpose"]] == [
-        "round-1 seating", "round-1 playoff-1 tables", "round-1 playoff-2 tables", "round-2 reseat order"
+        "round-1 seating",
+        "round-1 playoff-1 tables",
+        "round-1 playoff-2 tables",
+        "round-2 reseat order",
     ]
     assert all(d["verified"] for d in proof if d["purpose"])

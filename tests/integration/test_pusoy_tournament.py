@@ -28,18 +28,26 @@ def play_random_round(session, t, round_no, rnd: random.Random):
         for game in range(1, t.games_per_round + 1):
             order = rnd.sample(players, len(players))
             last = pusoy_reports.report(
-                session, t.code, round_no=round_no, table=table, game=game,
+                session,
+                t.code,
+                round_no=round_no,
+                table=table,
+                game=game,
                 finishes=[(p, i) for i, p in enumerate(order, start=1)],
-                two_of_diamonds=order[0] if rnd.random() < 0.25 else None, now=NOW,
+                two_of_diamonds=order[0] if rnd.random() < 0.25 else None,
+                now=NOW,
             )
     return last
 
 
 def locked_standings(session, tournament_id, round_no) -> list[PusoyStanding]:
-    return list(session.scalars(
-        select(PusoyStanding).where(PusoyStanding.tournament_id == tournament_id, PusoyStanding.round_no == round_no)
-        .order_by(PusoyStanding.listed)
-    ))
+    return list(
+        session.scalars(
+            select(PusoyStanding)
+            .where(PusoyStanding.tournament_id == tournament_id, PusoyStanding.round_no == round_no)
+            .order_by(PusoyStanding.listed)
+        )
+    )
 
 
 # Game results from this RNG and every draw's seed fixed, so the run is the same every time; with
@@ -89,7 +97,11 @@ def test_pd_1_to_pd_13_a_32_player_tournament_of_3_games_a_round_from_creation_t
     session.refresh(t)
     final = locked_standings(session, t.id, 4)
     assert t.status == "complete" and t.champion == final[0].player and final[0].rank == 1
-    places = dict(session.execute(select(PusoyEntry.player, PusoyEntry.final_position).where(PusoyEntry.tournament_id == t.id)).all())
+    places = dict(
+        session.execute(
+            select(PusoyEntry.player, PusoyEntry.final_position).where(PusoyEntry.tournament_id == t.id)
+        ).all()
+    )
     assert len(places) == 32 and None not in places.values()
     assert places[t.champion] == 1 and sorted(places.values())[1] > 1
     by_round = {r: {s.player for s in locked_standings(session, t.id, r) if not s.advanced} for r in (1, 2, 3)}
@@ -178,8 +190,17 @@ def test_a_completion_skips_a_round_while_an_amendment_of_it_is_open(committed):
         code, tid = t.code, t.id
         table_1 = seating(s, tid, 1)[1]
     with unit_of_work(committed) as amending:
-        pusoy_reports.amend(amending, code, round_no=1, table=1, game=1, finishes=[(p, i) for i, p in enumerate(table_1, 1)],
-                      two_of_diamonds=table_1[0], now=NOW, reason="2♦ missed")
+        pusoy_reports.amend(
+            amending,
+            code,
+            round_no=1,
+            table=1,
+            game=1,
+            finishes=[(p, i) for i, p in enumerate(table_1, 1)],
+            two_of_diamonds=table_1[0],
+            now=NOW,
+            reason="2♦ missed",
+        )
         with unit_of_work(committed) as other:
             assert pusoy_rounds.complete_round(other, tid, 1, NOW) is None
     with unit_of_work(committed) as s:
@@ -198,8 +219,16 @@ def test_of_two_last_reports_sent_at_once_exactly_one_finds_the_round_ready(comm
     def send(table: int) -> bool:
         gate.wait()
         with unit_of_work(committed) as s:
-            return pusoy_reports.report(s, code, round_no=1, table=table, game=1, two_of_diamonds=None, now=NOW,
-                                  finishes=[(p, i) for i, p in enumerate(tables[table], start=1)]).round_ready
+            return pusoy_reports.report(
+                s,
+                code,
+                round_no=1,
+                table=table,
+                game=1,
+                two_of_diamonds=None,
+                now=NOW,
+                finishes=[(p, i) for i, p in enumerate(tables[table], start=1)],
+            ).round_ready
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         ready = sorted(pool.map(send, (1, 2)))

@@ -35,10 +35,14 @@ def _model_check_names() -> set[tuple[str, str]]:
 
 def test_every_check_constraint_has_the_name_the_models_give_it(engine):
     with engine.connect() as conn:
-        migrated = set(conn.execute(text(
-            "SELECT c.relname, x.conname FROM pg_constraint x JOIN pg_class c ON c.oid = x.conrelid"
-            " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND x.contype = 'c'"
-        )).all())
+        migrated = set(
+            conn.execute(
+                text(
+                    "SELECT c.relname, x.conname FROM pg_constraint x JOIN pg_class c ON c.oid = x.conrelid"
+                    " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND x.contype = 'c'"
+                )
+            ).all()
+        )
     models = _model_check_names()
     assert len(models) > 100  # every area's, not an empty comparison
     assert sorted(migrated - models) == [] and sorted(models - migrated) == []

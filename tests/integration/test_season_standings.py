@@ -36,16 +36,25 @@ _n = itertools.count(1)
 
 def winter(session, club_id: int, *tournaments: Tournament):
     """Season "Winter": November 2026, points 10 · 6 · 3 by place (LG-2 `table`)."""
-    s = leagues.create_season(session, club_id=club_id, name=f"Winter <{next(_n)}>", date_from=date(2026, 11, 1),
-                              date_to=date(2026, 12, 1), formula="table",
-                              table=[Decimal(10), Decimal(6), Decimal(3)], now=NOW)
+    s = leagues.create_season(
+        session,
+        club_id=club_id,
+        name=f"Winter <{next(_n)}>",
+        date_from=date(2026, 11, 1),
+        date_to=date(2026, 12, 1),
+        formula="table",
+        table=[Decimal(10), Decimal(6), Decimal(3)],
+        now=NOW,
+    )
     leagues.add_to_season(session, s.id, tournament_ids=[t.id for t in tournaments])
     return s
 
 
 def run(session, renderer, outbox) -> list[dict]:
     """What the publish-results job does: results sheets first, then the seasons' standings."""
-    out = [publish(session, renderer, outbox, b, NOW) for b in sources.due(session) if not isinstance(b, sources.Skipped)]
+    out = [
+        publish(session, renderer, outbox, b, NOW) for b in sources.due(session) if not isinstance(b, sources.Skipped)
+    ]
     out += [publish(session, renderer, outbox, b, NOW) for b in sources.season_bundles(session)]
     return [o for o in out if o is not None]
 
@@ -73,7 +82,9 @@ def test_lg3_doc1_the_standings_after_each_tournament_are_one_signed_pdf_in_orde
     s = winter(session, first.club_id, first)
     published = run(session, renderer, tmp_path)
     assert [(o["source"], o["season_id"], o["tournament_id"]) for o in published] == [
-        ("poker", None, first.id), ("season", s.id, first.id)]
+        ("poker", None, first.id),
+        ("season", s.id, first.id),
+    ]
     after_first = published[1]
     assert after_first["files"] == [f"standings-after-{first.id}.pdf"]
     folder = tmp_path / after_first["folder"]
@@ -90,7 +101,9 @@ def test_lg3_doc1_the_standings_after_each_tournament_are_one_signed_pdf_in_orde
     leagues.add_to_season(session, s.id, tournament_ids=[second.id])
     published = run(session, renderer, tmp_path)
     assert [(o["source"], o["season_id"], o["tournament_id"]) for o in published] == [
-        ("poker", None, second.id), ("season", s.id, second.id)]
+        ("poker", None, second.id),
+        ("season", s.id, second.id),
+    ]
     data = (folder / f"standings-after-{second.id}.pdf").read_bytes()
     rows = [ln for ln in lines(data) if ln.split(" ")[0] in ("1", "2", "3") and "," in ln]
     assert rows == ["1 Борис 16,00 2 2 1 10,00", "2 Анна 13,00 2 2 1 10,00", "3 <b>Вера</b> 9,00 2 2 0 6,00"]
@@ -104,10 +117,13 @@ def test_lg3_doc1_the_standings_after_each_tournament_are_one_signed_pdf_in_orde
     kinds = session.execute(
         select(DocumentPublication.tournament_id, Document.kind, Document.filename)
         .join(Document, Document.publication_id == DocumentPublication.id)
-        .where(DocumentPublication.source == "season").order_by(Document.id)
+        .where(DocumentPublication.source == "season")
+        .order_by(Document.id)
     ).all()
-    assert kinds == [(first.id, "standings", f"standings-after-{first.id}.pdf"),
-                     (second.id, "standings", f"standings-after-{second.id}.pdf")]
+    assert kinds == [
+        (first.id, "standings", f"standings-after-{first.id}.pdf"),
+        (second.id, "standings", f"standings-after-{second.id}.pdf"),
+    ]
 
 
 def test_lg3_standings_after_a_tournament_count_only_results_published_up_to_it(session, renderer, tmp_path):
@@ -181,7 +197,9 @@ def test_lg3_the_standings_are_mailed_to_the_club_once(committed, renderer, tmp_
         sent = send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
         again = send_due(committed, tmp_path, mail.SmtpMailer(target), NOW)
     assert [(x["source"], x["season_id"], x["state"]) for x in sent] == [
-        ("poker", None, "sent"), ("season", season.id, "sent")]
+        ("poker", None, "sent"),
+        ("season", season.id, "sent"),
+    ]
     assert again == []
     msg = inbox.messages[1]
     assert msg["To"] == "floor@example.org"

@@ -12,8 +12,23 @@ from tests.support.poker_world import club as world_club
 def test_add_skip_pause_resume_edit_end_as_json(committed):
     with unit_of_work(committed) as session:
         club = world_club(session, fresh=True).id
-    added = run("--json", "series", "add", "--club", str(club), "--name", "Friday Turbo", "--kind", "pusoy",
-                "--cron", "0 19 * * 5", "--template", '{"organizer": "royal", "capacity": 16}', "--horizon-days", "28")
+    added = run(
+        "--json",
+        "series",
+        "add",
+        "--club",
+        str(club),
+        "--name",
+        "Friday Turbo",
+        "--kind",
+        "pusoy",
+        "--cron",
+        "0 19 * * 5",
+        "--template",
+        '{"organizer": "royal", "capacity": 16}',
+        "--horizon-days",
+        "28",
+    )
     assert added.returncode == 0, added.stderr
     series = json.loads(added.stdout)
     assert (series["timezone"], series["planned"], series["status"]) == ("Europe/Moscow", 4, "active")
@@ -27,7 +42,9 @@ def test_add_skip_pause_resume_edit_end_as_json(committed):
     [listed] = json.loads(run("--json", "series", "list").stdout)
     assert (listed["status"], listed["planned"]) == ("paused", 0)
     assert json.loads(run("--json", "series", "resume", sid).stdout)["status"] == "active"
-    edited = json.loads(run("--json", "series", "edit", sid, "--template", '{"organizer": "royal", "capacity": 32}').stdout)
+    edited = json.loads(
+        run("--json", "series", "edit", sid, "--template", '{"organizer": "royal", "capacity": 32}').stdout
+    )
     assert edited["template"] == {"organizer": "royal", "capacity": 32}
     shown = json.loads(run("--json", "series", "show", sid).stdout)
     assert len(shown["occurrences"]) == 3  # four Fridays, one skipped

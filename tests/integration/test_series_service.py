@@ -105,9 +105,11 @@ def test_skipping_a_date_drops_that_occurrence_and_keeps_it_out(session, club):
     series_id = add_series(session, spec(club), NOW)
     assert skip_date(session, series_id, date(2026, 10, 25)) == 1
     materialize(session, NOW)
-    local_dates = session.execute(
-        text("SELECT local_date FROM series_occurrence WHERE series_id = :id"), {"id": series_id}
-    ).scalars().all()
+    local_dates = (
+        session.execute(text("SELECT local_date FROM series_occurrence WHERE series_id = :id"), {"id": series_id})
+        .scalars()
+        .all()
+    )
     assert date(2026, 10, 25) not in local_dates
     assert len(local_dates) == 13
     assert show_series(session, series_id)["skipped"] == [date(2026, 10, 25)]
@@ -314,8 +316,13 @@ def test_a_poker_occurrence_opens_as_a_real_tournament_with_deadlines_from_the_s
         text("SELECT name, status, scheduled_start, late_reg_deadline, buy_in FROM poker_tournaments WHERE id = :id"),
         {"id": occ["tournament_id"]},
     ).one()
-    assert t == ("Friday Deepstack 20.10.2026", "registration_open", datetime(2026, 10, 20, 19, tzinfo=UTC),
-                 datetime(2026, 10, 20, 21, tzinfo=UTC), 300000)
+    assert t == (
+        "Friday Deepstack 20.10.2026",
+        "registration_open",
+        datetime(2026, 10, 20, 19, tzinfo=UTC),
+        datetime(2026, 10, 20, 21, tzinfo=UTC),
+        300000,
+    )
     assert materialize(session, datetime(2026, 10, 20, 18, 30, tzinfo=UTC)).opened == 0
     assert count(session, "poker_tournaments") == 1
 
@@ -323,15 +330,22 @@ def test_a_poker_occurrence_opens_as_a_real_tournament_with_deadlines_from_the_s
 def test_an_occurrence_the_poker_rules_refuse_at_opening_fails_alone_with_the_reason(session, club):
     template = {**POKER, "structure_id": structure(session, club)}
     add_series(session, spec(club, kind="poker", cron="0 19 * * *", timezone="UTC", template=template), NOW)
-    add_series(session, spec(club, name="Other", kind="poker", cron="30 19 * * *", timezone="UTC", template=template), NOW)
-    session.execute(text("UPDATE series_occurrence SET settings = settings || '{\"seat_cap\": 12}'"
-                         " WHERE series_id = (SELECT id FROM series WHERE name = 'Other')"))
+    add_series(
+        session, spec(club, name="Other", kind="poker", cron="30 19 * * *", timezone="UTC", template=template), NOW
+    )
+    session.execute(
+        text(
+            "UPDATE series_occurrence SET settings = settings || '{\"seat_cap\": 12}'"
+            " WHERE series_id = (SELECT id FROM series WHERE name = 'Other')"
+        )
+    )
     result = materialize(session, datetime(2026, 10, 20, 18, 30, tzinfo=UTC))
     assert result.opened == 1
     [(occurrence_id, why)] = result.failed
     assert "seat cap 12" in why
-    assert session.execute(text("SELECT status, problem FROM series_occurrence WHERE id = :id"),
-                           {"id": occurrence_id}).one() == ("failed", why)
+    assert session.execute(
+        text("SELECT status, problem FROM series_occurrence WHERE id = :id"), {"id": occurrence_id}
+    ).one() == ("failed", why)
 
 
 @pytest.mark.parametrize(

@@ -23,9 +23,16 @@ NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
 def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_a_full_pusoy_cup(session):
     demo = seed_demo(session, NOW, random.Random(1))
     t = poker_tournaments.get_tournament(session, demo.poker_id)
-    assert (t.status, t.scheduled_start, t.club_id) == ("registration_open", datetime(2026, 11, 29, 12, 2, 30, tzinfo=UTC),
-                                                        demo.club_id)
-    assert [lv.duration_seconds for lv in poker_structures.structure_levels(session, t.structure_id)][:3] == [60, 60, 60]
+    assert (t.status, t.scheduled_start, t.club_id) == (
+        "registration_open",
+        datetime(2026, 11, 29, 12, 2, 30, tzinfo=UTC),
+        demo.club_id,
+    )
+    assert [lv.duration_seconds for lv in poker_structures.structure_levels(session, t.structure_id)][:3] == [
+        60,
+        60,
+        60,
+    ]
     assert session.scalar(select(func.count()).where(Registration.tournament_id == t.id)) == 30
     cup = pusoy_rows.find(session, demo.pusoy_code)
     assert (cup.status, cup.entrants, cup.club_id) == ("active", 16, demo.club_id)
@@ -44,8 +51,11 @@ def test_sp_3_the_demo_s_prize_places_are_its_prize_lines_in_the_club_s_language
 
     demo = seed_demo(session, NOW, random.Random(1))
     t = poker_tournaments.get_tournament(session, demo.poker_id)
-    assert results.prizes(session, t.id) == ("Кубок и вход на турнир клуба", "Вход на турнир клуба",
-                                              "Вход на турнир клуба")
+    assert results.prizes(session, t.id) == (
+        "Кубок и вход на турнир клуба",
+        "Вход на турнир клуба",
+        "Вход на турнир клуба",
+    )
     assert results.itm_status(session, t.id).paid_places == 3
     assert {paid_places(entries, 30, t.itm_percent, t.itm_min) for entries in range(30, 200)} == {3}
 

@@ -65,8 +65,7 @@ def test_a_clock_moved_or_paused_while_it_sleeps_is_honoured_at_the_new_instant(
         assert wait_for(lambda: any(m.tournament_id == paused for m in seen), 15)
     [change] = [m for m in seen if m.tournament_id == moved]
     assert change.due_at == jumped + timedelta(seconds=2) <= change.started
-    assert [(level, at) for _, level, at, _ in level_starts(committed, moved)][1:] == [
-        (2, jumped), (3, change.due_at)]
+    assert [(level, at) for _, level, at, _ in level_starts(committed, moved)][1:] == [(2, jumped), (3, change.due_at)]
     [resumed_change] = [m for m in seen if m.tournament_id == paused]
     assert resumed_change.started >= resumed_change.due_at > resumed
     assert [level for _, level, _, _ in level_starts(committed, paused)] == [1, 2]
@@ -76,22 +75,29 @@ def test_a_deadline_moved_and_a_start_while_it_sleeps_process_the_no_shows_at_th
     """3.8: the close moved from +40 s to +2 s, then the tournament starts: processed at the new close."""
     with Session(committed) as s, s.begin():
         tid = running(s, quick_structure(s, seconds=600), now() + timedelta(seconds=1), absent=2, clock=False)
-        s.execute(text("UPDATE poker_tournaments SET status = 'registration_open', started_at = NULL, "
-                       "late_reg_deadline = scheduled_start + interval '40 seconds' WHERE id = :id"), {"id": tid})
+        s.execute(
+            text(
+                "UPDATE poker_tournaments SET status = 'registration_open', started_at = NULL, "
+                "late_reg_deadline = scheduled_start + interval '40 seconds' WHERE id = :id"
+            ),
+            {"id": tid},
+        )
     with keeping_time() as (keeper, seen):
         with Session(committed) as s, s.begin():
             poker_tournaments.edit_tournament(s, tid, {"late_reg_deadline": now() + timedelta(seconds=2)}, now())
         with Session(committed) as s, s.begin():
-            close = s.execute(text("SELECT late_reg_deadline FROM poker_tournaments WHERE id = :id"),
-                              {"id": tid}).scalar_one()
+            close = s.execute(
+                text("SELECT late_reg_deadline FROM poker_tournaments WHERE id = :id"), {"id": tid}
+            ).scalar_one()
             poker_tournaments.change_status(s, tid, "start", now())
         assert wait_for(lambda: any(m.job == "process-no-shows" for m in seen), 15)
     [m] = [m for m in seen if m.job == "process-no-shows"]
     assert (m.tournament_id, m.due_at, m.outcome, m.summary["dropped"]) == (tid, close, "done", 2)
     assert m.started >= close
     with committed.connect() as conn:
-        processed_at = conn.execute(text("SELECT processed_at FROM poker_no_show_runs WHERE tournament_id = :id"),
-                                    {"id": tid}).scalar_one()
+        processed_at = conn.execute(
+            text("SELECT processed_at FROM poker_no_show_runs WHERE tournament_id = :id"), {"id": tid}
+        ).scalar_one()
     assert processed_at == close
 
 
@@ -119,7 +125,11 @@ def test_a_refused_moment_is_recorded_with_its_reason_and_the_others_of_its_inst
     with Session(committed) as s:
         [failure] = due.failures(s)
     assert (failure["job"], failure["tournament_id"], failure["due_at"], failure["code"]) == (
-        "advance-clocks", refused, first, "clock-test-refusal")
+        "advance-clocks",
+        refused,
+        first,
+        "clock-test-refusal",
+    )
     assert failure["reason"] == f"tournament {refused} refuses its level change"
 
 
@@ -130,8 +140,9 @@ def test_a_tournament_down_to_one_player_is_finalized_when_its_last_knockouts_vo
         tid = running(s, quick_structure(s, seconds=3600), now() - timedelta(minutes=1))
     with keeping_time() as (keeper, seen):
         with Session(committed) as s, s.begin():
-            loser, winner = s.scalars(text(
-                "SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"), {"t": tid}).all()
+            loser, winner = s.scalars(
+                text("SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"), {"t": tid}
+            ).all()
             knocked = now() - timedelta(minutes=5) + timedelta(seconds=1)  # the window closes in 1 s
             record_knockouts(s, tid, [Bust(loser, winner)], now=knocked, actor="floor")
         assert wait_for(lambda: any(m.job == "finalize-tournaments" for m in seen), 15)
@@ -141,9 +152,12 @@ def test_a_tournament_down_to_one_player_is_finalized_when_its_last_knockouts_vo
     assert moment.started >= closes  # never early
     assert [row["place"] for row in moment.summary["final_table"]] == [1, 2]
     with Session(committed) as s:
-        status, finished_at = s.execute(text(
-            "SELECT status, finished_at FROM poker_tournaments WHERE id = :t"), {"t": tid}).one()
-        placed = s.scalars(text("SELECT DISTINCT placed_at FROM poker_places WHERE tournament_id = :t"), {"t": tid}).all()
+        status, finished_at = s.execute(
+            text("SELECT status, finished_at FROM poker_tournaments WHERE id = :t"), {"t": tid}
+        ).one()
+        placed = s.scalars(
+            text("SELECT DISTINCT placed_at FROM poker_places WHERE tournament_id = :t"), {"t": tid}
+        ).all()
     assert (status, finished_at, placed) == ("finished", closes, [closes])
 
 
@@ -151,9 +165,12 @@ def test_a_void_before_the_window_closes_leaves_the_tournament_running(committed
     """SP-5: the knockout voided before its window closes: two players again, nothing to finalize."""
     with Session(committed) as s, s.begin():
         tid = running(s, quick_structure(s, seconds=3600), now() - timedelta(minutes=1))
-        loser, winner = s.scalars(text(
-            "SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"), {"t": tid}).all()
+        loser, winner = s.scalars(
+            text("SELECT id FROM poker_entries WHERE tournament_id = :t ORDER BY id"), {"t": tid}
+        ).all()
         [knockout] = record_knockouts(s, tid, [Bust(loser, winner)], now=now() - timedelta(minutes=4), actor="floor")
-        assert due.due_at(s, due.FINALIZE, now() + timedelta(minutes=1)) == [(tid, knockout.recorded_at + timedelta(minutes=5))]
+        assert due.due_at(s, due.FINALIZE, now() + timedelta(minutes=1)) == [
+            (tid, knockout.recorded_at + timedelta(minutes=5))
+        ]
         void_knockout(s, knockout.id, now=now(), actor="floor")
         assert due.due_at(s, due.FINALIZE, now() + timedelta(hours=1)) == []

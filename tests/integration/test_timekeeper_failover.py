@@ -30,6 +30,7 @@ from tests.support.timekeeper import (
 
 TAKEOVER = 10.0  # seconds
 
+
 def holder(engine: Engine) -> int | None:
     """The OS pid of the timekeeper process holding the lock."""
     return active_pid(engine)
@@ -38,19 +39,34 @@ def holder(engine: Engine) -> int | None:
 def spawn(url: str, log: Path) -> subprocess.Popen:
     env = {**os.environ, "DATABASE_URL": url, "TOURNEY_TIMEKEEPER_POLL": "0.2"}
     with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "flows.jobs.timekeeper_loop"], env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "flows.jobs.timekeeper_loop"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 @pytest.mark.parametrize("kills", [5, pytest.param(20, marks=[pytest.mark.soak, pytest.mark.timeout(900)])])
 def test_killing_the_active_timekeeper_again_and_again_loses_nothing_and_does_nothing_twice(
-        committed, database_url, tmp_path, kills):
+    committed, database_url, tmp_path, kills
+):
     rng = random.Random(kills)
     with Session(committed) as s, s.begin():
         sid = quick_structure(s, seconds=2, count=120)
         t0 = now() + timedelta(seconds=2)
-        tids = [running(s, sid, t0 + timedelta(seconds=i / 6), late_reg=timedelta(seconds=5),
-                        policy="absent_mode" if i % 2 else "drop", absent=2) for i in range(12)]
+        tids = [
+            running(
+                s,
+                sid,
+                t0 + timedelta(seconds=i / 6),
+                late_reg=timedelta(seconds=5),
+                policy="absent_mode" if i % 2 else "drop",
+                absent=2,
+            )
+            for i in range(12)
+        ]
     procs = [spawn(database_url, tmp_path / "timekeepers.log") for _ in range(2)]
     takeovers = []
     try:
@@ -78,20 +94,26 @@ def test_killing_the_active_timekeeper_again_and_again_loses_nothing_and_does_no
     assert len(takeovers) == kills and max(takeovers) <= TAKEOVER, takeovers
 
     with committed.connect() as conn:
-        starts = conn.execute(text(
-            "SELECT e.tournament_id, array_agg(e.level ORDER BY e.at), max(e.at), c.next_change_at "
-            "FROM poker_clock_events e JOIN poker_clock c USING (tournament_id) WHERE e.kind = 'level-started' "
-            "GROUP BY e.tournament_id, c.next_change_at ORDER BY 1"
-        )).all()
+        starts = conn.execute(
+            text(
+                "SELECT e.tournament_id, array_agg(e.level ORDER BY e.at), max(e.at), c.next_change_at "
+                "FROM poker_clock_events e JOIN poker_clock c USING (tournament_id) WHERE e.kind = 'level-started' "
+                "GROUP BY e.tournament_id, c.next_change_at ORDER BY 1"
+            )
+        ).all()
         no_show_runs = conn.execute(text("SELECT tournament_id FROM poker_no_show_runs ORDER BY 1")).scalars().all()
-        seated = conn.execute(text(
-            "SELECT tournament_id, count(*) FROM poker_audit WHERE kind = 'no-show-dead-stack' GROUP BY 1 ORDER BY 1"
-        )).all()
-        charges = conn.execute(text(
-            "SELECT d.id, count(g.event_id), (SELECT count(*) FROM poker_clock_events e WHERE e.tournament_id = "
-            "d.tournament_id AND e.kind = 'level-started' AND e.at >= d.seated_at) FROM poker_dead_stacks d "
-            "LEFT JOIN poker_dead_stack_charges g ON g.dead_stack_id = d.id GROUP BY d.id ORDER BY d.id"
-        )).all()
+        seated = conn.execute(
+            text(
+                "SELECT tournament_id, count(*) FROM poker_audit WHERE kind = 'no-show-dead-stack' GROUP BY 1 ORDER BY 1"
+            )
+        ).all()
+        charges = conn.execute(
+            text(
+                "SELECT d.id, count(g.event_id), (SELECT count(*) FROM poker_clock_events e WHERE e.tournament_id = "
+                "d.tournament_id AND e.kind = 'level-started' AND e.at >= d.seated_at) FROM poker_dead_stacks d "
+                "LEFT JOIN poker_dead_stack_charges g ON g.dead_stack_id = d.id GROUP BY d.id ORDER BY d.id"
+            )
+        ).all()
     assert [r[0] for r in starts] == tids
     for tid, levels, last, next_change in starts:
         assert levels == list(range(1, len(levels) + 1))  # every level change once, in order, none missing

@@ -22,8 +22,12 @@ from tests.support.timekeeper import now, quick_structure, running
 def listening(database_url):
     with psycopg.connect(conninfo(database_url), autocommit=True) as conn:
         conn.execute(f'LISTEN "{due.CHANNEL}"')
-        yield lambda: [n.payload for n in conn.notifies(timeout=1, stop_after=1)] + [
-            n.payload for n in conn.notifies(timeout=0.2)]
+        yield (
+            lambda: (
+                [n.payload for n in conn.notifies(timeout=1, stop_after=1)]
+                + [n.payload for n in conn.notifies(timeout=0.2)]
+            )
+        )
 
 
 def test_clock_transitions_wake_the_timekeeper_when_they_commit(committed, listening):

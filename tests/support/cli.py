@@ -78,11 +78,16 @@ def _prefect_settings(env: dict[str, str]) -> AbstractContextManager[Any]:
     return prefect.settings.temporary_settings({getattr(prefect.settings, k): v for k, v in given.items()})
 
 
-def run_process(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
-                timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_process(
+    *args: str, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """`tourney ARGS` as a real process, with the test session's environment plus `env`."""
     return subprocess.run(
-        [TOURNEY, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout,
+        [TOURNEY, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
         input=stdin if stdin is not None else "",
     )
 
@@ -100,9 +105,11 @@ def fingerprint(engine: Engine) -> dict[str, tuple[int, str | None]]:
 
     with engine.connect() as conn:
         return {
-            t.name: tuple(conn.execute(text(
-                f'SELECT count(*), md5(string_agg(x::text, \',\' ORDER BY x::text)) FROM "{t.name}" x'
-            )).one())
+            t.name: tuple(
+                conn.execute(
+                    text(f"SELECT count(*), md5(string_agg(x::text, ',' ORDER BY x::text)) FROM \"{t.name}\" x")
+                ).one()
+            )
             for t in metadata.sorted_tables
         }
 

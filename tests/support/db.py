@@ -30,7 +30,9 @@ def refused_by(constraint: str | re.Pattern[str]) -> Iterator[None]:
     diag = caught.value.orig.diag
     fired = diag.constraint_name or diag.message_primary
     if isinstance(constraint, re.Pattern):
-        assert fired and constraint.fullmatch(fired), f"refused by {fired!r} ({diag.sqlstate}), not by {constraint.pattern!r}"
+        assert fired and constraint.fullmatch(fired), (
+            f"refused by {fired!r} ({diag.sqlstate}), not by {constraint.pattern!r}"
+        )
     else:
         assert fired == constraint, f"refused by {fired!r} ({diag.sqlstate}), not by {constraint!r}"
 
@@ -49,8 +51,10 @@ def contents(session: Session) -> dict[str, str | None]:
     from domain.tables import metadata
 
     session.flush()
-    return {t.name: session.scalar(text(f'SELECT md5(string_agg(r::text, \'|\' ORDER BY r::text)) FROM "{t.name}" r'))
-            for t in metadata.sorted_tables}
+    return {
+        t.name: session.scalar(text(f"SELECT md5(string_agg(r::text, '|' ORDER BY r::text)) FROM \"{t.name}\" r"))
+        for t in metadata.sorted_tables
+    }
 
 
 def refused_call(session: Session, code: str, fn, *args, **kwargs) -> DomainError:

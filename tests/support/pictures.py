@@ -29,12 +29,29 @@ TOLERANCE = 0.002
 
 def first_page(data: bytes, folder: Path, name: str) -> Image.Image:
     """The first page of the PDF `data` drawn in grey at DPI (files kept in `folder` as `name`)."""
-    assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
+    assert shutil.which("pdftoppm"), (
+        "pdftoppm (poppler-utils) is missing: `make setup` installs it (infra/setup-system.sh)"
+    )
     source = folder / f"{name}.pdf"
     source.write_bytes(data)
     subprocess.run(
-        ["pdftoppm", "-f", "1", "-l", "1", "-r", str(DPI), "-gray", "-png", "-singlefile", str(source), str(folder / name)],
-        check=True, capture_output=True, timeout=60,
+        [
+            "pdftoppm",
+            "-f",
+            "1",
+            "-l",
+            "1",
+            "-r",
+            str(DPI),
+            "-gray",
+            "-png",
+            "-singlefile",
+            str(source),
+            str(folder / name),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
     with Image.open(folder / f"{name}.png") as picture:
         return picture.convert("L")
@@ -52,8 +69,17 @@ def differing(a: Image.Image, b: Image.Image) -> float:
 STAMP_KEY = b"stamp-test-key-of-at-least-32-bytes!"
 PUBLIC_URL = "https://tourney.example.org"
 BASE = Certificate(
-    serial="SP-000042-01", source="poker", tournament_id=42, tournament="Пятничный турнир", club="Клуб «Туз»",
-    held_on=date(2026, 11, 27), player="Иван", place=1, prize="Кубок", title="Champion", locale="en",
+    serial="SP-000042-01",
+    source="poker",
+    tournament_id=42,
+    tournament="Пятничный турнир",
+    club="Клуб «Туз»",
+    held_on=date(2026, 11, 27),
+    player="Иван",
+    place=1,
+    prize="Кубок",
+    title="Champion",
+    locale="en",
 )
 LONG_NAME = "Александра Константиновна Преображенская-Воскресенская фон Гогенцоллерн-Зигмаринген"
 ONE_WORD = "Ы" * 40  # wider than the line: broken anywhere (overflow-wrap)
@@ -62,7 +88,8 @@ CERTIFICATES = {
     "long name": dataclasses.replace(BASE, player=LONG_NAME, place=2, title="Prize winner"),
     "one long word": dataclasses.replace(BASE, player=ONE_WORD, locale="ru"),
     "long club and tournament": dataclasses.replace(
-        BASE, club="Спортивный клуб любителей интеллектуальных игр «Туз пик» города Нижний Новгород",
+        BASE,
+        club="Спортивный клуб любителей интеллектуальных игр «Туз пик» города Нижний Новгород",
         tournament="Открытый осенний кубок клуба по спортивному покеру, второй этап <i>Deepstack</i>",
     ),
     "no club, no prize": dataclasses.replace(BASE, club=None, prize=None, source="pusoy", serial="PD-000007-01"),
@@ -74,8 +101,10 @@ def weasyprint_page(cert: Certificate, logo: Logo | None = None) -> bytes:
     """The certificate as WeasyPrint draws it: its own document, the same template and view."""
     order = certificate_order(cert, STAMP_KEY, PUBLIC_URL)
     qr = segno.make(order.url, error="m", mask=0).png_data_uri(scale=1, border=0)
-    html = environment(TEMPLATES, cert.locale).get_template("certificates.html").render(
-        certificates=[{"lines": order.lines, "qr": qr}], logo=logo_uri(logo), public_url=PUBLIC_URL
+    html = (
+        environment(TEMPLATES, cert.locale)
+        .get_template("certificates.html")
+        .render(certificates=[{"lines": order.lines, "qr": qr}], logo=logo_uri(logo), public_url=PUBLIC_URL)
     )
     fonts = FontConfiguration()
     css = CSS(filename=str(TEMPLATES / STYLESHEET), font_config=fonts)

@@ -60,14 +60,24 @@ LEVELS = (
 # no late-registration deadline, a structure without levels (they never run the clock). Override a
 # key with `tournament(session, **BOUNTY | {"bounty_type": "pko"})`.
 BOUNTY = {
-    "start": EVENING, "late_reg": None, "format": "bounty", "bounty_type": "classic", "starting_stack": 20000,
-    "levels": (), "ante_type": "none",
+    "start": EVENING,
+    "late_reg": None,
+    "format": "bounty",
+    "bounty_type": "classic",
+    "starting_stack": 20000,
+    "levels": (),
+    "ante_type": "none",
 }
 
 # The services' grid (tournament_through_services): four 30-minute levels and a 15-minute break,
 # so the SP-2 window is 2 h 15 min
-SERVICE_LEVELS = [LevelSpec(100, 200, 0, 1800), LevelSpec(200, 400, 0, 1800), LevelSpec(0, 0, 0, 900, True),
-                  LevelSpec(300, 600, 600, 1800), LevelSpec(400, 800, 800, 1800)]
+SERVICE_LEVELS = [
+    LevelSpec(100, 200, 0, 1800),
+    LevelSpec(200, 400, 0, 1800),
+    LevelSpec(0, 0, 0, 900, True),
+    LevelSpec(300, 600, 600, 1800),
+    LevelSpec(400, 800, 800, 1800),
+]
 
 PIK_INN = "7707083893"
 
@@ -82,36 +92,67 @@ def club(session: Session, *, fresh: bool = False, at: datetime = T0, timezone: 
     own (in `timezone`)."""
     if fresh:
         n = next(_serial)
-        c = Club(name=f"Club {n}", legal_form="legal_entity", inn=f"{n:010d}", ogrn=f"{n:013d}",
-                 contact_email="floor@example.org", timezone=timezone, created_at=at, updated_at=at)
+        c = Club(
+            name=f"Club {n}",
+            legal_form="legal_entity",
+            inn=f"{n:010d}",
+            ogrn=f"{n:013d}",
+            contact_email="floor@example.org",
+            timezone=timezone,
+            created_at=at,
+            updated_at=at,
+        )
     else:
         assert timezone == "Europe/Moscow", "the shared club is in Moscow: ask for a fresh club in another timezone"
         found = session.execute(select(Club).where(Club.inn == PIK_INN)).scalar_one_or_none()
         if found:
             return found
-        c = Club(name="Pik", legal_form="legal_entity", inn=PIK_INN, ogrn="1027700132195",
-                 contact_email="floor@example.org", timezone="Europe/Moscow", created_at=at, updated_at=at)
+        c = Club(
+            name="Pik",
+            legal_form="legal_entity",
+            inn=PIK_INN,
+            ogrn="1027700132195",
+            contact_email="floor@example.org",
+            timezone="Europe/Moscow",
+            created_at=at,
+            updated_at=at,
+        )
     session.add(c)
     session.flush()
     return c
 
 
-def structure(session: Session, *, club_id: int | None = None, ante_type: str = "classic", levels=LEVELS,
-              at: datetime = T0) -> Structure:
+def structure(
+    session: Session, *, club_id: int | None = None, ante_type: str = "classic", levels=LEVELS, at: datetime = T0
+) -> Structure:
     """A structure of `levels`, (small, big, ante, seconds, is_break) rows."""
-    s = Structure(club_id=club_id or club(session).id, name=f"Deep {next(_serial)}", ante_type=ante_type,
-                  created_at=at)
+    s = Structure(club_id=club_id or club(session).id, name=f"Deep {next(_serial)}", ante_type=ante_type, created_at=at)
     session.add(s)
     session.flush()
     for position, (small, big, ante, seconds, is_break) in enumerate(levels, 1):
-        session.add(Level(structure_id=s.id, position=position, small_blind=small, big_blind=big, ante=ante,
-                          duration_seconds=seconds, is_break=is_break))
+        session.add(
+            Level(
+                structure_id=s.id,
+                position=position,
+                small_blind=small,
+                big_blind=big,
+                ante=ante,
+                duration_seconds=seconds,
+                is_break=is_break,
+            )
+        )
     session.flush()
     return s
 
 
-def player(session: Session, name: str | None = None, *, handle: str | None = None, at: datetime = T0,
-           born: date = date(1990, 1, 1)) -> Player:
+def player(
+    session: Session,
+    name: str | None = None,
+    *,
+    handle: str | None = None,
+    at: datetime = T0,
+    born: date = date(1990, 1, 1),
+) -> Player:
     """A player named `name` (default "Player n"); handle `handle`, or a unique one made from the name."""
     n = next(_serial)
     name = name or (handle.title() if handle else f"Player {n}")
@@ -173,13 +214,20 @@ def tournament(
     return t
 
 
-def register(session: Session, t: Tournament, checked_in: bool = True, name: str | None = None, *,
-             player_id: int | None = None) -> Registration:
+def register(
+    session: Session, t: Tournament, checked_in: bool = True, name: str | None = None, *, player_id: int | None = None
+) -> Registration:
     """A new player (or `player_id`) registered at the tournament's start, checked in then unless
     `checked_in` is False."""
     player_id = player_id or player(session, name, at=t.scheduled_start).id
-    r = Registration(tournament_id=t.id, player_id=player_id, status="active", late=False,
-                     registered_at=t.scheduled_start, checked_in_at=t.scheduled_start if checked_in else None)
+    r = Registration(
+        tournament_id=t.id,
+        player_id=player_id,
+        status="active",
+        late=False,
+        registered_at=t.scheduled_start,
+        checked_in_at=t.scheduled_start if checked_in else None,
+    )
     session.add(r)
     session.flush()
     return r
@@ -189,8 +237,15 @@ def enter(session: Session, t: Tournament, name: str | None = None, *, player_id
     """A new checked-in player (or `player_id`) with an active entry of the starting stack (as check-in
     leaves it)."""
     r = register(session, t, True, name, player_id=player_id)
-    e = Entry(tournament_id=t.id, player_id=r.player_id, registration_id=r.id, sequence=1, state="active",
-              starting_chips=t.starting_stack, created_at=t.scheduled_start)
+    e = Entry(
+        tournament_id=t.id,
+        player_id=r.player_id,
+        registration_id=r.id,
+        sequence=1,
+        state="active",
+        starting_chips=t.starting_stack,
+        created_at=t.scheduled_start,
+    )
     session.add(e)
     session.flush()
     return e
@@ -198,9 +253,16 @@ def enter(session: Session, t: Tournament, name: str | None = None, *, player_id
 
 def reenter(session: Session, busted: Entry) -> Entry:
     """The next entry of a busted entry's player, with the same starting chips."""
-    e = Entry(tournament_id=busted.tournament_id, player_id=busted.player_id,
-              registration_id=busted.registration_id, sequence=busted.sequence + 1, previous_entry_id=busted.id,
-              state="active", starting_chips=busted.starting_chips, created_at=busted.created_at)
+    e = Entry(
+        tournament_id=busted.tournament_id,
+        player_id=busted.player_id,
+        registration_id=busted.registration_id,
+        sequence=busted.sequence + 1,
+        previous_entry_id=busted.id,
+        state="active",
+        starting_chips=busted.starting_chips,
+        created_at=busted.created_at,
+    )
     session.add(e)
     session.flush()
     return e
@@ -221,8 +283,9 @@ def played(session: Session, players: list[Player], start: datetime, name: str) 
     t = tournament(session, **BOUNTY | {"start": start, "name": name})
     entries = [enter(session, t, player_id=p.id) for p in players]
     for i, e in enumerate(entries[:-1]):
-        record_knockouts(session, t.id, [Bust(e.id, entries[-1].id)], now=start + timedelta(hours=1, seconds=i),
-                         actor="floor")
+        record_knockouts(
+            session, t.id, [Bust(e.id, entries[-1].id)], now=start + timedelta(hours=1, seconds=i), actor="floor"
+        )
     finalize_tournaments(session, start + timedelta(hours=4))
     session.refresh(t)
     return t
@@ -293,8 +356,15 @@ def bust(session: Session, entry_id: int, at: datetime) -> None:
 # -- through the services: the registration-path tests ------------------------------------------------
 
 
-def tournament_through_services(session: Session, club_id: int | None = None, start: datetime = START,
-                                status: str = "registration_open", *, now: datetime = NOW, **settings) -> int:
+def tournament_through_services(
+    session: Session,
+    club_id: int | None = None,
+    start: datetime = START,
+    status: str = "registration_open",
+    *,
+    now: datetime = NOW,
+    **settings,
+) -> int:
     """A tournament created by `create_tournament` (so its settings are validated) on SERVICE_LEVELS,
     at a fresh club unless `club_id`; opened, and started at `start` when `status` is "running".
     `settings`: TournamentSettings fields (default a 20 000 stack, late registration for an hour)."""
@@ -302,10 +372,15 @@ def tournament_through_services(session: Session, club_id: int | None = None, st
     from domain.poker.services import tournaments as poker_tournaments
 
     club_id = club_id or club(session, fresh=True, at=now).id
-    grid = poker_structures.import_structure(session, club_id, f"Grid {next(_serial)}", "classic", SERVICE_LEVELS,
-                                             now)
-    values = {"name": "Friday", "scheduled_start": start, "starting_stack": 20000, "currency": "RUB",
-              "buy_in": 150000, "late_reg_deadline": start + timedelta(hours=1)}
+    grid = poker_structures.import_structure(session, club_id, f"Grid {next(_serial)}", "classic", SERVICE_LEVELS, now)
+    values = {
+        "name": "Friday",
+        "scheduled_start": start,
+        "starting_stack": 20000,
+        "currency": "RUB",
+        "buy_in": 150000,
+        "late_reg_deadline": start + timedelta(hours=1),
+    }
     t = poker_tournaments.create_tournament(session, club_id, grid.id, TournamentSettings(**values | settings), now)
     if status in ("registration_open", "running"):
         poker_tournaments.change_status(session, t.id, "open", now)

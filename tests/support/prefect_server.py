@@ -44,13 +44,20 @@ def prefect_server(database_url: str, api_url: str | None = None, timeout: float
     log = Path(tempfile.mkdtemp(prefix="tourney-prefect-server-")) / "server.log"
     with scratch_database(database_url, "prefect") as url:
         asyncpg = make_url(url).set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
-        env = {**os.environ, "PREFECT_SERVER_DATABASE_CONNECTION_URL": asyncpg,
-               "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_UI_ENABLED": "false"}
+        env = {
+            **os.environ,
+            "PREFECT_SERVER_DATABASE_CONNECTION_URL": asyncpg,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_UI_ENABLED": "false",
+        }
         env.pop("PREFECT_API_AUTH_STRING", None)
         with log.open("wb") as out:
             server = subprocess.Popen(
                 [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
             )
         try:
             _wait_healthy(api_url, server, log, timeout)
@@ -76,8 +83,9 @@ def _wait_healthy(api_url: str, server: subprocess.Popen, log: Path, timeout: fl
         except httpx.HTTPError:
             pass
         time.sleep(0.5)
-    raise RuntimeError(f"the test Prefect server did not answer at {api_url} in {timeout:.0f} s:\n"
-                       f"{log.read_text()[-3000:]}")
+    raise RuntimeError(
+        f"the test Prefect server did not answer at {api_url} in {timeout:.0f} s:\n{log.read_text()[-3000:]}"
+    )
 
 
 def _drain() -> None:

@@ -55,9 +55,15 @@ def play(session: Session, tournament, round_no: int, case: dict) -> dict[str, s
     for table, games in case.items():
         for number, (order, diamond) in enumerate(games, start=1):
             last = pusoy_reports.report(
-                session, tournament.code, round_no=round_no, table=table, game=number,
+                session,
+                tournament.code,
+                round_no=round_no,
+                table=table,
+                game=number,
                 finishes=[(roles[p], i) for i, p in enumerate(order.split(), start=1)],
-                two_of_diamonds=roles[diamond] if diamond else None, now=NOW, by="floor",
+                two_of_diamonds=roles[diamond] if diamond else None,
+                now=NOW,
+                by="floor",
             )
     assert last is not None and last.round_ready
     return roles
@@ -67,8 +73,15 @@ def play_playoff(session: Session, tournament, round_no: int, stage: int, orders
     last = None
     for table, order in orders.items():
         last = pusoy_reports.report(
-            session, tournament.code, round_no=round_no, table=table, game=1, playoff=stage,
-            finishes=[(p, i) for i, p in enumerate(order, start=1)], two_of_diamonds=None, now=NOW,
+            session,
+            tournament.code,
+            round_no=round_no,
+            table=table,
+            game=1,
+            playoff=stage,
+            finishes=[(p, i) for i, p in enumerate(order, start=1)],
+            two_of_diamonds=None,
+            now=NOW,
         )
     return last
 

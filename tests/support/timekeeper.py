@@ -31,8 +31,16 @@ def quick_structure(session: Session, seconds: int | list[int], count: int = 30)
     return structure(session, levels=[(100 * n, 200 * n, 0, d, False) for n, d in enumerate(durations, 1)]).id
 
 
-def running(session: Session, structure_id: int, start: datetime, *, late_reg: timedelta = timedelta(hours=1),
-            policy: str = "drop", absent: int = 0, clock: bool = True) -> int:
+def running(
+    session: Session,
+    structure_id: int,
+    start: datetime,
+    *,
+    late_reg: timedelta = timedelta(hours=1),
+    policy: str = "drop",
+    absent: int = 0,
+    clock: bool = True,
+) -> int:
     """A running tournament started at `start` (its clock too, unless `clock` is False), with two
     players in and `absent` registered players not checked in."""
     t = tournament(session, structure_id=structure_id, no_show_policy=policy, start=start, late_reg=late_reg)
@@ -51,10 +59,13 @@ def running(session: Session, structure_id: int, start: datetime, *, late_reg: t
 def level_starts(engine: Engine, tournament_id: int | None = None) -> list[tuple[int, int, datetime, datetime]]:
     """(tournament, level, at, recorded_at) of every level start recorded, in order."""
     with engine.connect() as conn:
-        rows = conn.execute(text(
-            "SELECT tournament_id, level, at, recorded_at FROM poker_clock_events WHERE kind = 'level-started' "
-            "AND (CAST(:tid AS bigint) IS NULL OR tournament_id = :tid) ORDER BY tournament_id, at, level"
-        ), {"tid": tournament_id}).all()
+        rows = conn.execute(
+            text(
+                "SELECT tournament_id, level, at, recorded_at FROM poker_clock_events WHERE kind = 'level-started' "
+                "AND (CAST(:tid AS bigint) IS NULL OR tournament_id = :tid) ORDER BY tournament_id, at, level"
+            ),
+            {"tid": tournament_id},
+        ).all()
     return [tuple(r) for r in rows]
 
 

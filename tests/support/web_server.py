@@ -15,8 +15,9 @@ class Server:
         self.app = app
         self.url = f"http://127.0.0.1:{port}"
         self.start_within = start_within
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                                    lifespan=lifespan))
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan)
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> Server:

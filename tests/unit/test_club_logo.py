@@ -37,7 +37,10 @@ def test_doc_1_png_and_jpeg_logos_are_read_with_their_size():
 def test_doc_1_the_type_is_what_the_bytes_say():
     """DOC-1: a GIF, a text file, an SVG are refused whatever they are called"""
     assert refused(image("GIF")) == ("logo-type", "the logo must be a PNG or JPEG image; this file's bytes are neither")
-    assert refused(b"hello, world") == ("logo-type", "the logo must be a PNG or JPEG image; this file's bytes are neither")
+    assert refused(b"hello, world") == (
+        "logo-type",
+        "the logo must be a PNG or JPEG image; this file's bytes are neither",
+    )
     svg = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>'
     assert refused(svg) == ("logo-type", "SVG logos are not accepted (they can load other files): use PNG or JPEG")
     assert refused(b"") == ("logo-empty", "the logo file is empty")
@@ -45,8 +48,14 @@ def test_doc_1_the_type_is_what_the_bytes_say():
 
 def test_doc_1_limits_are_512_kib_and_2000_pixels_a_side():
     """DOC-1"""
-    assert refused(image("PNG", (2001, 10))) == ("logo-dimensions", "the logo is 2001×10 pixels: at most 2000 on each side")
-    assert refused(image("JPEG", (10, 2400))) == ("logo-dimensions", "the logo is 10×2400 pixels: at most 2000 on each side")
+    assert refused(image("PNG", (2001, 10))) == (
+        "logo-dimensions",
+        "the logo is 2001×10 pixels: at most 2000 on each side",
+    )
+    assert refused(image("JPEG", (10, 2400))) == (
+        "logo-dimensions",
+        "the logo is 10×2400 pixels: at most 2000 on each side",
+    )
     big = image("PNG")
     chunk = b"tEXt" + b"x" * (MAX_BYTES - len(big) + 1)  # a valid ancillary chunk, one byte too many
     padded = big[:33] + struct.pack(">I", len(chunk) - 4) + chunk + struct.pack(">I", zlib.crc32(chunk)) + big[33:]

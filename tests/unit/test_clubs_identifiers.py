@@ -146,7 +146,10 @@ def test_a_complete_new_club_has_no_problems():
         ({"contact_email": "a@b"}, ["email-invalid"]),
         ({"timezone": "Mars/Olympus"}, ["timezone-unknown"]),
         ({"timezone": "europe/moscow"}, ["timezone-unknown"]),
-        ({"timezone": "Europe/Moscow", "inn": "7707083894", "contact_email": "x"}, ["inn-check-digit", "email-invalid"]),
+        (
+            {"timezone": "Europe/Moscow", "inn": "7707083894", "contact_email": "x"},
+            ["inn-check-digit", "email-invalid"],
+        ),
     ],
 )
 def test_a_new_club_with_bad_details_gets_every_specific_problem(overrides, codes):
@@ -165,11 +168,13 @@ def test_cl_1_an_ogrn_beginning_with_1_or_5_passes(body):
 @pytest.mark.parametrize("first", ["0", "2", "3", "4", "6", "7", "8", "9"])
 def test_cl_1_an_ogrn_beginning_with_another_digit_is_refused_even_with_a_right_check_digit(first):
     ogrn = _with_check_digit(first + "02770013219")
-    assert [(p.code, p.message) for p in ogrn_problems(ogrn)] == [(
-        "ogrn-first-digit",
-        f"OGRN {ogrn} begins with {first}: an OGRN begins with 1 or 5 "
-        "(other first digits number a registry record, not an entity)",
-    )]
+    assert [(p.code, p.message) for p in ogrn_problems(ogrn)] == [
+        (
+            "ogrn-first-digit",
+            f"OGRN {ogrn} begins with {first}: an OGRN begins with 1 or 5 "
+            "(other first digits number a registry record, not an entity)",
+        )
+    ]
 
 
 @pytest.mark.parametrize("first", ["1", "2", "4", "5", "9"])

@@ -78,7 +78,10 @@ def test_cl_2_only_branch_records_do_not_verify():
 @pytest.mark.parametrize(
     ("raw", "reason"),
     [
-        ("{not json", "the registry's answer is malformed: not JSON (Expecting property name enclosed in double quotes at position 1)"),
+        (
+            "{not json",
+            "the registry's answer is malformed: not JSON (Expecting property name enclosed in double quotes at position 1)",
+        ),
         ('{"items": []}', "the registry's answer is malformed: no 'suggestions' list"),
         ('{"suggestions": [{"value": "x"}]}', "the registry's answer is malformed: suggestion 0 has no data.inn"),
         ("[]", "the registry's answer is malformed: no 'suggestions' list"),
@@ -117,7 +120,11 @@ LISTED = Listing.LISTED
         (State(LISTED, Verification.UNVERIFIED), Action.APPLY, State(LISTED, Verification.PENDING)),
         (State(LISTED, Verification.REFUSED), Action.APPLY, State(LISTED, Verification.PENDING)),
         (State(LISTED, Verification.REVOKED), Action.APPLY, State(LISTED, Verification.PENDING)),
-        (State(Listing.SUSPENDED, Verification.UNVERIFIED), Action.APPLY, State(Listing.SUSPENDED, Verification.PENDING)),
+        (
+            State(Listing.SUSPENDED, Verification.UNVERIFIED),
+            Action.APPLY,
+            State(Listing.SUSPENDED, Verification.PENDING),
+        ),
         (State(LISTED, Verification.PENDING), Action.QUEUE, State(LISTED, Verification.PENDING, queued=True)),
         (State(LISTED, Verification.PENDING), Action.VERIFY, State(LISTED, Verification.VERIFIED)),
         (State(LISTED, Verification.PENDING, queued=True), Action.VERIFY, State(LISTED, Verification.VERIFIED)),
@@ -125,10 +132,22 @@ LISTED = Listing.LISTED
         (State(LISTED, Verification.VERIFIED), Action.REVOKE, State(LISTED, Verification.REVOKED)),
         (State(LISTED, Verification.VERIFIED), Action.RECHECK, State(LISTED, Verification.VERIFIED)),
         (State(LISTED, Verification.VERIFIED), Action.SUSPEND, State(Listing.SUSPENDED, Verification.VERIFIED)),
-        (State(LISTED, Verification.PENDING, True), Action.TERMINATE, State(Listing.TERMINATED, Verification.PENDING, True)),
-        (State(Listing.SUSPENDED, Verification.REFUSED), Action.TERMINATE, State(Listing.TERMINATED, Verification.REFUSED)),
+        (
+            State(LISTED, Verification.PENDING, True),
+            Action.TERMINATE,
+            State(Listing.TERMINATED, Verification.PENDING, True),
+        ),
+        (
+            State(Listing.SUSPENDED, Verification.REFUSED),
+            Action.TERMINATE,
+            State(Listing.TERMINATED, Verification.REFUSED),
+        ),
         (State(Listing.SUSPENDED, Verification.VERIFIED), Action.REINSTATE, State(LISTED, Verification.VERIFIED)),
-        (State(Listing.SUSPENDED, Verification.PENDING, True), Action.REINSTATE, State(LISTED, Verification.PENDING, True)),
+        (
+            State(Listing.SUSPENDED, Verification.PENDING, True),
+            Action.REINSTATE,
+            State(LISTED, Verification.PENDING, True),
+        ),
     ],
 )
 def test_cl_3_cl_4_allowed_transitions(before, action, after):
@@ -138,17 +157,72 @@ def test_cl_3_cl_4_allowed_transitions(before, action, after):
 @pytest.mark.parametrize(
     ("before", "action", "code", "message"),
     [
-        (State(LISTED, Verification.PENDING), Action.APPLY, "cannot-apply", "the club is pending: an unverified, refused or revoked club can apply"),
-        (State(LISTED, Verification.VERIFIED), Action.APPLY, "cannot-apply", "the club is verified: an unverified, refused or revoked club can apply"),
-        (State(Listing.TERMINATED, Verification.UNVERIFIED), Action.APPLY, "cannot-apply", "the club's listing is terminated: it cannot apply"),
-        (State(LISTED, Verification.PENDING, True), Action.QUEUE, "cannot-queue", "the application is already in the moderator queue"),
-        (State(LISTED, Verification.UNVERIFIED), Action.VERIFY, "cannot-verify", "the club is unverified: only a pending application can be verified"),
-        (State(LISTED, Verification.VERIFIED), Action.REFUSE, "cannot-refuse", "the club is verified: only a pending application can be refused"),
-        (State(LISTED, Verification.PENDING), Action.REVOKE, "cannot-revoke", "the club is pending: only a verified club can lose its status"),
-        (State(Listing.SUSPENDED, Verification.VERIFIED), Action.SUSPEND, "cannot-suspend", "the club is suspended: only a listed club can be suspended"),
-        (State(Listing.TERMINATED, Verification.VERIFIED), Action.TERMINATE, "cannot-terminate", "the club is terminated: a terminated club's listing is final"),
-        (State(LISTED, Verification.VERIFIED), Action.REINSTATE, "cannot-reinstate", "the club is listed: only a suspended club can be reinstated"),
-        (State(Listing.TERMINATED, Verification.VERIFIED), Action.REINSTATE, "cannot-reinstate", "the club is terminated: only a suspended club can be reinstated"),
+        (
+            State(LISTED, Verification.PENDING),
+            Action.APPLY,
+            "cannot-apply",
+            "the club is pending: an unverified, refused or revoked club can apply",
+        ),
+        (
+            State(LISTED, Verification.VERIFIED),
+            Action.APPLY,
+            "cannot-apply",
+            "the club is verified: an unverified, refused or revoked club can apply",
+        ),
+        (
+            State(Listing.TERMINATED, Verification.UNVERIFIED),
+            Action.APPLY,
+            "cannot-apply",
+            "the club's listing is terminated: it cannot apply",
+        ),
+        (
+            State(LISTED, Verification.PENDING, True),
+            Action.QUEUE,
+            "cannot-queue",
+            "the application is already in the moderator queue",
+        ),
+        (
+            State(LISTED, Verification.UNVERIFIED),
+            Action.VERIFY,
+            "cannot-verify",
+            "the club is unverified: only a pending application can be verified",
+        ),
+        (
+            State(LISTED, Verification.VERIFIED),
+            Action.REFUSE,
+            "cannot-refuse",
+            "the club is verified: only a pending application can be refused",
+        ),
+        (
+            State(LISTED, Verification.PENDING),
+            Action.REVOKE,
+            "cannot-revoke",
+            "the club is pending: only a verified club can lose its status",
+        ),
+        (
+            State(Listing.SUSPENDED, Verification.VERIFIED),
+            Action.SUSPEND,
+            "cannot-suspend",
+            "the club is suspended: only a listed club can be suspended",
+        ),
+        (
+            State(Listing.TERMINATED, Verification.VERIFIED),
+            Action.TERMINATE,
+            "cannot-terminate",
+            "the club is terminated: a terminated club's listing is final",
+        ),
+        (
+            State(LISTED, Verification.VERIFIED),
+            Action.REINSTATE,
+            "cannot-reinstate",
+            "the club is listed: only a suspended club can be reinstated",
+        ),
+        (
+            State(Listing.TERMINATED, Verification.VERIFIED),
+            Action.REINSTATE,
+            "cannot-reinstate",
+            "the club is terminated: only a suspended club can be reinstated",
+        ),
     ],
 )
 def test_cl_3_cl_4_refused_transitions_say_why(before, action, code, message):

@@ -41,13 +41,28 @@ def test_cl_2_an_answer_decides_a_pending_application(raw, action):
 @pytest.mark.parametrize(
     ("raw", "error", "expected"),
     [
-        (answer(party(INN, OGRN)), None, Step(Action.RECHECK, "matches the registry: ПАО СБЕРБАНК, ACTIVE", checked=True)),
+        (
+            answer(party(INN, OGRN)),
+            None,
+            Step(Action.RECHECK, "matches the registry: ПАО СБЕРБАНК, ACTIVE", checked=True),
+        ),
         (
             answer(party(INN, OGRN, status="LIQUIDATING")),
             None,
-            Step(Action.REVOKE, "no longer matches the registry: ПАО СБЕРБАНК is being liquidated (LIQUIDATING)", checked=True),
+            Step(
+                Action.REVOKE,
+                "no longer matches the registry: ПАО СБЕРБАНК is being liquidated (LIQUIDATING)",
+                checked=True,
+            ),
         ),
-        ("{", None, Step(None, "the registry's answer is malformed: not JSON (Expecting property name enclosed in double quotes at position 1)")),
+        (
+            "{",
+            None,
+            Step(
+                None,
+                "the registry's answer is malformed: not JSON (Expecting property name enclosed in double quotes at position 1)",
+            ),
+        ),
         (None, "HTTP 429", Step(None, "HTTP 429")),
     ],
 )

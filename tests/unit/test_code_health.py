@@ -1,5 +1,5 @@
-"""What `make test` checks of the code and the docs besides behaviour: ruff finds nothing, and every
-path, module and link that README.md and docs/ name exists (a moved file fails here, not a reader)."""
+"""What `make test` checks of the code and the docs besides behaviour: ruff finds nothing to lint or
+reformat, and every path, module and link that README.md and docs/ name exists (a moved file fails here, not a reader)."""
 
 from __future__ import annotations
 
@@ -24,10 +24,12 @@ def _generated(path: str) -> bool:
     return subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
 
 
-def test_ruff_finds_nothing():
+@pytest.mark.parametrize("command", [["check", "--no-cache"], ["format", "--check", "--no-cache"]], ids=" ".join)
+def test_ruff_finds_nothing(command):
+    """`ruff check` (pyflakes, pycodestyle, imports, pyupgrade, bugbear) and `ruff format` (one layout):
+    `ruff check --fix . && ruff format .` makes a tree pass."""
     ruff = Path(sys.executable).with_name("ruff")
-    result = subprocess.run([str(ruff), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run([str(ruff), *command, "."], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -40,8 +42,10 @@ def test_every_path_module_and_link_a_document_names_exists(doc: Path):
         if not (ROOT / path).exists() and not _generated(path):
             missing.append(path)
     for module in MODULE.findall(text):
-        if module.split(".")[0] in ("domain", "flows", "infra", "tests", "bench") and \
-                importlib.util.find_spec(module) is None:
+        if (
+            module.split(".")[0] in ("domain", "flows", "infra", "tests", "bench")
+            and importlib.util.find_spec(module) is None
+        ):
             missing.append(f"python -m {module}")
     for link in LINK.findall(text):
         if not link.startswith(("http://", "https://", "mailto:")) and not (doc.parent / link).exists():

@@ -43,17 +43,28 @@ def test_doc_4_no_document_label_names_a_rule_id():
     rule_id = re.compile(r"\b(?:SP|PD|DOC|LG|AC|CL)-\d{1,2}\b")
     for locale in LOCALES:
         for message in catalogs.read(locale):
-            texts = [*(message.id if isinstance(message.id, tuple) else (message.id,)),
-                     *(message.string if isinstance(message.string, tuple) else (message.string,))]
+            texts = [
+                *(message.id if isinstance(message.id, tuple) else (message.id,)),
+                *(message.string if isinstance(message.string, tuple) else (message.string,)),
+            ]
             assert not any(rule_id.search(t or "") for t in texts), message.id
 
 
 @pytest.mark.parametrize(
     ("n", "en", "ru"),
-    [(1, "1st place", "1-е место"), (2, "2nd place", "2-е место"), (3, "3rd place", "3-е место"),
-     (4, "4th place", "4-е место"), (11, "11th place", "11-е место"), (12, "12th place", "12-е место"),
-     (13, "13th place", "13-е место"), (21, "21st place", "21-е место"), (22, "22nd place", "22-е место"),
-     (103, "103rd place", "103-е место"), (1111, "1,111th place", "1\xa0111-е место")],
+    [
+        (1, "1st place", "1-е место"),
+        (2, "2nd place", "2-е место"),
+        (3, "3rd place", "3-е место"),
+        (4, "4th place", "4-е место"),
+        (11, "11th place", "11-е место"),
+        (12, "12th place", "12-е место"),
+        (13, "13th place", "13-е место"),
+        (21, "21st place", "21-е место"),
+        (22, "22nd place", "22-е место"),
+        (103, "103rd place", "103-е место"),
+        (1111, "1,111th place", "1\xa0111-е место"),
+    ],
 )
 def test_doc_4_places_are_worded_by_the_locale_s_cldr_ordinal_rules(n, en, ru):
     """DOC-4"""
@@ -73,8 +84,9 @@ def test_doc_4_dates_and_numbers_are_in_the_document_s_locale():
 
 def test_doc_4_a_russian_certificate_s_lines():
     """DOC-4"""
-    cert = Certificate("SP-000042-02", "poker", 42, "Турнир", "Клуб", date(2026, 11, 27), "Иван", 2, "Кубок",
-                       "Prize winner", "ru")
+    cert = Certificate(
+        "SP-000042-02", "poker", 42, "Турнир", "Клуб", date(2026, 11, 27), "Иван", 2, "Кубок", "Prize winner", "ru"
+    )
     assert i18n.certificate_lines(cert, "ABCD-EFGH") == {
         "title": "Призёр",
         "player": "Иван",
@@ -113,6 +125,12 @@ def test_pd_13_final_standings_champion_final_table_then_each_earlier_round_s_el
     """PD-13"""
     sheet = pusoy_sheet()
     assert [(f.position, f.player, f.round_left) for f in final_standings(sheet)] == [
-        (1, "Борис", 2), (2, "E", 2), (3, "A", 2), (4, "G", 2),
-        (5, "H", 1), (6, "F", 1), (7, "D", 1), (8, "C", 1),
+        (1, "Борис", 2),
+        (2, "E", 2),
+        (3, "A", 2),
+        (4, "G", 2),
+        (5, "H", 1),
+        (6, "F", 1),
+        (7, "D", 1),
+        (8, "C", 1),
     ]

@@ -118,14 +118,17 @@ def test_passwords_in_urls_are_masked_in_settings_and_messages(monkeypatch):
     assert "s3cr" not in echoed and "db-pass-123" not in echoed
 
 
-@pytest.mark.parametrize(("value", "why"), [
-    ("k" * 32, "only 1 distinct character"),
-    (" " * 40, "only 1 distinct character"),
-    ("password" * 4, "only 7 distinct characters"),
-    ("Tournament-Key!" * 3, "30 of its 45 bytes repeat earlier ones"),
-    ("12345678901234567890123456789012", "10 characters in a row in order"),
-    ("abcdefghijklmnopqrstuvwxyz012345", "26 characters in a row in order"),
-])
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("k" * 32, "only 1 distinct character"),
+        (" " * 40, "only 1 distinct character"),
+        ("password" * 4, "only 7 distinct characters"),
+        ("Tournament-Key!" * 3, "30 of its 45 bytes repeat earlier ones"),
+        ("12345678901234567890123456789012", "10 characters in a row in order"),
+        ("abcdefghijklmnopqrstuvwxyz012345", "26 characters in a row in order"),
+    ],
+)
 def test_doc_2_a_long_but_guessable_key_is_refused_like_a_short_one(monkeypatch, tmp_path, value, why):
     """DOC-2: 32 bytes or more are not enough when the key is guessable: one character repeated,
     spaces, a word repeated, characters in order; refused with the same one-line error as a short key,
@@ -135,7 +138,9 @@ def test_doc_2_a_long_but_guessable_key_is_refused_like_a_short_one(monkeypatch,
     with pytest.raises(ConfigurationError) as caught:
         load_settings().secret_key()
     assert (caught.value.code, caught.value.message) == (
-        "short-secret-key", f"TOURNEY_SECRET_KEY is guessable ({why}): a signing key must be at least 32 random bytes")
+        "short-secret-key",
+        f"TOURNEY_SECRET_KEY is guessable ({why}): a signing key must be at least 32 random bytes",
+    )
     monkeypatch.delenv("TOURNEY_SECRET_KEY")
     (tmp_path / "secret.key").write_text(value + "\n")
     with pytest.raises(ConfigurationError) as caught:
@@ -156,8 +161,12 @@ def test_doc_2_random_keys_pass_the_guessability_check(monkeypatch):
     draw = random.Random(2026)
     for _ in range(500):
         raw = draw.randbytes(32)
-        for key in (raw.hex(), base64.urlsafe_b64encode(raw).rstrip(b"=").decode(), base64.b64encode(raw).decode(),
-                    draw.randbytes(64).hex()):
+        for key in (
+            raw.hex(),
+            base64.urlsafe_b64encode(raw).rstrip(b"=").decode(),
+            base64.b64encode(raw).decode(),
+            draw.randbytes(64).hex(),
+        ):
             assert key_weakness(key.encode()) is None, key
     assert key_weakness(new_key()) is None and len(new_key()) == 64
     assert key_weakness(os.environ.get("TOURNEY_SECRET_KEY", "test-secret-key-of-at-least-32-bytes").encode()) is None

@@ -24,7 +24,9 @@ KEY = b"unit-test-key"
 
 
 def _cert(**changes) -> Certificate:
-    base = Certificate("SP-000042-01", "poker", 42, "Турнир", "Клуб", date(2026, 11, 27), "<b>Иван</b>", 1, None, "Champion")
+    base = Certificate(
+        "SP-000042-01", "poker", 42, "Турнир", "Клуб", date(2026, 11, 27), "<b>Иван</b>", 1, None, "Champion"
+    )
     return dataclasses.replace(base, **changes)
 
 
@@ -60,7 +62,13 @@ def test_doc_1_a_poker_champion_without_a_prize_still_gets_a_certificate():
 def test_doc_1_a_pusoy_tournament_certifies_its_champion():
     """DOC-1"""
     (cert,) = pusoy_certificates(pusoy_sheet())
-    assert (cert.serial, cert.player, cert.place, cert.title, cert.club) == ("PD-000007-01", "Борис", 1, "Champion", None)
+    assert (cert.serial, cert.player, cert.place, cert.title, cert.club) == (
+        "PD-000007-01",
+        "Борис",
+        1,
+        "Champion",
+        None,
+    )
 
 
 @pytest.mark.parametrize(
@@ -154,6 +162,7 @@ def test_page_text_is_compared_without_regard_to_line_breaks():
 
 def test_knockout_credits_keep_their_halves():
     assert signing.payload(poker_sheet().places[0])["data"]["knockouts"] == "2.5"
-    assert signing.payload(dataclasses.replace(poker_sheet().places[0], knockouts=Decimal("3.0")))["data"][
-        "knockouts"
-    ] == "3"
+    assert (
+        signing.payload(dataclasses.replace(poker_sheet().places[0], knockouts=Decimal("3.0")))["data"]["knockouts"]
+        == "3"
+    )

@@ -14,8 +14,14 @@ LINT = str(Path(sys.executable).with_name("lint-imports"))
 
 
 def lint(tree: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([LINT, "--no-cache"], cwd=tree, capture_output=True, text=True, timeout=120,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree)})
+    return subprocess.run(
+        [LINT, "--no-cache"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree)},
+    )
 
 
 def test_the_import_contracts_hold_for_the_code_as_it_is():

@@ -52,7 +52,10 @@ def test_lg2_a_result_adds_place_points_and_bonus():
     """LG-2"""
     rows = results(
         [Placing(1, 10, 1, Fraction(3)), Placing(1, 11, 2, Fraction(1, 2)), Placing(1, 12, 3)],
-        formula="sqrt", table=(), shared="average", bonus=D("1"),
+        formula="sqrt",
+        table=(),
+        shared="average",
+        bonus=D("1"),
     )
     assert {r.player_id: r.points for r in rows} == {10: D("17.32") + 3, 11: D("12.25") + D("0.50"), 12: D("10.00")}
 
@@ -60,22 +63,30 @@ def test_lg2_a_result_adds_place_points_and_bonus():
 def test_lg3_best_k_first_places_and_shared_ranks():
     """LG-3"""
     rs = [
-        Result(1, 1, 1, D("30")), Result(2, 1, 5, D("1")),
-        Result(1, 2, 2, D("20")), Result(2, 2, 1, D("11")),
+        Result(1, 1, 1, D("30")),
+        Result(2, 1, 5, D("1")),
+        Result(1, 2, 2, D("20")),
+        Result(2, 2, 1, D("11")),
         Result(1, 3, 3, D("31")),
         Result(1, 4, 4, D("31")),
     ]
     table = standings(rs, best_k=1)
     assert [(s.player_id, s.rank, s.total) for s in table] == [
-        (3, 1, D("31")), (4, 1, D("31")), (1, 3, D("30")), (2, 4, D("20"))]
+        (3, 1, D("31")),
+        (4, 1, D("31")),
+        (1, 3, D("30")),
+        (2, 4, D("20")),
+    ]
     all_results = standings(rs)
     # all four total 31; 1 and 2 have a first place each, the best single result puts 1 (30) before
     # 2 (20); 3 and 4 have none and the same best (31): they share rank 3
     assert [(s.player_id, s.rank) for s in all_results] == [(1, 1), (2, 2), (3, 3), (4, 3)]
 
 
-@given(st.lists(st.tuples(st.integers(1, 5), st.integers(1, 8), st.decimals(0, 100, places=2)), max_size=30),
-       st.none() | st.integers(1, 4))
+@given(
+    st.lists(st.tuples(st.integers(1, 5), st.integers(1, 8), st.decimals(0, 100, places=2)), max_size=30),
+    st.none() | st.integers(1, 4),
+)
 def test_lg3_ranks_are_monotone_and_ties_share_them(raw, k):
     """LG-3: derived from the results alone; ranks never go down the table, level rows share one."""
     rs = [Result(i, p, place, pts) for i, (p, place, pts) in enumerate(raw)]

@@ -145,11 +145,11 @@ def test_sp9_voiding_the_last_knockout_restores_the_state_before(t):
     entries, kos, states = _play(n, head, shared, plan)
     for i in range(len(kos)):
         # void knockout i when its killers have not been knocked out since: drop it from the live set
-        later = {ko.busted_entry_id for ko in kos[i + 1:]}
+        later = {ko.busted_entry_id for ko in kos[i + 1 :]}
         killers = [s.killer_entry_id for s in kos[i].shares]
         if pko_void_problems(kos[i].knockout_id, killers, later):
             continue
-        after = ledger(head, entries, kos[:i] + kos[i + 1:])
+        after = ledger(head, entries, kos[:i] + kos[i + 1 :])
         final, ko = states[-1], kos[i]
         added = {s.killer_entry_id: s.head_added for s in ko.shares}
         credited = {s.killer_entry_id: s.pko_points for s in ko.shares}
@@ -190,8 +190,9 @@ from domain.poker.rules.settings import (  # noqa: E402
     settings_problems,
 )
 
-BASE = TournamentSettings(name="Friday", scheduled_start=datetime(2026, 12, 4, 19, tzinfo=UTC), starting_stack=20000,
-                          currency="RUB", buy_in=0)
+BASE = TournamentSettings(
+    name="Friday", scheduled_start=datetime(2026, 12, 4, 19, tzinfo=UTC), starting_stack=20000, currency="RUB", buy_in=0
+)
 
 
 def test_sp9_pko_without_a_head_is_refused():
@@ -199,16 +200,20 @@ def test_sp9_pko_without_a_head_is_refused():
     PKO label); the other bounty types need none."""
     assert BASE.pko_head is None and BASE.shared_knockouts is False
     problems = settings_problems(replace(BASE, bounty_type="pko"))
-    assert [(p.code, p.message) for p in problems] == [(
-        "pko-head-missing",
-        "bounty type pko needs a PKO head: set pko_head to a whole number of points, at least 2 (SP-9)",
-    )]
+    assert [(p.code, p.message) for p in problems] == [
+        (
+            "pko-head-missing",
+            "bounty type pko needs a PKO head: set pko_head to a whole number of points, at least 2 (SP-9)",
+        )
+    ]
     assert settings_problems(replace(BASE, bounty_type="pko", pko_head=100)) == []
     assert settings_problems(replace(BASE, bounty_type="classic")) == []
 
 
-@pytest.mark.parametrize("head, bounty, code", [(1, "pko", "pko-head-bad"), (0, "pko", "pko-head-bad"),
-                                                (100, "classic", "pko-head-without-pko")])
+@pytest.mark.parametrize(
+    "head, bounty, code",
+    [(1, "pko", "pko-head-bad"), (0, "pko", "pko-head-bad"), (100, "classic", "pko-head-without-pko")],
+)
 def test_sp9_a_bad_pko_head_is_refused(head, bounty, code):
     """SP-9"""
     assert [p.code for p in settings_problems(replace(BASE, bounty_type=bounty, pko_head=head))] == [code]

@@ -41,8 +41,12 @@ def codes(problems) -> list[str]:
 
 @pytest.mark.parametrize(
     "other_start, overlaps",
-    [(START + timedelta(hours=4) - S, True), (START + timedelta(hours=4), False), (START - timedelta(hours=4), False),
-     (START - timedelta(hours=4) + S, True)],
+    [
+        (START + timedelta(hours=4) - S, True),
+        (START + timedelta(hours=4), False),
+        (START - timedelta(hours=4), False),
+        (START - timedelta(hours=4) + S, True),
+    ],
 )
 def test_sp_2_windows_overlap_only_when_they_share_a_second(other_start, overlaps):
     mine = Window.scheduled(START, timedelta(hours=4))
@@ -126,7 +130,9 @@ def test_3_1_reentry_is_open_until_one_second_before_its_deadline(now, expected)
     assert codes(reentry_problems("running", RE, "busted", now)) == expected
 
 
-@pytest.mark.parametrize("now, expected", [(LATE - S, []), (LATE, ["reentry-window-closed"]), (LATE + S, ["reentry-window-closed"])])
+@pytest.mark.parametrize(
+    "now, expected", [(LATE - S, []), (LATE, ["reentry-window-closed"]), (LATE + S, ["reentry-window-closed"])]
+)
 def test_3_1_without_its_own_deadline_reentry_follows_late_registration(now, expected):
     s = replace(BASE, reentry_amount=120000)
     assert codes(reentry_problems("running", s, "busted", now)) == expected
@@ -252,7 +258,10 @@ def test_sp12_bad_limits_are_refused_each_by_name():
     """SP-12"""
     s = _replace(REBUY, rebuy_until=START - _td(minutes=1), rebuy_until_level=0, rebuy_limit=-1, reentry_limit=-2)
     assert [p.code for p in _settings_problems(s)] == [
-        "rebuy-window-twice", "rebuy-until-before-start", "rebuy-until-level-bad", "rebuy-limit-bad",
+        "rebuy-window-twice",
+        "rebuy-until-before-start",
+        "rebuy-until-level-bad",
+        "rebuy-limit-bad",
         "reentry-limit-bad",
     ]
 
@@ -261,7 +270,10 @@ def test_sp12_a_series_template_sets_the_rebuy_window_as_minutes_after_the_start
     """SP-12: a series template gives the rebuy instant as an offset, like the other deadlines."""
     from domain.series.rules.templates import poker_settings
 
-    made = poker_settings({"starting_stack": 1, "currency": "RUB", "buy_in": 0, "rebuy_amount": 1,
-                           "rebuy_until_minutes": 90}, "Friday", START)
+    made = poker_settings(
+        {"starting_stack": 1, "currency": "RUB", "buy_in": 0, "rebuy_amount": 1, "rebuy_until_minutes": 90},
+        "Friday",
+        START,
+    )
     assert made.rebuy_until == START + _td(minutes=90)
     assert _settings_problems(_replace(REBUY, rebuy_until="soon")) != []  # a plain refusal, no crash

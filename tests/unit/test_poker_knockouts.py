@@ -75,7 +75,9 @@ def test_3_2_a_level_beyond_the_structure_s_levels_is_refused():
     assert knockout_problems([Bust(2, 1)], entries(), level=5, level_count=5) == []
     [problem] = knockout_problems([Bust(2, 1)], entries(), level=6, level_count=5)
     assert (problem.code, problem.message) == (
-        "knockout-bad-level", "level 6: the tournament's blind structure has 5 levels")
+        "knockout-bad-level",
+        "level 6: the tournament's blind structure has 5 levels",
+    )
     [problem] = knockout_problems([Bust(2, 1)], entries(), level=1, level_count=0)
     assert problem.message == "level 1: the tournament's blind structure has no levels"
     assert codes(knockout_problems([Bust(2, 1)], entries(), level=0, level_count=5)) == ["knockout-bad-level"]
@@ -126,8 +128,11 @@ def state(recorded_at, **kw) -> KnockoutState:
 
 @pytest.mark.parametrize(
     "age, allowed",
-    [(timedelta(minutes=5) - timedelta(seconds=1), True), (timedelta(minutes=5), True),
-     (timedelta(minutes=5, seconds=1), False)],
+    [
+        (timedelta(minutes=5) - timedelta(seconds=1), True),
+        (timedelta(minutes=5), True),
+        (timedelta(minutes=5, seconds=1), False),
+    ],
 )
 def test_sp_5_a_knockout_is_voidable_up_to_five_minutes_and_not_a_second_later(age, allowed):
     """SP-5: the window is 5 minutes from recording; the deadline itself is inside."""

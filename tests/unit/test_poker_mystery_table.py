@@ -52,12 +52,15 @@ def test_sp11_phase_start_itm_and_level():
     """SP-11"""
     assert phase_reached(Phase("start"), remaining_after=50, paid_places=3, knockout_level=None) == []
     assert codes(phase_reached(Phase("itm"), remaining_after=4, paid_places=3, knockout_level=None)) == [
-        "mystery-phase-not-started"]
+        "mystery-phase-not-started"
+    ]
     assert phase_reached(Phase("itm"), remaining_after=3, paid_places=3, knockout_level=None) == []
     assert codes(phase_reached(Phase("level", 3), remaining_after=9, paid_places=3, knockout_level=2)) == [
-        "mystery-phase-not-started"]
+        "mystery-phase-not-started"
+    ]
     assert codes(phase_reached(Phase("level", 3), remaining_after=9, paid_places=3, knockout_level=None)) == [
-        "mystery-level-unknown"]
+        "mystery-level-unknown"
+    ]
     assert phase_reached(Phase("level", 3), remaining_after=9, paid_places=3, knockout_level=3) == []
 
 
@@ -65,7 +68,9 @@ def test_sp11_who_draws_and_no_prizes_left():
     """SP-11"""
     kw = dict(knockout_drawn=False, draws_made=1, prize_count=3, description=None, killer_entry_id=7)
     assert codes(table_draw_problems(mode="per_killer_entry", killer_drew_before=True, **kw)) == [
-        "mystery-already-drawn"]
+        "mystery-already-drawn"
+    ]
     assert table_draw_problems(mode="per_knockout", killer_drew_before=True, **kw) == []
-    assert codes(table_draw_problems(mode="per_knockout", killer_drew_before=False,
-                                     **(kw | {"draws_made": 3}))) == ["mystery-no-prizes-left"]
+    assert codes(table_draw_problems(mode="per_knockout", killer_drew_before=False, **(kw | {"draws_made": 3}))) == [
+        "mystery-no-prizes-left"
+    ]

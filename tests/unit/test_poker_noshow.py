@@ -32,9 +32,7 @@ def test_absent_mode_seats_a_dead_stack_for_every_registered_player_not_checked_
         ("none", 1, 3000),  # a table of one counts as two
     ],
 )
-def test_sp_6_a_dead_stack_pays_the_forced_bets_of_the_levels_estimated_hands(
-    ante_type, table_size, expected
-):
+def test_sp_6_a_dead_stack_pays_the_forced_bets_of_the_levels_estimated_hands(ante_type, table_size, expected):
     """SP-6: hands = minutes × hands_per_hour / 60; ante per hand (classic); SB + BB once per orbit."""
     assert n.level_cost(200, 400, 50, 20 * 60, ante_type, table_size, 30) == expected
 

@@ -44,7 +44,16 @@ def test_sp_7_worked_example_gives_exactly_the_places_of_the_rules():
     entries, knockouts = sp7_example()
     places = by_name(final_places(entries, knockouts))
     assert {name: p.place for name, p in places.items()} == {
-        "K": 1, "J": 2, "I": 3, "H": 4, "B": 5, "G": 6, "F": 7, "D": 8, "E": 8, "C": 10,
+        "K": 1,
+        "J": 2,
+        "I": 3,
+        "H": 4,
+        "B": 5,
+        "G": 6,
+        "F": 7,
+        "D": 8,
+        "E": 8,
+        "C": 10,
     }
 
 
@@ -80,7 +89,9 @@ def test_sp_7_voided_entries_are_excluded_with_their_knockouts_and_credits():
     knockouts = [LiveKnockout(3, 1, killer_entry_id=1), LiveKnockout(2, 2, killer_entry_id=1), LiveKnockout(4, 3, 1)]
     places = final_places(entries, knockouts)
     assert [(p.player_id, p.place, p.credit) for p in places] == [
-        (1, 1, Fraction(2)), (4, 2, Fraction(0)), (2, 3, Fraction(0))
+        (1, 1, Fraction(2)),
+        (4, 2, Fraction(0)),
+        (2, 3, Fraction(0)),
     ]
 
 
@@ -89,7 +100,12 @@ def test_sp_7_two_blocks_in_a_row_each_share_the_best_place_of_their_block():
     entries = [PlacedEntry(n, n, n) for n in range(1, 7)]
     knockouts = [LiveKnockout(n, 1, 6) for n in (1, 2, 3)] + [LiveKnockout(n, 2, 6) for n in (4, 5)]
     assert [(p.player_id, p.place) for p in final_places(entries, knockouts)] == [
-        (6, 1), (4, 2), (5, 2), (1, 4), (2, 4), (3, 4)
+        (6, 1),
+        (4, 2),
+        (5, 2),
+        (1, 4),
+        (2, 4),
+        (3, 4),
     ]
 
 
@@ -99,7 +115,10 @@ def test_sp_7_prizes_go_to_places_and_a_shared_place_shares_its_line():
     knockouts = [LiveKnockout(1, 1, 4), LiveKnockout(2, 2, 4), LiveKnockout(3, 2, 4)]
     places = final_places(entries, knockouts, prizes=("Cup", "Medal", "Cap"))
     assert [(p.player_id, p.place, p.prize) for p in places] == [
-        (4, 1, "Cup"), (2, 2, "Medal"), (3, 2, "Medal"), (1, 4, None)
+        (4, 1, "Cup"),
+        (2, 2, "Medal"),
+        (3, 2, "Medal"),
+        (1, 4, None),
     ]
 
 
@@ -108,7 +127,8 @@ def test_sp_7_a_knockout_without_killer_places_the_player_and_credits_nobody():
     entries = [PlacedEntry(1, 1, 1), PlacedEntry(2, 2, 2)]
     places = final_places(entries, [LiveKnockout(1, 1, None)])
     assert [(p.player_id, p.place, p.credit, p.knockouts) for p in places] == [
-        (2, 1, Fraction(0), 0), (1, 2, Fraction(0), 0)
+        (2, 1, Fraction(0), 0),
+        (1, 2, Fraction(0), 0),
     ]
 
 

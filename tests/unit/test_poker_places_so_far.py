@@ -22,12 +22,18 @@ def test_sp7_a_block_of_simultaneous_busts_shares_the_best_place_and_the_next_bu
 
 
 def test_sp7_places_so_far_take_each_players_last_entry_and_ignore_voided_entries_and_the_busted_earlier():
-    entries = [PlacedEntry(1, 10, 1), PlacedEntry(2, 20, 1), PlacedEntry(3, 30, 1), PlacedEntry(4, 40, 1),
-               PlacedEntry(5, 20, 2),  # 20 re-entered after bust 1: still in
-               PlacedEntry(6, 50, 1, voided=True)]
+    entries = [
+        PlacedEntry(1, 10, 1),
+        PlacedEntry(2, 20, 1),
+        PlacedEntry(3, 30, 1),
+        PlacedEntry(4, 40, 1),
+        PlacedEntry(5, 20, 2),  # 20 re-entered after bust 1: still in
+        PlacedEntry(6, 50, 1, voided=True),
+    ]
     knockouts = [LiveKnockout(2, 1), LiveKnockout(3, 2), LiveKnockout(4, 2), LiveKnockout(6, 3)]
     assert places_so_far(entries, knockouts, ["Cup", "Medal", "Ticket"]) == (
-        PlaceSoFar(3, 30, "Ticket"), PlaceSoFar(3, 40, "Ticket"),
+        PlaceSoFar(3, 30, "Ticket"),
+        PlaceSoFar(3, 40, "Ticket"),
     )
 
 

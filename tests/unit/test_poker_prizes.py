@@ -106,7 +106,10 @@ def test_3_4_presets_speak_the_club_s_language():
     """3.4, DOC-4: a preset's lines are stored in the club's language (documents print prize lines as
     they are): Russian lines have no Latin letter, English lines no Cyrillic one."""
     assert preset_lines("cup", 20, 20, "ru") == (
-        "Кубок и вход на турнир клуба", "Вход на турнир клуба", "Вход на турнир клуба")
+        "Кубок и вход на турнир клуба",
+        "Вход на турнир клуба",
+        "Вход на турнир клуба",
+    )
     assert preset_lines("cup", 20, 20, "en") == ("Cup and a free entry", "Free entry", "Free entry")
     for name in ("cup", "merch", "certificates", "freerolls"):
         ru, en = " ".join(preset_lines(name, 40, 40, "ru")), " ".join(preset_lines(name, 40, 40, "en"))

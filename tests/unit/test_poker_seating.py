@@ -259,13 +259,15 @@ def test_sp_13_a_late_seating_tie_is_drawn_by_lot_and_rechecks():
         outcome = s.outcome("late-seating", (after, seat, opened))
         assert outcome == [[20, seat.table, 5]]
         assert s.recheck("late-seating", draw.commitment(platform), platform, floor, items, outcome)
-        assert not s.recheck("late-seating", draw.commitment(platform), platform, floor, items,
-                             [[20, 3 - seat.table, 5]])
+        assert not s.recheck(
+            "late-seating", draw.commitment(platform), platform, floor, items, [[20, 3 - seat.table, 5]]
+        )
     assert set(tables.values()) == {1, 2}
     lone = table(9, {1: [1, 2, 3], 2: [5, 6, 7, 8]})  # no tie: no draw, a recorded "draw" does not re-check
     assert s.seat_new_entry(lone, 20)[1] == Seat(1, 4, 20)
-    assert not s.recheck("late-seating", draw.commitment(platform), platform, None,
-                         s.snapshot(lone) | {"entry": 20}, [[20, 1, 4]])
+    assert not s.recheck(
+        "late-seating", draw.commitment(platform), platform, None, s.snapshot(lone) | {"entry": 20}, [[20, 1, 4]]
+    )
 
 
 @pytest.mark.parametrize("seed", ["", " ", "x" * 201, "a\x1b[2J", "line\nbreak"])

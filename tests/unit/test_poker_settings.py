@@ -20,7 +20,9 @@ from domain.poker.rules.settings import (
 
 START = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
 SECOND = timedelta(seconds=1)
-BASE = TournamentSettings(name="Friday Deepstack", scheduled_start=START, starting_stack=20000, currency="RUB", buy_in=150000)
+BASE = TournamentSettings(
+    name="Friday Deepstack", scheduled_start=START, starting_stack=20000, currency="RUB", buy_in=150000
+)
 
 
 def codes(s: TournamentSettings) -> list[str]:
@@ -95,7 +97,12 @@ def test_3_3_the_mystery_draw_needs_the_mystery_bounty_type():
 
 def test_every_problem_is_returned_at_once():
     bad = replace(BASE, seat_cap=11, buy_in=-5, currency="ZZZ", late_reg_deadline=START - SECOND)
-    assert codes(bad) == ["seat-cap-out-of-range", "amount-negative", "currency-unknown", "late-registration-before-start"]
+    assert codes(bad) == [
+        "seat-cap-out-of-range",
+        "amount-negative",
+        "currency-unknown",
+        "late-registration-before-start",
+    ]
 
 
 @pytest.mark.parametrize("raw, value", [("150000", 150000), (" 0 ", 0), ("-5", -5), ("1e3", 1000)])
@@ -134,7 +141,13 @@ def test_3_9_the_lifecycle_moves_forward(status, action, target):
 
 @pytest.mark.parametrize(
     "status, action",
-    [("draft", "start"), ("running", "open"), ("finished", "cancel"), ("cancelled", "open"), ("registration_open", "finish")],
+    [
+        ("draft", "start"),
+        ("running", "open"),
+        ("finished", "cancel"),
+        ("cancelled", "open"),
+        ("registration_open", "finish"),
+    ],
 )
 def test_3_9_other_moves_are_refused(status, action):
     target, problems = transition(status, action)

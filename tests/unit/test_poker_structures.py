@@ -32,11 +32,13 @@ def test_3_5_a_csv_grid_parses_with_its_break():
 
 
 def test_3_5_the_same_grid_in_json_parses_the_same():
-    doc = json.dumps([
-        {"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 20},
-        {"break": True, "minutes": 10},
-        {"small_blind": 200, "big_blind": 400, "ante": 400, "minutes": 20, "break": False},
-    ])
+    doc = json.dumps(
+        [
+            {"small_blind": 100, "big_blind": 200, "ante": 0, "minutes": 20},
+            {"break": True, "minutes": 10},
+            {"small_blind": 200, "big_blind": 400, "ante": 400, "minutes": 20, "break": False},
+        ]
+    )
     assert parse_levels(doc, "json") == parse_levels(CSV, "csv")
 
 

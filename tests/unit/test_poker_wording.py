@@ -162,8 +162,10 @@ def test_sp4_a_refusal_quotes_text_the_club_wrote(text):
         assert finding.written in text or finding.written in normalise(text)
 
 
-_EN_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-            "sixteen seventeen eighteen nineteen").split()
+_EN_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen"
+).split()
 _EN_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
@@ -179,8 +181,30 @@ def _english(n: int) -> str:
 
 
 _RU_AMOUNTS = {5: "пять", 25: "двадцать пять", 100: "сто", 500: "пятьсот", 1000: "тысяча", 2000: "две тысячи"}
-AFTER_AN_AMOUNT = ["bucks", "quid", "cents", "pence", "p", "dimes", "CAD", "won", "pounds", "USD", "р", "руб", "коп",
-                   "тг", "центов", "пенсов", "сантимов", "тиынов", "пенни", "копек", "копеек", "евроцентов"]
+AFTER_AN_AMOUNT = [
+    "bucks",
+    "quid",
+    "cents",
+    "pence",
+    "p",
+    "dimes",
+    "CAD",
+    "won",
+    "pounds",
+    "USD",
+    "р",
+    "руб",
+    "коп",
+    "тг",
+    "центов",
+    "пенсов",
+    "сантимов",
+    "тиынов",
+    "пенни",
+    "копек",
+    "копеек",
+    "евроцентов",
+]
 
 
 @settings(max_examples=300, deadline=None)

@@ -57,7 +57,10 @@ def test_pd_9_two_tied_for_one_spot_play_off_and_the_winner_advances():
     after = rank(TWO_FOR_ONE, [{"p06": 1, "p02": 2}])
     outcome = advance(after, 4)
     assert [s.player for s in outcome.advancers] == ["p05", "p07", "p01", "p06"]
-    assert [(s.player, s.rank, s.decided_by) for s in after[3:5]] == [("p06", 4, "first-places"), ("p02", 5, "playoff-1")]
+    assert [(s.player, s.rank, s.decided_by) for s in after[3:5]] == [
+        ("p06", 4, "first-places"),
+        ("p02", 5, "playoff-1"),
+    ]
 
 
 def test_pd_9_three_tied_for_two_spots_play_one_table():
@@ -99,15 +102,27 @@ def test_pd_9_six_tied_for_three_spots_play_two_tables_then_the_seconds_play_aga
 def test_pd_9_a_tie_for_first_at_the_final_is_played_off_and_ties_for_second_stay_shared():
     """PD-9. Four players at one table can never be level after step 7 (their last-game positions
     differ), so this final is built from standings directly."""
-    tied = (Standing("A", 9, 1, None), Standing("B", 9, 1, None), Standing("C", 5, 3, "points"), Standing("D", 5, 3, None))
+    tied = (
+        Standing("A", 9, 1, None),
+        Standing("B", 9, 1, None),
+        Standing("C", 5, 3, "points"),
+        Standing("D", 5, 3, None),
+    )
     assert advance(tied, 1) == Playoff(("A", "B"), 1)
-    shared = (Standing("A", 9, 1, None), Standing("B", 5, 2, "points"), Standing("C", 5, 2, None), Standing("D", 1, 4, "points"))
+    shared = (
+        Standing("A", 9, 1, None),
+        Standing("B", 5, 2, "points"),
+        Standing("C", 5, 2, None),
+        Standing("D", 1, 4, "points"),
+    )
     outcome = advance(shared, 1)
     assert [s.player for s in outcome.advancers] == ["A"]
     assert [(s.player, s.rank) for s in outcome.eliminated] == [("B", 2), ("C", 2), ("D", 4)]
 
 
-@pytest.mark.parametrize(("k", "sizes"), [(2, [2]), (4, [4]), (5, [3, 2]), (6, [3, 3]), (8, [4, 4]), (9, [3, 3, 3]), (13, [4, 3, 3, 3])])
+@pytest.mark.parametrize(
+    ("k", "sizes"), [(2, [2]), (4, [4]), (5, [3, 2]), (6, [3, 3]), (8, [4, 4]), (9, [3, 3, 3]), (13, [4, 3, 3, 3])]
+)
 def test_pd_9_more_than_four_tied_split_into_ceil_k_over_4_even_tables(k, sizes):
     """PD-9, PD-12"""
     tables = playoff_tables([f"p{i:02d}" for i in range(k)], "seed", "round-1 playoff-1")
@@ -135,9 +150,21 @@ def test_pd_10_players_sharing_a_rank_are_ordered_by_the_seeded_draw():
 def test_pd_13_every_entrant_gets_a_final_position_by_the_round_they_left():
     """PD-13"""
     round_1 = rank(WORKED_EXAMPLE)
-    final = (Standing("E", 9, 1, None), Standing("B", 7, 2, "points"), Standing("G", 5, 3, "points"), Standing("A", 5, 3, None))
+    final = (
+        Standing("E", 9, 1, None),
+        Standing("B", 7, 2, "points"),
+        Standing("G", 5, 3, "points"),
+        Standing("A", 5, 3, None),
+    )
     assert final_standings([round_1, final], [["B", "E", "A", "G"], []]) == (
-        ("E", 1), ("B", 2), ("A", 3), ("G", 3), ("H", 5), ("F", 6), ("D", 7), ("C", 8)
+        ("E", 1),
+        ("B", 2),
+        ("A", 3),
+        ("G", 3),
+        ("H", 5),
+        ("F", 6),
+        ("D", 7),
+        ("C", 8),
     )
 
 
@@ -174,7 +201,9 @@ def test_pd_8_to_pd_13_random_tournaments_advance_exactly_n_reseat_every_seat_on
     for number, size in enumerate(fields, start=1):
         assert len(field) == size
         placed = seats(field)
-        assert sorted((s.table, s.seat) for s in placed) == [(t, s) for t in range(1, size // 4 + 1) for s in range(1, 5)]
+        assert sorted((s.table, s.seat) for s in placed) == [
+            (t, s) for t in range(1, size // 4 + 1) for s in range(1, 5)
+        ]
         results = []
         for t in range(1, size // 4 + 1):
             at = [s.player for s in placed if s.table == t]

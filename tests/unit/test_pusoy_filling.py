@@ -22,8 +22,11 @@ def test_pd4_a_filling_tournament_takes_a_new_player_and_refuses_a_second_seat()
 
 @pytest.mark.parametrize(
     ("status", "code"),
-    [(Status.ACTIVE, "tournament-full"), (Status.COMPLETE, "tournament-complete"),
-     (Status.CANCELLED, "tournament-cancelled")],
+    [
+        (Status.ACTIVE, "tournament-full"),
+        (Status.COMPLETE, "tournament-complete"),
+        (Status.CANCELLED, "tournament-cancelled"),
+    ],
 )
 def test_pd4_only_a_filling_tournament_takes_joins(status, code):
     """PD-4, PD-11"""
@@ -32,8 +35,11 @@ def test_pd4_only_a_filling_tournament_takes_joins(status, code):
 
 @pytest.mark.parametrize(
     ("status", "code"),
-    [(Status.ACTIVE, "withdraw-after-start"), (Status.COMPLETE, "withdraw-after-start"),
-     (Status.CANCELLED, "tournament-cancelled")],
+    [
+        (Status.ACTIVE, "withdraw-after-start"),
+        (Status.COMPLETE, "withdraw-after-start"),
+        (Status.CANCELLED, "tournament-cancelled"),
+    ],
 )
 def test_pd4_withdrawal_only_while_filling(status, code):
     """PD-4: afterwards entries are locked."""

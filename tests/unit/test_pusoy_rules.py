@@ -20,9 +20,7 @@ from domain.pusoy.rules.status import Status, transition_problems
 from domain.pusoy.rules.status import report_problems as status_report_problems
 
 
-@pytest.mark.parametrize(
-    ("capacity", "fields"), [(8, (8, 4)), (16, (16, 8, 4)), (32, (32, 16, 8, 4))]
-)
+@pytest.mark.parametrize(("capacity", "fields"), [(8, (8, 4)), (16, (16, 8, 4)), (32, (32, 16, 8, 4))])
 def test_pd_1_the_default_bracket_halves_the_field_until_four_remain(capacity, fields):
     """PD-1"""
     assert capacity_problems(capacity) == []
@@ -37,7 +35,8 @@ def test_pd_1_any_other_capacity_is_refused(capacity):
 
 
 @pytest.mark.parametrize(
-    ("capacity", "advancing"), [(32, (12, 4)), (32, (4,)), (16, (12, 8, 4)), (8, (4,)), (32, (28, 24, 20, 16, 12, 8, 4))]
+    ("capacity", "advancing"),
+    [(32, (12, 4)), (32, (4,)), (16, (12, 8, 4)), (8, (4,)), (32, (28, 24, 20, 16, 12, 8, 4))],
 )
 def test_pd_2_a_custom_bracket_of_whole_shrinking_tables_ending_at_four_is_valid(capacity, advancing):
     """PD-2"""
@@ -84,7 +83,9 @@ def test_pd_3_codes_are_matched_case_insensitively():
     assert normalise("  ab3xyz ") == "AB3XYZ"
 
 
-@pytest.mark.parametrize(("handle", "ok"), [("ann", True), ("Анна_1", True), ("", False), ("a b", False), ("a=1", False), ("x" * 41, False)])
+@pytest.mark.parametrize(
+    ("handle", "ok"), [("ann", True), ("Анна_1", True), ("", False), ("a b", False), ("a=1", False), ("x" * 41, False)]
+)
 def test_player_handles_are_short_words_without_separators(handle, ok):
     assert (handle_problems(handle) == []) is ok
     assert ok or handle_problems(handle)[0].code == "bad-player"

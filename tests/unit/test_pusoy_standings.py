@@ -133,7 +133,14 @@ def test_pd_8_players_level_after_all_eight_steps_share_one_rank():
     """PD-8"""
     ranked = rank({1: [("A B C D", None)], 2: [("E F G H", None)]})
     assert [(s.player, s.rank) for s in ranked] == [
-        ("A", 1), ("E", 1), ("B", 3), ("F", 3), ("C", 5), ("G", 5), ("D", 7), ("H", 7)
+        ("A", 1),
+        ("E", 1),
+        ("B", 3),
+        ("F", 3),
+        ("C", 5),
+        ("G", 5),
+        ("D", 7),
+        ("H", 7),
     ]
 
 

@@ -74,13 +74,23 @@ def test_moscow_keeps_utc_plus_3_all_year():
 
 @pytest.mark.parametrize(
     ("weekday", "expected"),
-    [("5", ["Fri"]), ("fri", ["Fri"]), ("0", ["Sun"]), ("7", ["Sun"]), ("1-5", ["Mon", "Tue", "Wed", "Thu", "Fri"]),
-     ("*/2", ["Sun", "Tue", "Thu", "Sat"]), ("sat,sun", ["Sat", "Sun"]), ("6,0", ["Sat", "Sun"])],
+    [
+        ("5", ["Fri"]),
+        ("fri", ["Fri"]),
+        ("0", ["Sun"]),
+        ("7", ["Sun"]),
+        ("1-5", ["Mon", "Tue", "Wed", "Thu", "Fri"]),
+        ("*/2", ["Sun", "Tue", "Thu", "Sat"]),
+        ("sat,sun", ["Sat", "Sun"]),
+        ("6,0", ["Sat", "Sun"]),
+    ],
 )
 def test_day_of_week_reads_as_standard_cron_with_sunday_0_and_7(weekday, expected):
     found = starts(f"0 19 * * {weekday}", "Europe/Moscow", utc(2026, 6, 7, 12), 7)  # Sun 7 June .. Sun 14
-    days = sorted({f.astimezone(ZoneInfo("Europe/Moscow")).strftime("%a") for f in found},
-                  key=["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].index)
+    days = sorted(
+        {f.astimezone(ZoneInfo("Europe/Moscow")).strftime("%a") for f in found},
+        key=["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].index,
+    )
     assert days == sorted(expected, key=["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].index)
 
 
@@ -137,7 +147,12 @@ def test_template_kind_and_shape_are_checked():
 
 @pytest.mark.parametrize(
     ("status", "action", "after"),
-    [("active", "pause", "paused"), ("paused", "resume", "active"), ("active", "end", "ended"), ("paused", "end", "ended")],
+    [
+        ("active", "pause", "paused"),
+        ("paused", "resume", "active"),
+        ("active", "end", "ended"),
+        ("paused", "end", "ended"),
+    ],
 )
 def test_series_status_moves(status, action, after):
     assert transition(status, action) == after
@@ -145,8 +160,12 @@ def test_series_status_moves(status, action, after):
 
 @pytest.mark.parametrize(
     ("status", "action", "code"),
-    [("paused", "pause", "series-not-active"), ("active", "resume", "series-not-paused"),
-     ("ended", "resume", "series-ended"), ("ended", "end", "series-ended")],
+    [
+        ("paused", "pause", "series-not-active"),
+        ("active", "resume", "series-not-paused"),
+        ("ended", "resume", "series-ended"),
+        ("ended", "end", "series-ended"),
+    ],
 )
 def test_series_status_refusals(status, action, code):
     with pytest.raises(DomainError) as err:
@@ -181,13 +200,19 @@ def test_a_poker_template_gives_deadlines_as_minutes_after_each_start():
     assert template_problems("poker", template) == []
     settings = poker_settings(template, "Nightly 20.10.2026", utc(2026, 10, 20, 19))
     assert (settings.scheduled_start, settings.late_reg_deadline, settings.reentry_deadline) == (
-        utc(2026, 10, 20, 19), utc(2026, 10, 20, 20, 30), None)
+        utc(2026, 10, 20, 19),
+        utc(2026, 10, 20, 20, 30),
+        None,
+    )
 
 
 @pytest.mark.parametrize(
     ("change", "code"),
-    [({"late_reg_minutes": 1.5}, "series-template-offset-invalid"), ({"currency": "XXQ"}, None),
-     ({"name": "x"}, "series-template-unknown-setting")],
+    [
+        ({"late_reg_minutes": 1.5}, "series-template-offset-invalid"),
+        ({"currency": "XXQ"}, None),
+        ({"name": "x"}, "series-template-unknown-setting"),
+    ],
 )
 def test_a_poker_template_is_checked_by_the_poker_rules(change, code):
     template = {"structure_id": 1, "starting_stack": 100, "currency": "RUB", "buy_in": 0, **change}

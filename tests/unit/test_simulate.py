@@ -21,8 +21,11 @@ from domain.simulate.rules.script import (
 
 START = datetime(2026, 11, 29, 12, 2, tzinfo=UTC)
 TIMES = PokerTimes(
-    opens=START - timedelta(minutes=2), start=START, late_close=START + timedelta(minutes=2),
-    reentry_until=START + timedelta(minutes=2), addon_at=START + timedelta(minutes=2, seconds=1),
+    opens=START - timedelta(minutes=2),
+    start=START,
+    late_close=START + timedelta(minutes=2),
+    reentry_until=START + timedelta(minutes=2),
+    addon_at=START + timedelta(minutes=2, seconds=1),
     finish_by=START + timedelta(minutes=4),
 )
 PLAYERS = [f"demo{i:02d}" for i in range(1, 31)]

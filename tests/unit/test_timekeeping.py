@@ -17,7 +17,9 @@ def test_an_instant_ahead_is_slept_for_even_when_it_is_a_millisecond_away():
 
 
 def test_at_its_instant_the_kind_runs_with_that_instant():
-    assert next_step({"advance-clocks": NOW, "process-no-shows": NOW + MS}, NOW, LONGEST) == Run(NOW, ("advance-clocks",))
+    assert next_step({"advance-clocks": NOW, "process-no-shows": NOW + MS}, NOW, LONGEST) == Run(
+        NOW, ("advance-clocks",)
+    )
 
 
 def test_a_late_instant_runs_at_once_with_its_own_instant_not_now():

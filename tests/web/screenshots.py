@@ -137,8 +137,9 @@ def main(argv: list[str]) -> int:
     from tests.web.conftest import CHROMIUM
 
     if not Path(CHROMIUM).exists():
-        print("error: Debian's chromium is missing: run infra/setup-system.sh (apt-get install chromium)",
-              file=sys.stderr)
+        print(
+            "error: Debian's chromium is missing: run infra/setup-system.sh (apt-get install chromium)", file=sys.stderr
+        )
         return 2
     os.environ.setdefault("TOURNEY_SECRET_KEY", KEY.decode())
 

@@ -28,8 +28,10 @@ def test_tourney_web_background_is_recorded_and_tourney_stop_ends_it(engine, tmp
     assert started.returncode == 0, started.stderr
     try:
         said = " ".join(started.stdout.split())
-        assert f"in the background (pid {(tmp_path / 'run' / 'web.pid').read_text().split()[0]}) on " \
-               f"http://127.0.0.1:{port} (public address https://club.example.org)" in said
+        assert (
+            f"in the background (pid {(tmp_path / 'run' / 'web.pid').read_text().split()[0]}) on "
+            f"http://127.0.0.1:{port} (public address https://club.example.org)" in said
+        )
         assert _up(f"http://127.0.0.1:{port}/")
         again = run_process("web", "--background", "--port", str(port), env=env, timeout=60)
         assert "already served" in again.stdout

@@ -31,7 +31,7 @@ def test_sp_8_the_screen_shows_level_blinds_players_itm_and_prizes(committed, ht
     assert 'id="itm" class="itm">10 вылетов до призовых мест<' in body
     assert "Cup and a free entry" in body
     assert not any(word in body.lower() for word in ("paid", "money", "bubble", "level 1", "оплач", "денег"))
-    assert "<script src=\"/static/screen.js\"" in body and "<script>" not in body
+    assert '<script src="/static/screen.js"' in body and "<script>" not in body
     csp = r.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert r.headers["x-content-type-options"] == "nosniff"
@@ -63,7 +63,9 @@ def _published(engine, tmp_path):
     from tests.documents_samples import poker_sheet
 
     with Renderer(os.environ["TOURNEY_SECRET_KEY"].encode()) as renderer, unit_of_work(engine) as session:
-        outcome = publish(session, renderer, tmp_path, Bundle(poker_sheet(players=6, paid=2), club_id=12, recipient=None), world.now())
+        outcome = publish(
+            session, renderer, tmp_path, Bundle(poker_sheet(players=6, paid=2), club_id=12, recipient=None), world.now()
+        )
     from pathlib import Path
 
     return Path(outcome["folder"])
@@ -102,8 +104,10 @@ def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(commit
     folder = _published(committed, web.outbox)
     data = (folder / "certificate-SP-000042-01.pdf").read_bytes()
     r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", data, "application/pdf")})
-    assert r.status_code == 200 and "Valid: the file is the signed certificate" in r.text, r.text[r.text.find("<main"):][:1500]
-    main = r.text[r.text.index("<dl>"):r.text.index("</dl>")]
+    assert r.status_code == 200 and "Valid: the file is the signed certificate" in r.text, r.text[
+        r.text.find("<main") :
+    ][:1500]
+    main = r.text[r.text.index("<dl>") : r.text.index("</dl>")]
     labels = re.findall(r"<dt>(.*?)</dt>", main)
     assert labels == ["Player", "Tournament", "Club", "Title", "Place", "Prize", "Held on", "Serial"]  # no raw field
     assert 'id="place">1st place<' in main and 'id="held-on">November 27, 2026<' in main
@@ -111,8 +115,11 @@ def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(commit
     changed = bytearray(data)
     at = changed.index(b"/Producer") if b"/Producer" in changed else len(changed) // 2
     changed[at + 2] ^= 1
-    r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", bytes(changed), "application/pdf")},
-                  headers={"accept-language": "en"})
+    r = http.post(
+        "/verify/SP-000042-01",
+        files={"file": ("c.pdf", bytes(changed), "application/pdf")},
+        headers={"accept-language": "en"},
+    )
     assert r.status_code == 200 and "Not valid" in r.text and "the file was changed after it was signed" in r.text
     r = http.post("/verify/SP-000042-01", files={"file": ("c.pdf", bytes(changed), "application/pdf")})
     assert "Недействителен." in r.text and "файл изменён после подписания" in r.text
@@ -124,8 +131,10 @@ def test_doc_5_an_uploaded_pdf_is_checked_and_an_altered_one_is_not_valid(commit
 
     host, port = web.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as raw:  # declares 11 MB, sends none
-        raw.sendall(b"POST /verify/SP-000042-01 HTTP/1.1\r\nHost: x\r\nContent-Length: 11534336\r\n"
-                    b"Content-Type: multipart/form-data; boundary=b\r\n\r\n")
+        raw.sendall(
+            b"POST /verify/SP-000042-01 HTTP/1.1\r\nHost: x\r\nContent-Length: 11534336\r\n"
+            b"Content-Type: multipart/form-data; boundary=b\r\n\r\n"
+        )
         assert raw.recv(200).startswith(b"HTTP/1.1 413")
 
 
@@ -151,7 +160,9 @@ def test_doc_5_the_verify_form_is_labelled_and_leads_to_the_check(committed, web
     assert '<label for="serial">Serial</label>' in english.text and '<html lang="en">' in english.text
 
     cert = poker_certificates(poker_sheet(players=6, paid=2))[0]
-    code = verification_code(certificate_order(cert, os.environ["TOURNEY_SECRET_KEY"].encode(), web.url).embedded["signature"])
+    code = verification_code(
+        certificate_order(cert, os.environ["TOURNEY_SECRET_KEY"].encode(), web.url).embedded["signature"]
+    )
     r = http.get("/verify", params={"serial": f" {cert.serial} ", "code": code.lower()})
     assert r.status_code == 303 and r.headers["location"] == f"/verify/{cert.serial}?code={code}"
     r = http.get("/verify", params={"serial": cert.serial, "code": code.lower()}, follow_redirects=True)
@@ -182,9 +193,19 @@ def test_doc_4_a_russian_certificate_s_check_is_in_russian_with_its_fields_named
         signature = session.query(Document.signature).filter(Document.serial == serial).scalar()
     r = http.get(f"/verify/{serial}?code={verification_code(signature)}", headers={"accept-language": "en"})
     assert r.status_code == 200 and '<html lang="ru">' in r.text  # the certificate's language, not the browser's
-    main = r.text[r.text.index("<dl>"):r.text.index("</dl>")]
+    main = r.text[r.text.index("<dl>") : r.text.index("</dl>")]
     assert re.findall(r"<dt>(.*?)</dt>", main) == [
-        "Игрок", "Турнир", "Клуб", "Звание", "Место", "Приз", "Дата турнира", "Номер", "Код проверки", "Выдан"]
+        "Игрок",
+        "Турнир",
+        "Клуб",
+        "Звание",
+        "Место",
+        "Приз",
+        "Дата турнира",
+        "Номер",
+        "Код проверки",
+        "Выдан",
+    ]
     assert 'id="title">Призёр<' in main and 'id="place">2-е место<' in main and 'id="held-on">27 ноября 2026' in main
     assert "Действителен" in r.text and not any(raw in r.text for raw in ("held_on", "tournament_id", ">source<"))
 
@@ -203,8 +224,8 @@ def test_doc_4_the_front_page_gives_each_start_in_its_club_s_time(committed, htt
     moscow = t["start"].astimezone(ZoneInfo("Europe/Moscow"))
     r = http.get("/")
     assert '<html lang="ru">' in r.text and "<th>Старт (время клуба)</th>" in r.text and "UTC" not in r.text
-    row = r.text[r.text.index(f'<a href="/t/{t["id"]}">'):]
-    row = row[:row.index("</tr>")]
+    row = r.text[r.text.index(f'<a href="/t/{t["id"]}">') :]
+    row = row[: row.index("</tr>")]
     assert f"<td>{i18n.day_and_time(moscow, 'ru')}</td><td>идёт регистрация</td>" in row
     assert f"{moscow:%H:%M}" in row
     english = http.get("/", headers={"accept-language": "en-US,en;q=0.9"}).text
@@ -218,8 +239,15 @@ def _pusoy(engine, *, private: bool, capacity: int = 8, fill: bool = False, name
     from domain.store.db import unit_of_work
 
     with unit_of_work(engine) as session:
-        t = pusoy_setup.create(session, name=name, organizer="org", capacity=capacity, now=world.now(), private=private,
-                         organizer_email="secret-organizer@example.org")
+        t = pusoy_setup.create(
+            session,
+            name=name,
+            organizer="org",
+            capacity=capacity,
+            now=world.now(),
+            private=private,
+            organizer_email="secret-organizer@example.org",
+        )
         if fill:
             for i in range(capacity):
                 pusoy_setup.join(session, t.code, f"u{i:02d}", world.now() + timedelta(seconds=i))
@@ -248,9 +276,17 @@ def test_pd_a_pusoy_page_shows_tables_and_live_standings(committed, http):
     with unit_of_work(committed) as session:
         tables = pusoy_views.show(session, code)["tables"]
         first = tables["table 1"]
-        pusoy_reports.report(session, code, round_no=1, table=1, game=1,
-                     finishes=[(p, i) for i, p in enumerate(first, start=1)], two_of_diamonds=None,
-                     now=world.now(), by="floor")
+        pusoy_reports.report(
+            session,
+            code,
+            round_no=1,
+            table=1,
+            game=1,
+            finishes=[(p, i) for i, p in enumerate(first, start=1)],
+            two_of_diamonds=None,
+            now=world.now(),
+            by="floor",
+        )
     r = http.get(f"/p/{code.lower()}")
     assert r.status_code == 200
     assert "Table 1" in r.text and "Table 2" in r.text and "Round 1" in r.text  # no club: English
@@ -287,10 +323,20 @@ def test_the_club_calendar_parses_with_icalendar_in_the_club_timezone(committed,
 
     t = world.running_poker(committed, players=3, name="Friday <Deep>")
     with unit_of_work(committed) as session:
-        add_series(session, SeriesSpec(
-            club_id=t["club_id"], name="Nightly Pusoy", kind="pusoy", cron="30 21 * * *", timezone=None,
-            template={"organizer": "royal", "capacity": 16}, horizon_days=3, opens_before_minutes=60,
-        ), world.now())
+        add_series(
+            session,
+            SeriesSpec(
+                club_id=t["club_id"],
+                name="Nightly Pusoy",
+                kind="pusoy",
+                cron="30 21 * * *",
+                timezone=None,
+                template={"organizer": "royal", "capacity": 16},
+                horizon_days=3,
+                opens_before_minutes=60,
+            ),
+            world.now(),
+        )
     r = http.get(f"/clubs/{t['club_id']}/calendar.ics")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/calendar")
     cal = Calendar.from_ical(r.content)
@@ -320,8 +366,10 @@ def test_a_line_break_in_a_club_name_is_escaped_in_the_calendar_never_a_500(comm
 
     t = world.running_poker(committed, players=2, name="Friday\nLate")
     with unit_of_work(committed) as session:
-        session.execute(text("UPDATE clubs SET name = :n WHERE id = :id"),
-                        {"n": "Pik\nClub\r\nTwo;\u2028Three\x07", "id": t["club_id"]})
+        session.execute(
+            text("UPDATE clubs SET name = :n WHERE id = :id"),
+            {"n": "Pik\nClub\r\nTwo;\u2028Three\x07", "id": t["club_id"]},
+        )
     r = http.get(f"/clubs/{t['club_id']}/calendar.ics")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/calendar")
     assert all(len(line) <= 75 or line.startswith(" ") for line in r.content.decode().split("\r\n")[:-1])
@@ -337,11 +385,25 @@ def test_a_line_break_in_a_club_name_is_escaped_in_the_calendar_never_a_500(comm
 def test_hostile_input_in_every_parameter_gives_a_plain_400_or_404(committed, http):
     world.running_poker(committed, players=2)
     paths = [
-        "/t/0", "/t/-1", "/t/abc", "/t/99999999999999999999", "/t/9223372036854775808", "/t/1%00",
-        "/t/%3Cscript%3E/screen", "/t/99999/screen", "/t/99999/events", "/t/１/screen",
-        "/p/%3Cscript%3E", "/p/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "/verify/%00", "/verify/..%2F..%2Fetc%2Fpasswd",
-        "/verify/SP-1?code=%3Cscript%3Ealert(1)%3C/script%3E", "/clubs/x/calendar.ics",
-        "/clubs/99999999999999999999999/calendar.ics", "/static/../pyproject.toml", "/nope",
+        "/t/0",
+        "/t/-1",
+        "/t/abc",
+        "/t/99999999999999999999",
+        "/t/9223372036854775808",
+        "/t/1%00",
+        "/t/%3Cscript%3E/screen",
+        "/t/99999/screen",
+        "/t/99999/events",
+        "/t/１/screen",
+        "/p/%3Cscript%3E",
+        "/p/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        "/verify/%00",
+        "/verify/..%2F..%2Fetc%2Fpasswd",
+        "/verify/SP-1?code=%3Cscript%3Ealert(1)%3C/script%3E",
+        "/clubs/x/calendar.ics",
+        "/clubs/99999999999999999999999/calendar.ics",
+        "/static/../pyproject.toml",
+        "/nope",
         "/t/1'%20OR%201=1--",
     ]
     for path in paths:
@@ -364,7 +426,9 @@ def test_places_fall_as_players_bust_and_knockouts_are_listed(committed, http):
     r = http.get(f"/t/{t['id']}")
     assert r.status_code == 200
     assert "<td>5</td><td>Player 1</td>" in r.text and "<td>4</td><td>Player 2</td>" in r.text
-    assert "<td>2</td><td>1</td>\n<td>Player 2</td><td>Player 5</td>" in r.text  # bust 2 at level 1 (the clock's): out, by
+    assert (
+        "<td>2</td><td>1</td>\n<td>Player 2</td><td>Player 5</td>" in r.text
+    )  # bust 2 at level 1 (the clock's): out, by
     assert 'id="field">Осталось 3 игрока из 5 входов · 1 призовое место' in r.text
 
 
@@ -406,25 +470,48 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
     rnd = random.Random(5)
     seeds = (f"seed-{i}" for i in range(1, 100))
     with unit_of_work(committed) as session:
-        t = pusoy_setup.create(session, name="Кубок <Пусой>", organizer="org", capacity=32, games_per_round=3,
-                         now=world.now(), seed="seed-0", private=True)
+        t = pusoy_setup.create(
+            session,
+            name="Кубок <Пусой>",
+            organizer="org",
+            capacity=32,
+            games_per_round=3,
+            now=world.now(),
+            seed="seed-0",
+            private=True,
+        )
         for i in range(32):
             pusoy_setup.join(session, t.code, f"u{i:02d}", world.now(), next_seed=next(seeds))
         for round_no in range(1, len(t.bracket) + 1):
             for table, players in seating(session, t.id, round_no).items():
                 for game in range(1, 4):
                     order = rnd.sample(players, len(players))
-                    pusoy_reports.report(session, t.code, round_no=round_no, table=table, game=game,
-                                 finishes=[(p, i) for i, p in enumerate(order, start=1)],
-                                 two_of_diamonds=order[0] if rnd.random() < 0.25 else None, now=world.now())
+                    pusoy_reports.report(
+                        session,
+                        t.code,
+                        round_no=round_no,
+                        table=table,
+                        game=game,
+                        finishes=[(p, i) for i, p in enumerate(order, start=1)],
+                        two_of_diamonds=order[0] if rnd.random() < 0.25 else None,
+                        now=world.now(),
+                    )
             done = pusoy_rounds.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
             while done.outcome == "playoff":
                 stage = session.get(PusoyRound, (t.id, round_no)).stage
                 for i, x in enumerate(done.playoff_tables, start=1):
                     order = rnd.sample(list(x), len(x))
-                    pusoy_reports.report(session, t.code, round_no=round_no, table=i, game=1, playoff=stage,
-                                 finishes=[(p, n) for n, p in enumerate(order, start=1)], two_of_diamonds=None,
-                                 now=world.now())
+                    pusoy_reports.report(
+                        session,
+                        t.code,
+                        round_no=round_no,
+                        table=i,
+                        game=1,
+                        playoff=stage,
+                        finishes=[(p, n) for n, p in enumerate(order, start=1)],
+                        two_of_diamonds=None,
+                        now=world.now(),
+                    )
                 done = pusoy_rounds.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
         session.refresh(t)
         code, champion = t.code, t.champion
@@ -435,8 +522,11 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
     assert "Кубок &lt;Пусой&gt;" in body
     assert f'id="champion">{champion}<' in body
     assert "1 playoff" in body  # round 1 went to one playoff
-    steps = re.findall(r"<td>(fewer [^<]*|head-to-head|a later first win \(or none\)|a worse finish in the round's last game"
-                       r"|level: shared rank|the playoff)</td>", body)
+    steps = re.findall(
+        r"<td>(fewer [^<]*|head-to-head|a later first win \(or none\)|a worse finish in the round's last game"
+        r"|level: shared rank|the playoff)</td>",
+        body,
+    )
     assert steps and "the playoff" in steps  # the deciding PD-7 steps, worded as the results sheet words them
     assert not re.search(r"<td>(first-places|head-to-head-|last-game-position|playoff-\d)", body)  # never a code
     assert body.count("<h2>Round ") == 4 and "Final positions" in body
@@ -458,9 +548,17 @@ def test_a_pusoy_event_stream_announces_a_reported_game(committed, web):
                     if len(seen) == 1:
                         with unit_of_work(committed) as session:
                             first = pusoy_views.show(session, code)["tables"]["table 1"]
-                            pusoy_reports.report(session, code, round_no=1, table=1, game=1,
-                                         finishes=[(p, i) for i, p in enumerate(first, start=1)],
-                                         two_of_diamonds=None, now=world.now(), by="floor")
+                            pusoy_reports.report(
+                                session,
+                                code,
+                                round_no=1,
+                                table=1,
+                                game=1,
+                                finishes=[(p, i) for i, p in enumerate(first, start=1)],
+                                two_of_diamonds=None,
+                                now=world.now(),
+                                by="floor",
+                            )
                     else:
                         break
     assert len(seen) == 2 and seen[0] != seen[1]
@@ -472,7 +570,7 @@ def test_a_pusoy_event_stream_announces_a_reported_game(committed, web):
 def _rows(body: str) -> list[str]:
     import re
 
-    table = body[body.index('<table id="standings">'):body.index("</table>", body.index('<table id="standings">'))]
+    table = body[body.index('<table id="standings">') : body.index("</table>", body.index('<table id="standings">'))]
     return [" ".join(re.findall(r"<td>(.*?)</td>", row)) for row in table.split("<tr>")[2:]]
 
 
@@ -482,8 +580,11 @@ def test_lg3_a_seasons_page_shows_its_standings_in_the_clubs_language(committed,
     s = world.season(committed)
     r = http.get(f"/seasons/{s['id']}")
     assert r.status_code == 200 and '<html lang="ru">' in r.text
-    assert _rows(r.text) == ["1 Борис 16,00 2 2 1 10,00", "2 Анна 13,00 2 2 1 10,00",
-                             "3 &lt;b&gt;Вера&lt;/b&gt; 9,00 2 2 0 6,00"]
+    assert _rows(r.text) == [
+        "1 Борис 16,00 2 2 1 10,00",
+        "2 Анна 13,00 2 2 1 10,00",
+        "3 &lt;b&gt;Вера&lt;/b&gt; 9,00 2 2 0 6,00",
+    ]
     assert "<h2>Таблица</h2>" in r.text and "Очки за места: 10,00 · 6,00 · 3,00; за остальные места — 0." in r.text
     assert all(f'<a href="/t/{t}">' in r.text for t in s["tournaments"])
     assert "script-src 'self'" in r.headers["content-security-policy"]
@@ -506,11 +607,19 @@ def test_lg1_a_season_of_an_unlisted_club_and_hostile_ids_are_a_plain_404(commit
     from domain.clubs.tables import Club
 
     s = world.season(committed)
-    for path in ("/seasons/0", "/seasons/abc", "/seasons/99999999999999999999", f"/seasons/{s['id'] + 1}",
-                 "/seasons/%3Cscript%3E", "/seasons/-1"):
+    for path in (
+        "/seasons/0",
+        "/seasons/abc",
+        "/seasons/99999999999999999999",
+        f"/seasons/{s['id'] + 1}",
+        "/seasons/%3Cscript%3E",
+        "/seasons/-1",
+    ):
         r = http.get(path)
         assert (r.status_code, "Здесь ничего нет." in r.text, "Traceback" in r.text) == (404, True, False), path
-    world.with_session(committed, lambda session: session.execute(
-        update(Club).where(Club.id == s["club_id"]).values(listing_status="suspended")))
+    world.with_session(
+        committed,
+        lambda session: session.execute(update(Club).where(Club.id == s["club_id"]).values(listing_status="suspended")),
+    )
     assert http.get(f"/seasons/{s['id']}").status_code == 404
-    assert f'/seasons/{s["id"]}' not in http.get("/").text
+    assert f"/seasons/{s['id']}" not in http.get("/").text

@@ -19,15 +19,28 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def running_poker(engine, players: int = 12, *, name: str | None = None, start: bool = True,
-                  prizes=("Cup and a free entry", "Free entry"), levels=None, names: str = "Player {n}") -> dict:
+def running_poker(
+    engine,
+    players: int = 12,
+    *,
+    name: str | None = None,
+    start: bool = True,
+    prizes=("Cup and a free entry", "Free entry"),
+    levels=None,
+    names: str = "Player {n}",
+) -> dict:
     """A running tournament of the club Pik (Moscow; Russian, it chose no language) with checked-in
     entries named `names` (n from 1), its clock started now, and prizes; `levels` (small, big, ante,
     seconds, is_break) rows, default poker_world.LEVELS."""
     with unit_of_work(engine) as session:
         structure_id = world.structure(session, levels=levels).id if levels else None
-        t = world.tournament(session, structure_id=structure_id, name=name, start=now() - timedelta(minutes=5),
-                             late_reg=timedelta(hours=1, minutes=5))
+        t = world.tournament(
+            session,
+            structure_id=structure_id,
+            name=name,
+            start=now() - timedelta(minutes=5),
+            late_reg=timedelta(hours=1, minutes=5),
+        )
         entries = [world.enter(session, t, name=names.format(n=i + 1)) for i in range(players)]
         set_prizes(session, t.id, list(prizes))
         if start:
@@ -35,13 +48,18 @@ def running_poker(engine, players: int = 12, *, name: str | None = None, start: 
         return {"id": t.id, "club_id": t.club_id, "entries": [e.id for e in entries]}
 
 
-def upcoming_poker(engine, starts_in: timedelta, players: int = 8, *, name: str | None = None,
-                   prizes=("Кубок и вход на турнир клуба", "Вход на турнир клуба")) -> dict:
+def upcoming_poker(
+    engine,
+    starts_in: timedelta,
+    players: int = 8,
+    *,
+    name: str | None = None,
+    prizes=("Кубок и вход на турнир клуба", "Вход на турнир клуба"),
+) -> dict:
     """A tournament open for registration, starting `starts_in` from now, with `players` registered."""
     with unit_of_work(engine) as session:
         start = now().replace(microsecond=0) + starts_in
-        t = world.tournament(session, status="registration_open", name=name, start=start,
-                             late_reg=timedelta(hours=1))
+        t = world.tournament(session, status="registration_open", name=name, start=start, late_reg=timedelta(hours=1))
         for i in range(players):
             world.register(session, t, checked_in=False, name=f"Игрок {i + 1}")
         set_prizes(session, t.id, list(prizes))
@@ -89,9 +107,16 @@ def season(engine, *, name: str = "Зима", locale: str | None = None) -> dict
         anna, boris, vera = [world.player(session, n) for n in ("Анна", "Борис", "<b>Вера</b>")]
         first = world.played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
         second = world.played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
-        s = leagues.create_season(session, club_id=first.club_id, name=name, date_from=today - timedelta(days=30),
-                                  date_to=today + timedelta(days=30), formula="table",
-                                  table=[Decimal(10), Decimal(6), Decimal(3)], now=now())
+        s = leagues.create_season(
+            session,
+            club_id=first.club_id,
+            name=name,
+            date_from=today - timedelta(days=30),
+            date_to=today + timedelta(days=30),
+            formula="table",
+            table=[Decimal(10), Decimal(6), Decimal(3)],
+            now=now(),
+        )
         leagues.add_to_season(session, s.id, tournament_ids=[first.id, second.id])
         if locale:
             set_locale(session, "club", first.club_id, locale, now())

@@ -35,9 +35,7 @@ def club_problems(club: NewClub) -> list[Problem]:
         problems.append(Problem("name-missing", "the club needs a name"))
     problems += identifier_problems(club.legal_form, club.inn, club.ogrn)
     if not _EMAIL.match(club.contact_email):
-        problems.append(
-            Problem("email-invalid", f"'{club.contact_email}' is not an e-mail address (results go there)")
-        )
+        problems.append(Problem("email-invalid", f"'{club.contact_email}' is not an e-mail address (results go there)"))
     if club.timezone not in _timezones():
         problems.append(
             Problem("timezone-unknown", f"unknown timezone '{club.timezone}'; use an IANA name like Europe/Moscow")

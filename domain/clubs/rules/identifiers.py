@@ -64,17 +64,20 @@ def ogrn_problems(ogrn: str) -> list[Problem]:
     elif len(ogrn) == 15:
         label, expected = "OGRNIP", int(ogrn[:14]) % 13 % 10
     else:
-        return [
-            Problem("ogrn-length", f"OGRN/OGRNIP {ogrn} has {len(ogrn)} digits; OGRN has 13, OGRNIP 15")
-        ]
-    problems = [] if int(ogrn[-1]) == expected else [_digit_problem("ogrn-check-digit", label, ogrn, len(ogrn), expected)]
+        return [Problem("ogrn-length", f"OGRN/OGRNIP {ogrn} has {len(ogrn)} digits; OGRN has 13, OGRNIP 15")]
+    problems = (
+        [] if int(ogrn[-1]) == expected else [_digit_problem("ogrn-check-digit", label, ogrn, len(ogrn), expected)]
+    )
     allowed = FIRST_DIGITS[label]
     if ogrn[0] not in allowed:
-        problems.insert(0, Problem(
-            "ogrn-first-digit",
-            f"{label} {ogrn} begins with {ogrn[0]}: an {label} begins with {' or '.join(allowed)} "
-            "(other first digits number a registry record, not an entity)",
-        ))
+        problems.insert(
+            0,
+            Problem(
+                "ogrn-first-digit",
+                f"{label} {ogrn} begins with {ogrn[0]}: an {label} begins with {' or '.join(allowed)} "
+                "(other first digits number a registry record, not an entity)",
+            ),
+        )
     return problems
 
 

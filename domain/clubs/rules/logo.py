@@ -59,7 +59,9 @@ def _png_size(data: bytes) -> tuple[int, int]:
             break
         body = data[position + 8 : end - 4]
         if zlib.crc32(kind + body) != int.from_bytes(data[end - 4 : end], "big"):
-            raise DomainError("logo-damaged", f"the logo is a damaged PNG: the {kind.decode('latin-1')!r} chunk's CRC is wrong")
+            raise DomainError(
+                "logo-damaged", f"the logo is a damaged PNG: the {kind.decode('latin-1')!r} chunk's CRC is wrong"
+            )
         if not seen:
             if kind != b"IHDR" or length != 13:
                 break
@@ -83,7 +85,10 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
             continue
         length = int.from_bytes(data[position + 2 : position + 4], "big")
         if marker in _JPEG_FRAMES and length >= 7 and position + 9 <= len(data):
-            size = int.from_bytes(data[position + 7 : position + 9], "big"), int.from_bytes(data[position + 5 : position + 7], "big")
+            size = (
+                int.from_bytes(data[position + 7 : position + 9], "big"),
+                int.from_bytes(data[position + 5 : position + 7], "big"),
+            )
         if marker == 0xDA:  # start of scan: the image data follows, up to the end-of-image marker
             if size is not None and data.endswith(b"\xff\xd9"):
                 return size

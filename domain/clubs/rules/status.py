@@ -51,7 +51,10 @@ class State:
 
 # action -> (verification statuses it starts from, the status it leads to); None: not a verification action
 _VERIFICATION_MOVES: dict[Action, tuple[frozenset[Verification], Verification]] = {
-    Action.APPLY: (frozenset({Verification.UNVERIFIED, Verification.REFUSED, Verification.REVOKED}), Verification.PENDING),
+    Action.APPLY: (
+        frozenset({Verification.UNVERIFIED, Verification.REFUSED, Verification.REVOKED}),
+        Verification.PENDING,
+    ),
     Action.QUEUE: (frozenset({Verification.PENDING}), Verification.PENDING),
     Action.VERIFY: (frozenset({Verification.PENDING}), Verification.VERIFIED),
     Action.REFUSE: (frozenset({Verification.PENDING}), Verification.REFUSED),
@@ -92,9 +95,7 @@ def transition_problems(state: State, action: Action) -> list[Problem]:
     else:
         sources, _ = _LISTING_MOVES[action]
         if state.listing not in sources:
-            problems.append(
-                Problem(f"cannot-{action.value}", f"the club is {state.listing.value}: {_NEEDS[action]}")
-            )
+            problems.append(Problem(f"cannot-{action.value}", f"the club is {state.listing.value}: {_NEEDS[action]}"))
     return problems
 
 

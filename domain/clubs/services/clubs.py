@@ -193,7 +193,9 @@ def list_clubs(session: Session, listing: str | None = None, verification: str |
 def history(session: Session, club_id: int) -> list[ClubDecision]:
     return list(
         session.scalars(
-            select(ClubDecision).where(ClubDecision.club_id == club_id).order_by(ClubDecision.decided_at, ClubDecision.id)
+            select(ClubDecision)
+            .where(ClubDecision.club_id == club_id)
+            .order_by(ClubDecision.decided_at, ClubDecision.id)
         )
     )
 
@@ -247,7 +249,9 @@ def claim(
     ).all()
     return sorted(
         (
-            Candidate(r.id, r.application_no, r.legal_form, r.inn, r.ogrn, Verification(r.verification_status), r.attempts)
+            Candidate(
+                r.id, r.application_no, r.legal_form, r.inn, r.ogrn, Verification(r.verification_status), r.attempts
+            )
             for r in rows
         ),
         key=lambda c: c.club_id,

@@ -19,8 +19,16 @@ from domain.clubs.tables import ClubLogo
 def _view(club_id: int, logo: Logo | None, sha256: str | None = None) -> dict:
     if logo is None:
         return {"club_id": club_id, "logo": None}
-    return {"club_id": club_id, "logo": {"media_type": logo.media_type, "width": logo.width, "height": logo.height,
-                                         "bytes": len(logo.data), "sha256": sha256}}
+    return {
+        "club_id": club_id,
+        "logo": {
+            "media_type": logo.media_type,
+            "width": logo.width,
+            "height": logo.height,
+            "bytes": len(logo.data),
+            "sha256": sha256,
+        },
+    }
 
 
 def set_logo(session: Session, club_id: int, data: bytes, now: datetime) -> dict:
@@ -28,10 +36,17 @@ def set_logo(session: Session, club_id: int, data: bytes, now: datetime) -> dict
     logo = checked_logo(data)
     get_club(session, club_id)
     digest = hashlib.sha256(data).hexdigest()
-    values = {"media_type": logo.media_type, "width": logo.width, "height": logo.height, "data": data,
-              "sha256": digest, "updated_at": now}
+    values = {
+        "media_type": logo.media_type,
+        "width": logo.width,
+        "height": logo.height,
+        "data": data,
+        "sha256": digest,
+        "updated_at": now,
+    }
     session.execute(
-        insert(ClubLogo).values(club_id=club_id, **values)
+        insert(ClubLogo)
+        .values(club_id=club_id, **values)
         .on_conflict_do_update(index_elements=["club_id"], set_=values)
     )
     return _view(club_id, logo, digest)
@@ -49,7 +64,8 @@ def logos(session: Session, club_ids: Sequence[int]) -> dict[int, Logo]:
     if not club_ids:
         return {}
     rows = session.execute(
-        select(ClubLogo.club_id, ClubLogo.media_type, ClubLogo.width, ClubLogo.height, ClubLogo.data)
-        .where(ClubLogo.club_id.in_(list(club_ids)))
+        select(ClubLogo.club_id, ClubLogo.media_type, ClubLogo.width, ClubLogo.height, ClubLogo.data).where(
+            ClubLogo.club_id.in_(list(club_ids))
+        )
     )
     return {r.club_id: Logo(r.media_type, r.width, r.height, bytes(r.data)) for r in rows}

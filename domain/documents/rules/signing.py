@@ -73,8 +73,16 @@ def seal(key: bytes, unsealed: bytes) -> str:
 
 
 _CERTIFICATE_TYPES: dict[str, tuple[type, ...]] = {
-    "serial": (str,), "source": (str,), "tournament_id": (int,), "tournament": (str,), "club": (str, type(None)),
-    "held_on": (str,), "player": (str,), "place": (int,), "prize": (str, type(None)), "title": (str,),
+    "serial": (str,),
+    "source": (str,),
+    "tournament_id": (int,),
+    "tournament": (str,),
+    "club": (str, type(None)),
+    "held_on": (str,),
+    "player": (str,),
+    "place": (int,),
+    "prize": (str, type(None)),
+    "title": (str,),
     "locale": (str,),
 }
 OPTIONAL = {"locale": "en"}  # certificates signed before DOC-4 are English

@@ -24,7 +24,9 @@ SCOPES = {"club": (Club, "club"), "pusoy": (PusoyTournament, "Pusoy Dos tourname
 def set_locale(session: Session, scope: str, ref_id: int, locale: str, now: datetime) -> dict:
     """Set the language of a club's documents (`club`) or of one Pusoy Dos tournament's (`pusoy`)."""
     if scope not in SCOPES:
-        raise DomainError("bad-scope", f"the documents' language is set for a club or a pusoy tournament, not {scope!r}")
+        raise DomainError(
+            "bad-scope", f"the documents' language is set for a club or a pusoy tournament, not {scope!r}"
+        )
     problem = locale_problem(locale)
     if problem:
         raise DomainError("bad-locale", problem)

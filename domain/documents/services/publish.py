@@ -60,7 +60,9 @@ def rendered(renderer: Renderer, bundle: Bundle) -> list[Rendered]:
     certificates = renderer.certificates(bundle.certificates, logo=bundle.logo)
     for cert, data in zip(bundle.certificates, certificates, strict=True):
         signature = _signature(renderer.key, cert)
-        files.append(Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature))
+        files.append(
+            Rendered("certificate", f"certificate-{cert.serial}.pdf", cert.serial, cert.player, data, signature)
+        )
     return files
 
 
@@ -159,26 +161,36 @@ def _read_checked(path: Path, sha256: str) -> bytes:
 
 def _results_mail(due):
     def body(filenames: list[str]) -> str:
-        return "\n".join([
-            f"The results of {due.tournament}" + (f" ({due.club})" if due.club else "") + " are attached:",
-            "",
-            *(f"  {name}" for name in filenames),
-            "",
-            "Each certificate carries a serial and a verification code; the platform checks one with",
-            "`tourney documents verify FILE`.",
-        ]) + "\n"
+        return (
+            "\n".join(
+                [
+                    f"The results of {due.tournament}" + (f" ({due.club})" if due.club else "") + " are attached:",
+                    "",
+                    *(f"  {name}" for name in filenames),
+                    "",
+                    "Each certificate carries a serial and a verification code; the platform checks one with",
+                    "`tourney documents verify FILE`.",
+                ]
+            )
+            + "\n"
+        )
 
     return f"Results: {due.tournament}", body
 
 
 def _season_mail(due):
     def body(filenames: list[str]) -> str:
-        return "\n".join([
-            f"The standings of the season {due.season} ({due.club}) after {due.tournament} are attached:",
-            "",
-            *(f"  {name}" for name in filenames),
-            "",
-            "The file is signed; the platform checks it with `tourney documents verify FILE`.",
-        ]) + "\n"
+        return (
+            "\n".join(
+                [
+                    f"The standings of the season {due.season} ({due.club}) after {due.tournament} are attached:",
+                    "",
+                    *(f"  {name}" for name in filenames),
+                    "",
+                    "The file is signed; the platform checks it with `tourney documents verify FILE`.",
+                ]
+            )
+            + "\n"
+        )
 
     return f"Season standings: {due.season} after {due.tournament}", body

@@ -119,7 +119,9 @@ def mark_failed(publication: DocumentPublication, now: datetime, error: str) -> 
 def documents_of(session: Session, publication_id: int) -> list[Document]:
     return list(
         session.scalars(
-            select(Document).where(Document.publication_id == publication_id).order_by(Document.kind.desc(), Document.id)
+            select(Document)
+            .where(Document.publication_id == publication_id)
+            .order_by(Document.kind.desc(), Document.id)
         )
     )
 
@@ -134,9 +136,9 @@ def publications(session: Session, source: str | None = None) -> list[DocumentPu
 def publication(session: Session, source: str, tournament_id: int) -> DocumentPublication:
     """A tournament's publication; for `season`, the oldest season's standings after it."""
     found = session.scalars(
-        select(DocumentPublication).where(
-            DocumentPublication.source == source, DocumentPublication.tournament_id == tournament_id
-        ).order_by(DocumentPublication.id)
+        select(DocumentPublication)
+        .where(DocumentPublication.source == source, DocumentPublication.tournament_id == tournament_id)
+        .order_by(DocumentPublication.id)
     ).first()
     if found is None:
         raise NotFound("not-published", f"no documents were published for {source} tournament {tournament_id}")

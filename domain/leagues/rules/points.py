@@ -52,9 +52,7 @@ def place_points(formula: str, table: Sequence[Decimal], players: int, place: in
     return sqrt_points(players, place)
 
 
-def block_points(
-    formula: str, table: Sequence[Decimal], players: int, place: int, size: int, shared: str
-) -> Decimal:
+def block_points(formula: str, table: Sequence[Decimal], players: int, place: int, size: int, shared: str) -> Decimal:
     """LG-2: the points of each of `size` players sharing `place`."""
     if size <= 1 or shared == "best":
         return place_points(formula, table, players, place)
@@ -126,7 +124,9 @@ def standings(season_results: Iterable[Result], best_k: int | None = None) -> li
     for player, rs in by_player.items():
         points = sorted((r.points for r in rs), reverse=True)
         kept = points if best_k is None else points[:best_k]
-        rows.append((sum(kept, Decimal("0.00")), sum(1 for r in rs if r.place == 1), points[0], player, len(kept), len(rs)))
+        rows.append(
+            (sum(kept, Decimal("0.00")), sum(1 for r in rs if r.place == 1), points[0], player, len(kept), len(rs))
+        )
     rows.sort(key=lambda x: (-x[0], -x[1], -x[2], x[3]))
     out: list[Standing] = []
     for i, (total, firsts, best, player, counted, played) in enumerate(rows):
@@ -137,8 +137,15 @@ def standings(season_results: Iterable[Result], best_k: int | None = None) -> li
 
 
 def season_problems(
-    *, name: str, date_from, date_to, formula: str, table: Sequence[Decimal], shared: str,
-    bonus: Decimal | None, best_k: int | None,
+    *,
+    name: str,
+    date_from,
+    date_to,
+    formula: str,
+    table: Sequence[Decimal],
+    shared: str,
+    bonus: Decimal | None,
+    best_k: int | None,
 ) -> list[Problem]:
     """Every problem with a season's definition (LG-1, LG-2, LG-3)."""
     out: list[Problem] = []

@@ -35,19 +35,46 @@ CREDIT_UNIT = 2520  # domain.poker.rules.bounties.CREDIT_UNIT: exact credit unit
 
 
 def create_season(
-    session: Session, *, club_id: int, name: str, date_from: date, date_to: date, formula: str,
-    table: Sequence[Decimal] = (), shared: str = "best", bonus: Decimal | None = None, best_k: int | None = None,
+    session: Session,
+    *,
+    club_id: int,
+    name: str,
+    date_from: date,
+    date_to: date,
+    formula: str,
+    table: Sequence[Decimal] = (),
+    shared: str = "best",
+    bonus: Decimal | None = None,
+    best_k: int | None = None,
     now: datetime,
 ) -> Season:
-    problems = season_problems(name=name, date_from=date_from, date_to=date_to, formula=formula, table=table,
-                               shared=shared, bonus=bonus, best_k=best_k)
+    problems = season_problems(
+        name=name,
+        date_from=date_from,
+        date_to=date_to,
+        formula=formula,
+        table=table,
+        shared=shared,
+        bonus=bonus,
+        best_k=best_k,
+    )
     if session.get(Club, club_id) is None:
         problems.append(Problem("season-club-unknown", f"no club {club_id}"))
     elif session.scalar(select(Season.id).where(Season.club_id == club_id, Season.name == name.strip())):
         problems.append(Problem("season-name-taken", f"club {club_id} already has a season named '{name.strip()}'"))
     raise_problems(problems)
-    season = Season(club_id=club_id, name=name.strip(), date_from=date_from, date_to=date_to, formula=formula,
-                    points_table=list(table), knockout_bonus=bonus, shared=shared, best_k=best_k, created_at=now)
+    season = Season(
+        club_id=club_id,
+        name=name.strip(),
+        date_from=date_from,
+        date_to=date_to,
+        formula=formula,
+        points_table=list(table),
+        knockout_bonus=bonus,
+        shared=shared,
+        best_k=best_k,
+        created_at=now,
+    )
     session.add(season)
     session.flush()
     return season
@@ -74,16 +101,22 @@ def add_to_season(
             problems.append(Problem("season-series-unknown", f"no series {sid}"))
         elif found_series[sid] != season.club_id:
             problems.append(Problem("season-series-other-club", f"series {sid} is not of club {season.club_id}"))
-    found = dict(session.execute(select(Tournament.id, Tournament.club_id).where(Tournament.id.in_(tournament_ids))).all())
+    found = dict(
+        session.execute(select(Tournament.id, Tournament.club_id).where(Tournament.id.in_(tournament_ids))).all()
+    )
     for tid in tournament_ids:
         if tid not in found:
             problems.append(Problem("season-tournament-unknown", f"no poker tournament {tid}"))
         elif found[tid] != season.club_id:
-            problems.append(Problem("season-tournament-other-club", f"tournament {tid} is not of club {season.club_id}"))
+            problems.append(
+                Problem("season-tournament-other-club", f"tournament {tid} is not of club {season.club_id}")
+            )
     raise_problems(problems)
     have_s = set(session.scalars(select(SeasonSeries.series_id).where(SeasonSeries.season_id == season_id)))
     have_t = set(session.scalars(select(SeasonTournament.tournament_id).where(SeasonTournament.season_id == season_id)))
-    session.add_all(SeasonSeries(season_id=season_id, series_id=s) for s in dict.fromkeys(series_ids) if s not in have_s)
+    session.add_all(
+        SeasonSeries(season_id=season_id, series_id=s) for s in dict.fromkeys(series_ids) if s not in have_s
+    )
     session.add_all(
         SeasonTournament(season_id=season_id, tournament_id=t) for t in dict.fromkeys(tournament_ids) if t not in have_t
     )
@@ -130,22 +163,48 @@ def season_standings(
     if within is not None:
         counted = counted.where(Tournament.id.in_(list(within)))
     tournament_ids = list(session.scalars(counted.with_only_columns(Tournament.id).order_by(Tournament.id)))
-    placings = [
-        Placing(r.tournament_id, r.player_id, r.place,
-                Fraction(r.credit_units, CREDIT_UNIT) if r.credit_units is not None else Fraction(r.credit_halves, 2))
-        for r in session.execute(
-            select(FinalPlace.tournament_id, FinalPlace.player_id, FinalPlace.place, FinalPlace.credit_units,
-                   FinalPlace.credit_halves).where(FinalPlace.tournament_id.in_(tournament_ids))
-        )
-    ] if tournament_ids else []
+    placings = (
+        [
+            Placing(
+                r.tournament_id,
+                r.player_id,
+                r.place,
+                Fraction(r.credit_units, CREDIT_UNIT) if r.credit_units is not None else Fraction(r.credit_halves, 2),
+            )
+            for r in session.execute(
+                select(
+                    FinalPlace.tournament_id,
+                    FinalPlace.player_id,
+                    FinalPlace.place,
+                    FinalPlace.credit_units,
+                    FinalPlace.credit_halves,
+                ).where(FinalPlace.tournament_id.in_(tournament_ids))
+            )
+        ]
+        if tournament_ids
+        else []
+    )
     table = standings(
-        results(placings, formula=season.formula, table=[Decimal(v) for v in season.points_table],
-                shared=season.shared, bonus=season.knockout_bonus),
+        results(
+            placings,
+            formula=season.formula,
+            table=[Decimal(v) for v in season.points_table],
+            shared=season.shared,
+            bonus=season.knockout_bonus,
+        ),
         season.best_k,
     )
-    names = dict(session.execute(
-        select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(Player.id.in_([s.player_id for s in table]))
-    ).all()) if table else {}
+    names = (
+        dict(
+            session.execute(
+                select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(
+                    Player.id.in_([s.player_id for s in table])
+                )
+            ).all()
+        )
+        if table
+        else {}
+    )
     return season, tournament_ids, [NamedStanding(s, names[s.player_id]) for s in table]
 
 

@@ -18,27 +18,22 @@ PENDING_WORK: dict[str, str] = {
     "verify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'pending' AND queued_at IS NULL",
     "reverify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'verified'"
     " AND listing_status <> 'terminated' AND (last_checked_at IS NULL OR last_checked_at <= now() - interval '30 days')",
-
     # area: pusoy
     "complete-rounds": (
         "SELECT count(*) FROM pusoy_rounds r WHERE r.status <> 'locked' AND r.expected_games = "
         "(SELECT count(*) FROM pusoy_games g WHERE g.tournament_id = r.tournament_id"
         " AND g.round_no = r.number AND g.stage = r.stage)"
     ),
-
     # area: poker
     # the services' and the timekeeper's own definitions of what is due (domain/poker/services/due.py)
     "process-no-shows": poker_due.NO_SHOWS.count_due_sql(),
     "advance-clocks": poker_due.CLOCKS.count_due_sql(),
     "finalize-tournaments": poker_due.FINALIZE.count_due_sql(),
-
     # area: documents
     # tournaments to publish, deliveries due, and seasons' standings after published tournaments (LG-3)
     "publish-results": f"SELECT ({documents_pending_sql}) + ({pending_seasons_sql()})",
-
     # area: series
     "materialize-series": "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()",
-
 }
 
 

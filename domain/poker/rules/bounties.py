@@ -111,14 +111,18 @@ def shared_killer_problems(killers: Sequence[int | None], *, shared: bool) -> li
     named = [k for k in killers if k is not None]
     problems: list[Problem] = []
     if len(named) > 2 and not shared:
-        problems.append(Problem(
-            "knockout-shared-off",
-            f"{len(named)} killers named: more than two need the shared_knockouts setting (SP-10)",
-        ))
+        problems.append(
+            Problem(
+                "knockout-shared-off",
+                f"{len(named)} killers named: more than two need the shared_knockouts setting (SP-10)",
+            )
+        )
     if len(named) > MAX_KILLERS:
-        problems.append(Problem(
-            "knockout-too-many-killers", f"{len(named)} killers named: a table has at most {MAX_KILLERS} others"
-        ))
+        problems.append(
+            Problem(
+                "knockout-too-many-killers", f"{len(named)} killers named: a table has at most {MAX_KILLERS} others"
+            )
+        )
     if len(set(named)) != len(named):
         problems.append(Problem("knockout-same-killers", "the same killer entry is named twice"))
     return problems
@@ -202,9 +206,11 @@ def pko_void_problems(knockout_id: int, killer_entries: Sequence[int], busted_la
     out = set(busted_later)
     gone = [k for k in killer_entries if k in out]
     if gone:
-        return [Problem(
-            "void-killer-knocked-out",
-            f"killer entry {gone[0]} of knockout {knockout_id} has itself been knocked out: its head has been "
-            "passed on (SP-9)",
-        )]
+        return [
+            Problem(
+                "void-killer-knocked-out",
+                f"killer entry {gone[0]} of knockout {knockout_id} has itself been knocked out: its head has been "
+                "passed on (SP-9)",
+            )
+        ]
     return []

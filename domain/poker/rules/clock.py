@@ -305,15 +305,11 @@ def override_problems(is_break: bool, small: int, big: int, ante: int) -> list[P
     elif not is_break and small <= 0:
         problems.append(Problem("clock-bad-blinds", f"the small blind must be above 0 (got {small})"))
     elif not is_break and big < small:
-        problems.append(
-            Problem("clock-bad-blinds", f"the big blind ({big}) cannot be below the small blind ({small})")
-        )
+        problems.append(Problem("clock-bad-blinds", f"the big blind ({big}) cannot be below the small blind ({small})"))
     return problems
 
 
-def override(
-    clock: Clock, levels: Sequence[Level], now: datetime, small: int, big: int, ante: int
-) -> Transition:
+def override(clock: Clock, levels: Sequence[Level], now: datetime, small: int, big: int, ante: int) -> Transition:
     """Override the current level's blinds and ante (3.5: for a play level small > 0, big >= small)."""
     level = _running(clock, levels, now).level or 0
     raise_problems(override_problems(levels[level].is_break, small, big, ante))

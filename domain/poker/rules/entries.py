@@ -51,19 +51,25 @@ def registration_problems(status: str, late_reg_deadline: datetime | None, now: 
     late-registration deadline (late registration by the regular buy-in). A set deadline also
     closes sign-up of a tournament not yet started."""
     if status == DRAFT:
-        return [Problem("registration-not-open", "the tournament is still a draft: registration is not open (rule 3.9)")]
+        return [
+            Problem("registration-not-open", "the tournament is still a draft: registration is not open (rule 3.9)")
+        ]
     if status in (FINISHED, CANCELLED):
         return [Problem("registration-closed", f"the tournament is {status}: registration is closed (rule 3.9)")]
     if status == RUNNING and late_reg_deadline is None:
-        return [Problem(
-            "late-registration-closed",
-            "the tournament is running and has no late-registration deadline: registration closed at the start (rule 3.10)",
-        )]
+        return [
+            Problem(
+                "late-registration-closed",
+                "the tournament is running and has no late-registration deadline: registration closed at the start (rule 3.10)",
+            )
+        ]
     if late_reg_deadline is not None and now >= late_reg_deadline:
-        return [Problem(
-            "late-registration-closed",
-            f"late registration closed at {late_reg_deadline.isoformat()} (rule 3.10)",
-        )]
+        return [
+            Problem(
+                "late-registration-closed",
+                f"late registration closed at {late_reg_deadline.isoformat()} (rule 3.10)",
+            )
+        ]
     return []
 
 
@@ -99,18 +105,26 @@ def rebuy_problems(
     if out:
         return out
     if s.rebuy_until is not None and now is not None and now >= s.rebuy_until:
-        out.append(Problem("rebuy-window-closed", f"the rebuy window closed at {s.rebuy_until.isoformat()} (rebuy_until, SP-12)"))
+        out.append(
+            Problem(
+                "rebuy-window-closed", f"the rebuy window closed at {s.rebuy_until.isoformat()} (rebuy_until, SP-12)"
+            )
+        )
     if s.rebuy_until_level is not None and level is not None and level > s.rebuy_until_level:
-        out.append(Problem(
-            "rebuy-window-closed",
-            f"the rebuy window closed when level {s.rebuy_until_level} ended; the clock has reached level {level} "
-            "(rebuy_until_level, SP-12)",
-        ))
+        out.append(
+            Problem(
+                "rebuy-window-closed",
+                f"the rebuy window closed when level {s.rebuy_until_level} ended; the clock has reached level {level} "
+                "(rebuy_until_level, SP-12)",
+            )
+        )
     if s.rebuy_limit is not None and rebuys_taken >= s.rebuy_limit:
-        out.append(Problem(
-            "rebuy-limit-reached",
-            f"the player has taken {rebuys_taken} rebuy(s): the limit is {s.rebuy_limit} per player (rebuy_limit, SP-12)",
-        ))
+        out.append(
+            Problem(
+                "rebuy-limit-reached",
+                f"the player has taken {rebuys_taken} rebuy(s): the limit is {s.rebuy_limit} per player (rebuy_limit, SP-12)",
+            )
+        )
     return out + _needs_active(REBUY, has_active_entry)
 
 
@@ -127,24 +141,40 @@ def reentry_problems(
     player (unset: no limit)."""
     out: list[Problem] = []
     if s.reentry_limit is not None and reentries_taken >= s.reentry_limit:
-        out.append(Problem(
-            "reentry-limit-reached",
-            f"the player has re-entered {reentries_taken} time(s): the limit is {s.reentry_limit} per player "
-            "(reentry_limit, SP-12)",
-        ))
+        out.append(
+            Problem(
+                "reentry-limit-reached",
+                f"the player has re-entered {reentries_taken} time(s): the limit is {s.reentry_limit} per player "
+                "(reentry_limit, SP-12)",
+            )
+        )
     if status != RUNNING:
-        out.append(Problem("reentry-not-running", f"re-entry is possible only while the tournament runs; it is {status.replace('_', ' ')} (rule 3.1)"))
+        out.append(
+            Problem(
+                "reentry-not-running",
+                f"re-entry is possible only while the tournament runs; it is {status.replace('_', ' ')} (rule 3.1)",
+            )
+        )
     if topup_price(REENTRY, s) is None:
         out.append(Problem("reentry-not-offered", "this tournament sets no re-entry or rebuy amount (rule 3.1)"))
     deadline = reentry_deadline(s)
     if deadline is None:
-        out.append(Problem("reentry-window-closed", "this tournament sets no re-entry or late-registration deadline (rule 3.1)"))
+        out.append(
+            Problem(
+                "reentry-window-closed", "this tournament sets no re-entry or late-registration deadline (rule 3.1)"
+            )
+        )
     elif now >= deadline:
         out.append(Problem("reentry-window-closed", f"the re-entry window closed at {deadline.isoformat()} (rule 3.1)"))
     if latest_state is None:
         out.append(Problem("no-entry", "the player has no entry in this tournament: check in first (rule 3.10)"))
     elif latest_state != "busted":
-        out.append(Problem("reentry-without-bust", "re-entry is possible only after a bust; the player's entry is still in play (rule 3.1)"))
+        out.append(
+            Problem(
+                "reentry-without-bust",
+                "re-entry is possible only after a bust; the player's entry is still in play (rule 3.1)",
+            )
+        )
     return out
 
 
@@ -172,7 +202,12 @@ def addon_problems(
             gates.append(f"from break {s.addon_break} (breaks reached: {breaks_reached})")
         out.append(Problem("addon-window-closed", f"the add-on window is open only {' or '.join(gates)} (rule 3.1)"))
     if s.addon_once and addons_taken > 0:
-        out.append(Problem("addon-already-taken", "the add-on is one-time in this tournament and the player already took it (rule 3.1)"))
+        out.append(
+            Problem(
+                "addon-already-taken",
+                "the add-on is one-time in this tournament and the player already took it (rule 3.1)",
+            )
+        )
     return out + (_needs_active(ADDON, has_active_entry) if not out else [])
 
 
@@ -196,9 +231,15 @@ def settlement_problems(status: str, method: str, settled_by: str) -> list[Probl
     """3.4: settling (and voiding) is allowed in every status but cancelled."""
     out: list[Problem] = []
     if status == CANCELLED:
-        out.append(Problem("settlement-tournament-cancelled", "the tournament is cancelled: fees are not settled (rule 3.4)"))
+        out.append(
+            Problem("settlement-tournament-cancelled", "the tournament is cancelled: fees are not settled (rule 3.4)")
+        )
     if method not in SETTLEMENT_METHODS:
-        out.append(Problem("settlement-method-unknown", f"payment method '{method}' is not one of {', '.join(SETTLEMENT_METHODS)}"))
+        out.append(
+            Problem(
+                "settlement-method-unknown", f"payment method '{method}' is not one of {', '.join(SETTLEMENT_METHODS)}"
+            )
+        )
     if not settled_by.strip():
         out.append(Problem("settled-by-blank", "say who takes the payment (rule 3.4: who settled and when)"))
     return out

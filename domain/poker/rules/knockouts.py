@@ -65,7 +65,9 @@ def credit_text(halves: int) -> str:
 
 
 def knockout_problems(
-    busts: Sequence[Bust], entries: Mapping[int, EntryState], level: int | None = None,
+    busts: Sequence[Bust],
+    entries: Mapping[int, EntryState],
+    level: int | None = None,
     level_count: int | None = None,
 ) -> list[Problem]:
     """Every reason to refuse recording `busts` as one block (3.2).
@@ -112,7 +114,9 @@ def knockout_problems(
             if killer_id == bust.busted_entry_id or (killer is not None and killer.player_id == busted.player_id):
                 problems.append(Problem("knockout-self", f"entry {bust.busted_entry_id} cannot knock out itself"))
             elif killer is None:
-                problems.append(Problem("knockout-unknown-killer", f"killer entry {killer_id} is not in this tournament"))
+                problems.append(
+                    Problem("knockout-unknown-killer", f"killer entry {killer_id} is not in this tournament")
+                )
             elif killer.out or killer_id in busted_ids:
                 problems.append(Problem("knockout-killer-out", f"killer entry {killer_id} is out of the tournament"))
     still_in = {e.entry_id for e in entries.values() if not e.out} - set(busted_ids)
@@ -180,18 +184,14 @@ def void_problems(knockout: KnockoutState, now: datetime, window: timedelta) -> 
             Problem("void-after-reentry", f"the busted player of knockout {knockout.knockout_id} has re-entered")
         )
     if knockout.drawn:
-        problems.append(
-            Problem("void-after-draw", f"a mystery bounty was drawn on knockout {knockout.knockout_id}")
-        )
+        problems.append(Problem("void-after-draw", f"a mystery bounty was drawn on knockout {knockout.knockout_id}"))
     return problems
 
 
 # -- bounty credits (3.2) --------------------------------------------------------------------------
 
 
-def credit_halves_by_player(
-    records: Iterable[tuple[int | None, int]], player_of: Mapping[int, int]
-) -> dict[int, int]:
+def credit_halves_by_player(records: Iterable[tuple[int | None, int]], player_of: Mapping[int, int]) -> dict[int, int]:
     """Knockout credit per player in halves: (killer entry, credit halves) of live records, summed
     over all of the player's entries (3.2, 3.7). Exact: 0.5 + 1 + 1 = 5 halves = 5/2."""
     halves: dict[int, int] = {}

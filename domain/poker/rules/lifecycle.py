@@ -27,18 +27,22 @@ def transition(status: str, action: str) -> tuple[str | None, list[Problem]]:
     sources, target = TRANSITIONS[action]
     if status in sources:
         return target, []
-    return None, [Problem(
-        f"cannot-{action}",
-        f"cannot {action} a tournament that is {status.replace('_', ' ')}: it may {action} only from "
-        f"{' or '.join(s.replace('_', ' ') for s in sources)} (rule 3.9)",
-    )]
+    return None, [
+        Problem(
+            f"cannot-{action}",
+            f"cannot {action} a tournament that is {status.replace('_', ' ')}: it may {action} only from "
+            f"{' or '.join(s.replace('_', ' ') for s in sources)} (rule 3.9)",
+        )
+    ]
 
 
 def edit_problems(status: str) -> list[Problem]:
     if status in EDITABLE:
         return []
-    return [Problem(
-        "settings-frozen",
-        f"the tournament is {status.replace('_', ' ')}: settings may change only in draft or registration "
-        "open, they are frozen from the start (rule 3.9)",
-    )]
+    return [
+        Problem(
+            "settings-frozen",
+            f"the tournament is {status.replace('_', ' ')}: settings may change only in draft or registration "
+            "open, they are frozen from the start (rule 3.9)",
+        )
+    ]

@@ -47,15 +47,19 @@ def parse_phase(text: str) -> tuple[Phase | None, list[Problem]]:
         number = raw.removeprefix("level:")
         if number.isdigit() and int(number) >= 1:
             return Phase("level", int(number)), []
-    return None, [Problem(
-        "mystery-phase-unknown", f"mystery phase '{text}' is not one of start, itm, level:N with N from 1 (SP-11)"
-    )]
+    return None, [
+        Problem(
+            "mystery-phase-unknown", f"mystery phase '{text}' is not one of start, itm, level:N with N from 1 (SP-11)"
+        )
+    ]
 
 
 def mode_problems(mode: str) -> list[Problem]:
     if mode in DRAW_MODES:
         return []
-    return [Problem("mystery-draw-per-unknown", f"mystery draw per '{mode}' is not one of {', '.join(DRAW_MODES)} (SP-11)")]
+    return [
+        Problem("mystery-draw-per-unknown", f"mystery draw per '{mode}' is not one of {', '.join(DRAW_MODES)} (SP-11)")
+    ]
 
 
 def prize_table_problems(lines: Sequence[str]) -> list[Problem]:
@@ -68,9 +72,12 @@ def prize_table_problems(lines: Sequence[str]) -> list[Problem]:
             problems.append(Problem("mystery-prize-blank", f"mystery prize {n} is blank"))
             continue
         if len(line) > MAX_DESCRIPTION_CHARS:
-            problems.append(Problem(
-                "mystery-prize-too-long", f"mystery prize {n} has {len(line)} characters: at most {MAX_DESCRIPTION_CHARS}"
-            ))
+            problems.append(
+                Problem(
+                    "mystery-prize-too-long",
+                    f"mystery prize {n} has {len(line)} characters: at most {MAX_DESCRIPTION_CHARS}",
+                )
+            )
         found = money_problem(line, f"mystery prize {n}")
         if found:
             problems.append(found)
@@ -84,21 +91,27 @@ def phase_reached(phase: Phase, *, remaining_after: int, paid_places: int, knock
     if phase.kind == "itm":
         if remaining_after <= paid_places:
             return []
-        return [Problem(
-            "mystery-phase-not-started",
-            f"the mystery phase starts in the money: {remaining_after} players remained after this knockout, "
-            f"{paid_places} places are paid (SP-11)",
-        )]
+        return [
+            Problem(
+                "mystery-phase-not-started",
+                f"the mystery phase starts in the money: {remaining_after} players remained after this knockout, "
+                f"{paid_places} places are paid (SP-11)",
+            )
+        ]
     if knockout_level is None:
-        return [Problem(
-            "mystery-level-unknown",
-            f"the mystery phase starts at level {phase.level}: record the knockout's level to draw on it (SP-11)",
-        )]
+        return [
+            Problem(
+                "mystery-level-unknown",
+                f"the mystery phase starts at level {phase.level}: record the knockout's level to draw on it (SP-11)",
+            )
+        ]
     if knockout_level < (phase.level or 1):
-        return [Problem(
-            "mystery-phase-not-started",
-            f"the mystery phase starts at level {phase.level}; this knockout was at level {knockout_level} (SP-11)",
-        )]
+        return [
+            Problem(
+                "mystery-phase-not-started",
+                f"the mystery phase starts at level {phase.level}; this knockout was at level {knockout_level} (SP-11)",
+            )
+        ]
     return []
 
 
@@ -116,8 +129,14 @@ def next_prize(seed: str, prize_count: int, draws_made: int) -> int | None:
 
 
 def table_draw_problems(
-    *, mode: str, killer_drew_before: bool, knockout_drawn: bool, draws_made: int, prize_count: int,
-    description: str | None, killer_entry_id: int | None,
+    *,
+    mode: str,
+    killer_drew_before: bool,
+    knockout_drawn: bool,
+    draws_made: int,
+    prize_count: int,
+    description: str | None,
+    killer_entry_id: int | None,
 ) -> list[Problem]:
     """Refusals of a draw from the table beyond the phase: who draws, nothing left, no free text."""
     problems: list[Problem] = []
@@ -126,14 +145,18 @@ def table_draw_problems(
     if knockout_drawn:
         problems.append(Problem("mystery-knockout-drawn", "a mystery prize was already drawn on this knockout"))
     elif mode == "per_killer_entry" and killer_drew_before:
-        problems.append(Problem(
-            "mystery-already-drawn",
-            f"killer entry {killer_entry_id} has already drawn its mystery bounty: one draw per killer entry",
-        ))
+        problems.append(
+            Problem(
+                "mystery-already-drawn",
+                f"killer entry {killer_entry_id} has already drawn its mystery bounty: one draw per killer entry",
+            )
+        )
     if draws_made >= prize_count:
         problems.append(Problem("mystery-no-prizes-left", f"all {prize_count} mystery prizes are drawn (SP-11)"))
     if description is not None:
-        problems.append(Problem(
-            "mystery-table-description", "the prize comes from the declared table: no description is given (SP-11)"
-        ))
+        problems.append(
+            Problem(
+                "mystery-table-description", "the prize comes from the declared table: no description is given (SP-11)"
+            )
+        )
     return problems

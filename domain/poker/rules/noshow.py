@@ -51,9 +51,7 @@ def no_shows(policy: str, registrations: Sequence[Registration]) -> tuple[NoShow
         raise ValueError(f"unknown no-show policy {policy!r}")
     action = "cancel" if policy == "drop" else "dead-stack"
     return tuple(
-        NoShow(r.id, r.player_id, action)
-        for r in sorted(registrations, key=lambda r: r.id)
-        if not r.checked_in
+        NoShow(r.id, r.player_id, action) for r in sorted(registrations, key=lambda r: r.id) if not r.checked_in
     )
 
 

@@ -91,9 +91,7 @@ def final_places(
     halves = {p: u // HALF_UNITS for p, u in units.items()}  # exact unless a share is not a half
     pko: dict[int, int] = {}
     if pko_head is not None:
-        pko = pko_totals_by_player(
-            ledger(pko_head, player_of, live_shares), player_of, last[still_in[0]].entry_id
-        )
+        pko = pko_totals_by_player(ledger(pko_head, player_of, live_shares), player_of, last[still_in[0]].entry_id)
 
     def extra(player: int) -> dict:
         # today's rows (no shares anywhere) keep credit_units None: credit_halves is exact for them
@@ -102,16 +100,32 @@ def final_places(
 
     # in PLACE_ORDER: the champion, then by bust number descending, ties by player id;
     # a block's place is 2 + the players busted later
-    busted = sorted(
-        (-bust_of[e.entry_id], p, e.entry_id) for p, e in last.items() if e.entry_id in bust_of
-    )
+    busted = sorted((-bust_of[e.entry_id], p, e.entry_id) for p, e in last.items() if e.entry_id in bust_of)
     champion = still_in[0]
-    rows = [Place(1, champion, last[champion].entry_id, None, knocks.get(champion, 0), halves.get(champion, 0),
-                  prizes[0] if prizes else None, **extra(champion))]
+    rows = [
+        Place(
+            1,
+            champion,
+            last[champion].entry_id,
+            None,
+            knocks.get(champion, 0),
+            halves.get(champion, 0),
+            prizes[0] if prizes else None,
+            **extra(champion),
+        )
+    ]
     for place, (negative, player, entry_id) in zip(bust_places(1, [-n for n, _, _ in busted]), busted, strict=True):
         rows.append(
-            Place(place, player, entry_id, -negative, knocks.get(player, 0), halves.get(player, 0),
-                  _prize(prizes, place), **extra(player))
+            Place(
+                place,
+                player,
+                entry_id,
+                -negative,
+                knocks.get(player, 0),
+                halves.get(player, 0),
+                _prize(prizes, place),
+                **extra(player),
+            )
         )
     return tuple(rows)
 
@@ -136,16 +150,19 @@ class PlaceSoFar:
     prize: str | None
 
 
-def places_so_far(entries: Iterable[PlacedEntry], knockouts: Iterable[LiveKnockout],
-                  prizes: Sequence[str] = ()) -> tuple[PlaceSoFar, ...]:
+def places_so_far(
+    entries: Iterable[PlacedEntry], knockouts: Iterable[LiveKnockout], prizes: Sequence[str] = ()
+) -> tuple[PlaceSoFar, ...]:
     """While the tournament runs: every player out so far, by their last entry, with the place the
     bust gave (`bust_places`) and its prize line; the best place first, ties by player id."""
     player_of, last = _players(entries)
     bust_of = {k.busted_entry_id: k.bust_number for k in knockouts if k.busted_entry_id in player_of}
     still_in = sum(1 for e in last.values() if e.entry_id not in bust_of)
     busted = sorted((-bust_of[e.entry_id], p) for p, e in last.items() if e.entry_id in bust_of)
-    return tuple(PlaceSoFar(place, player, _prize(prizes, place))
-                 for place, (_, player) in zip(bust_places(still_in, [-n for n, _ in busted]), busted, strict=True))
+    return tuple(
+        PlaceSoFar(place, player, _prize(prizes, place))
+        for place, (_, player) in zip(bust_places(still_in, [-n for n, _ in busted]), busted, strict=True)
+    )
 
 
 def _prize(prizes: Sequence[str], place: int) -> str | None:
@@ -182,7 +199,9 @@ def _tally(
         credits = (
             [(s.killer_entry_id, s.credit_units) for s in ko.shares]
             if ko.shares
-            else [(ko.killer_entry_id, ko.credit_halves * HALF_UNITS)] if ko.killer_entry_id is not None else []
+            else [(ko.killer_entry_id, ko.credit_halves * HALF_UNITS)]
+            if ko.killer_entry_id is not None
+            else []
         )
         for killer_entry, credit in credits:
             killer = player_of.get(killer_entry)
@@ -198,6 +217,5 @@ def _not_finished(players_in: int) -> Problem:
         return Problem("places-nobody-in", "nobody is left in: a champion is needed before places")
     return Problem(
         "places-players-remain",
-        f"{players_in} players are still in: places are computed when one is left "
-        "(mark every bust first)",
+        f"{players_in} players are still in: places are computed when one is left (mark every bust first)",
     )

@@ -26,22 +26,28 @@ def profile_problems(name: str, handle: str, birth_date: date, today: date) -> l
     elif len(name) > MAX_NAME:
         out.append(Problem("name-too-long", f"the name is {len(name)} characters long: at most {MAX_NAME}"))
     if not HANDLE.match(handle):
-        out.append(Problem(
-            "handle-invalid",
-            f"handle '{handle}' must start with a letter and be 2–32 letters, digits, '.', '-' or '_'",
-        ))
+        out.append(
+            Problem(
+                "handle-invalid",
+                f"handle '{handle}' must start with a letter and be 2–32 letters, digits, '.', '-' or '_'",
+            )
+        )
     if birth_date < EARLIEST_BIRTH:
-        out.append(Problem("birth-date-too-early", f"date of birth {birth_date.isoformat()} is before {EARLIEST_BIRTH.isoformat()}"))
+        out.append(
+            Problem(
+                "birth-date-too-early", f"date of birth {birth_date.isoformat()} is before {EARLIEST_BIRTH.isoformat()}"
+            )
+        )
     elif birth_date > today:
         out.append(Problem("birth-date-in-future", f"date of birth {birth_date.isoformat()} is in the future"))
     elif age_on(birth_date, today) < ADULT_AGE:
-        out.append(Problem("player-under-18", f"the player is under {ADULT_AGE}: the service is for adults only (rule 1.2.1)"))
+        out.append(
+            Problem("player-under-18", f"the player is under {ADULT_AGE}: the service is for adults only (rule 1.2.1)")
+        )
     return out
 
 
-def eligibility_problems(
-    birth_date: date | None, blocked: bool, forgotten: bool, today: date
-) -> list[Problem]:
+def eligibility_problems(birth_date: date | None, blocked: bool, forgotten: bool, today: date) -> list[Problem]:
     """May this player register for a tournament today (1.2.1, 1.5.3, 1.6.1)?"""
     if forgotten or birth_date is None:
         return [Problem("player-forgotten", "the player asked to be forgotten and can no longer register (rule 1.6.1)")]

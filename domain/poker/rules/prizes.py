@@ -19,9 +19,7 @@ def prize_line_problems(lines: Sequence[str]) -> list[Problem]:
     """Every problem of a prize list (SP-4): too many lines, empty or too long lines, money."""
     problems: list[Problem] = []
     if len(lines) > MAX_LINES:
-        problems.append(
-            Problem("prizes-too-many-lines", f"{len(lines)} prize lines: at most {MAX_LINES} are allowed")
-        )
+        problems.append(Problem("prizes-too-many-lines", f"{len(lines)} prize lines: at most {MAX_LINES} are allowed"))
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             problems.append(Problem("prize-line-empty", f"prize line {n} is empty"))

@@ -133,7 +133,9 @@ def seat_new_entry(seating: Seating, entry: int, seed: str | None = None) -> tup
         if len(tied) == 1:
             table = tied[0]
         elif seed is None:
-            raise DomainError("seating-tie-needs-draw", f"tables {', '.join(map(str, tied))} tie: the seat is drawn by lot")
+            raise DomainError(
+                "seating-tie-needs-draw", f"tables {', '.join(map(str, tied))} tie: the seat is drawn by lot"
+            )
         else:
             table = draw.rng(seed, "late-seating").choice(tied)
         seat = Seat(table, seating.free_seats(table)[0], entry)
@@ -151,14 +153,10 @@ def move(seating: Seating, entry: int, table: int, seat: int) -> tuple[Seating, 
         raise DomainError("seating-not-seated", f"entry {entry} has no seat")
     _active_table(seating, table)
     if seat not in range(1, seating.seat_cap + 1):
-        raise DomainError(
-            "seating-no-such-seat", f"table {table} has seats 1 to {seating.seat_cap}, not {seat}"
-        )
+        raise DomainError("seating-no-such-seat", f"table {table} has seats 1 to {seating.seat_cap}, not {seat}")
     occupant = next((s for s in seating.seats if s.table == table and s.seat == seat), None)
     if occupant is not None:
-        raise DomainError(
-            "seating-seat-taken", f"table {table} seat {seat} is taken by entry {occupant.entry}"
-        )
+        raise DomainError("seating-seat-taken", f"table {table} seat {seat} is taken by entry {occupant.entry}")
     done = Move(entry, current.table, current.seat, table, seat)
     others = [s for s in seating.seats if s.entry != entry]
     return seating.with_seats([*others, Seat(table, seat, entry)]), done
@@ -168,9 +166,7 @@ def undo(seating: Seating, last: Move) -> tuple[Seating, Move]:
     """Undo the last move: the player goes back to the seat they came from, if it is still free."""
     here = seating.seat_of(last.entry)
     if here is None or (here.table, here.seat) != (last.to_table, last.to_seat):
-        raise DomainError(
-            "seating-undo-stale", f"entry {last.entry} is no longer where the last move put them"
-        )
+        raise DomainError("seating-undo-stale", f"entry {last.entry} is no longer where the last move put them")
     try:
         return move(seating, last.entry, last.from_table, last.from_seat)
     except DomainError as exc:
@@ -184,9 +180,7 @@ def break_table(seating: Seating, table: int, seed: str) -> tuple[Seating, tuple
     leaving = seating.players_at(table)
     others = [t for t in seating.tables if t != table]
     if not others:
-        raise DomainError(
-            "seating-last-table", f"table {table} is the only table in play; it cannot be broken"
-        )
+        raise DomainError("seating-last-table", f"table {table} is the only table in play; it cannot be broken")
     room = sum(len(seating.free_seats(t)) for t in others)
     if room < len(leaving):
         raise DomainError(
@@ -296,12 +290,8 @@ def invariant_problems(seating: Seating, active_entries: Iterable[int]) -> list[
         problems.append(Problem("seating-seat-twice", "a seat holds two players"))
     if set(entries) != set(active_entries):
         problems.append(Problem("seating-unseated", "the seated entries are not the active entries"))
-    if any(
-        s.table not in seating.tables or s.seat not in range(1, seating.seat_cap + 1) for s in seating.seats
-    ):
-        problems.append(
-            Problem("seating-bad-seat", "a player sits at a broken table or outside the seat cap")
-        )
+    if any(s.table not in seating.tables or s.seat not in range(1, seating.seat_cap + 1) for s in seating.seats):
+        problems.append(Problem("seating-bad-seat", "a player sits at a broken table or outside the seat cap"))
     return problems
 
 

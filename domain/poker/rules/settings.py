@@ -88,7 +88,9 @@ def amount_problems(field: str, value: object) -> list[Problem]:
         if not Decimal(value).is_finite():
             return [Problem("amount-not-a-number", f"{label} must be a whole number of minor units (SP-1)")]
         if value != int(value):
-            return [Problem("amount-fractional", f"{label} {value} is fractional: amounts are whole minor units (SP-1)")]
+            return [
+                Problem("amount-fractional", f"{label} {value} is fractional: amounts are whole minor units (SP-1)")
+            ]
     if value < 0:
         return [Problem("amount-negative", f"{label} {value} is negative: fees are never below zero (SP-1)")]
     if not isinstance(value, int):
@@ -101,7 +103,12 @@ def amount_problems(field: str, value: object) -> list[Problem]:
 def currency_problems(code: str) -> list[Problem]:
     import pycountry  # here: reading settings (every `tourney poker` command) needs no currency table
 
-    if not isinstance(code, str) or len(code) != 3 or not code.isupper() or pycountry.currencies.get(alpha_3=code) is None:
+    if (
+        not isinstance(code, str)
+        or len(code) != 3
+        or not code.isupper()
+        or pycountry.currencies.get(alpha_3=code) is None
+    ):
         return [Problem("currency-unknown", f"currency '{code}' is not an ISO 4217 code such as RUB (SP-1)")]
     return []
 
@@ -128,28 +135,36 @@ def deadline_problems(s: TournamentSettings) -> list[Problem]:
     out: list[Problem] = []
     start = s.scheduled_start
     if s.late_reg_deadline is not None and s.late_reg_deadline <= start:
-        out.append(Problem(
-            "late-registration-before-start",
-            f"the late-registration deadline {s.late_reg_deadline.isoformat()} must be after the start "
-            f"{start.isoformat()} (rule 3.9)",
-        ))
+        out.append(
+            Problem(
+                "late-registration-before-start",
+                f"the late-registration deadline {s.late_reg_deadline.isoformat()} must be after the start "
+                f"{start.isoformat()} (rule 3.9)",
+            )
+        )
     if s.reentry_deadline is not None:
         if s.late_reg_deadline is not None and s.reentry_deadline < s.late_reg_deadline:
-            out.append(Problem(
-                "reentry-before-late-registration",
-                f"the re-entry deadline {s.reentry_deadline.isoformat()} is earlier than the late-registration "
-                f"deadline {s.late_reg_deadline.isoformat()} (rule 3.9)",
-            ))
+            out.append(
+                Problem(
+                    "reentry-before-late-registration",
+                    f"the re-entry deadline {s.reentry_deadline.isoformat()} is earlier than the late-registration "
+                    f"deadline {s.late_reg_deadline.isoformat()} (rule 3.9)",
+                )
+            )
         elif s.reentry_deadline <= start:
-            out.append(Problem(
-                "reentry-deadline-before-start",
-                f"the re-entry deadline {s.reentry_deadline.isoformat()} must be after the start (rule 3.9)",
-            ))
+            out.append(
+                Problem(
+                    "reentry-deadline-before-start",
+                    f"the re-entry deadline {s.reentry_deadline.isoformat()} must be after the start (rule 3.9)",
+                )
+            )
     if s.addon_deadline is not None and s.addon_deadline <= start:
-        out.append(Problem(
-            "addon-deadline-before-start",
-            f"the add-on deadline {s.addon_deadline.isoformat()} must be after the start (rule 3.9)",
-        ))
+        out.append(
+            Problem(
+                "addon-deadline-before-start",
+                f"the add-on deadline {s.addon_deadline.isoformat()} must be after the start (rule 3.9)",
+            )
+        )
     return out
 
 
@@ -158,18 +173,24 @@ def bounty_problems(s: TournamentSettings) -> list[Problem]:
     pko (a pko tournament without heads would record classic credits under the PKO label)."""
     if s.pko_head is None:
         if s.bounty_type == "pko":
-            return [Problem(
-                "pko-head-missing",
-                "bounty type pko needs a PKO head: set pko_head to a whole number of points, at least 2 (SP-9)",
-            )]
+            return [
+                Problem(
+                    "pko-head-missing",
+                    "bounty type pko needs a PKO head: set pko_head to a whole number of points, at least 2 (SP-9)",
+                )
+            ]
         return []
     if isinstance(s.pko_head, bool) or not isinstance(s.pko_head, int) or s.pko_head < 2:
-        return [Problem("pko-head-bad", f"the PKO head {s.pko_head} must be a whole number of points, at least 2 (SP-9)")]
+        return [
+            Problem("pko-head-bad", f"the PKO head {s.pko_head} must be a whole number of points, at least 2 (SP-9)")
+        ]
     if s.bounty_type != "pko":
-        return [Problem(
-            "pko-head-without-pko",
-            f"a PKO head needs bounty type pko, not '{s.bounty_type}' (SP-9)",
-        )]
+        return [
+            Problem(
+                "pko-head-without-pko",
+                f"a PKO head needs bounty type pko, not '{s.bounty_type}' (SP-9)",
+            )
+        ]
     return []
 
 
@@ -178,23 +199,38 @@ def topup_limit_problems(s: TournamentSettings) -> list[Problem]:
     limits whole numbers from 0."""
     out: list[Problem] = []
     if s.rebuy_until is not None and s.rebuy_until_level is not None:
-        out.append(Problem(
-            "rebuy-window-twice", "set rebuy_until (an instant) or rebuy_until_level (a level), not both (SP-12)"
-        ))
-    if (isinstance(s.rebuy_until, datetime) and s.rebuy_until.tzinfo is not None and s.scheduled_start.tzinfo is not None
-            and s.rebuy_until <= s.scheduled_start):
-        out.append(Problem(
-            "rebuy-until-before-start",
-            f"rebuy_until {s.rebuy_until.isoformat()} must be after the start {s.scheduled_start.isoformat()} (SP-12)",
-        ))
+        out.append(
+            Problem(
+                "rebuy-window-twice", "set rebuy_until (an instant) or rebuy_until_level (a level), not both (SP-12)"
+            )
+        )
+    if (
+        isinstance(s.rebuy_until, datetime)
+        and s.rebuy_until.tzinfo is not None
+        and s.scheduled_start.tzinfo is not None
+        and s.rebuy_until <= s.scheduled_start
+    ):
+        out.append(
+            Problem(
+                "rebuy-until-before-start",
+                f"rebuy_until {s.rebuy_until.isoformat()} must be after the start {s.scheduled_start.isoformat()} (SP-12)",
+            )
+        )
     if s.rebuy_until_level is not None and (
         isinstance(s.rebuy_until_level, bool) or not isinstance(s.rebuy_until_level, int) or s.rebuy_until_level < 1
     ):
-        out.append(Problem("rebuy-until-level-bad", f"rebuy_until_level {s.rebuy_until_level} must be a level number from 1 (SP-12)"))
+        out.append(
+            Problem(
+                "rebuy-until-level-bad",
+                f"rebuy_until_level {s.rebuy_until_level} must be a level number from 1 (SP-12)",
+            )
+        )
     for field in ("rebuy_limit", "reentry_limit"):
         value = getattr(s, field)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            out.append(Problem(f"{field.replace('_', '-')}-bad", f"{field} {value} must be a whole number from 0 (SP-12)"))
+            out.append(
+                Problem(f"{field.replace('_', '-')}-bad", f"{field} {value} must be a whole number from 0 (SP-12)")
+            )
     return out
 
 
@@ -209,34 +245,60 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
     if not isinstance(s.name, str) or not s.name.strip():
         out.append(Problem("name-blank", "the tournament needs a name"))
     elif len(s.name) > MAX_NAME:
-        out.append(Problem("name-too-long", f"the tournament name is {len(s.name)} characters long: at most {MAX_NAME}"))
+        out.append(
+            Problem("name-too-long", f"the tournament name is {len(s.name)} characters long: at most {MAX_NAME}")
+        )
     for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until"):
         out += _aware(field, getattr(s, field))
     out += _one_of("format", s.format, FORMATS, "rule 3.1")
     out += _one_of("bounty_type", s.bounty_type, BOUNTY_TYPES, "rule 3.2")
     if s.mystery_draw and s.bounty_type != "mystery":
-        out.append(Problem(
-            "mystery-draw-without-mystery-bounty",
-            "the mystery draw can be switched on only with the mystery bounty type (rule 3.3)",
-        ))
+        out.append(
+            Problem(
+                "mystery-draw-without-mystery-bounty",
+                "the mystery draw can be switched on only with the mystery bounty type (rule 3.3)",
+            )
+        )
     out += bounty_problems(s)
     out += topup_limit_problems(s)
     out += mystery_setting_problems(s)
-    if isinstance(s.seat_cap, bool) or not isinstance(s.seat_cap, int) or not SEAT_CAP_MIN <= s.seat_cap <= SEAT_CAP_MAX:
-        out.append(Problem(
-            "seat-cap-out-of-range",
-            f"seat cap {s.seat_cap} is outside {SEAT_CAP_MIN}–{SEAT_CAP_MAX} players a table (rule 3.6)",
-        ))
+    if (
+        isinstance(s.seat_cap, bool)
+        or not isinstance(s.seat_cap, int)
+        or not SEAT_CAP_MIN <= s.seat_cap <= SEAT_CAP_MAX
+    ):
+        out.append(
+            Problem(
+                "seat-cap-out-of-range",
+                f"seat cap {s.seat_cap} is outside {SEAT_CAP_MIN}–{SEAT_CAP_MAX} players a table (rule 3.6)",
+            )
+        )
     if isinstance(s.starting_stack, bool) or not isinstance(s.starting_stack, int) or s.starting_stack <= 0:
-        out.append(Problem("starting-stack-not-positive", f"starting stack {s.starting_stack} must be a positive number of chips (rule 3.1)"))
+        out.append(
+            Problem(
+                "starting-stack-not-positive",
+                f"starting stack {s.starting_stack} must be a positive number of chips (rule 3.1)",
+            )
+        )
     elif s.starting_stack > MAX_CHIPS:
-        out.append(Problem("starting-stack-too-large", f"starting stack {s.starting_stack} is beyond the largest stack {MAX_CHIPS}"))
+        out.append(
+            Problem(
+                "starting-stack-too-large", f"starting stack {s.starting_stack} is beyond the largest stack {MAX_CHIPS}"
+            )
+        )
     if s.addon_chips is not None and (not isinstance(s.addon_chips, int) or s.addon_chips <= 0):
         out.append(Problem("addon-chips-not-positive", f"add-on chips {s.addon_chips} must be positive (rule 3.1)"))
     elif s.addon_chips is not None and s.addon_chips > MAX_CHIPS:
-        out.append(Problem("addon-chips-too-large", f"add-on chips {s.addon_chips} is beyond the largest stack {MAX_CHIPS}"))
+        out.append(
+            Problem("addon-chips-too-large", f"add-on chips {s.addon_chips} is beyond the largest stack {MAX_CHIPS}")
+        )
     if s.addon_break is not None and (not isinstance(s.addon_break, int) or not 1 <= s.addon_break <= MAX_COUNT):
-        out.append(Problem("addon-break-not-positive", f"the add-on break number {s.addon_break} must be 1 to {MAX_COUNT} (rule 3.1)"))
+        out.append(
+            Problem(
+                "addon-break-not-positive",
+                f"the add-on break number {s.addon_break} must be 1 to {MAX_COUNT} (rule 3.1)",
+            )
+        )
     if s.buy_in is None:
         out.append(Problem("amount-not-a-number", "buy in must be set, in minor units (0 for a freeroll) (SP-1)"))
     for field in AMOUNT_FIELDS:
@@ -253,12 +315,34 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
 
 
 _TIME_FIELDS = ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until")
-_INT_FIELDS = ("starting_stack", "seat_cap", "addon_break", "addon_chips", "itm_percent", "itm_min", "pko_head",
-               "rebuy_until_level", "rebuy_limit", "reentry_limit")
+_INT_FIELDS = (
+    "starting_stack",
+    "seat_cap",
+    "addon_break",
+    "addon_chips",
+    "itm_percent",
+    "itm_min",
+    "pko_head",
+    "rebuy_until_level",
+    "rebuy_limit",
+    "reentry_limit",
+)
 _BOOL_FIELDS = ("mystery_draw", "addon_once", "shared_knockouts")
-_OPTIONAL = ("late_reg_deadline", "reentry_deadline", "addon_deadline", "addon_break", "addon_chips",
-             "rebuy_amount", "reentry_amount", "addon_amount", "pko_head", "rebuy_until", "rebuy_until_level",
-             "rebuy_limit", "reentry_limit")
+_OPTIONAL = (
+    "late_reg_deadline",
+    "reentry_deadline",
+    "addon_deadline",
+    "addon_break",
+    "addon_chips",
+    "rebuy_amount",
+    "reentry_amount",
+    "addon_amount",
+    "pko_head",
+    "rebuy_until",
+    "rebuy_until_level",
+    "rebuy_limit",
+    "reentry_limit",
+)
 
 
 def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]]:
@@ -274,8 +358,12 @@ def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]
     except OverflowError:
         value = None
     if value is None or not EARLIEST_TIME <= value < LATEST_TIME:
-        return None, [Problem("time-out-of-range", f"{field.replace('_', ' ')} '{raw}' is outside "
-                              f"{EARLIEST_TIME.year}–{LATEST_TIME.year - 1}")]
+        return None, [
+            Problem(
+                "time-out-of-range",
+                f"{field.replace('_', ' ')} '{raw}' is outside {EARLIEST_TIME.year}–{LATEST_TIME.year - 1}",
+            )
+        ]
     return value, []
 
 

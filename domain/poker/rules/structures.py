@@ -46,8 +46,12 @@ def level_problems(levels: list[LevelSpec]) -> list[Problem]:
         if lv.duration_seconds <= 0:
             out.append(Problem("level-duration-not-positive", f"level {n}: the duration must be positive (rule 3.5)"))
         elif lv.duration_seconds > MAX_LEVEL_SECONDS:
-            out.append(Problem("level-duration-too-long",
-                               f"level {n}: {lv.duration_seconds // 60} minutes is longer than a day (rule 3.5)"))
+            out.append(
+                Problem(
+                    "level-duration-too-long",
+                    f"level {n}: {lv.duration_seconds // 60} minutes is longer than a day (rule 3.5)",
+                )
+            )
         if max(lv.small_blind, lv.big_blind, lv.ante) > MAX_CHIPS:
             out.append(Problem("level-chips-too-large", f"level {n}: a blind or ante is beyond {MAX_CHIPS} chips"))
             continue
@@ -55,10 +59,12 @@ def level_problems(levels: list[LevelSpec]) -> list[Problem]:
             if lv.small_blind or lv.big_blind or lv.ante:
                 out.append(Problem("break-with-blinds", f"level {n}: a break has no blinds or ante (rule 3.5)"))
         elif lv.small_blind <= 0 or lv.big_blind < lv.small_blind:
-            out.append(Problem(
-                "blinds-invalid",
-                f"level {n}: blinds {lv.small_blind}/{lv.big_blind} need small > 0 and big >= small (rule 3.5)",
-            ))
+            out.append(
+                Problem(
+                    "blinds-invalid",
+                    f"level {n}: blinds {lv.small_blind}/{lv.big_blind} need small > 0 and big >= small (rule 3.5)",
+                )
+            )
         elif lv.ante < 0:
             out.append(Problem("ante-negative", f"level {n}: the ante {lv.ante} is negative (rule 3.5)"))
     return out
@@ -122,7 +128,11 @@ def parse_levels(text: str, kind: str) -> tuple[list[LevelSpec], list[Problem]]:
         reader = csv.DictReader(io.StringIO(text))
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            return [], [Problem("structure-file-invalid", f"the CSV header lacks {', '.join(missing)}; expected {','.join(COLUMNS)}")]
+            return [], [
+                Problem(
+                    "structure-file-invalid", f"the CSV header lacks {', '.join(missing)}; expected {','.join(COLUMNS)}"
+                )
+            ]
         rows: list = list(reader)
     else:
         try:

@@ -11,8 +11,16 @@ from domain.poker.tables.tournaments import AuditEvent
 
 
 def audit(
-    session: Session, event: str, now: datetime, *, tournament_id: int | None = None,
-    player_id: int | None = None, actor: str | None = None, **data: Any,
+    session: Session,
+    event: str,
+    now: datetime,
+    *,
+    tournament_id: int | None = None,
+    player_id: int | None = None,
+    actor: str | None = None,
+    **data: Any,
 ) -> None:
     """Append one event to the audit trail (ids and amounts only, never personal data)."""
-    session.add(AuditEvent(tournament_id=tournament_id, player_id=player_id, kind=event, actor=actor, at=now, data=data))
+    session.add(
+        AuditEvent(tournament_id=tournament_id, player_id=player_id, kind=event, actor=actor, at=now, data=data)
+    )

@@ -74,8 +74,14 @@ def encode(clock: Clock) -> dict:
 
 def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[int, tuple[Level, ...]]:
     rows = session.execute(  # columns, not entities: the batch job reads levels at every level change
-        select(LevelRow.structure_id, LevelRow.small_blind, LevelRow.big_blind, LevelRow.ante,
-               LevelRow.duration_seconds, LevelRow.is_break)
+        select(
+            LevelRow.structure_id,
+            LevelRow.small_blind,
+            LevelRow.big_blind,
+            LevelRow.ante,
+            LevelRow.duration_seconds,
+            LevelRow.is_break,
+        )
         .where(LevelRow.structure_id.in_(set(structure_ids)))
         .order_by(LevelRow.structure_id, LevelRow.position)
     )
@@ -90,9 +96,7 @@ def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[
 def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None, Loaded]:
     stmt = select(ClockRow).where(ClockRow.tournament_id == t.id)
     row = session.execute(stmt.with_for_update() if lock else stmt).scalar_one_or_none()
-    ante_type = session.execute(
-        select(Structure.ante_type).where(Structure.id == t.structure_id)
-    ).scalar_one()
+    ante_type = session.execute(select(Structure.ante_type).where(Structure.id == t.structure_id)).scalar_one()
     levels = levels_by_structure(session, [t.structure_id]).get(t.structure_id, ())
     clock = decode(row.segments, row.pauses, row.overrides) if row else Clock()
     hands = row.hands_per_hour if row else DEFAULT_HANDS_PER_HOUR
@@ -182,17 +186,13 @@ def act(
     row, loaded = _load(session, t, lock=True)
     if action == "start":
         if hands_per_hour is not None and hands_per_hour <= 0:
-            raise DomainError(
-                "clock-bad-hands-per-hour", f"hands per hour must be above 0, not {hands_per_hour}"
-            )
+            raise DomainError("clock-bad-hands-per-hour", f"hands per hour must be above 0, not {hands_per_hour}")
         step = pure.start(loaded.clock, loaded.levels, now)
         row = ClockRow(tournament_id=t.id, hands_per_hour=hands_per_hour or DEFAULT_HANDS_PER_HOUR)
         session.add(row)
     elif action == "override":
         if None in (small, big, ante):
-            raise DomainError(
-                "clock-bad-blinds", "an override names the small blind, the big blind and the ante"
-            )
+            raise DomainError("clock-bad-blinds", "an override names the small blind, the big blind and the ante")
         step = pure.override(loaded.clock, loaded.levels, now, small, big, ante)  # type: ignore[arg-type]
     elif action in ACTIONS:
         step = ACTIONS[action](loaded.clock, loaded.levels, now)
@@ -228,9 +228,7 @@ RETURNING id, tournament_id, kind, level, at
 """
 
 
-def record_events(
-    session: Session, batch: Sequence[tuple[Loaded, Sequence[ClockEvent]]], now: datetime
-) -> list[dict]:
+def record_events(session: Session, batch: Sequence[tuple[Loaded, Sequence[ClockEvent]]], now: datetime) -> list[dict]:
     """Insert every event once (by its natural key); charge dead stacks for the level starts that
     were new. Returns the rows inserted."""
     rows = [
@@ -249,9 +247,17 @@ def record_events(
     if not rows:
         return []
     # one statement however many rows (a single JSON parameter, not a VALUES list per row)
-    inserted = [dict(r._mapping) for r in session.execute(text(INSERT_EVENTS_SQL), {"rows": json.dumps(
-        [r | {"at": r["at"].isoformat(), "recorded_at": r["recorded_at"].isoformat()} for r in rows]
-    )})]
+    inserted = [
+        dict(r._mapping)
+        for r in session.execute(
+            text(INSERT_EVENTS_SQL),
+            {
+                "rows": json.dumps(
+                    [r | {"at": r["at"].isoformat(), "recorded_at": r["recorded_at"].isoformat()} for r in rows]
+                )
+            },
+        )
+    ]
     by_id = {loaded.tournament_id: loaded for loaded, _ in batch}
     starts = [r for r in inserted if r["kind"] == "level-started"]
     if starts:
@@ -269,9 +275,7 @@ FOR UPDATE OF c SKIP LOCKED
 """
 
 
-def advance_clocks(
-    session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None
-) -> list[dict]:
+def advance_clocks(session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None) -> list[dict]:
     """Record the due level changes and break events of every running tournament (or of one, or of
     some), charge dead stacks, and set each clock's next change. Clocks another run holds are
     skipped (that run does them). Returns one summary per tournament handled."""
@@ -286,9 +290,7 @@ def advance_clocks(
         loaded = Loaded(r.tournament_id, clock, levels.get(r.structure_id, ()), r.ante_type, r.hands_per_hour)
         batch.append((loaded, pure.events_until(clock, loaded.levels, now)))
     inserted = record_events(session, batch, now)
-    nexts = {
-        loaded.tournament_id: pure.next_change_at(loaded.clock, loaded.levels, now) for loaded, _ in batch
-    }
+    nexts = {loaded.tournament_id: pure.next_change_at(loaded.clock, loaded.levels, now) for loaded, _ in batch}
     session.execute(
         text(
             "UPDATE poker_clock c SET next_change_at = v.next, updated_at = :now "

@@ -17,13 +17,17 @@ from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import Entry, TopUp
 
 
-def check_in(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> tuple[Entry, dict[str, Any] | None]:
+def check_in(
+    session: Session, tournament_id: int, player_ref: str | int, now: datetime
+) -> tuple[Entry, dict[str, Any] | None]:
     """The first entry opens (3.4, 3.10), and its seat once seats are drawn."""
     entry = entries.check_in(session, tournament_id, player_ref, now)
     return entry, seating.seat_if_drawn(session, entry.id, now)
 
 
-def reenter(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> tuple[Entry, dict[str, Any] | None]:
+def reenter(
+    session: Session, tournament_id: int, player_ref: str | int, now: datetime
+) -> tuple[Entry, dict[str, Any] | None]:
     """A new entry after a bust (3.1), and its seat once seats are drawn."""
     entry = entries.reenter(session, tournament_id, player_ref, now)
     return entry, seating.seat_if_drawn(session, entry.id, now)
@@ -48,8 +52,16 @@ def clock_level(session: Session, tournament_id: int, now: datetime) -> int | No
     return clock.status(session, tournament_id, now).get("level")
 
 
-def knock_out(session: Session, tournament_id: int, busts: Sequence[Bust], *, now: datetime, actor: str,
-              level: int | None = None, group: str | None = None) -> list[Knockout]:
+def knock_out(
+    session: Session,
+    tournament_id: int,
+    busts: Sequence[Bust],
+    *,
+    now: datetime,
+    actor: str,
+    level: int | None = None,
+    group: str | None = None,
+) -> list[Knockout]:
     """A bust block (3.2) at the level the floor names, else at the level the clock shows now."""
     if level is None:
         level = clock_level(session, tournament_id, now)

@@ -26,7 +26,10 @@ def commit(session: Session, tournament_id: int, now: datetime, seed: str | None
     seed = seed or draw.new_seed()
     last = session.scalar(select(func.max(SeatDraw.seq)).where(SeatDraw.tournament_id == tournament_id))
     row = SeatDraw(
-        tournament_id=tournament_id, seq=(last or 0) + 1, commitment=draw.commitment(seed), seed=seed,
+        tournament_id=tournament_id,
+        seq=(last or 0) + 1,
+        commitment=draw.commitment(seed),
+        seed=seed,
         committed_at=now,
     )
     session.add(row)
@@ -83,9 +86,7 @@ def proof(session: Session, tournament_id: int) -> list[dict]:
     published, the platform's seed and the floor's (once drawn), the items, the outcome, and
     whether re-running it from both seeds reproduces the outcome ("ok": true or false; null for the
     pending seed and for draws recorded before SP-13, which kept no items)."""
-    rows = session.scalars(
-        select(SeatDraw).where(SeatDraw.tournament_id == tournament_id).order_by(SeatDraw.seq)
-    ).all()
+    rows = session.scalars(select(SeatDraw).where(SeatDraw.tournament_id == tournament_id).order_by(SeatDraw.seq)).all()
     return [_proof_row(d) for d in rows]
 
 

@@ -32,8 +32,11 @@ from domain.poker.tables.tournaments import Entry, Registration, TopUp, Tourname
 def _active_registration(session: Session, tournament_id: int, player_id: int) -> Registration | None:
     return session.scalar(
         select(Registration)
-        .where(Registration.tournament_id == tournament_id, Registration.player_id == player_id,
-               Registration.status == "active")
+        .where(
+            Registration.tournament_id == tournament_id,
+            Registration.player_id == player_id,
+            Registration.status == "active",
+        )
         .execution_options(populate_existing=True)
     )
 
@@ -41,7 +44,9 @@ def _active_registration(session: Session, tournament_id: int, player_id: int) -
 def register(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
     """3.10 sign-up (late registration while running, before its deadline); SP-2 parallel check."""
     t, player = locked(session, tournament_id, player_ref)
-    problems = eligibility_problems(player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date())
+    problems = eligibility_problems(
+        player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date()
+    )
     problems += rules.registration_problems(t.status, t.late_reg_deadline, now)
     if not problems and _active_registration(session, t.id, player.id) is not None:
         problems.append(Problem("already-registered", f"the player is already registered in tournament {t.id}"))
@@ -49,7 +54,9 @@ def register(session: Session, tournament_id: int, player_ref: str | int, now: d
         held = [(tid, name, window) for _, tid, name, window in held_windows(session, [player.id], t.id)]
         problems += rules.parallel_problems(tournament_window(session, t), held)
     raise_problems(problems)
-    reg = Registration(tournament_id=t.id, player_id=player.id, status="active", late=t.status == RUNNING, registered_at=now)
+    reg = Registration(
+        tournament_id=t.id, player_id=player.id, status="active", late=t.status == RUNNING, registered_at=now
+    )
     session.add(reg)
     session.flush()
     audit(session, "registered", now, tournament_id=t.id, player_id=player.id, registration_id=reg.id, late=reg.late)
@@ -63,7 +70,9 @@ def unregister(session: Session, tournament_id: int, player_ref: str | int, now:
     if reg is None:
         raise DomainError("not-registered", f"the player is not registered in tournament {t.id}")
     if reg.checked_in_at is not None:
-        raise DomainError("unregister-after-check-in", "the player has checked in: the entry and its buy-in stand (rule 3.4)")
+        raise DomainError(
+            "unregister-after-check-in", "the player has checked in: the entry and its buy-in stand (rule 3.4)"
+        )
     if t.status in (FINISHED, CANCELLED):
         raise DomainError("registration-closed", f"the tournament is {t.status}")
     reg.status, reg.ended_at = "withdrawn", now
@@ -74,15 +83,27 @@ def unregister(session: Session, tournament_id: int, player_ref: str | int, now:
 
 def _open_entry(session: Session, t: Tournament, reg: Registration, now: datetime, previous: Entry | None) -> Entry:
     entry = Entry(
-        tournament_id=t.id, player_id=reg.player_id, registration_id=reg.id,
+        tournament_id=t.id,
+        player_id=reg.player_id,
+        registration_id=reg.id,
         sequence=1 if previous is None else previous.sequence + 1,
         previous_entry_id=None if previous is None else previous.id,
-        state="active", starting_chips=t.starting_stack, created_at=now,
+        state="active",
+        starting_chips=t.starting_stack,
+        created_at=now,
     )
     session.add(entry)
     session.flush()
-    audit(session, "entry-opened", now, tournament_id=t.id, player_id=reg.player_id, entry_id=entry.id,
-          sequence=entry.sequence, chips=entry.starting_chips)
+    audit(
+        session,
+        "entry-opened",
+        now,
+        tournament_id=t.id,
+        player_id=reg.player_id,
+        entry_id=entry.id,
+        sequence=entry.sequence,
+        chips=entry.starting_chips,
+    )
     return entry
 
 
@@ -96,7 +117,9 @@ def check_in(session: Session, tournament_id: int, player_ref: str | int, now: d
         raise DomainError("not-registered", f"the player is not registered in tournament {t.id} (rule 3.10)")
     if reg.checked_in_at is not None:
         raise DomainError("already-checked-in", f"the player already checked in to tournament {t.id}")
-    problems = eligibility_problems(player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date())
+    problems = eligibility_problems(
+        player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date()
+    )
     raise_problems(problems + rules.registration_problems(t.status, t.late_reg_deadline, now))
     reg.checked_in_at = now
     entry = _open_entry(session, t, reg, now, previous=None)
@@ -105,20 +128,39 @@ def check_in(session: Session, tournament_id: int, player_ref: str | int, now: d
 
 
 def _entries(session: Session, tournament_id: int, player_id: int) -> list[Entry]:
-    return list(session.scalars(
-        select(Entry).where(Entry.tournament_id == tournament_id, Entry.player_id == player_id)
-        .order_by(Entry.sequence).execution_options(populate_existing=True)
-    ))
+    return list(
+        session.scalars(
+            select(Entry)
+            .where(Entry.tournament_id == tournament_id, Entry.player_id == player_id)
+            .order_by(Entry.sequence)
+            .execution_options(populate_existing=True)
+        )
+    )
 
 
 def _topup(session: Session, t: Tournament, entry: Entry, kind: str, now: datetime) -> TopUp:
     s = settings_of(t)
-    top = TopUp(tournament_id=t.id, player_id=entry.player_id, entry_id=entry.id, kind=kind,
-                chips=rules.topup_chips(kind, s), created_at=now)
+    top = TopUp(
+        tournament_id=t.id,
+        player_id=entry.player_id,
+        entry_id=entry.id,
+        kind=kind,
+        chips=rules.topup_chips(kind, s),
+        created_at=now,
+    )
     session.add(top)
     session.flush()
-    audit(session, "topup", now, tournament_id=t.id, player_id=entry.player_id, topup_id=top.id, kind=kind,
-          entry_id=entry.id, chips=top.chips)
+    audit(
+        session,
+        "topup",
+        now,
+        tournament_id=t.id,
+        player_id=entry.player_id,
+        topup_id=top.id,
+        kind=kind,
+        entry_id=entry.id,
+        chips=top.chips,
+    )
     charge(session, t, entry, kind, rules.topup_price(kind, s) or 0, now, topup_id=top.id)
     return top
 
@@ -134,7 +176,9 @@ def rebuy(
     taken = session.scalar(
         select(func.count()).where(TopUp.tournament_id == t.id, TopUp.player_id == player.id, TopUp.kind == rules.REBUY)
     )
-    raise_problems(rules.rebuy_problems(t.status, settings_of(t), bool(active), now=now, level=level, rebuys_taken=taken))
+    raise_problems(
+        rules.rebuy_problems(t.status, settings_of(t), bool(active), now=now, level=level, rebuys_taken=taken)
+    )
     return _topup(session, t, active[0], rules.REBUY, now)
 
 
@@ -145,16 +189,20 @@ def reenter(session: Session, tournament_id: int, player_ref: str | int, now: da
     entries = _entries(session, t.id, player.id)
     latest = entries[-1] if entries else None
     reentries = max(len([e for e in entries if e.state != "voided"]) - 1, 0)  # SP-12: entries after the first
-    raise_problems(rules.reentry_problems(
-        t.status, settings_of(t), latest.state if latest else None, now, reentries_taken=reentries
-    ))
+    raise_problems(
+        rules.reentry_problems(
+            t.status, settings_of(t), latest.state if latest else None, now, reentries_taken=reentries
+        )
+    )
     reg = session.get(Registration, latest.registration_id)
     entry = _open_entry(session, t, reg, now, previous=latest)
     _topup(session, t, entry, rules.REENTRY, now)
     return entry
 
 
-def add_on(session: Session, tournament_id: int, player_ref: str | int, now: datetime, breaks_reached: int = 0) -> TopUp:
+def add_on(
+    session: Session, tournament_id: int, player_ref: str | int, now: datetime, breaks_reached: int = 0
+) -> TopUp:
     """3.1 add-on into the current entry. `breaks_reached` is the clock's count of breaks passed at
     `now` (the clock lives in services/clock.py), for the "at the N-th break" gate."""
     t, player = locked(session, tournament_id, player_ref)
@@ -167,21 +215,38 @@ def add_on(session: Session, tournament_id: int, player_ref: str | int, now: dat
 
 
 def entry_view(e: Entry) -> dict[str, Any]:
-    return {"entry_id": e.id, "tournament_id": e.tournament_id, "player_id": e.player_id, "sequence": e.sequence,
-            "previous_entry_id": e.previous_entry_id, "state": e.state, "chips": e.starting_chips}
+    return {
+        "entry_id": e.id,
+        "tournament_id": e.tournament_id,
+        "player_id": e.player_id,
+        "sequence": e.sequence,
+        "previous_entry_id": e.previous_entry_id,
+        "state": e.state,
+        "chips": e.starting_chips,
+    }
 
 
 def topup_view(top: TopUp) -> dict[str, Any]:
-    return {"topup_id": top.id, "tournament_id": top.tournament_id, "player_id": top.player_id,
-            "entry_id": top.entry_id, "kind": top.kind, "chips": top.chips}
+    return {
+        "topup_id": top.id,
+        "tournament_id": top.tournament_id,
+        "player_id": top.player_id,
+        "entry_id": top.entry_id,
+        "kind": top.kind,
+        "chips": top.chips,
+    }
 
 
 def players_in(session: Session, tournament_id: int) -> int:
     """Players with an active entry (still in the tournament)."""
-    return session.scalar(
-        select(func.count(func.distinct(Entry.player_id)))
-        .where(Entry.tournament_id == tournament_id, Entry.state == "active")
-    ) or 0
+    return (
+        session.scalar(
+            select(func.count(func.distinct(Entry.player_id))).where(
+                Entry.tournament_id == tournament_id, Entry.state == "active"
+            )
+        )
+        or 0
+    )
 
 
 _SEAT = re.compile(r"^(\d{1,9})/(\d{1,9})$")
@@ -200,16 +265,20 @@ def entry_named(session: Session, tournament_id: int, ref: str) -> int:
     seat = _SEAT.match(ref)
     if seat:
         table, number = int(seat[1]), int(seat[2])
-        found = session.scalar(select(Seat.entry_id).where(
-            Seat.tournament_id == tournament_id, Seat.table_no == table, Seat.seat_no == number))
+        found = session.scalar(
+            select(Seat.entry_id).where(
+                Seat.tournament_id == tournament_id, Seat.table_no == table, Seat.seat_no == number
+            )
+        )
         if found is None:
             raise NotFound("seat-empty", f"nobody sits at table {table} seat {number} of tournament {tournament_id}")
         return found
     player = find_player(session, ref)
     found = session.scalar(
-        select(Entry.id).where(Entry.tournament_id == tournament_id, Entry.player_id == player.id,
-                               Entry.state != "voided")
-        .order_by(Entry.sequence.desc()).limit(1)
+        select(Entry.id)
+        .where(Entry.tournament_id == tournament_id, Entry.player_id == player.id, Entry.state != "voided")
+        .order_by(Entry.sequence.desc())
+        .limit(1)
     )
     if found is None:
         raise DomainError("entry-not-found", f"{player.display_name} has no entry in tournament {tournament_id}")

@@ -18,16 +18,35 @@ from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.tournaments import Entry, Fee, Player, Settlement, Tournament
 
 
-def charge(session: Session, t: Tournament, entry: Entry, kind: str, amount: int, now: datetime,
-            topup_id: int | None = None) -> None:
+def charge(
+    session: Session, t: Tournament, entry: Entry, kind: str, amount: int, now: datetime, topup_id: int | None = None
+) -> None:
     """SP-1: record the fee as a debt (post-payment, 3.4); a zero price owes nothing."""
     if amount > 0:
-        fee = Fee(tournament_id=t.id, player_id=entry.player_id, entry_id=entry.id, topup_id=topup_id, kind=kind,
-                  amount=amount, currency=t.currency, created_at=now)
+        fee = Fee(
+            tournament_id=t.id,
+            player_id=entry.player_id,
+            entry_id=entry.id,
+            topup_id=topup_id,
+            kind=kind,
+            amount=amount,
+            currency=t.currency,
+            created_at=now,
+        )
         session.add(fee)
         session.flush()
-        audit(session, "fee-charged", now, tournament_id=t.id, player_id=entry.player_id, fee_id=fee.id, kind=kind,
-              amount=amount, currency=t.currency, entry_id=entry.id)
+        audit(
+            session,
+            "fee-charged",
+            now,
+            tournament_id=t.id,
+            player_id=entry.player_id,
+            fee_id=fee.id,
+            kind=kind,
+            amount=amount,
+            currency=t.currency,
+            entry_id=entry.id,
+        )
 
 
 _SETTLE = text(
@@ -65,14 +84,16 @@ _LOCK_DEBTORS = text(
 )
 
 
-def _settle(session: Session, t: Tournament, method: str, settled_by: str, now: datetime,
-            player_id: int | None) -> list[tuple[int, int, int]]:
+def _settle(
+    session: Session, t: Tournament, method: str, settled_by: str, now: datetime, player_id: int | None
+) -> list[tuple[int, int, int]]:
     params = {"t": t.id, "p": player_id, "currency": t.currency, "method": method, "by": settled_by.strip(), "now": now}
     return [tuple(row) for row in session.execute(_SETTLE, params)]
 
 
-def settle(session: Session, tournament_id: int, player_ref: str | int, method: str, settled_by: str,
-           now: datetime) -> Settlement | None:
+def settle(
+    session: Session, tournament_id: int, player_ref: str | int, method: str, settled_by: str, now: datetime
+) -> Settlement | None:
     """3.4: close all of the player's unpaid fees in the tournament at once with one settlement
     record; nothing owed = nothing written (None)."""
     t, player = locked(session, tournament_id, player_ref)
@@ -81,7 +102,9 @@ def settle(session: Session, tournament_id: int, player_ref: str | int, method: 
     return session.get(Settlement, made[0][0]) if made else None
 
 
-def settle_all(session: Session, tournament_id: int, method: str, settled_by: str, now: datetime) -> list[tuple[int, int, int]]:
+def settle_all(
+    session: Session, tournament_id: int, method: str, settled_by: str, now: datetime
+) -> list[tuple[int, int, int]]:
     """3.4 for every debtor of the tournament at once: (settlement id, player id, amount) each.
     Three statements whatever the number of players."""
     t = get_tournament(session, tournament_id, lock="share")
@@ -99,8 +122,9 @@ def get_settlement(session: Session, settlement_id: int, tournament_id: int | No
     return s
 
 
-def void_settlement(session: Session, settlement_id: int, voided_by: str, reason: str, now: datetime,
-                    tournament_id: int | None = None) -> Settlement:
+def void_settlement(
+    session: Session, settlement_id: int, voided_by: str, reason: str, now: datetime, tournament_id: int | None = None
+) -> Settlement:
     """3.4: the record stays, marked voided; its fees are owed again. With `tournament_id`, only a
     settlement of that tournament (the floor names both)."""
     s = get_settlement(session, settlement_id, tournament_id)
@@ -115,8 +139,17 @@ def void_settlement(session: Session, settlement_id: int, voided_by: str, reason
     raise_problems(problems)
     s.voided_at, s.voided_by, s.void_reason = now, voided_by.strip(), reason.strip()
     session.execute(text("UPDATE poker_fees SET settlement_id = NULL WHERE settlement_id = :s"), {"s": s.id})
-    audit(session, "settlement-voided", now, tournament_id=t.id, player_id=s.player_id, actor=voided_by.strip(),
-          settlement_id=s.id, amount=s.amount, currency=s.currency)
+    audit(
+        session,
+        "settlement-voided",
+        now,
+        tournament_id=t.id,
+        player_id=s.player_id,
+        actor=voided_by.strip(),
+        settlement_id=s.id,
+        amount=s.amount,
+        currency=s.currency,
+    )
     session.flush()
     return s
 
@@ -125,11 +158,17 @@ def debts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     """Every player owing fees in the tournament, with the total and the fees it is made of."""
     t = get_tournament(session, tournament_id)
     rows = session.execute(
-        select(Player.id, func.coalesce(Player.name, Player.pseudonym), func.sum(Fee.amount), func.count(),
-               func.array_agg(aggregate_order_by(Fee.kind, Fee.id)))
+        select(
+            Player.id,
+            func.coalesce(Player.name, Player.pseudonym),
+            func.sum(Fee.amount),
+            func.count(),
+            func.array_agg(aggregate_order_by(Fee.kind, Fee.id)),
+        )
         .join(Fee, Fee.player_id == Player.id)
         .where(Fee.tournament_id == t.id, Fee.settlement_id.is_(None))
-        .group_by(Player.id).order_by(Player.id)
+        .group_by(Player.id)
+        .order_by(Player.id)
     )
     return [
         {"player_id": pid, "player": name, "owed": int(owed), "currency": t.currency, "fees": n, "kinds": list(kinds)}
@@ -139,7 +178,15 @@ def debts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
 
 def settlement_view(s: Settlement) -> dict[str, Any]:
     return {
-        "id": s.id, "tournament_id": s.tournament_id, "player_id": s.player_id, "amount": s.amount,
-        "currency": s.currency, "method": s.method, "settled_by": s.settled_by, "settled_at": s.settled_at,
-        "voided_at": s.voided_at, "voided_by": s.voided_by, "void_reason": s.void_reason,
+        "id": s.id,
+        "tournament_id": s.tournament_id,
+        "player_id": s.player_id,
+        "amount": s.amount,
+        "currency": s.currency,
+        "method": s.method,
+        "settled_by": s.settled_by,
+        "settled_at": s.settled_at,
+        "voided_at": s.voided_at,
+        "voided_by": s.voided_by,
+        "void_reason": s.void_reason,
     }

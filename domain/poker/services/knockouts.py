@@ -77,8 +77,9 @@ def live_shares(session: Session, tournament_id: int) -> list[KnockoutShares]:
     ).scalars():
         by_ko[r.knockout_id].append(Share(r.killer_entry_id, r.position, r.credit_units, r.pko_points, r.head_added))
     return [
-        KnockoutShares(k.id, k.busted_entry_id, sum(s.pko_points + s.head_added for s in by_ko[k.id]),
-                       tuple(by_ko[k.id]))
+        KnockoutShares(
+            k.id, k.busted_entry_id, sum(s.pko_points + s.head_added for s in by_ko[k.id]), tuple(by_ko[k.id])
+        )
         for k in kos
     ]
 
@@ -103,9 +104,7 @@ def set_void_window(session: Session, tournament_id: int, minutes: int) -> timed
     if minutes < 1:
         problems.append(Problem("void-window-bad", "the void window is a whole number of minutes, at least 1"))
     if tournament.status not in ("draft", "registration_open"):
-        problems.append(
-            Problem("settings-frozen", f"tournament {tournament_id} has started: its settings are frozen")
-        )
+        problems.append(Problem("settings-frozen", f"tournament {tournament_id} has started: its settings are frozen"))
     raise_problems(problems)
     row = session.get(KnockoutSettings, tournament_id)
     if row is None:
@@ -190,8 +189,12 @@ def _numbers(session: Session, tournament_id: int, group: str | None) -> tuple[i
 
 
 def _write_shares(
-    session: Session, tournament: Tournament, records: Sequence[Knockout], busts: Sequence[Bust],
-    before: PkoLedger | None, head: int | None,
+    session: Session,
+    tournament: Tournament,
+    records: Sequence[Knockout],
+    busts: Sequence[Bust],
+    before: PkoLedger | None,
+    head: int | None,
 ) -> dict[int, tuple[Share, ...]]:
     """SP-9, SP-10: each record's shares of credit and head, when the tournament keeps shares."""
     shares_of: dict[int, tuple[Share, ...]] = {}
@@ -205,8 +208,14 @@ def _write_shares(
             shares = classic_shares(b.killers, shared=shared)
         shares_of[r.id] = shares
         session.add_all(
-            KnockoutShare(knockout_id=r.id, position=x.position, killer_entry_id=x.killer_entry_id,
-                          credit_units=x.credit_units, pko_points=x.pko_points, head_added=x.head_added)
+            KnockoutShare(
+                knockout_id=r.id,
+                position=x.position,
+                killer_entry_id=x.killer_entry_id,
+                credit_units=x.credit_units,
+                pko_points=x.pko_points,
+                head_added=x.head_added,
+            )
             for x in shares
         )
     session.flush()
@@ -214,8 +223,13 @@ def _write_shares(
 
 
 def _audit_recorded(
-    session: Session, records: Sequence[Knockout], busts: Sequence[Bust], shares_of: dict[int, tuple[Share, ...]],
-    number: int, actor: str, now: datetime,
+    session: Session,
+    records: Sequence[Knockout],
+    busts: Sequence[Bust],
+    shares_of: dict[int, tuple[Share, ...]],
+    number: int,
+    actor: str,
+    now: datetime,
 ) -> None:
     session.add_all(
         KnockoutAudit(
@@ -225,11 +239,20 @@ def _audit_recorded(
             second_killer_entry_id=b.second_killer_entry_id,
             actor=actor,
             at=now,
-            data={"busted_entry_id": r.busted_entry_id, "killer_entry_id": r.killer_entry_id,
-                  "bust_number": number, "credit_halves": r.credit_halves,
-                  **({"killers": list(b.killers),
-                      "shares": [[x.credit_units, x.pko_points, x.head_added] for x in shares_of[r.id]]}
-                     if r.id in shares_of else {})},
+            data={
+                "busted_entry_id": r.busted_entry_id,
+                "killer_entry_id": r.killer_entry_id,
+                "bust_number": number,
+                "credit_halves": r.credit_halves,
+                **(
+                    {
+                        "killers": list(b.killers),
+                        "shares": [[x.credit_units, x.pko_points, x.head_added] for x in shares_of[r.id]],
+                    }
+                    if r.id in shares_of
+                    else {}
+                ),
+            },
         )
         for r, b in zip(records, busts, strict=True)
     )
@@ -264,14 +287,18 @@ def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: s
     state = KnockoutState(knockout.id, knockout.recorded_at, knockout.voided_at is not None, reentered, drawn)
     problems = void_problems(state, now, void_window(session, tournament.id))
     if pko_head_of(tournament) is not None:
-        killers = list(session.scalars(
-            select(KnockoutShare.killer_entry_id).where(KnockoutShare.knockout_id == knockout.id)
-        ))
-        killers_out = session.scalars(
-            select(Knockout.busted_entry_id).where(
-                Knockout.busted_entry_id.in_(killers), Knockout.voided_at.is_(None)
-            )
-        ).all() if killers else []
+        killers = list(
+            session.scalars(select(KnockoutShare.killer_entry_id).where(KnockoutShare.knockout_id == knockout.id))
+        )
+        killers_out = (
+            session.scalars(
+                select(Knockout.busted_entry_id).where(
+                    Knockout.busted_entry_id.in_(killers), Knockout.voided_at.is_(None)
+                )
+            ).all()
+            if killers
+            else []
+        )
         problems += pko_void_problems(knockout.id, killers, killers_out)
     if tournament.status != "running":
         problems.append(
@@ -286,7 +313,11 @@ def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: s
     seat = seat_if_drawn(session, busted.id, now)  # the bust freed the seat (3.6); back in, seated again
     session.add(
         KnockoutAudit(
-            tournament_id=tournament.id, knockout_id=knockout.id, kind="voided", actor=actor, at=now,
+            tournament_id=tournament.id,
+            knockout_id=knockout.id,
+            kind="voided",
+            actor=actor,
+            at=now,
             data={"busted_entry_id": busted.id, "seat": seat},
         )
     )

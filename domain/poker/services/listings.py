@@ -38,16 +38,30 @@ def entries(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     t = get_tournament(session, tournament_id)
     latest = (
         select(Entry.registration_id, func.max(Entry.sequence).label("sequence"))
-        .where(Entry.tournament_id == t.id).group_by(Entry.registration_id).subquery()
+        .where(Entry.tournament_id == t.id)
+        .group_by(Entry.registration_id)
+        .subquery()
     )
     current = aliased(Entry)
     owed = (
         select(Fee.player_id, func.sum(Fee.amount).label("owed"))
-        .where(Fee.tournament_id == t.id, Fee.settlement_id.is_(None)).group_by(Fee.player_id).subquery()
+        .where(Fee.tournament_id == t.id, Fee.settlement_id.is_(None))
+        .group_by(Fee.player_id)
+        .subquery()
     )
     rows = session.execute(
-        select(Registration, Player.id, _name(), Player.handle, current.id, current.state, latest.c.sequence,
-               Seat.table_no, Seat.seat_no, func.coalesce(owed.c.owed, 0))
+        select(
+            Registration,
+            Player.id,
+            _name(),
+            Player.handle,
+            current.id,
+            current.state,
+            latest.c.sequence,
+            Seat.table_no,
+            Seat.seat_no,
+            func.coalesce(owed.c.owed, 0),
+        )
         .join(Player, Player.id == Registration.player_id)
         .outerjoin(latest, latest.c.registration_id == Registration.id)
         .outerjoin(current, (current.registration_id == Registration.id) & (current.sequence == latest.c.sequence))
@@ -58,11 +72,19 @@ def entries(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     )
     return [
         {
-            "player_id": pid, "player": name, "handle": handle, "registration": reg.status, "late": reg.late,
-            "registered_at": reg.registered_at, "checked_in_at": reg.checked_in_at,
-            "entry_id": entry_id, "state": state, "reentries": max((sequence or 1) - 1, 0),
+            "player_id": pid,
+            "player": name,
+            "handle": handle,
+            "registration": reg.status,
+            "late": reg.late,
+            "registered_at": reg.registered_at,
+            "checked_in_at": reg.checked_in_at,
+            "entry_id": entry_id,
+            "state": state,
+            "reentries": max((sequence or 1) - 1, 0),
             "seat": f"{table}/{seat}" if table is not None else None,
-            "owed": int(debt), "currency": t.currency,
+            "owed": int(debt),
+            "currency": t.currency,
         }
         for reg, pid, name, handle, entry_id, state, sequence, table, seat, debt in rows
     ]
@@ -74,8 +96,11 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     busted, killer = aliased(Entry), aliased(Entry)
     busted_player, killer_player = aliased(Player), aliased(Player)
     rows = session.execute(
-        select(Knockout, func.coalesce(busted_player.name, busted_player.pseudonym),
-               func.coalesce(killer_player.name, killer_player.pseudonym))
+        select(
+            Knockout,
+            func.coalesce(busted_player.name, busted_player.pseudonym),
+            func.coalesce(killer_player.name, killer_player.pseudonym),
+        )
         .join(busted, busted.id == Knockout.busted_entry_id)
         .join(busted_player, busted_player.id == busted.player_id)
         .outerjoin(killer, killer.id == Knockout.killer_entry_id)
@@ -84,9 +109,19 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
         .order_by(Knockout.bust_number, Knockout.id)
     )
     return [
-        {"id": k.id, "bust_number": k.bust_number, "busted": bname, "busted_entry_id": k.busted_entry_id,
-         "killer": kname, "killer_entry_id": k.killer_entry_id, "level": k.level, "group": k.bust_group,
-         "recorded_at": k.recorded_at, "recorded_by": k.recorded_by, "voided": k.voided_at is not None}
+        {
+            "id": k.id,
+            "bust_number": k.bust_number,
+            "busted": bname,
+            "busted_entry_id": k.busted_entry_id,
+            "killer": kname,
+            "killer_entry_id": k.killer_entry_id,
+            "level": k.level,
+            "group": k.bust_group,
+            "recorded_at": k.recorded_at,
+            "recorded_by": k.recorded_by,
+            "voided": k.voided_at is not None,
+        }
         for k, bname, kname in rows
     ]
 
@@ -95,13 +130,25 @@ def settlements(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     """Every settlement of the tournament, voided ones too, oldest first."""
     t = get_tournament(session, tournament_id)
     rows = session.execute(
-        select(Settlement, _name()).join(Player, Player.id == Settlement.player_id)
-        .where(Settlement.tournament_id == t.id).order_by(Settlement.settled_at, Settlement.id)
+        select(Settlement, _name())
+        .join(Player, Player.id == Settlement.player_id)
+        .where(Settlement.tournament_id == t.id)
+        .order_by(Settlement.settled_at, Settlement.id)
     )
     return [
-        {"id": s.id, "player_id": s.player_id, "player": name, "amount": s.amount, "currency": s.currency,
-         "method": s.method, "settled_by": s.settled_by, "settled_at": s.settled_at,
-         "voided": s.voided_at is not None, "voided_by": s.voided_by, "void_reason": s.void_reason}
+        {
+            "id": s.id,
+            "player_id": s.player_id,
+            "player": name,
+            "amount": s.amount,
+            "currency": s.currency,
+            "method": s.method,
+            "settled_by": s.settled_by,
+            "settled_at": s.settled_at,
+            "voided": s.voided_at is not None,
+            "voided_by": s.voided_by,
+            "void_reason": s.void_reason,
+        }
         for s, name in rows
     ]
 
@@ -110,14 +157,21 @@ def structures(session: Session, club_id: int | None = None) -> list[dict[str, A
     """Every blind structure (of one club), with its levels and minutes."""
     query = (
         select(Structure, func.count(Level.id), func.coalesce(func.sum(Level.duration_seconds), 0))
-        .outerjoin(Level, Level.structure_id == Structure.id).group_by(Structure.id)
+        .outerjoin(Level, Level.structure_id == Structure.id)
+        .group_by(Structure.id)
         .order_by(Structure.club_id, Structure.name)
     )
     if club_id is not None:
         query = query.where(Structure.club_id == club_id)
     return [
-        {"id": s.id, "club_id": s.club_id, "name": s.name, "ante_type": s.ante_type, "levels": n,
-         "total_minutes": int(seconds) // 60}
+        {
+            "id": s.id,
+            "club_id": s.club_id,
+            "name": s.name,
+            "ante_type": s.ante_type,
+            "levels": n,
+            "total_minutes": int(seconds) // 60,
+        }
         for s, n, seconds in session.execute(query)
     ]
 
@@ -127,15 +181,32 @@ def search_players(session: Session, text: str, limit: int = SEARCH_LIMIT) -> li
     handle prefix, then the rest by name. Forgotten players are found by pseudonym only."""
     needle = text.strip().lstrip("@").lower()
     pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    rank = (func.lower(Player.handle) == needle).desc(), func.lower(Player.handle).startswith(needle, autoescape=True).desc()
+    rank = (
+        (func.lower(Player.handle) == needle).desc(),
+        func.lower(Player.handle).startswith(needle, autoescape=True).desc(),
+    )
     rows = session.scalars(
         select(Player)
-        .where(or_(func.lower(Player.handle).like(pattern, escape="\\"), func.lower(Player.name).like(pattern, escape="\\"),
-                   func.lower(Player.pseudonym) == needle))
-        .order_by(*rank, _name(), Player.id).limit(limit)
+        .where(
+            or_(
+                func.lower(Player.handle).like(pattern, escape="\\"),
+                func.lower(Player.name).like(pattern, escape="\\"),
+                func.lower(Player.pseudonym) == needle,
+            )
+        )
+        .order_by(*rank, _name(), Player.id)
+        .limit(limit)
     )
-    return [{"id": p.id, "name": p.display_name, "handle": p.handle, "blocked": p.blocked_at is not None,
-             "forgotten": p.forgotten_at is not None} for p in rows]
+    return [
+        {
+            "id": p.id,
+            "name": p.display_name,
+            "handle": p.handle,
+            "blocked": p.blocked_at is not None,
+            "forgotten": p.forgotten_at is not None,
+        }
+        for p in rows
+    ]
 
 
 def entry_names(session: Session, entry_ids) -> dict[int, str]:
@@ -143,9 +214,11 @@ def entry_names(session: Session, entry_ids) -> dict[int, str]:
     wanted = [i for i in entry_ids if i is not None]
     if not wanted:
         return {}
-    return dict(session.execute(
-        select(Entry.id, _name()).join(Player, Player.id == Entry.player_id).where(Entry.id.in_(wanted))
-    ).all())
+    return dict(
+        session.execute(
+            select(Entry.id, _name()).join(Player, Player.id == Entry.player_id).where(Entry.id.in_(wanted))
+        ).all()
+    )
 
 
 def knockout_of(session: Session, tournament_id: int, knockout_id: int) -> Knockout:
@@ -160,8 +233,11 @@ def club_of(session: Session, tournament_id: int | None = None, club_id: int | N
     """(club id, timezone, currency) of the tournament's club, else of the club (currency None); None
     when it is not there."""
     if tournament_id is not None:
-        query = (select(Club.id, Club.timezone, Tournament.currency)
-                 .join(Tournament, Tournament.club_id == Club.id).where(Tournament.id == tournament_id))
+        query = (
+            select(Club.id, Club.timezone, Tournament.currency)
+            .join(Tournament, Tournament.club_id == Club.id)
+            .where(Tournament.id == tournament_id)
+        )
     else:
         query = select(Club.id, Club.timezone, literal(None).label("currency")).where(Club.id == club_id)
     return session.execute(query).one_or_none()

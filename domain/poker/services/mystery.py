@@ -60,8 +60,7 @@ def mystery_draw(
         problems.append(Problem("mystery-cancelled", f"tournament {tournament.id} is cancelled"))
     raise_problems(problems)
     number = (
-        session.scalar(select(func.max(MysteryDraw.draw_number)).where(MysteryDraw.tournament_id == tournament.id))
-        or 0
+        session.scalar(select(func.max(MysteryDraw.draw_number)).where(MysteryDraw.tournament_id == tournament.id)) or 0
     ) + 1
     draw = MysteryDraw(
         tournament_id=tournament.id,
@@ -79,7 +78,11 @@ def mystery_draw(
     session.flush()
     session.add(
         KnockoutAudit(
-            tournament_id=tournament.id, knockout_id=knockout.id, kind="drawn", actor=actor, at=now,
+            tournament_id=tournament.id,
+            knockout_id=knockout.id,
+            kind="drawn",
+            actor=actor,
+            at=now,
             data={"draw_number": number, "killer_entry_id": knockout.killer_entry_id, "prize_position": position},
         )
     )
@@ -91,10 +94,13 @@ def mystery_draw(
 
 
 def declared_prizes(session: Session, tournament_id: int) -> tuple[str, ...]:
-    return tuple(session.scalars(
-        select(MysteryPrize.description).where(MysteryPrize.tournament_id == tournament_id)
-        .order_by(MysteryPrize.position)
-    ))
+    return tuple(
+        session.scalars(
+            select(MysteryPrize.description)
+            .where(MysteryPrize.tournament_id == tournament_id)
+            .order_by(MysteryPrize.position)
+        )
+    )
 
 
 def set_mystery_prizes(session: Session, tournament_id: int, lines: Sequence[str]) -> tuple[str, ...]:
@@ -106,35 +112,54 @@ def set_mystery_prizes(session: Session, tournament_id: int, lines: Sequence[str
     if tournament.status in ("finished", "cancelled"):
         problems.append(Problem("mystery-table-frozen", f"tournament {tournament_id} is {tournament.status}"))
     if session.get(MysteryPhase, tournament_id) is not None:
-        problems.append(Problem(
-            "mystery-table-frozen", "the mystery phase has started: its prizes are committed and can no longer change"
-        ))
+        problems.append(
+            Problem(
+                "mystery-table-frozen",
+                "the mystery phase has started: its prizes are committed and can no longer change",
+            )
+        )
     if cleaned and tournament.bounty_type != "mystery":
-        problems.append(Problem(
-            "mystery-table-without-mystery", f"a mystery prize table needs bounty type mystery, not '{tournament.bounty_type}'"
-        ))
+        problems.append(
+            Problem(
+                "mystery-table-without-mystery",
+                f"a mystery prize table needs bounty type mystery, not '{tournament.bounty_type}'",
+            )
+        )
     raise_problems(problems)
     session.execute(MysteryPrize.__table__.delete().where(MysteryPrize.tournament_id == tournament_id))
-    session.add_all(MysteryPrize(tournament_id=tournament_id, position=n, description=d, wording_seal=wording_seal(d))
-                    for n, d in enumerate(cleaned, 1))
+    session.add_all(
+        MysteryPrize(tournament_id=tournament_id, position=n, description=d, wording_seal=wording_seal(d))
+        for n, d in enumerate(cleaned, 1)
+    )
     session.flush()
     return cleaned
 
 
 def _remaining_after(session: Session, knockout: Knockout) -> int:
     """Players in after the knockout's block: entries made by then, less live busts by then."""
-    made = session.scalar(select(func.count()).where(
-        Entry.tournament_id == knockout.tournament_id, Entry.state != "voided", Entry.created_at <= knockout.recorded_at
-    ))
-    out = session.scalar(select(func.count()).where(
-        Knockout.tournament_id == knockout.tournament_id, Knockout.voided_at.is_(None),
-        Knockout.bust_number <= knockout.bust_number,
-    ))
+    made = session.scalar(
+        select(func.count()).where(
+            Entry.tournament_id == knockout.tournament_id,
+            Entry.state != "voided",
+            Entry.created_at <= knockout.recorded_at,
+        )
+    )
+    out = session.scalar(
+        select(func.count()).where(
+            Knockout.tournament_id == knockout.tournament_id,
+            Knockout.voided_at.is_(None),
+            Knockout.bust_number <= knockout.bust_number,
+        )
+    )
     return made - out
 
 
 def _table_draw(
-    session: Session, tournament: Tournament, knockout: Knockout, killer_drew: bool, description: str | None,
+    session: Session,
+    tournament: Tournament,
+    knockout: Knockout,
+    killer_drew: bool,
+    description: str | None,
     now: datetime,
 ) -> tuple[list[Problem], int | None]:
     """SP-11: the refusals of a draw from the table, else the position of the prize it takes (the
@@ -155,13 +180,19 @@ def _table_draw(
         knockout_level=knockout.level,
     )
     prize_count = session.scalar(select(func.count()).where(MysteryPrize.tournament_id == tournament.id))
-    draws_made = session.scalar(select(func.count()).where(  # draws from the table: a free-text one took none
-        MysteryDraw.tournament_id == tournament.id, MysteryDraw.prize_position.is_not(None)
-    ))
+    draws_made = session.scalar(
+        select(func.count()).where(  # draws from the table: a free-text one took none
+            MysteryDraw.tournament_id == tournament.id, MysteryDraw.prize_position.is_not(None)
+        )
+    )
     knockout_drawn = session.scalar(select(exists().where(MysteryDraw.knockout_id == knockout.id)))
     problems += mystery_rules.table_draw_problems(
-        mode=tournament.mystery_draw_per, killer_drew_before=killer_drew, knockout_drawn=bool(knockout_drawn),
-        draws_made=draws_made, prize_count=prize_count, description=description,
+        mode=tournament.mystery_draw_per,
+        killer_drew_before=killer_drew,
+        knockout_drawn=bool(knockout_drawn),
+        draws_made=draws_made,
+        prize_count=prize_count,
+        description=description,
         killer_entry_id=knockout.killer_entry_id,
     )
     if problems:
@@ -169,8 +200,9 @@ def _table_draw(
     started = session.get(MysteryPhase, tournament.id)
     if started is None:
         seed = new_seed()
-        started = MysteryPhase(tournament_id=tournament.id, seed=seed, commitment=commitment(seed),
-                               prize_count=prize_count, started_at=now)
+        started = MysteryPhase(
+            tournament_id=tournament.id, seed=seed, commitment=commitment(seed), prize_count=prize_count, started_at=now
+        )
         session.add(started)
         session.flush()
     return [], mystery_rules.next_prize(started.seed, started.prize_count, draws_made)
@@ -181,11 +213,13 @@ def mystery_table(session: Session, tournament_id: int) -> dict:
     the commitment of the phase's seed, and the seed itself once the tournament is finished."""
     tournament = get_tournament(session, tournament_id)
     prizes = declared_prizes(session, tournament_id)
-    taken = dict(session.execute(
-        select(MysteryDraw.prize_position, MysteryDraw.draw_number).where(
-            MysteryDraw.tournament_id == tournament_id, MysteryDraw.prize_position.is_not(None)
-        )
-    ).all())
+    taken = dict(
+        session.execute(
+            select(MysteryDraw.prize_position, MysteryDraw.draw_number).where(
+                MysteryDraw.tournament_id == tournament_id, MysteryDraw.prize_position.is_not(None)
+            )
+        ).all()
+    )
     phase = session.get(MysteryPhase, tournament_id)
     finished = tournament.status == "finished"
     return {
@@ -196,8 +230,12 @@ def mystery_table(session: Session, tournament_id: int) -> dict:
         "commitment": phase.commitment if phase else None,
         "seed": phase.seed if phase and finished else None,
         "prizes": [
-            {"position": n, "prize": d, "draw_number": taken.get(n),
-             "state": "drawn" if n in taken else ("undrawn" if finished else "remaining")}
+            {
+                "position": n,
+                "prize": d,
+                "draw_number": taken.get(n),
+                "state": "drawn" if n in taken else ("undrawn" if finished else "remaining"),
+            }
             for n, d in enumerate(prizes, 1)
         ],
         "remaining": [d for n, d in enumerate(prizes, 1) if n not in taken],

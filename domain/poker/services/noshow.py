@@ -48,8 +48,9 @@ def process_no_shows(
     process one at once (`at_close_only=False`): 3.8, the handler itself does not check the window,
     the hold is kept by when processing is invoked."""
     tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
-    due = session.execute(text(DUE_SQL), {"now": now, "at_close_only": at_close_only,
-                                          "tids": None if tids is None else list(tids)}).all()
+    due = session.execute(
+        text(DUE_SQL), {"now": now, "at_close_only": at_close_only, "tids": None if tids is None else list(tids)}
+    ).all()
     if due:  # a run that held a row until just now committed after this statement began: ask again
         ids = [t.id for t in due]
         done = set(session.scalars(select(NoShowRun.tournament_id).where(NoShowRun.tournament_id.in_(ids))))
@@ -84,9 +85,7 @@ def process_no_shows(
 def _decide(session: Session, policy: Mapping[int, str]) -> dict[int, tuple[pure.NoShow, ...]]:
     """3.8: each tournament's registered players not checked in, and what its policy does to each."""
     regs = session.execute(
-        select(
-            Registration.id, Registration.tournament_id, Registration.player_id, Registration.checked_in_at
-        )
+        select(Registration.id, Registration.tournament_id, Registration.player_id, Registration.checked_in_at)
         .where(Registration.tournament_id.in_(policy), Registration.status == "active")
         .where(~select(Entry.id).where(Entry.registration_id == Registration.id).exists())
         .order_by(Registration.id)
@@ -108,8 +107,15 @@ def _seat_dead_stacks(
     created = session.execute(
         Entry.__table__.insert().returning(Entry.id, Entry.tournament_id, Entry.registration_id),
         [
-            {"tournament_id": tid, "player_id": n.player_id, "registration_id": n.registration, "sequence": 1,
-             "state": "active", "starting_chips": stack[tid], "created_at": now}
+            {
+                "tournament_id": tid,
+                "player_id": n.player_id,
+                "registration_id": n.registration,
+                "sequence": 1,
+                "state": "active",
+                "starting_chips": stack[tid],
+                "created_at": now,
+            }
             for tid, n in absent
         ],
     ).all()
@@ -118,8 +124,13 @@ def _seat_dead_stacks(
     session.execute(
         DeadStack.__table__.insert(),
         [
-            {"tournament_id": c.tournament_id, "registration_id": c.registration_id, "entry_id": c.id,
-             "chips": stack[c.tournament_id], "seated_at": now}
+            {
+                "tournament_id": c.tournament_id,
+                "registration_id": c.registration_id,
+                "entry_id": c.id,
+                "chips": stack[c.tournament_id],
+                "seated_at": now,
+            }
             for c in created
         ],
     )
@@ -159,9 +170,7 @@ def charge_dead_stacks(
     """SP-6: at each newly recorded level start, every live dead stack of that tournament seated by
     then pays the level's forced bets; at 0 it busts with no killer. `loaded` maps tournament id to
     its loaded clock."""
-    stacks = session.execute(
-        text(CHARGEABLE_SQL), {"tids": sorted({s["tournament_id"] for s in starts})}
-    ).all()
+    stacks = session.execute(text(CHARGEABLE_SQL), {"tids": sorted({s["tournament_id"] for s in starts})}).all()
     if not stacks:
         return []
     chips = {d.id: d.chips for d in stacks}
@@ -201,7 +210,10 @@ def charge_dead_stacks(
 
 
 def _charges(
-    loaded: Mapping[int, Loaded], starts: Sequence[dict], stacks: Sequence, chips: dict[int, int],
+    loaded: Mapping[int, Loaded],
+    starts: Sequence[dict],
+    stacks: Sequence,
+    chips: dict[int, int],
     busted_at: dict[int, datetime],
 ) -> list[dict]:
     """SP-6 in order of the level starts: each start charges its own tournament's live dead stacks
@@ -225,12 +237,21 @@ def _charges(
             chips[d.id] = result.stack
             if result.busted:
                 busted_at[d.id] = start["at"]
-            charges.append({"dead_stack_id": d.id, "event_id": start["id"], "paid": result.paid,
-                            "chips_after": result.stack, "busted": result.busted})
+            charges.append(
+                {
+                    "dead_stack_id": d.id,
+                    "event_id": start["id"],
+                    "paid": result.paid,
+                    "chips_after": result.stack,
+                    "busted": result.busted,
+                }
+            )
     return charges
 
 
-def _bust_at_zero(session: Session, stacks: Sequence, starts: Sequence[dict], busted_at: Mapping[int, datetime]) -> None:
+def _bust_at_zero(
+    session: Session, stacks: Sequence, starts: Sequence[dict], busted_at: Mapping[int, datetime]
+) -> None:
     """The stacks at 0 are out with no killer: one knockout block per tournament and level start."""
     blocks: dict[tuple[int, datetime, int], list[int]] = {}
     level_at = {(s["tournament_id"], s["at"]): s["level"] for s in starts}
@@ -242,9 +263,7 @@ def _bust_at_zero(session: Session, stacks: Sequence, starts: Sequence[dict], bu
         bust_without_killer(session, tid, entry_ids, at, level)
 
 
-def bust_without_killer(
-    session: Session, tournament_id: int, entry_ids: list[int], at: datetime, level: int
-) -> None:
+def bust_without_killer(session: Session, tournament_id: int, entry_ids: list[int], at: datetime, level: int) -> None:
     """SP-6: dead stacks at 0 are out with no killer and a normal bust number: one knockout block
     per level start (busts at the same instant share a number, 3.2), through the knockout service. When
     the block is refused (it would leave nobody in), the entries are only marked out."""
@@ -293,9 +312,7 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
             f"player {player_id}'s dead stack was blinded out at {stack.busted_at.isoformat()}",
         )
     if stack.arrived_at is not None:
-        raise DomainError(
-            "arrive-already-arrived", f"player {player_id} arrived at {stack.arrived_at.isoformat()}"
-        )
+        raise DomainError("arrive-already-arrived", f"player {player_id} arrived at {stack.arrived_at.isoformat()}")
     stack.arrived_at = now
     if reg.checked_in_at is None:
         reg.checked_in_at = now

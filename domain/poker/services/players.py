@@ -27,7 +27,10 @@ def add_player(session: Session, name: str, handle: str, birth_date: date, now: 
     if taken is not None:
         raise DomainError("handle-taken", f"handle '{handle}' is taken")
     player = Player(
-        pseudonym=f"Player-{secrets.token_hex(4)}", name=name.strip(), handle=handle, birth_date=birth_date,
+        pseudonym=f"Player-{secrets.token_hex(4)}",
+        name=name.strip(),
+        handle=handle,
+        birth_date=birth_date,
         created_at=now,
     )
     try:
@@ -59,16 +62,23 @@ def find_player(session: Session, ref: str | int, *, lock: bool = False) -> Play
 
 def _by_name(session: Session, name: str, lock: bool) -> Player | None:
     """The one player with that name (any case, spaces trimmed); several: the candidates listed."""
-    query = (select(Player).where(func.lower(Player.name) == " ".join(name.split()).lower())
-             .order_by(Player.id).limit(11).execution_options(populate_existing=True))
+    query = (
+        select(Player)
+        .where(func.lower(Player.name) == " ".join(name.split()).lower())
+        .order_by(Player.id)
+        .limit(11)
+        .execution_options(populate_existing=True)
+    )
     found = list(session.scalars(query))
     if len(found) > 1:
         shown = ", ".join(f"@{p.handle} (id {p.id})" for p in found[:10])
-        raise DomainError("player-ambiguous", f"several players are named '{name.strip()}': {shown}; "
-                                              "name one by handle or id")
+        raise DomainError(
+            "player-ambiguous", f"several players are named '{name.strip()}': {shown}; name one by handle or id"
+        )
     if found and lock:
-        return session.scalar(select(Player).where(Player.id == found[0].id).with_for_update()
-                              .execution_options(populate_existing=True))
+        return session.scalar(
+            select(Player).where(Player.id == found[0].id).with_for_update().execution_options(populate_existing=True)
+        )
     return found[0] if found else None
 
 

@@ -125,13 +125,18 @@ def _graphs(session: Session, tournament_ids: Sequence[int]) -> dict[int, tuple[
         graphs[r.tournament_id][0].append(PlacedEntry(r.id, r.player_id, r.sequence, r.state == "voided"))
     for r in session.execute(
         select(
-            Knockout.id, Knockout.tournament_id, Knockout.busted_entry_id, Knockout.bust_number,
-            Knockout.killer_entry_id, Knockout.credit_halves,
+            Knockout.id,
+            Knockout.tournament_id,
+            Knockout.busted_entry_id,
+            Knockout.bust_number,
+            Knockout.killer_entry_id,
+            Knockout.credit_halves,
         ).where(Knockout.tournament_id.in_(tournament_ids), Knockout.voided_at.is_(None))
     ):
         graphs[r.tournament_id][1].append(
-            LiveKnockout(r.busted_entry_id, r.bust_number, r.killer_entry_id, r.credit_halves,
-                         tuple(shares.get(r.id, ())))
+            LiveKnockout(
+                r.busted_entry_id, r.bust_number, r.killer_entry_id, r.credit_halves, tuple(shares.get(r.id, ()))
+            )
         )
     return graphs
 
@@ -139,9 +144,9 @@ def _graphs(session: Session, tournament_ids: Sequence[int]) -> dict[int, tuple[
 def _prize_lists(session: Session, tournament_ids: Sequence[int]) -> dict[int, list[str]]:
     lists: dict[int, list[str]] = {t: [] for t in tournament_ids}
     for r in session.execute(
-        select(Prize.tournament_id, Prize.description).where(Prize.tournament_id.in_(tournament_ids)).order_by(
-            Prize.tournament_id, Prize.place
-        )
+        select(Prize.tournament_id, Prize.description)
+        .where(Prize.tournament_id.in_(tournament_ids))
+        .order_by(Prize.tournament_id, Prize.place)
     ):
         lists[r.tournament_id].append(r.description)
     return lists
@@ -156,22 +161,37 @@ def compute_places(session: Session, tournament_id: int) -> tuple[Place, ...]:
     tournament = get_tournament(session, tournament_id)
     entries, knockouts = _graphs(session, [tournament_id])[tournament_id]
     return final_places(
-        entries, knockouts, _prize_lists(session, [tournament_id])[tournament_id],
+        entries,
+        knockouts,
+        _prize_lists(session, [tournament_id])[tournament_id],
         _pko_head(tournament.bounty_type, tournament.pko_head),
     )
 
 
 def places(session: Session, tournament_id: int) -> list[NamedPlace]:
     """The stored places of a finished tournament, else computed now; with display names."""
-    stored = session.execute(
-        select(FinalPlace).where(FinalPlace.tournament_id == tournament_id).order_by(
-            FinalPlace.place, FinalPlace.player_id
+    stored = (
+        session.execute(
+            select(FinalPlace)
+            .where(FinalPlace.tournament_id == tournament_id)
+            .order_by(FinalPlace.place, FinalPlace.player_id)
         )
-    ).scalars().all()
+        .scalars()
+        .all()
+    )
     if stored:
         found = tuple(
-            Place(p.place, p.player_id, p.entry_id, p.bust_number, p.knockouts, p.credit_halves, p.prize,
-                  p.credit_units, p.pko_points)
+            Place(
+                p.place,
+                p.player_id,
+                p.entry_id,
+                p.bust_number,
+                p.knockouts,
+                p.credit_halves,
+                p.prize,
+                p.credit_units,
+                p.pko_points,
+            )
             for p in stored
         )
     else:
@@ -225,21 +245,29 @@ def finish(session: Session, tournament_id: int, now: datetime) -> Finalized:
 def refuse_unfinished(session: Session, t: Tournament) -> None:
     """Refuses to finish a tournament that is not running with one player left (3.7)."""
     if t.status != "running":
-        raise DomainError("not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}: only a running tournament finishes")
-    remaining = session.scalar(
-        select(func.count()).where(Entry.tournament_id == t.id, Entry.state == "active")
-    )
+        raise DomainError(
+            "not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}: only a running tournament finishes"
+        )
+    remaining = session.scalar(select(func.count()).where(Entry.tournament_id == t.id, Entry.state == "active"))
     if remaining != 1:
-        raise DomainError("finish-players-in", f"tournament {t.id} '{t.name}' has {remaining} players still in: "
-                          "record the knockouts until one is left (rule 3.7)")
+        raise DomainError(
+            "finish-players-in",
+            f"tournament {t.id} '{t.name}' has {remaining} players still in: "
+            "record the knockouts until one is left (rule 3.7)",
+        )
 
 
 def finalize_moments(session: Session, now: datetime, tournament_ids: Sequence[int]) -> list[dict[str, Any]]:
     """The timekeeper's call: the tournaments of `tournament_ids` due at `now`, finalized; a summary
     of each, with its final table."""
     return [
-        {"tournament_id": t.tournament_id, "name": t.name, "placed": len(t.places),
-         "prizes": sum(1 for p in t.places if p.place.prize is not None), "final_table": final_table(t)}
+        {
+            "tournament_id": t.tournament_id,
+            "name": t.name,
+            "placed": len(t.places),
+            "prizes": sum(1 for p in t.places if p.place.prize is not None),
+            "final_table": final_table(t),
+        }
         for t in finalize_tournaments(session, now, tournament_ids)
     ]
 
@@ -247,8 +275,14 @@ def finalize_moments(session: Session, now: datetime, tournament_ids: Sequence[i
 def final_table(done: Finalized) -> list[dict[str, Any]]:
     """The final table: the places up to the seat cap, and every place with a prize."""
     return [
-        {"place": p.place.place, "player": p.name, "bust": p.place.bust_number, "knockouts": p.place.knockouts,
-         "credit": credit_text(p.place.credit_halves), "prize": p.place.prize}
+        {
+            "place": p.place.place,
+            "player": p.name,
+            "bust": p.place.bust_number,
+            "knockouts": p.place.knockouts,
+            "credit": credit_text(p.place.credit_halves),
+            "prize": p.place.prize,
+        }
         for p in done.places
         if p.place.place <= done.seat_cap or p.place.prize is not None
     ]
@@ -268,21 +302,25 @@ def _finalize(session: Session, now: datetime, ready: Sequence[Any]) -> list[Fin
         FinalPlace.__table__.insert(),  # Core: one executemany, whatever columns are NULL
         [
             {
-                "tournament_id": t, "player_id": p.player_id, "entry_id": p.entry_id, "place": p.place,
-                "bust_number": p.bust_number, "knockouts": p.knockouts,
-                "credit_halves": p.credit_halves, "prize": p.prize, "placed_at": now,
-                "credit_units": p.credit_units, "pko_points": p.pko_points,
+                "tournament_id": t,
+                "player_id": p.player_id,
+                "entry_id": p.entry_id,
+                "place": p.place,
+                "bust_number": p.bust_number,
+                "knockouts": p.knockouts,
+                "credit_halves": p.credit_halves,
+                "prize": p.prize,
+                "placed_at": now,
+                "credit_units": p.credit_units,
+                "pko_points": p.pko_points,
             }
             for t in ids
             for p in computed[t]
         ],
     )
-    session.execute(
-        update(Tournament).where(Tournament.id.in_(ids)).values(status="finished", finished_at=now)
-    )
+    session.execute(update(Tournament).where(Tournament.id.in_(ids)).values(status="finished", finished_at=now))
     names = _names(session, [p.player_id for t in ids for p in computed[t]])
     return [
         Finalized(r.id, r.name, r.seat_cap, tuple(NamedPlace(p, names[p.player_id]) for p in computed[r.id]))
         for r in ready
     ]
-

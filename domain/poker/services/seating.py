@@ -34,9 +34,7 @@ def load(session: Session, tournament_id: int, seat_cap: int) -> Seating:
         select(TableRow.table_no, TableRow.broken_at).where(TableRow.tournament_id == tournament_id)
     ).all()
     seats = session.execute(
-        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(
-            SeatRow.tournament_id == tournament_id
-        )
+        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(SeatRow.tournament_id == tournament_id)
     ).all()
     return Seating(
         seat_cap,
@@ -119,15 +117,19 @@ def draw_initial(
     if before.tables or before.broken:
         raise DomainError("seating-already-drawn", f"the seats of tournament {t.id} are already drawn")
     entries = (
-        session.execute(
-            select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id)
-        )
+        session.execute(select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id))
         .scalars()
         .all()
     )
     after, drawn = draws.run(
-        session, t.id, "initial-seating", {"seat_cap": before.seat_cap, "entries": list(entries)}, seed, now,
-        lambda s: pure.initial_seating(entries, before.seat_cap, s), next_seed,
+        session,
+        t.id,
+        "initial-seating",
+        {"seat_cap": before.seat_cap, "entries": list(entries)},
+        seed,
+        now,
+        lambda s: pure.initial_seating(entries, before.seat_cap, s),
+        next_seed,
     )
     save(session, t.id, before, after, now)
     return show(session, t.id) | {"draw": drawn}
@@ -141,7 +143,12 @@ def _seat_one(
     if len(pure.late_seating_tie(seating)) < 2:
         return (*pure.seat_new_entry(seating, entry_id), None)
     (after, seat, opened), drawn = draws.run(
-        session, tournament_id, "late-seating", pure.snapshot(seating) | {"entry": entry_id}, None, now,
+        session,
+        tournament_id,
+        "late-seating",
+        pure.snapshot(seating) | {"entry": entry_id},
+        None,
+        now,
         lambda s: pure.seat_new_entry(seating, entry_id, s),
     )
     return after, seat, opened, drawn
@@ -161,9 +168,7 @@ def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
     return shown | {"draw": drawn} if drawn else shown
 
 
-def seat_new_entries(
-    session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime
-) -> list[Seat]:
+def seat_new_entries(session: Session, tournament_id: int, entry_ids: Iterable[int], now: datetime) -> list[Seat]:
     """Several new entries of one tournament, one after another by the same rule."""
     before = _begin(session, tournament_id)
     after, seats = before, []
@@ -221,8 +226,14 @@ def break_table(
     """3.6, SP-13: break a table, its players to free seats of the others by lot (`seed`: the floor's)."""
     before = _begin(session, tournament_id)
     (after, moves), drawn = draws.run(
-        session, tournament_id, f"break-table-{table}", pure.snapshot(before), seed, now,
-        lambda s: pure.break_table(before, table, s), next_seed,
+        session,
+        tournament_id,
+        f"break-table-{table}",
+        pure.snapshot(before),
+        seed,
+        now,
+        lambda s: pure.break_table(before, table, s),
+        next_seed,
     )
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "break-table", moves, now, actor)
@@ -260,8 +271,14 @@ def final_table(
             "entries": list(proposal.entries) if proposal else [],
         }
     (after, moves), drawn = draws.run(
-        session, tournament_id, "final-table", pure.snapshot(before), seed, now,
-        lambda s: pure.assemble_final_table(before, s), next_seed,
+        session,
+        tournament_id,
+        "final-table",
+        pure.snapshot(before),
+        seed,
+        now,
+        lambda s: pure.assemble_final_table(before, s),
+        next_seed,
     )
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "final-table", moves, now, actor)
@@ -293,8 +310,7 @@ def show(session: Session, tournament_id: int) -> dict:
         "broken": sorted(seating.broken),
         "next_draw_commitment": draws.pending_commitment(session, t.id),
         "seats": [
-            {"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)}
-            for s in seating.seats
+            {"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)} for s in seating.seats
         ],
     }
 

@@ -34,8 +34,15 @@ def import_structure(
     session.add(structure)
     session.flush()
     session.add_all(
-        Level(structure_id=structure.id, position=n, small_blind=lv.small_blind, big_blind=lv.big_blind,
-              ante=lv.ante, duration_seconds=lv.duration_seconds, is_break=lv.is_break)
+        Level(
+            structure_id=structure.id,
+            position=n,
+            small_blind=lv.small_blind,
+            big_blind=lv.big_blind,
+            ante=lv.ante,
+            duration_seconds=lv.duration_seconds,
+            is_break=lv.is_break,
+        )
         for n, lv in enumerate(levels, start=1)
     )
     session.flush()
@@ -58,11 +65,20 @@ def structure_view(session: Session, structure_id: int) -> dict[str, Any]:
     s = get_structure(session, structure_id)
     levels = structure_levels(session, structure_id)
     return {
-        "id": s.id, "club_id": s.club_id, "name": s.name, "ante_type": s.ante_type,
+        "id": s.id,
+        "club_id": s.club_id,
+        "name": s.name,
+        "ante_type": s.ante_type,
         "total_minutes": int(total_duration(levels).total_seconds()) // 60,
         "levels": [
-            {"level": n, "small_blind": lv.small_blind, "big_blind": lv.big_blind, "ante": lv.ante,
-             "minutes": lv.duration_seconds // 60, "break": lv.is_break}
+            {
+                "level": n,
+                "small_blind": lv.small_blind,
+                "big_blind": lv.big_blind,
+                "ante": lv.ante,
+                "minutes": lv.duration_seconds // 60,
+                "break": lv.is_break,
+            }
             for n, lv in enumerate(levels, start=1)
         ],
     }

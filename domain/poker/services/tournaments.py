@@ -71,10 +71,18 @@ def create_tournament(
     club = get_club(session, club_id)
     problems = settings_problems(settings) + _structure_problems(session, club_id, structure_id)
     if club.listing_status != "listed":
-        problems.insert(0, Problem("club-not-listed", f"club {club_id} is {club.listing_status}: it cannot list tournaments (rule 1.7.4)"))
+        problems.insert(
+            0,
+            Problem(
+                "club-not-listed", f"club {club_id} is {club.listing_status}: it cannot list tournaments (rule 1.7.4)"
+            ),
+        )
     raise_problems(problems)
     t = Tournament(
-        club_id=club_id, structure_id=structure_id, status=DRAFT, created_at=now,
+        club_id=club_id,
+        structure_id=structure_id,
+        status=DRAFT,
+        created_at=now,
         **{f: getattr(settings, f) for f in SETTING_FIELDS},
     )
     session.add(t)
@@ -100,13 +108,21 @@ def edit_tournament(
             problems += _structure_problems(session, t.club_id, structure_id)
     if not problems and ("scheduled_start" in changes or structure_id is not None):
         levels = structure_levels(session, structure_id if structure_id is not None else t.structure_id)
-        problems = _moved_window_problems(session, t, rules.Window.scheduled(new.scheduled_start, total_duration(levels)))
+        problems = _moved_window_problems(
+            session, t, rules.Window.scheduled(new.scheduled_start, total_duration(levels))
+        )
     raise_problems(problems)
     for field in changes:
         setattr(t, field, getattr(new, field))
     if structure_id is not None:
         t.structure_id = structure_id
-    audit(session, "tournament-edited", now, tournament_id=t.id, fields=sorted(changes) + (["structure_id"] if structure_id else []))
+    audit(
+        session,
+        "tournament-edited",
+        now,
+        tournament_id=t.id,
+        fields=sorted(changes) + (["structure_id"] if structure_id else []),
+    )
     session.flush()
     notify(session, "tournament-edited", t.id)  # its deadlines may have moved (the timekeeper)
     return t
@@ -142,14 +158,21 @@ def tournament_view(session: Session, t: Tournament) -> dict[str, Any]:
     window = tournament_window(session, t)
     counts = session.execute(
         select(
-            select(func.count()).where(Registration.tournament_id == t.id, Registration.status == "active").scalar_subquery(),
+            select(func.count())
+            .where(Registration.tournament_id == t.id, Registration.status == "active")
+            .scalar_subquery(),
             select(func.count()).where(Entry.tournament_id == t.id, Entry.state != "voided").scalar_subquery(),
         )
     ).one()
     return {
-        "id": t.id, "club_id": t.club_id, "status": t.status, "structure_id": t.structure_id,
+        "id": t.id,
+        "club_id": t.club_id,
+        "status": t.status,
+        "structure_id": t.structure_id,
         **{f: getattr(t, f) for f in SETTING_FIELDS},
-        "window_end": window.end, "registrations": counts[0], "entries": counts[1],
+        "window_end": window.end,
+        "registrations": counts[0],
+        "entries": counts[1],
     }
 
 
@@ -160,46 +183,67 @@ def list_tournaments(session: Session, club_id: int | None = None, status: str |
     if status is not None:
         query = query.where(Tournament.status == status)
     return [
-        {"id": t.id, "club_id": t.club_id, "name": t.name, "status": t.status, "scheduled_start": t.scheduled_start,
-         "format": t.format, "buy_in": t.buy_in, "currency": t.currency}
+        {
+            "id": t.id,
+            "club_id": t.club_id,
+            "name": t.name,
+            "status": t.status,
+            "scheduled_start": t.scheduled_start,
+            "format": t.format,
+            "buy_in": t.buy_in,
+            "currency": t.currency,
+        }
         for t in session.scalars(query)
     ]
 
 
-def held_windows(
-    session: Session, player_ids: list[int], other_than: int
-) -> list[tuple[int, int, str, rules.Window]]:
+def held_windows(session: Session, player_ids: list[int], other_than: int) -> list[tuple[int, int, str, rules.Window]]:
     """(player id, tournament id, name, window) of the players' other active registrations in
     tournaments neither finished nor cancelled."""
     d = _durations()
     rows = session.execute(
-        select(Registration.player_id, Tournament.id, Tournament.name, Tournament.scheduled_start,
-               func.coalesce(d.c.seconds, 0))
+        select(
+            Registration.player_id,
+            Tournament.id,
+            Tournament.name,
+            Tournament.scheduled_start,
+            func.coalesce(d.c.seconds, 0),
+        )
         .join(Registration, Registration.tournament_id == Tournament.id)
         .outerjoin(d, d.c.structure_id == Tournament.structure_id)
-        .where(Registration.player_id.in_(player_ids), Registration.status == "active",
-               Tournament.id != other_than, Tournament.status.not_in((FINISHED, CANCELLED)))
+        .where(
+            Registration.player_id.in_(player_ids),
+            Registration.status == "active",
+            Tournament.id != other_than,
+            Tournament.status.not_in((FINISHED, CANCELLED)),
+        )
         .order_by(Registration.player_id, Tournament.scheduled_start)
     )
-    return [(pid, tid, name, rules.Window.scheduled(start, timedelta(seconds=int(sec))))
-            for pid, tid, name, start, sec in rows]
+    return [
+        (pid, tid, name, rules.Window.scheduled(start, timedelta(seconds=int(sec))))
+        for pid, tid, name, start, sec in rows
+    ]
 
 
 def _moved_window_problems(session: Session, t: Tournament, window: rules.Window) -> list[Problem]:
     """SP-2 on an edit: a new start or structure must not make a registrant's window overlap. The
     registrants' rows are locked (in id order, after the tournament's, the order every registration
     takes), so a registrant's concurrent sign-up elsewhere is either seen here or sees the new window."""
-    registrants = list(session.scalars(
-        select(Player.id)
-        .join(Registration, Registration.player_id == Player.id)
-        .where(Registration.tournament_id == t.id, Registration.status == "active")
-        .order_by(Player.id)
-        .with_for_update(of=Player)
-    ))
+    registrants = list(
+        session.scalars(
+            select(Player.id)
+            .join(Registration, Registration.player_id == Player.id)
+            .where(Registration.tournament_id == t.id, Registration.status == "active")
+            .order_by(Player.id)
+            .with_for_update(of=Player)
+        )
+    )
     return [
-        Problem("edit-creates-overlap",
-                f"player {pid} is also registered in tournament {tid} '{name}', which the new window "
-                f"{window.start.isoformat()} to {window.end.isoformat()} would overlap (SP-2)")
+        Problem(
+            "edit-creates-overlap",
+            f"player {pid} is also registered in tournament {tid} '{name}', which the new window "
+            f"{window.start.isoformat()} to {window.end.isoformat()} would overlap (SP-2)",
+        )
         for pid, tid, name, other in held_windows(session, registrants, t.id)
         if window.overlaps(other)
     ]

@@ -175,8 +175,9 @@ class SeatDraw(Base):
     __table_args__ = (
         CheckConstraint("seq >= 1", name="seq"),
         CheckConstraint("(drawn_at IS NULL) = (purpose IS NULL)", name="drawn"),
-        CheckConstraint("drawn_at IS NOT NULL OR (floor_seed IS NULL AND items IS NULL AND outcome IS NULL)",
-                        name="pending_empty"),
+        CheckConstraint(
+            "drawn_at IS NOT NULL OR (floor_seed IS NULL AND items IS NULL AND outcome IS NULL)", name="pending_empty"
+        ),
         CheckConstraint("(items IS NULL) = (outcome IS NULL)", name="recorded"),
         Index("ix_poker_seat_draws_pending", "tournament_id", unique=True, postgresql_where=text("drawn_at IS NULL")),
     )

@@ -167,7 +167,10 @@ class MysteryDraw(Base):
             name="fk_poker_mystery_draws_knockout_killer",
         ),
         Index(
-            "uq_poker_mystery_draws_killer", "tournament_id", "killer_entry_id", unique=True,
+            "uq_poker_mystery_draws_killer",
+            "tournament_id",
+            "killer_entry_id",
+            unique=True,
             postgresql_where=text("per_killer"),
         ),
         UniqueConstraint("tournament_id", "prize_position", name="uq_poker_mystery_draws_prize"),

@@ -156,9 +156,7 @@ class Tournament(Base):
     cancelled_at: Mapped[datetime | None] = mapped_column(TZ)
 
     __table_args__ = (
-        CheckConstraint(
-            "status IN ('draft', 'registration_open', 'running', 'finished', 'cancelled')", name="status"
-        ),
+        CheckConstraint("status IN ('draft', 'registration_open', 'running', 'finished', 'cancelled')", name="status"),
         CheckConstraint("format IN ('freezeout', 'rebuy', 'reentry', 'addon', 'bounty')", name="format"),
         CheckConstraint("bounty_type IN ('none', 'classic', 'pko', 'mystery')", name="bounty_type"),
         CheckConstraint("no_show_policy IN ('drop', 'absent_mode')", name="no_show_policy"),
@@ -174,7 +172,9 @@ class Tournament(Base):
         CheckConstraint("addon_chips IS NULL OR addon_chips > 0", name="addon_chips"),
         CheckConstraint("addon_break IS NULL OR addon_break >= 1", name="addon_break"),
         CheckConstraint("itm_percent BETWEEN 0 AND 100 AND itm_min >= 1", name="itm"),
-        CheckConstraint("late_reg_deadline IS NULL OR late_reg_deadline > scheduled_start", name="late_reg_after_start"),
+        CheckConstraint(
+            "late_reg_deadline IS NULL OR late_reg_deadline > scheduled_start", name="late_reg_after_start"
+        ),
         CheckConstraint("reentry_deadline IS NULL OR reentry_deadline > scheduled_start", name="reentry_after_start"),
         CheckConstraint(
             "reentry_deadline IS NULL OR late_reg_deadline IS NULL OR reentry_deadline >= late_reg_deadline",

@@ -41,6 +41,7 @@ def _public_prize(line: str | None) -> str | None:
     past the domain (the database's seal is no security boundary: docs/decisions.md) is withheld."""
     return WITHHELD if line is not None and names_money(line) else line
 
+
 # -- the screen's fingerprint ------------------------------------------------------------------------
 
 # One cheap statement: changes whenever anything the screen or the results page shows changes
@@ -125,8 +126,9 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
         },
         "entries": entries,
         "players": players,
-        "registered": session.scalar(select(func.count()).where(
-            Registration.tournament_id == t.id, Registration.status == "active")),
+        "registered": session.scalar(
+            select(func.count()).where(Registration.tournament_id == t.id, Registration.status == "active")
+        ),
         "players_left": itm.remaining,
         "prize_places": itm.paid_places,
         "remaining_to_money": itm.remaining_to_money,
@@ -134,7 +136,8 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
         "in_money": itm.in_money,
         "prizes": [_public_prize(line) for line in results.prizes(session, tournament_id)],
         "winners": [n.name for n in results.places(session, tournament_id) if n.place.place == 1]
-        if t.status == "finished" else [],
+        if t.status == "finished"
+        else [],
     }
 
 
@@ -147,29 +150,45 @@ def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     t = get_tournament(session, tournament_id)
     if t.status == "finished":
         return [
-            {"place": n.place.place, "player": n.name, "knockouts": n.place.knockouts,
-             "prize": _public_prize(n.place.prize)}
+            {
+                "place": n.place.place,
+                "player": n.name,
+                "knockouts": n.place.knockouts,
+                "prize": _public_prize(n.place.prize),
+            }
             for n in results.places(session, tournament_id)
         ]
-    entries = [PlacedEntry(e, p, n) for e, p, n in session.execute(
-        select(Entry.id, Entry.player_id, Entry.sequence).where(Entry.tournament_id == tournament_id,
-                                                                 Entry.state != "voided"))]
-    knockouts = [LiveKnockout(e, n) for e, n in session.execute(
-        select(Knockout.busted_entry_id, Knockout.bust_number).where(
-            Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)))]
+    entries = [
+        PlacedEntry(e, p, n)
+        for e, p, n in session.execute(
+            select(Entry.id, Entry.player_id, Entry.sequence).where(
+                Entry.tournament_id == tournament_id, Entry.state != "voided"
+            )
+        )
+    ]
+    knockouts = [
+        LiveKnockout(e, n)
+        for e, n in session.execute(
+            select(Knockout.busted_entry_id, Knockout.bust_number).where(
+                Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)
+            )
+        )
+    ]
     out = places_so_far(entries, knockouts, results.prizes(session, tournament_id))
     names = _names(session, [p.player_id for p in out])
-    return [{"place": p.place, "player": names.get(p.player_id, "?"), "knockouts": None,
-             "prize": _public_prize(p.prize)} for p in out]
+    return [
+        {"place": p.place, "player": names.get(p.player_id, "?"), "knockouts": None, "prize": _public_prize(p.prize)}
+        for p in out
+    ]
 
 
 def _names(session: Session, player_ids) -> dict[int, str]:
     ids = list(set(player_ids))
     if not ids:
         return {}
-    return dict(session.execute(
-        select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(Player.id.in_(ids))
-    ).all())
+    return dict(
+        session.execute(select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(Player.id.in_(ids))).all()
+    )
 
 
 def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
@@ -203,8 +222,11 @@ def seasons_of(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     """The seasons of listed clubs a finished tournament counts for (LG-1)."""
     counted = leagues.counted_tournaments().where(Tournament.id == tournament_id).subquery()
     rows = session.execute(
-        select(Season.id, Season.name).join(counted, counted.c.season_id == Season.id)
-        .join(Club, Club.id == Season.club_id).where(Club.listing_status == "listed").order_by(Season.date_from, Season.id)
+        select(Season.id, Season.name)
+        .join(counted, counted.c.season_id == Season.id)
+        .join(Club, Club.id == Season.club_id)
+        .where(Club.listing_status == "listed")
+        .order_by(Season.date_from, Season.id)
     ).all()
     return [{"id": i, "name": n} for i, n in rows]
 
@@ -213,11 +235,14 @@ def recent_seasons(session: Session, limit: int = 20) -> list[dict[str, Any]]:
     """The latest seasons of listed clubs, the latest ending first."""
     rows = session.execute(
         select(Season.id, Season.name, Season.date_from, Season.date_to, Club.name)
-        .join(Club, Club.id == Season.club_id).where(Club.listing_status == "listed")
-        .order_by(Season.date_to.desc(), Season.id.desc()).limit(limit)
+        .join(Club, Club.id == Season.club_id)
+        .where(Club.listing_status == "listed")
+        .order_by(Season.date_to.desc(), Season.id.desc())
+        .limit(limit)
     ).all()
-    return [{"id": i, "name": n, "date_from": f, "date_until": t - timedelta(days=1), "club": c}
-            for i, n, f, t, c in rows]
+    return [
+        {"id": i, "name": n, "date_from": f, "date_until": t - timedelta(days=1), "club": c} for i, n, f, t, c in rows
+    ]
 
 
 def season(session: Session, season_id: int) -> dict[str, Any]:
@@ -227,10 +252,15 @@ def season(session: Session, season_id: int) -> dict[str, Any]:
     club = session.get(Club, found.club_id)
     if club.listing_status != "listed":
         raise NotFound("season-not-found", f"no season {season_id}")
-    tournaments = session.execute(
-        select(Tournament.id, Tournament.name, Tournament.scheduled_start)
-        .where(Tournament.id.in_(tournament_ids)).order_by(Tournament.scheduled_start, Tournament.id)
-    ).all() if tournament_ids else []
+    tournaments = (
+        session.execute(
+            select(Tournament.id, Tournament.name, Tournament.scheduled_start)
+            .where(Tournament.id.in_(tournament_ids))
+            .order_by(Tournament.scheduled_start, Tournament.id)
+        ).all()
+        if tournament_ids
+        else []
+    )
     return {
         "id": found.id,
         "season": found.name,
@@ -248,8 +278,15 @@ def season(session: Session, season_id: int) -> dict[str, Any]:
             {"id": i, "name": n, "day": start.astimezone(ZoneInfo(club.timezone)).date()} for i, n, start in tournaments
         ],
         "rows": [
-            {"rank": r.standing.rank, "player": r.name, "total": r.standing.total, "counted": r.standing.counted,
-             "played": r.standing.played, "firsts": r.standing.firsts, "best": r.standing.best}
+            {
+                "rank": r.standing.rank,
+                "player": r.name,
+                "total": r.standing.total,
+                "counted": r.standing.counted,
+                "played": r.standing.played,
+                "firsts": r.standing.firsts,
+                "best": r.standing.best,
+            }
             for r in named
         ],
     }
@@ -297,15 +334,24 @@ def pusoy_page(session: Session, code: str) -> dict[str, Any]:
             standings = pusoy_views.standings_view(session, code, r["round"])
         except DomainError:
             standings = []
-        rounds.append({**r, "standings": [
-            {**row, "decided_by": step_wording(row["decided_by"], listed)}
-            for listed, row in enumerate(standings, start=1)
-        ]})
-    seats = session.execute(
-        select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.player)
-        .where(PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == tournament.current_round)
-        .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
-    ).all() if tournament.current_round else []
+        rounds.append(
+            {
+                **r,
+                "standings": [
+                    {**row, "decided_by": step_wording(row["decided_by"], listed)}
+                    for listed, row in enumerate(standings, start=1)
+                ],
+            }
+        )
+    seats = (
+        session.execute(
+            select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.player)
+            .where(PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == tournament.current_round)
+            .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
+        ).all()
+        if tournament.current_round
+        else []
+    )
     tables: dict[tuple[int, int], list[str]] = {}
     for stage, table, player in seats:
         tables.setdefault((stage, table), []).append(player)
@@ -313,7 +359,9 @@ def pusoy_page(session: Session, code: str) -> dict[str, Any]:
         **shown,
         "locale": locales.pusoy_tournament_locale(session, tournament.id),
         "rounds": rounds,
-        "tables": [{"playoff": stage, "table": table, "players": players} for (stage, table), players in tables.items()],
+        "tables": [
+            {"playoff": stage, "table": table, "players": players} for (stage, table), players in tables.items()
+        ],
         "final": [row for row in pusoy_views.final_standings_view(session, code) if row["position"] is not None],
     }
 
@@ -389,11 +437,16 @@ def club_calendar(session: Session, club_id: int, now: datetime) -> dict[str, An
             end = tournament_window(session, t).end
         except DomainError:
             end = None
-        events.append({
-            "uid": f"poker-{t.id}", "summary": t.name, "start": t.scheduled_start,
-            "end": end if end and end > t.scheduled_start else t.scheduled_start + timedelta(hours=4),
-            "status": t.status, "kind": "poker",
-        })
+        events.append(
+            {
+                "uid": f"poker-{t.id}",
+                "summary": t.name,
+                "start": t.scheduled_start,
+                "end": end if end and end > t.scheduled_start else t.scheduled_start + timedelta(hours=4),
+                "status": t.status,
+                "kind": "poker",
+            }
+        )
     occurrences = session.execute(
         text(
             "SELECT o.id, o.starts_at, s.name, o.tournament_id FROM series_occurrence o"
@@ -404,10 +457,16 @@ def club_calendar(session: Session, club_id: int, now: datetime) -> dict[str, An
         {"club": club_id, "now": now},
     ).all()
     for o in occurrences:
-        events.append({
-            "uid": f"series-occurrence-{o.id}", "summary": o.name, "start": o.starts_at,
-            "end": o.starts_at + timedelta(hours=4), "status": "planned", "kind": "series",
-        })
+        events.append(
+            {
+                "uid": f"series-occurrence-{o.id}",
+                "summary": o.name,
+                "start": o.starts_at,
+                "end": o.starts_at + timedelta(hours=4),
+                "status": "planned",
+                "kind": "series",
+            }
+        )
     events.sort(key=lambda e: e["start"])
     return {"club": club.name, "timezone": club.timezone, "id": club.id, "events": events}
 

@@ -83,4 +83,3 @@ def final_standings(
     for ranked, went_on in zip(rounds, advanced):
         positions |= leaving_positions([s for s in ranked if s.player not in set(went_on)])
     return tuple(sorted(positions.items(), key=lambda item: (item[1], item[0])))
-

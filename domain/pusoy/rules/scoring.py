@@ -44,9 +44,7 @@ def report_problems(
     `games` is how many games the table plays in this stage (games per round, 1 for a playoff)."""
     problems: list[Problem] = []
     if not 1 <= game <= games:
-        problems.append(
-            Problem("bad-game-number", f"game {game} is not one of this table's games 1 to {games}")
-        )
+        problems.append(Problem("bad-game-number", f"game {game} is not one of this table's games 1 to {games}"))
     players = [player for player, _ in finishes]
     positions = [position for _, position in finishes]
     for player in sorted(set(players) - set(seated)):
@@ -56,9 +54,7 @@ def report_problems(
     for position in sorted({p for p in positions if positions.count(p) > 1}):
         problems.append(Problem("repeated-position", f"position {position} is given more than once"))
     for position in sorted({p for p in positions if not 1 <= p <= len(seated)}):
-        problems.append(
-            Problem("bad-position", f"position {position} does not exist at a table of {len(seated)}")
-        )
+        problems.append(Problem("bad-position", f"position {position} does not exist at a table of {len(seated)}"))
     missing = sorted(set(seated) - set(players))
     if missing:
         problems.append(Problem("missing-player", f"no finish given for {', '.join(missing)}"))

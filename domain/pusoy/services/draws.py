@@ -35,4 +35,3 @@ def reveal(
     pending.purpose, pending.items, pending.outcome, pending.revealed_at = purpose, sorted(items), outcome, now
     commit_draw(session, tournament_id, pending.seq + 1, now, next_seed)
     return pending.seed
-

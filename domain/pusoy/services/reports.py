@@ -154,13 +154,9 @@ def _match(model, key: tuple) -> list:
 def _write_finishes(session: Session, key: tuple, finishes, two_of_diamonds) -> None:
     session.execute(
         PusoyFinish.__table__.insert(),
-        [
-            {**_key(key), "player": p, "position": pos, "two_of_diamonds": p == two_of_diamonds}
-            for p, pos in finishes
-        ],
+        [{**_key(key), "player": p, "position": pos, "two_of_diamonds": p == two_of_diamonds} for p, pos in finishes],
     )
 
 
 def _as_json(finishes, two_of_diamonds) -> dict:
     return {"finishes": {p: pos for p, pos in sorted(finishes, key=lambda f: f[1])}, "two_of_diamonds": two_of_diamonds}
-

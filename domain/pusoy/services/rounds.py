@@ -58,8 +58,14 @@ def open_round(session: Session, tournament: PusoyTournament, number: int, order
     session.execute(
         PusoySeat.__table__.insert(),
         [
-            {"tournament_id": tournament.id, "round_no": number, "stage": 0, "player": s.player,
-             "table_no": s.table, "seat_no": s.seat}
+            {
+                "tournament_id": tournament.id,
+                "round_no": number,
+                "stage": 0,
+                "player": s.player,
+                "table_no": s.table,
+                "seat_no": s.seat,
+            }
             for s in seats(order)
         ],
     )
@@ -70,8 +76,14 @@ def live_standings(session: Session, tournament: PusoyTournament, rnd: PusoyRoun
     """PD-6..PD-9: the round's standings from its stored finishes (3 statements)."""
     where = (PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == rnd.number)
     rows = session.execute(
-        select(PusoyFinish.stage, PusoyFinish.table_no, PusoyFinish.game_no, PusoyFinish.player,
-               PusoyFinish.position, PusoyFinish.two_of_diamonds).where(*where)
+        select(
+            PusoyFinish.stage,
+            PusoyFinish.table_no,
+            PusoyFinish.game_no,
+            PusoyFinish.player,
+            PusoyFinish.position,
+            PusoyFinish.two_of_diamonds,
+        ).where(*where)
     ).all()
     players = list(
         session.scalars(
@@ -85,8 +97,12 @@ def live_standings(session: Session, tournament: PusoyTournament, rnd: PusoyRoun
         earlier = dict.fromkeys(players, 0)
         for player, position, diamond, count in session.execute(
             select(PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds, func.count())
-            .where(PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no < rnd.number,
-                   PusoyFinish.stage == 0, PusoyFinish.player.in_(players))
+            .where(
+                PusoyFinish.tournament_id == tournament.id,
+                PusoyFinish.round_no < rnd.number,
+                PusoyFinish.stage == 0,
+                PusoyFinish.player.in_(players),
+            )
             .group_by(PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds)
         ):
             earlier[player] += points(position, diamond) * count
@@ -163,8 +179,14 @@ def _open_playoff(session, tournament, rnd, ranked, playoff: Playoff, now, next_
     session.execute(
         PusoySeat.__table__.insert(),
         [
-            {"tournament_id": tournament.id, "round_no": rnd.number, "stage": stage, "player": p,
-             "table_no": t, "seat_no": s}
+            {
+                "tournament_id": tournament.id,
+                "round_no": rnd.number,
+                "stage": stage,
+                "player": p,
+                "table_no": t,
+                "seat_no": s,
+            }
             for t, table in enumerate(drawn, start=1)
             for s, p in enumerate(table, start=1)
         ],
@@ -180,8 +202,16 @@ def _lock(session, tournament, rnd, ranked, result: Advance, now, next_seed) -> 
     session.execute(
         PusoyStanding.__table__.insert(),
         [
-            {"tournament_id": tournament.id, "round_no": rnd.number, "player": s.player, "listed": i,
-             "points": s.points, "rank": s.rank, "decided_by": s.decided_by, "advanced": s.player in went_on}
+            {
+                "tournament_id": tournament.id,
+                "round_no": rnd.number,
+                "player": s.player,
+                "listed": i,
+                "points": s.points,
+                "rank": s.rank,
+                "decided_by": s.decided_by,
+                "advanced": s.player in went_on,
+            }
             for i, s in enumerate(ranked, start=1)
         ],
     )

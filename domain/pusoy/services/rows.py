@@ -26,4 +26,3 @@ def find(session: Session, code: str, lock: bool = False) -> PusoyTournament:
 def change_status(tournament: PusoyTournament, target: Status) -> None:
     raise_problems(transition_problems(Status(tournament.status), target))
     tournament.status = target.value
-

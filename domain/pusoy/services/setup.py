@@ -161,4 +161,3 @@ def _start(session: Session, tournament: PusoyTournament, now: datetime, next_se
     open_round(session, tournament, 1, draw.shuffled(seed, "round-1 seating", players), now)
     change_status(tournament, Status.ACTIVE)
     tournament.started_at = now
-

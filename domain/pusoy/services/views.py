@@ -23,9 +23,7 @@ def draw_proof(session: Session, code: str) -> list[dict]:
     """PD-12: every draw with its commitment; revealed ones with the seed, and whether re-running
     the draw from the seed reproduces the recorded outcome."""
     tournament = find(session, code)
-    rows = session.scalars(
-        select(PusoyDraw).where(PusoyDraw.tournament_id == tournament.id).order_by(PusoyDraw.seq)
-    )
+    rows = session.scalars(select(PusoyDraw).where(PusoyDraw.tournament_id == tournament.id).order_by(PusoyDraw.seq))
     out = []
     for d in rows:
         revealed = d.revealed_at is not None
@@ -129,4 +127,3 @@ def show(session: Session, code: str) -> dict:
         "tables": tables,
         "next_draw_commitment": pending,
     }
-

@@ -18,5 +18,7 @@ def transition(status: str, action: str) -> str:
     if status not in allowed:
         if status == "ended":
             raise DomainError("series-ended", f"the series has ended; it cannot {action}")
-        raise DomainError(f"series-not-{'paused' if action == 'resume' else 'active'}", f"the series is {status}; it cannot {action}")
+        raise DomainError(
+            f"series-not-{'paused' if action == 'resume' else 'active'}", f"the series is {status}; it cannot {action}"
+        )
     return allowed[status]

@@ -95,14 +95,10 @@ def trigger(cron: str, tz: ZoneInfo) -> CronTrigger:
         CronTrigger,  # here: the CLI's help needs only the defaults above
     )
 
-    return CronTrigger(
-        minute=minute, hour=hour, day=day, month=month, day_of_week=_day_of_week(dow), timezone=tz
-    )
+    return CronTrigger(minute=minute, hour=hour, day=day, month=month, day_of_week=_day_of_week(dow), timezone=tz)
 
 
-def starts_between(
-    schedule: Schedule, after: datetime, until: datetime, limit: int | None = None
-) -> list[datetime]:
+def starts_between(schedule: Schedule, after: datetime, until: datetime, limit: int | None = None) -> list[datetime]:
     """UTC start instants with after < start <= until (both UTC-aware), the first `limit` of them."""
     tz = zone(schedule.timezone)
     if tz is None:
@@ -136,7 +132,10 @@ def schedule_problems(schedule: Schedule, now: datetime) -> list[Problem]:
     tz = zone(schedule.timezone)
     if tz is None:
         problems.append(
-            Problem("series-timezone-unknown", f"unknown timezone '{schedule.timezone}' (use an IANA name such as Europe/Moscow)")
+            Problem(
+                "series-timezone-unknown",
+                f"unknown timezone '{schedule.timezone}' (use an IANA name such as Europe/Moscow)",
+            )
         )
     if not 1 <= schedule.horizon_days <= MAX_HORIZON_DAYS:
         problems.append(

@@ -61,9 +61,17 @@ def poker_settings(template: Mapping[str, Any], name: str, starts_at: datetime) 
 def _poker_problems(template: Mapping[str, Any]) -> list[Problem]:
     unknown = sorted(set(template) - set(POKER_KEYS))
     if unknown:
-        return [Problem("series-template-unknown-setting", f"a poker template has no setting {', '.join(unknown)}; "
-                        f"it takes: {', '.join(POKER_KEYS)}")]
-    required = [f.name for f in fields(TournamentSettings) if f.default is MISSING and f.default_factory is MISSING and f.name not in _POKER_FROM_SERIES]
+        return [
+            Problem(
+                "series-template-unknown-setting",
+                f"a poker template has no setting {', '.join(unknown)}; it takes: {', '.join(POKER_KEYS)}",
+            )
+        ]
+    required = [
+        f.name
+        for f in fields(TournamentSettings)
+        if f.default is MISSING and f.default_factory is MISSING and f.name not in _POKER_FROM_SERIES
+    ]
     missing = [key for key in ("structure_id", *required) if key not in template]
     if missing:
         return [Problem("series-template-missing-setting", f"the poker template needs {', '.join(missing)}")]
@@ -80,8 +88,12 @@ def _poker_problems(template: Mapping[str, Any]) -> list[Problem]:
 def _pusoy_problems(template: Mapping[str, Any]) -> list[Problem]:
     unknown = sorted(set(template) - set(PUSOY_KEYS))
     if unknown:
-        return [Problem("series-template-unknown-setting", f"a Pusoy Dos template has no setting {', '.join(unknown)}; "
-                        f"it takes: {', '.join(PUSOY_KEYS)}")]
+        return [
+            Problem(
+                "series-template-unknown-setting",
+                f"a Pusoy Dos template has no setting {', '.join(unknown)}; it takes: {', '.join(PUSOY_KEYS)}",
+            )
+        ]
     missing = [key for key in ("organizer", "capacity") if key not in template]
     if missing:
         return [Problem("series-template-missing-setting", f"the Pusoy Dos template needs {', '.join(missing)}")]

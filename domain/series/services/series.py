@@ -86,7 +86,9 @@ def add_series(session: Session, spec: SeriesSpec, now: datetime) -> int:
     if club is None:
         raise NotFound("series-club-not-found", f"no club #{spec.club_id}")
     if club.listing_status != "listed":
-        raise DomainError("series-club-not-listed", f"club #{spec.club_id} is {club.listing_status}; it cannot add a series")
+        raise DomainError(
+            "series-club-not-listed", f"club #{spec.club_id} is {club.listing_status}; it cannot add a series"
+        )
     spec = replace(spec, timezone=spec.timezone or club.timezone)
     raise_problems(spec_problems(session, spec, now))
     series_id = session.execute(
@@ -333,13 +335,17 @@ def _lock(session: Session, series_id: int) -> dict[str, Any]:
 
 
 def _read(session: Session, series_id: int, lock: bool) -> dict[str, Any]:
-    row = session.execute(
-        text(
-            "SELECT id, club_id, name, kind, cron, timezone, horizon_days, opens_before_minutes, template,"
-            f" status, created_at, updated_at FROM series WHERE id = :id{' FOR UPDATE' if lock else ''}"
-        ),
-        {"id": series_id},
-    ).mappings().first()
+    row = (
+        session.execute(
+            text(
+                "SELECT id, club_id, name, kind, cron, timezone, horizon_days, opens_before_minutes, template,"
+                f" status, created_at, updated_at FROM series WHERE id = :id{' FOR UPDATE' if lock else ''}"
+            ),
+            {"id": series_id},
+        )
+        .mappings()
+        .first()
+    )
     if row is None:
         raise NotFound("series-not-found", f"no series #{series_id}")
     return dict(row)

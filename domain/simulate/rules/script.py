@@ -89,16 +89,19 @@ def poker_script(
             alive.remove(busted)
             steps.append(Step(at, BUST, busted, killer))
             # a tick's margin before the deadline: a late simulator still re-enters in time
-            if times.reentry_until is not None and at + times.tick < times.reentry_until \
-                    and rng.randrange(100) < reentry_percent:
+            if (
+                times.reentry_until is not None
+                and at + times.tick < times.reentry_until
+                and rng.randrange(100) < reentry_percent
+            ):
                 alive.append(busted)
                 steps.append(Step(at, REENTRY, busted))
     return tuple(steps)
 
 
-def game_finishes(rng: random.Random, seated: Sequence[str], two_of_diamonds_percent: int = 15) -> tuple[
-    tuple[tuple[str, int], ...], str | None
-]:
+def game_finishes(
+    rng: random.Random, seated: Sequence[str], two_of_diamonds_percent: int = 15
+) -> tuple[tuple[tuple[str, int], ...], str | None]:
     """One Pusoy Dos game at one table: every seated player's finishing position, and the winner
     when they went out on the 2 of diamonds."""
     order = list(seated)

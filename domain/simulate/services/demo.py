@@ -45,14 +45,48 @@ DEMO_CLUB = "Tourney Demo Club"
 # (SP-3 with percent 0 and a minimum of 3): the screen's prize places are the prize lines
 DEMO_PRESET, DEMO_PRIZE_PLACES = "cup", 3
 DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo Pusoy Cup"
-FIRST = ("Anna", "Boris", "Vera", "Gleb", "Dina", "Egor", "Zoya", "Ilya", "Kira", "Lev", "Mila", "Nikita",
-         "Olga", "Pavel", "Rita", "Semyon", "Tanya", "Ulyana", "Fyodor", "Yana")
+FIRST = (
+    "Anna",
+    "Boris",
+    "Vera",
+    "Gleb",
+    "Dina",
+    "Egor",
+    "Zoya",
+    "Ilya",
+    "Kira",
+    "Lev",
+    "Mila",
+    "Nikita",
+    "Olga",
+    "Pavel",
+    "Rita",
+    "Semyon",
+    "Tanya",
+    "Ulyana",
+    "Fyodor",
+    "Yana",
+)
 LAST = ("Petrova", "Ivanov", "Smirnova", "Orlov", "Kuznetsova", "Popov", "Volkova", "Sokolov")
 # a simulator holds these session-level advisory locks (with the tournament's id) while it drives
 SIMULATING_POKER, SIMULATING_PUSOY = 7411901, 7411902
 # (small blind, big blind), one minute each by default; a break after level 2
-BLINDS = ((100, 200), (200, 400), None, (300, 600), (400, 800), (500, 1000), (600, 1200), (800, 1600),
-          (1000, 2000), (1500, 3000), (2000, 4000), (3000, 6000), (4000, 8000), (6000, 12000))
+BLINDS = (
+    (100, 200),
+    (200, 400),
+    None,
+    (300, 600),
+    (400, 800),
+    (500, 1000),
+    (600, 1200),
+    (800, 1600),
+    (1000, 2000),
+    (1500, 3000),
+    (2000, 4000),
+    (3000, 6000),
+    (4000, 8000),
+    (6000, 12000),
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +111,9 @@ def find_demo(session: Session) -> Demo | None:
         club_id,
         session.scalar(select(Series.id).where(Series.club_id == club_id, Series.name == DEMO_SERIES)),
         session.scalar(select(Tournament.id).where(Tournament.club_id == club_id, Tournament.name == DEMO_POKER)),
-        session.scalar(select(PusoyTournament.code).where(PusoyTournament.club_id == club_id,
-                                                          PusoyTournament.name == DEMO_PUSOY)),
+        session.scalar(
+            select(PusoyTournament.code).where(PusoyTournament.club_id == club_id, PusoyTournament.name == DEMO_PUSOY)
+        ),
     )
 
 
@@ -106,8 +141,14 @@ def driving(engine: Engine, poker_id: int | None, pusoy_code: str | None) -> Ite
 
 
 def seed_demo(
-    session: Session, now: datetime, rng: random.Random, *, players: int = 30, pusoy_players: int = 16,
-    starts_in: timedelta = timedelta(minutes=2), level: timedelta = timedelta(minutes=1),
+    session: Session,
+    now: datetime,
+    rng: random.Random,
+    *,
+    players: int = 30,
+    pusoy_players: int = 16,
+    starts_in: timedelta = timedelta(minutes=2),
+    level: timedelta = timedelta(minutes=1),
 ) -> Demo:
     """A club, a weekly series, a live poker tournament open for registration starting `starts_in`
     from `now` with `players` registered, and a Pusoy Dos tournament of the club filled (so
@@ -115,26 +156,55 @@ def seed_demo(
     if demo_club(session) is not None:
         raise DomainError("demo-exists", f"the demo is already seeded ('{DEMO_CLUB}'); not seeding twice")
     now = now.replace(microsecond=0)
-    club = clubs.add_club(session, NewClub(DEMO_CLUB, "legal_entity", "7707083893", "1027700132195",
-                                           "results@demo-club.example", "Europe/Moscow"), now)
+    club = clubs.add_club(
+        session,
+        NewClub(DEMO_CLUB, "legal_entity", "7707083893", "1027700132195", "results@demo-club.example", "Europe/Moscow"),
+        now,
+    )
     levels = [
-        LevelSpec(0, 0, 0, int(level.total_seconds()), is_break=True) if blinds is None
+        LevelSpec(0, 0, 0, int(level.total_seconds()), is_break=True)
+        if blinds is None
         else LevelSpec(blinds[0], blinds[1], 0, int(level.total_seconds()))
         for blinds in BLINDS
     ]
     structure = poker_structures.import_structure(session, club.id, "Demo turbo", "none", levels, now)
-    series_id = add_series(session, SeriesSpec(
-        club.id, DEMO_SERIES, "poker", "0 19 * * fri", None,
-        {"structure_id": structure.id, "starting_stack": 10000, "currency": "RUB", "buy_in": 100000,
-         "late_reg_minutes": 60},
-    ), now)
+    series_id = add_series(
+        session,
+        SeriesSpec(
+            club.id,
+            DEMO_SERIES,
+            "poker",
+            "0 19 * * fri",
+            None,
+            {
+                "structure_id": structure.id,
+                "starting_stack": 10000,
+                "currency": "RUB",
+                "buy_in": 100000,
+                "late_reg_minutes": 60,
+            },
+        ),
+        now,
+    )
     start = now + starts_in
     settings = TournamentSettings(
-        name=DEMO_POKER, scheduled_start=start, starting_stack=10000, currency="RUB", buy_in=100000,
-        format="reentry", bounty_type="classic", seat_cap=9, late_reg_deadline=start + 2 * level,
-        reentry_deadline=start + 2 * level, reentry_amount=100000, addon_amount=50000, addon_chips=10000,
-        addon_break=1, no_show_policy="drop",
-        itm_percent=0, itm_min=DEMO_PRIZE_PLACES,
+        name=DEMO_POKER,
+        scheduled_start=start,
+        starting_stack=10000,
+        currency="RUB",
+        buy_in=100000,
+        format="reentry",
+        bounty_type="classic",
+        seat_cap=9,
+        late_reg_deadline=start + 2 * level,
+        reentry_deadline=start + 2 * level,
+        reentry_amount=100000,
+        addon_amount=50000,
+        addon_chips=10000,
+        addon_break=1,
+        no_show_policy="drop",
+        itm_percent=0,
+        itm_min=DEMO_PRIZE_PLACES,
     )
     t = poker_tournaments.create_tournament(session, club.id, structure.id, settings, now)
     knockout_service.set_void_window(session, t.id, 1)
@@ -144,8 +214,16 @@ def seed_demo(
         poker_players.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
         poker_entries.register(session, t.id, f"demo{i:02d}", now)
     results_service.apply_preset(session, t.id, DEMO_PRESET, locales.club_locale(session, club.id))
-    cup = pusoy_setup.create(session, name=DEMO_PUSOY, organizer="demo-host", capacity=pusoy_players,
-                       games_per_round=2, club_id=club.id, now=now, rng=rng)
+    cup = pusoy_setup.create(
+        session,
+        name=DEMO_PUSOY,
+        organizer="demo-host",
+        capacity=pusoy_players,
+        games_per_round=2,
+        club_id=club.id,
+        now=now,
+        rng=rng,
+    )
     for i in range(1, pusoy_players + 1):
         pusoy_setup.join(session, cup.code, f"pd{i:02d}", now)
     return Demo(club.id, series_id, t.id, cup.code)
@@ -171,11 +249,24 @@ def poker_facts(session: Session, tournament_id: int, now: datetime, play: timed
     """The tournament as the simulator plans it at `now`: busts from the start until `play` later (at
     least past the re-entry window and the add-on); check-ins only while late registration is open."""
     t = poker_tournaments.get_tournament(session, tournament_id)
-    arriving = _handles(session, select(Player.handle).join(Registration, Registration.player_id == Player.id).where(
-        Registration.tournament_id == t.id, Registration.status == "active", Registration.checked_in_at.is_(None),
-    ).order_by(Registration.id))
-    in_play = _handles(session, select(Player.handle).join(Entry, Entry.player_id == Player.id).where(
-        Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id))
+    arriving = _handles(
+        session,
+        select(Player.handle)
+        .join(Registration, Registration.player_id == Player.id)
+        .where(
+            Registration.tournament_id == t.id,
+            Registration.status == "active",
+            Registration.checked_in_at.is_(None),
+        )
+        .order_by(Registration.id),
+    )
+    in_play = _handles(
+        session,
+        select(Player.handle)
+        .join(Entry, Entry.player_id == Player.id)
+        .where(Entry.tournament_id == t.id, Entry.state == "active")
+        .order_by(Entry.id),
+    )
     start = t.scheduled_start
     late_close = t.late_reg_deadline or start
     reentry_until = t.reentry_deadline or t.late_reg_deadline
@@ -193,8 +284,14 @@ def poker_facts(session: Session, tournament_id: int, now: datetime, play: timed
                 elapsed += lv.duration_seconds
     latest = max(x for x in (start, reentry_until if offered else None, addon_at) if x is not None)
     finish_by = max(start + play, latest + timedelta(minutes=1))
-    times = PokerTimes(opens=min(now, start), start=start, late_close=late_close,
-                       reentry_until=reentry_until if offered else None, addon_at=addon_at, finish_by=finish_by)
+    times = PokerTimes(
+        opens=min(now, start),
+        start=start,
+        late_close=late_close,
+        reentry_until=reentry_until if offered else None,
+        addon_at=addon_at,
+        finish_by=finish_by,
+    )
     if now >= late_close:  # a simulation resumed late: those not checked in can no longer come
         arriving = ()
     return PokerFacts(t.status, arriving, in_play, times, knockout_service.void_window(session, t.id))
@@ -213,15 +310,19 @@ def start_poker(session: Session, tournament_id: int, now: datetime, seed: str) 
 
 
 def _entry_of(session: Session, tournament_id: int, handle: str) -> int:
-    found = session.scalar(select(Entry.id).join(Player, Player.id == Entry.player_id).where(
-        Entry.tournament_id == tournament_id, Player.handle == handle, Entry.state == "active"))
+    found = session.scalar(
+        select(Entry.id)
+        .join(Player, Player.id == Entry.player_id)
+        .where(Entry.tournament_id == tournament_id, Player.handle == handle, Entry.state == "active")
+    )
     if found is None:
         raise DomainError("simulate-not-in-play", f"{handle} has no entry in play in tournament {tournament_id}")
     return found
 
 
-def poker_step(session: Session, tournament_id: int, step: Step, now: datetime, seed: str,
-               final_table_from: datetime | None = None) -> str:
+def poker_step(
+    session: Session, tournament_id: int, step: Step, now: datetime, seed: str, final_table_from: datetime | None = None
+) -> str:
     """One scripted floor action through the poker services; returns what happened, in words. A
     bust that leaves a field fitting one table assembles the final table (`seat final-table
     --confirm`), from `final_table_from` on: once no one can enter any more (the final-table draw
@@ -240,8 +341,9 @@ def poker_step(session: Session, tournament_id: int, step: Step, now: datetime, 
     desk.knock_out(session, tournament_id, [bust], now=now, actor="simulator")
     left = session.scalar(select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active"))
     said = f"{step.player} busted by {step.killer} ({left} left)"
-    if (final_table_from is None or now >= final_table_from) and \
-            seating_service.final_table(session, tournament_id, now, confirm=False)["proposed"]:
+    if (final_table_from is None or now >= final_table_from) and seating_service.final_table(
+        session, tournament_id, now, confirm=False
+    )["proposed"]:
         seating_service.final_table(session, tournament_id, now, confirm=True, seed=f"{seed}-final-table")
         said += "; final table assembled"
     return said
@@ -271,25 +373,48 @@ def pusoy_next_games(session: Session, code: str) -> list[Game]:
     rnd = session.get(PusoyRound, (t.id, t.current_round))
     if rnd is None or rnd.status == "locked":
         return []
-    seats = session.execute(select(PusoySeat.table_no, PusoySeat.player).where(
-        PusoySeat.tournament_id == t.id, PusoySeat.round_no == rnd.number, PusoySeat.stage == rnd.stage,
-    ).order_by(PusoySeat.table_no, PusoySeat.seat_no)).all()
-    reported = dict(session.execute(select(PusoyGame.table_no, func.count()).where(
-        PusoyGame.tournament_id == t.id, PusoyGame.round_no == rnd.number, PusoyGame.stage == rnd.stage,
-    ).group_by(PusoyGame.table_no)).all())
+    seats = session.execute(
+        select(PusoySeat.table_no, PusoySeat.player)
+        .where(
+            PusoySeat.tournament_id == t.id,
+            PusoySeat.round_no == rnd.number,
+            PusoySeat.stage == rnd.stage,
+        )
+        .order_by(PusoySeat.table_no, PusoySeat.seat_no)
+    ).all()
+    reported = dict(
+        session.execute(
+            select(PusoyGame.table_no, func.count())
+            .where(
+                PusoyGame.tournament_id == t.id,
+                PusoyGame.round_no == rnd.number,
+                PusoyGame.stage == rnd.stage,
+            )
+            .group_by(PusoyGame.table_no)
+        ).all()
+    )
     games = t.games_per_round if rnd.stage == 0 else 1
     tables: dict[int, list[str]] = {}
     for table, player in seats:
         tables.setdefault(table, []).append(player)
     return [
         Game(rnd.number, rnd.stage, table, reported.get(table, 0) + 1, tuple(players))
-        for table, players in tables.items() if reported.get(table, 0) < games
+        for table, players in tables.items()
+        if reported.get(table, 0) < games
     ]
 
 
-def pusoy_report(session: Session, code: str, game: Game, finishes, two_of_diamonds: str | None,
-                 now: datetime) -> bool:
+def pusoy_report(session: Session, code: str, game: Game, finishes, two_of_diamonds: str | None, now: datetime) -> bool:
     """`pusoy report`; True when the round (or playoff) is ready to complete."""
-    return pusoy_reports.report(session, code, round_no=game.round_no, table=game.table, game=game.game,
-                        finishes=list(finishes), two_of_diamonds=two_of_diamonds, now=now, by="simulator",
-                        playoff=game.playoff).round_ready
+    return pusoy_reports.report(
+        session,
+        code,
+        round_no=game.round_no,
+        table=game.table,
+        game=game.game,
+        finishes=list(finishes),
+        two_of_diamonds=two_of_diamonds,
+        now=now,
+        by="simulator",
+        playoff=game.playoff,
+    ).round_ready

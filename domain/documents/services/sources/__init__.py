@@ -19,7 +19,13 @@ from domain.documents.services.sources.shared import Skipped
 from domain.errors import DomainError, NotFound
 
 __all__ = [
-    "Skipped", "bundle", "due", "due_poker_ids", "due_pusoy_ids", "pending_seasons_sql", "season_bundles",
+    "Skipped",
+    "bundle",
+    "due",
+    "due_poker_ids",
+    "due_pusoy_ids",
+    "pending_seasons_sql",
+    "season_bundles",
 ]
 
 

@@ -123,10 +123,16 @@ def _stored_places(session: Session, ids: Sequence[int]) -> dict[int, list[Poker
         .where(FinalPlace.tournament_id.in_(ids))
         .order_by(FinalPlace.tournament_id, FinalPlace.place, func.coalesce(Player.name, Player.pseudonym))
     ):
-        stored[r.tournament_id].append(PokerPlace(
-            r.place, r.player, Decimal(r.credit_halves) / 2, r.prize,
-            _exact_credit(r.credit_units), r.pko_points,
-        ))
+        stored[r.tournament_id].append(
+            PokerPlace(
+                r.place,
+                r.player,
+                Decimal(r.credit_halves) / 2,
+                r.prize,
+                _exact_credit(r.credit_units),
+                r.pko_points,
+            )
+        )
     return stored
 
 
@@ -149,8 +155,14 @@ def _bundle(session: Session, tournament: Tournament, club: Club, rows: _Rows) -
 def _computed_places(session: Session, tid: int) -> list[PokerPlace]:
     """The places the results service computes for a tournament finished without stored places."""
     return [
-        PokerPlace(p.place.place, p.name, Decimal(p.place.credit_halves) / 2, p.place.prize,
-                   _exact_credit(p.place.credit_units), p.place.pko_points)
+        PokerPlace(
+            p.place.place,
+            p.name,
+            Decimal(p.place.credit_halves) / 2,
+            p.place.prize,
+            _exact_credit(p.place.credit_units),
+            p.place.pko_points,
+        )
         for p in computed_places(session, tid)
     ]
 
@@ -202,8 +214,9 @@ def _options(t: Tournament, timezone: str) -> tuple[SheetOption, ...]:
         options.append(SheetOption("reentry-limit", number=t.reentry_limit))
     if t.mystery_phase != "start" or t.mystery_draw_per != "per_killer_entry":
         phase, _, level = t.mystery_phase.partition(":")
-        options.append(SheetOption("mystery", number=int(level) if level else None, phase=phase,
-                                   per=t.mystery_draw_per))
+        options.append(
+            SheetOption("mystery", number=int(level) if level else None, phase=phase, per=t.mystery_draw_per)
+        )
     return tuple(options)
 
 
@@ -213,7 +226,8 @@ def _mystery(session: Session, ids: Sequence[int]) -> dict[int, MysteryPrizes]:
     prizes: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for r in session.execute(
         select(MysteryPrize.tournament_id, MysteryPrize.position, MysteryPrize.description)
-        .where(MysteryPrize.tournament_id.in_(ids)).order_by(MysteryPrize.tournament_id, MysteryPrize.position)
+        .where(MysteryPrize.tournament_id.in_(ids))
+        .order_by(MysteryPrize.tournament_id, MysteryPrize.position)
     ):
         prizes[r.tournament_id].append((r.position, r.description))
     if not prizes:
@@ -221,13 +235,16 @@ def _mystery(session: Session, ids: Sequence[int]) -> dict[int, MysteryPrizes]:
     drawn = {
         (r.tournament_id, r.prize_position): r.draw_number
         for r in session.execute(
-            select(MysteryDraw.tournament_id, MysteryDraw.prize_position, MysteryDraw.draw_number)
-            .where(MysteryDraw.tournament_id.in_(list(prizes)), MysteryDraw.prize_position.is_not(None))
+            select(MysteryDraw.tournament_id, MysteryDraw.prize_position, MysteryDraw.draw_number).where(
+                MysteryDraw.tournament_id.in_(list(prizes)), MysteryDraw.prize_position.is_not(None)
+            )
         )
     }
-    seeds = dict(session.execute(
-        select(MysteryPhase.tournament_id, MysteryPhase.seed).where(MysteryPhase.tournament_id.in_(list(prizes)))
-    ).all())
+    seeds = dict(
+        session.execute(
+            select(MysteryPhase.tournament_id, MysteryPhase.seed).where(MysteryPhase.tournament_id.in_(list(prizes)))
+        ).all()
+    )
     return {
         tid: (
             tuple((d, drawn.get((tid, n))) for n, d in rows),

@@ -111,7 +111,11 @@ def _playoffs(session: Session, ids: Sequence[int]) -> dict[tuple[int, int, int]
         select(PusoyFinish.tournament_id, PusoyFinish.round_no, PusoyFinish.stage, PusoyFinish.player)
         .where(PusoyFinish.tournament_id.in_(ids), PusoyFinish.stage > 0)
         .order_by(
-            PusoyFinish.tournament_id, PusoyFinish.round_no, PusoyFinish.stage, PusoyFinish.position, PusoyFinish.table_no
+            PusoyFinish.tournament_id,
+            PusoyFinish.round_no,
+            PusoyFinish.stage,
+            PusoyFinish.position,
+            PusoyFinish.table_no,
         )
     ):
         playoffs[(r.tournament_id, r.round_no, r.stage)].append(r.player)
@@ -134,12 +138,17 @@ def _bundle(tournament: PusoyTournament, club: Club | None, rows: _Rows) -> Bund
         rounds=_rounds(tournament, rows.standings),
         playoffs=_played(tournament, rows.standings, rows.playoffs),
         champion=tournament.champion,
-        locale=locales.pusoy_locale(rows.own_locales.get(tid), club.id if club else None,
-                                    rows.club_locales.get(club.id) if club else None),
+        locale=locales.pusoy_locale(
+            rows.own_locales.get(tid), club.id if club else None, rows.club_locales.get(club.id) if club else None
+        ),
     )
     recipient = club.contact_email if club else tournament.organizer_email
-    return Bundle(sheet, club_id=club.id if club else None, recipient=recipient or None,
-                  logo=rows.logos.get(club.id) if club else None)
+    return Bundle(
+        sheet,
+        club_id=club.id if club else None,
+        recipient=recipient or None,
+        logo=rows.logos.get(club.id) if club else None,
+    )
 
 
 def _rounds(tournament: PusoyTournament, standings: dict[tuple[int, int], list]) -> tuple[PusoyRound, ...]:

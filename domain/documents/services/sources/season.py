@@ -39,11 +39,17 @@ def pending_seasons_sql() -> str:
     from sqlalchemy.dialects import postgresql
 
     published = _published_in_seasons().subquery()
-    query = select(func.count()).select_from(published).where(~exists().where(
-        DocumentPublication.source == "season",
-        DocumentPublication.season_id == published.c.season_id,
-        DocumentPublication.tournament_id == published.c.tournament_id,
-    ))
+    query = (
+        select(func.count())
+        .select_from(published)
+        .where(
+            ~exists().where(
+                DocumentPublication.source == "season",
+                DocumentPublication.season_id == published.c.season_id,
+                DocumentPublication.tournament_id == published.c.tournament_id,
+            )
+        )
+    )
     return str(query.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
 
 
@@ -81,12 +87,14 @@ def season_bundles(session: Session) -> list[Bundle]:
 
 def _unrendered(session: Session, published: list[Row]) -> list[tuple[int, int, int]]:
     """Of the (season, tournament, publication) published, those whose standings were not."""
-    done = set(session.execute(
-        select(DocumentPublication.season_id, DocumentPublication.tournament_id).where(
-            DocumentPublication.source == "season",
-            DocumentPublication.season_id.in_({sid for sid, _, _ in published}),
-        )
-    ).all())
+    done = set(
+        session.execute(
+            select(DocumentPublication.season_id, DocumentPublication.tournament_id).where(
+                DocumentPublication.source == "season",
+                DocumentPublication.season_id.in_({sid for sid, _, _ in published}),
+            )
+        ).all()
+    )
     return [(sid, tid, pid) for sid, tid, pid in published if (sid, tid) not in done]
 
 
@@ -109,8 +117,15 @@ def _sheet(
         bonus=season.knockout_bonus,
         best_k=season.best_k,
         rows=tuple(
-            SeasonRow(n.standing.rank, n.name, n.standing.total, n.standing.counted, n.standing.played,
-                      n.standing.firsts, n.standing.best)
+            SeasonRow(
+                n.standing.rank,
+                n.name,
+                n.standing.total,
+                n.standing.counted,
+                n.standing.played,
+                n.standing.firsts,
+                n.standing.best,
+            )
             for n in named
         ),
         locale=locales.poker_locale(locale),

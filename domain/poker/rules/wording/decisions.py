@@ -4,9 +4,7 @@ words the lexicon adds to, or keeps from, what pycountry, CLDR and pymorphy3 giv
 from __future__ import annotations
 
 # ISO 4217 codes that are not money (precious metals, units of account, testing, "no currency")
-_NOT_MONEY_CODES = frozenset(
-    "XAG XAU XPD XPT XBA XBB XBC XBD XDR XSU XUA XAD XTS XXX XEU XFO XFU XRE".split()
-)
+_NOT_MONEY_CODES = frozenset("XAG XAU XPD XPT XBA XBB XBC XBD XDR XSU XUA XAD XTS XXX XEU XFO XFU XRE".split())
 # codes whose CLDR names are units or an everyday word, not a currency's name ("Zimbabwean gold")
 _UNNAMED_CODES = _NOT_MONEY_CODES | frozenset("CLF COU ECV MXV UYW ZWG".split())
 # codes a club writes that ISO 4217 no longer lists, or never did

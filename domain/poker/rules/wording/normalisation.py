@@ -28,8 +28,22 @@ class _Unicode:
 
 _APOSTROPHES = frozenset("\u2018\u2019\u02bb\u02bc\uff07")
 _IGNORABLE_NON_FORMAT = frozenset(
-    map(chr, (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810),
-              *range(0xFE00, 0xFE10), *range(0xFFF0, 0xFFF9), *range(0xE0100, 0xE01F0)))
+    map(
+        chr,
+        (
+            0x034F,
+            0x115F,
+            0x1160,
+            0x17B4,
+            0x17B5,
+            0x3164,
+            0xFFA0,
+            *range(0x180B, 0x1810),
+            *range(0xFE00, 0xFE10),
+            *range(0xFFF0, 0xFFF9),
+            *range(0xE0100, 0xE01F0),
+        ),
+    )
 )
 
 

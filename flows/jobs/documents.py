@@ -52,15 +52,17 @@ def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
     return published, skipped
 
 
-def start_publishing(tournament_id: int) -> str:
-    """The event of a poker tournament's finish (`tourney poker finish`, or the timekeeper's finalize
-    moment): a run of `publish-results` at once, named and tagged by the tournament, one per
+def start_publishing(tournament_id: int, source: str = "poker") -> str:
+    """The event of a tournament's end (a poker tournament's finish: `tourney poker finish`, the
+    timekeeper's finalize moment, the finalize sweep; a Pusoy Dos cup's champion: the round that
+    crowns them): a run of `publish-results` at once, named and tagged by the tournament, one per
     tournament (its idempotency key); what was done, in one line."""
+    tags = of_poker([tournament_id]) if source == "poker" else of_pusoy([tournament_id])
     return run_now(
         "publish-results",
-        f"publish-poker-{tournament_id}",
-        merged(of_poker([tournament_id])),
-        run_name=f"publish-results poker-{tournament_id}",
+        f"publish-{source}-{tournament_id}",
+        merged(tags),
+        run_name=f"publish-results {source}-{tournament_id}",
     )
 
 

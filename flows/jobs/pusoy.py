@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.store.db import unit_of_work
 from flows import bootstrap
+from flows.jobs.documents import start_publishing
 from flows.retrying import unless_refused
 from flows.runs import run_here
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
@@ -76,6 +77,8 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
         for completion in completions:
             _artifact(completion)
             print(f"tournament {completion.tournament_id} round {completion.round_no}: {completion.outcome}")
+            if completion.outcome == "champion":  # the event: the cup's documents, at once
+                print(start_publishing(completion.tournament_id, "pusoy"))
         create_table_artifact(
             key="complete-rounds",
             table=[

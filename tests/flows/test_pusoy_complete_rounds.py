@@ -13,7 +13,7 @@ from domain.pusoy.tables import PusoyRound
 from domain.store.db import unit_of_work
 from flows.jobs.pusoy import complete_rounds
 from tests.support.cli import run
-from tests.support.pusoy_world import NOW, filled, play, seating
+from tests.support.pusoy_world import NOW, complete_pusoy, filled, play, seating
 from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
 
 
@@ -93,3 +93,22 @@ def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_ap
         assert s.get(PusoyRound, (tid, 1)).status == "locked"
         assert s.get(PusoyRound, (tid, 2)).status == "playing"
     assert artifact(f"pusoy-{tid}-round-1")
+
+
+def test_the_round_that_crowns_the_champion_starts_the_cups_documents_at_once(prefect_api, committed):
+    """PD-11, DOC-1: the completion that crowns the champion creates the cup's `publish-results` run
+    at once (named and tagged by the cup, one per cup), as a poker tournament's finish does; a runner
+    or worker takes it within seconds, not at the next sweep."""
+    from flows.deployments import deployment, job
+
+    deployment_id = deployment(job("publish-results")).apply()
+    with unit_of_work(committed) as s:
+        t, _, _ = complete_pusoy(s, crown=False)
+        tid = t.id
+    result = complete_rounds(tid)
+    assert [c["outcome"] for c in result["completed"]] == ["champion"]
+    complete_rounds(tid)  # nothing left to complete: no second run
+    with get_client(sync_client=True) as client:
+        runs = [r for r in client.read_flow_runs() if r.deployment_id == deployment_id and not r.auto_scheduled]
+    assert [r.name for r in runs] == [f"publish-results pusoy-{tid}"]  # besides the schedule's own runs
+    assert {"kind:pusoy", f"tournament:pusoy-{tid}"} <= set(runs[0].tags)

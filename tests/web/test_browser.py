@@ -140,7 +140,8 @@ def test_sp_8_at_the_finish_the_clock_stops_and_the_winner_appears_without_a_rel
     world.finish(committed, t["id"])
     _wait_text(page, "#level", lambda v: v == "Турнир завершён")
     assert page.text_content("#winner") == "Победитель: Игрок 3"
-    assert page.get_attribute("#screen", "data-status") == "finished" and page.text_content("#blinds") == ""
+    page.wait_for_selector('#screen[data-status="finished"]', timeout=WAIT_S * 1000)  # the stream's next message
+    assert page.text_content("#blinds") == ""
     stopped = page.text_content("#time-left")
     time.sleep(2.2)
     assert page.text_content("#time-left") == stopped

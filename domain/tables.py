@@ -1,6 +1,7 @@
 """Every area's tables, imported so that `metadata` is complete (Alembic, tests)."""
 
-from domain.clubs import tables as clubs_tables  # noqa: F401  (imported for their tables)
+from domain.access import tables as access_tables  # noqa: F401  (imported for their tables)
+from domain.clubs import tables as clubs_tables  # noqa: F401
 from domain.documents import tables as documents_tables  # noqa: F401
 from domain.leagues import tables as leagues_tables  # noqa: F401
 from domain.poker.tables import clock_seating, knockouts_places, moments, tournaments  # noqa: F401

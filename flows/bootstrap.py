@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session
 
+    from domain.access.ports import PasswordHasher
     from domain.clubs.ports import RegistryProvider
     from infra.mail import SmtpMailer
     from infra.render import Renderer
@@ -125,3 +126,10 @@ def registry(limiter: Callable[[str, float], object]) -> RegistryProvider | None
     from infra.registry_http import provider_from_settings
 
     return provider_from_settings(registry_settings(), limiter)
+
+
+def password_hasher() -> PasswordHasher:
+    """Passwords as argon2id (argon2-cffi, OWASP's parameters)."""
+    from infra.passwords import Argon2idHasher
+
+    return Argon2idHasher()

@@ -1,0 +1,256 @@
+"""Signing in and who a request is (RULES AC-1, AC-4): the throttled sign-in, sessions, machine
+tokens, and the `Actor` a session or a token stands for, read afresh at every request (a block, a
+revoked role or an ended session takes effect at the next one).
+
+The throttle counts failures in PostgreSQL under a transaction-scoped advisory lock per e-mail, so
+concurrent guesses at one account are counted one after another, never past the limit. The caller
+commits a refused or failed sign-in too: the attempt is what throttles the next one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, text, update
+from sqlalchemy.orm import Session
+
+from domain.access.ports import PasswordHasher
+from domain.access.rules import credentials
+from domain.access.rules.policy import Actor, Role
+from domain.access.services import accounts
+from domain.access.services.secrets import TOKEN_PREFIX, digest, new_secret, new_token
+from domain.access.tables import Account, SignInAttempt, Token, UserSession
+from domain.errors import DomainError, NotFound
+
+_NOBODY: dict[int, str] = {}
+
+
+def _nobody(hasher: PasswordHasher) -> str:
+    """A hash of a password nobody has: a sign-in for an unknown e-mail costs the same one argon2 verify."""
+    if id(hasher) not in _NOBODY:
+        _NOBODY[id(hasher)] = hasher.hash(new_secret())
+    return _NOBODY[id(hasher)]
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """What a sign-in came to: a session's secret (for the cookie), or a refusal with its code."""
+
+    secret: str | None
+    code: str | None = None
+    message: str = ""
+    retry_after_s: int = 0
+
+
+def _failures(session: Session, column, value: str, now: datetime) -> list[datetime]:
+    return list(
+        session.scalars(
+            select(SignInAttempt.at).where(
+                column == value,
+                SignInAttempt.succeeded.is_(False),
+                SignInAttempt.at > now - credentials.THROTTLE_WINDOW,
+            )
+        )
+    )
+
+
+def sign_in(
+    session: Session,
+    hasher: PasswordHasher,
+    email: str,
+    password: str,
+    now: datetime,
+    *,
+    address: str,
+    agent: str | None = None,
+) -> SignIn:
+    """One sign-in: throttled per account and per address; one argon2 verify; a session on success."""
+    key = credentials.email_key(email)[:254]
+    session.execute(text("SELECT pg_advisory_xact_lock(hashtext('sign-in'), hashtext(:key))"), {"key": key})
+    gate = credentials.throttle(
+        _failures(session, SignInAttempt.email_key, key, now),
+        _failures(session, SignInAttempt.address, address, now),
+        now,
+    )
+    if not gate.allowed:
+        return SignIn(
+            None,
+            "too-many-attempts",
+            f"Too many failed sign-ins: try again in {gate.retry_after_s} s.",
+            gate.retry_after_s,
+        )
+    account = session.scalar(select(Account).where(Account.email_key == key))
+    matched = hasher.verify(account.password_hash if account and account.password_hash else _nobody(hasher), password)
+    ok = matched and account is not None and account.password_hash is not None
+    session.add(SignInAttempt(email_key=key, address=address, at=now, succeeded=ok and account.blocked_at is None))
+    if not ok:
+        return SignIn(None, "wrong-password", "That e-mail and password do not match.")
+    if account.blocked_at is not None:
+        return SignIn(None, "account-blocked", "This account is blocked. Write to the platform to know why.")
+    if hasher.needs_rehash(account.password_hash):
+        account.password_hash = hasher.hash(password)
+    return SignIn(start_session(session, account.id, now, address=address, agent=agent))
+
+
+def start_session(session: Session, account_id: int, now: datetime, *, address: str | None, agent: str | None) -> str:
+    secret = new_secret()
+    session.add(
+        UserSession(
+            account_id=account_id,
+            secret_hash=digest(secret),
+            started_at=now,
+            last_seen_at=now,
+            address=address,
+            agent=(agent or "")[:200] or None,
+        )
+    )
+    session.flush()
+    return secret
+
+
+def actor_of(session: Session, account: Account, *, kind: str = "person", token: Token | None = None) -> Actor:
+    """The actor an account is (its roles, and `player` when it is a player's), narrowed to a token's scopes."""
+    roles = set(accounts.roles_of(session, account.id))
+    if account.player_id is not None:
+        roles.add((Role.PLAYER, None))
+    cups: frozenset[str] = frozenset()
+    label = account.email
+    if token is not None:
+        scopes = set(token.scopes)
+        roles = {(role, club) for role, club in roles if scope_name(role, club) in scopes}
+        cups = frozenset(s.removeprefix("cup:") for s in scopes if s.startswith("cup:"))
+        if cups:
+            roles.add((Role.GAME_SERVER, None))
+        label = f"token {token.id} ({token.name}) of {account.email}"
+    return Actor(
+        kind,
+        label,
+        account_id=account.id,
+        roles=frozenset(roles),
+        player_id=account.player_id,
+        cups=cups,
+        token_id=token.id if token else None,
+    )
+
+
+def scope_name(role: Role, club_id: int | None) -> str:
+    """A token's scope for a role: `floor@3`, `player`, `operator`; `cup:CODE` binds a game server."""
+    return role.value if club_id is None else f"{role.value}@{club_id}"
+
+
+def session_actor(session: Session, secret: str, now: datetime) -> Actor | None:
+    """The actor of a session's secret, or None when it is unknown, ended, expired or its account blocked.
+    Its last use is written at most once a minute."""
+    row = session.execute(
+        select(UserSession, Account)
+        .join(Account, Account.id == UserSession.account_id)
+        .where(UserSession.secret_hash == digest(secret), UserSession.ended_at.is_(None))
+    ).first()
+    if row is None:
+        return None
+    user_session, account = row
+    if account.blocked_at is not None:
+        return None
+    if credentials.session_expired(user_session.started_at, user_session.last_seen_at, now):
+        user_session.ended_at = now
+        return None
+    if now - user_session.last_seen_at >= credentials.SEEN_EVERY:
+        user_session.last_seen_at = now
+    return actor_of(session, account)
+
+
+def end_session(session: Session, secret: str, now: datetime) -> None:
+    session.execute(
+        update(UserSession)
+        .where(UserSession.secret_hash == digest(secret), UserSession.ended_at.is_(None))
+        .values(ended_at=now)
+    )
+
+
+def sessions_of(session: Session, account_id: int, now: datetime) -> list[dict]:
+    rows = session.scalars(
+        select(UserSession)
+        .where(UserSession.account_id == account_id, UserSession.ended_at.is_(None))
+        .order_by(UserSession.last_seen_at.desc())
+    )
+    return [
+        {"id": s.id, "started_at": s.started_at, "last_seen_at": s.last_seen_at, "address": s.address, "agent": s.agent}
+        for s in rows
+        if not credentials.session_expired(s.started_at, s.last_seen_at, now)
+    ]
+
+
+def create_token(session: Session, account: Account, name: str, scopes: list[str], now: datetime) -> tuple[Token, str]:
+    """A machine's token of `account` limited to `scopes` (roles it holds, or `cup:CODE` for a game
+    server); the secret is returned once and stored only as its digest."""
+    if not name.strip():
+        raise DomainError("token-needs-name", "a token needs a name (what machine holds it)")
+    if not scopes:
+        raise DomainError("token-needs-scope", "a token needs at least one scope")
+    held = {scope_name(role, club) for role, club in accounts.roles_of(session, account.id)}
+    if account.player_id is not None:
+        held.add("player")
+    kept = set()
+    for scope in scopes:
+        if scope.startswith("cup:"):
+            from domain.pusoy.services.rows import find as find_cup
+
+            kept.add(f"cup:{find_cup(session, scope.removeprefix('cup:')).code}")
+        elif scope in held:
+            kept.add(scope)
+        else:
+            raise DomainError(
+                "scope-not-held", f"{account.email} does not hold {scope!r}: a token narrows its account's roles"
+            )
+    secret = new_token()
+    token = Token(
+        account_id=account.id, name=name.strip(), secret_hash=digest(secret), scopes=sorted(kept), created_at=now
+    )
+    session.add(token)
+    session.flush()
+    return token, secret
+
+
+def token_actor(session: Session, secret: str, now: datetime) -> Actor | None:
+    """The actor of a bearer token, or None when it is unknown, revoked or its account blocked."""
+    if not secret.startswith(TOKEN_PREFIX):
+        return None
+    row = session.execute(
+        select(Token, Account)
+        .join(Account, Account.id == Token.account_id)
+        .where(Token.secret_hash == digest(secret), Token.revoked_at.is_(None))
+    ).first()
+    if row is None or row[1].blocked_at is not None:
+        return None
+    token, account = row
+    if token.last_used_at is None or now - token.last_used_at >= credentials.SEEN_EVERY:
+        token.last_used_at = now
+    return actor_of(session, account, kind="token", token=token)
+
+
+def revoke_token(session: Session, token_id: int, now: datetime, *, account_id: int | None = None) -> Token:
+    """Revoke a token (by the operator, or by its own account when `account_id` is given)."""
+    token = session.get(Token, token_id, with_for_update=True)
+    if token is None or (account_id is not None and token.account_id != account_id):
+        raise NotFound("token-not-found", f"no token {token_id}")
+    token.revoked_at = token.revoked_at or now
+    return token
+
+
+def tokens_of(session: Session, account_id: int | None = None) -> list[dict]:
+    query = select(Token, Account.email).join(Account, Account.id == Token.account_id).order_by(Token.id)
+    if account_id is not None:
+        query = query.where(Token.account_id == account_id)
+    return [
+        {
+            "id": t.id,
+            "account": email,
+            "name": t.name,
+            "scopes": list(t.scopes),
+            "created_at": t.created_at,
+            "last_used_at": t.last_used_at,
+            "revoked_at": t.revoked_at,
+        }
+        for t, email in session.execute(query)
+    ]

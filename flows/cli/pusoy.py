@@ -169,7 +169,7 @@ def report(
             by=by,
             playoff=playoff,
         )
-    completed = _complete_now(done.tournament_id) if done.round_ready else None
+    completed = _complete_at_event(done.tournament_id) if done.round_ready else None
     emit(
         {
             "code": code.strip().upper(),
@@ -181,18 +181,6 @@ def report(
             "completed": completed,
         }
     )
-
-
-def _complete_now(tournament_id: int) -> list | str:
-    """Run the complete-rounds flow in this process, reporting to the Prefect API; when the API
-    does not answer, the every-minute sweep completes the round."""
-    from flows.runs import api_answers
-
-    if not api_answers():
-        return "Prefect API not reachable: the complete-rounds sweep completes the round within a minute"
-    from flows.jobs.pusoy import complete_now
-
-    return complete_now(tournament_id)
 
 
 @app.command("amend")
@@ -260,3 +248,9 @@ def draw_proof(code: Code) -> None:
     """Every draw: commitment, and once revealed the seed and whether it re-runs to the same outcome."""
     with transaction() as session:
         emit(pusoy_views.draw_proof(session, code), "draws")
+
+
+def _complete_at_event(tournament_id: int) -> list | str:
+    from flows.jobs.pusoy import complete_at_event  # Prefect: only when a round is ready
+
+    return complete_at_event(tournament_id)

@@ -101,3 +101,13 @@ def complete_now(tournament_id: int) -> list[dict]:
     tournament's tags: what `tourney pusoy report` and the simulator do after a round's last game."""
     found = of_pusoy([tournament_id]).get(tournament_id, ())
     return run_here(complete_rounds, {"tournament_id": tournament_id}, found)["completed"]
+
+
+def complete_at_event(tournament_id: int) -> list | str:
+    """A round's last report completes it at once (`complete_now`), for the CLI and the API alike; when
+    the Prefect API does not answer, the every-minute sweep completes the round."""
+    from flows.runs import api_answers
+
+    if not api_answers():
+        return "Prefect API not reachable: the complete-rounds sweep completes the round within a minute"
+    return complete_now(tournament_id)

@@ -8,7 +8,9 @@ the app with uvicorn; docs/web.md describes the pages and the security choices.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 
@@ -19,7 +21,9 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from flows import bootstrap
 from flows.web import certificates, pages
+from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 from infra.config import load_settings
 
@@ -46,6 +50,7 @@ def create_app(
     join_window: float = 60.0,
     outbox: Path | None = None,
     shared_poller: bool = True,
+    clock: Callable[[], datetime] | None = None,
 ) -> Starlette:
     """The application. `shared_poller=False` gives every event-stream client a poller of its own:
     the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
@@ -67,9 +72,10 @@ def create_app(
         yield
         await site.hub.close()
 
+    api = create_api(site.db, site.auth, bootstrap.password_hasher(), clock)
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]
-        + [Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        + [Mount("/static", StaticFiles(directory=STATIC), name="static"), Mount("/api/v1", api)],
         exception_handlers={HTTPException: error, Exception: error},
         middleware=[Middleware(SecurityHeaders)],
         lifespan=lifespan,

@@ -27,6 +27,7 @@ from domain.errors import DomainError
 from domain.public.services import views
 from domain.store.db import unit_of_work
 from flows import bootstrap
+from flows.web.auth import Auth
 from flows.web.live import Hub
 from flows.web.wording import clock_text
 from infra import i18n
@@ -151,6 +152,7 @@ class Site:
         self.hub = Hub(poll_interval)
         self.outbox = outbox or settings.home / "outbox"
         self.join_limits = RateLimit(join_limit, join_window)
+        self.auth = Auth(settings.secret_key(), secure=settings.public_url().startswith("https://"))
 
     def db(self):
         return unit_of_work(self.engine or bootstrap.engine())

@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 
 from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
-from flows.cli.pusoy import _complete_now
 from flows.jobs.poker_moments import advance_clocks
+from flows.jobs.pusoy import complete_at_event
 from tests.support.poker_world import T0, enter, tournament
 from tests.support.pusoy_world import filled, play
 from tests.unit.pusoy_cases import WORKED_EXAMPLE
@@ -65,7 +65,7 @@ def test_the_complete_rounds_run_of_a_pusoy_report_carries_the_tournaments_tags(
     mine = (f"tournament:pusoy-{tid}", "kind:pusoy")  # the id: never the (private) join code
     earlier = tuple(runs_tagged(*mine))
 
-    assert [c["round"] for c in _complete_now(tid)] == [1]
+    assert [c["round"] for c in complete_at_event(tid)] == [1]
 
     [run] = runs_tagged(*mine, besides=earlier)
     assert set(run.tags) - {"tourney", "pusoy"} == set(mine)  # no club: the cup belongs to none
@@ -90,7 +90,7 @@ def test_a_round_completed_at_its_last_report_is_a_run_of_the_complete_rounds_de
     mine = (f"tournament:pusoy-{tid}", "kind:pusoy")
     earlier = tuple(runs_tagged(*mine))
 
-    assert [c["round"] for c in _complete_now(tid)] == [1]
+    assert [c["round"] for c in complete_at_event(tid)] == [1]
 
     [run] = runs_tagged(*mine, besides=earlier)
     assert run.deployment_id == deployment_id

@@ -55,6 +55,8 @@ POLICY: dict[str, Rule] = {
     # anyone
     "pusoy.browse": _rule(Scope.PUBLIC, writes=False),
     # a person's own account
+    "account.sign-in": _rule(Scope.PUBLIC),
+    "account.sign-out": _rule(Scope.ACCOUNT),
     "account.read": _rule(Scope.ACCOUNT, writes=False),
     "account.data": _rule(Scope.ACCOUNT, writes=False),
     "account.sign-out-everywhere": _rule(Scope.ACCOUNT),
@@ -68,7 +70,6 @@ POLICY: dict[str, Rule] = {
     # a club's staff, reading
     "club.tournaments": _rule(Scope.CLUB, *STAFF, writes=False),
     "poker.entries": _rule(Scope.CLUB, *STAFF, writes=False),
-    "poker.players": _rule(Scope.CLUB, *STAFF, writes=False),
     # the floor
     "poker.register": _rule(Scope.CLUB, F),
     "poker.unregister": _rule(Scope.CLUB, F),
@@ -142,14 +143,18 @@ SIGN_IN = "sign-in"
 SUSPENDED = "club-suspended"
 
 
-def may(actor: Actor, action: str, target: Target = Target()) -> Problem | None:
-    """None when `actor` may take `action` on `target`; else the problem to answer with (see the module)."""
+def may(actor: Actor, action: str, target: Target | None = Target()) -> Problem | None:
+    """None when `actor` may take `action` on `target`; else the problem to answer with (see the module).
+    `target=None` is an object that is not there: not found, but sign in first (anonymous callers learn
+    nothing of what exists)."""
     rule = POLICY[action]
     if rule.scope is Scope.PUBLIC:
         return None
     if not actor.signed_in:
         return Problem(SIGN_IN, "Sign in first.")
     refused = Problem(NOT_FOUND, "Not found.")
+    if target is None:
+        return refused
     if rule.scope is Scope.ACCOUNT:
         return None if actor.account_id is not None else refused
     if rule.scope is Scope.PLAYER:

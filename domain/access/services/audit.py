@@ -50,6 +50,17 @@ def trail(
         query = query.where(AuditRecord.club_id == club_id)
     if before_id is not None:
         query = query.where(AuditRecord.id < before_id)
+    return _rows(session, query)
+
+
+def by_account(session: Session, account_id: int) -> list[dict]:
+    """Every change an account made (part of its own data, AC-5), newest first."""
+    return _rows(
+        session, select(AuditRecord).where(AuditRecord.account_id == account_id).order_by(AuditRecord.id.desc())
+    )
+
+
+def _rows(session: Session, query) -> list[dict]:
     return [
         {
             "id": r.id,

@@ -16,8 +16,6 @@ class Refused(DomainError):
 
 
 def allow(actor: Actor, action: str, target: Target | None, missing: NotFound | None = None) -> None:
-    if target is None:
-        raise missing or NotFound("not-found", "not found")
     problem = may(actor, action, target)
     if problem is None:
         return

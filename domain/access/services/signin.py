@@ -168,16 +168,22 @@ def end_session(session: Session, secret: str, now: datetime) -> None:
     )
 
 
-def sessions_of(session: Session, account_id: int, now: datetime) -> list[dict]:
-    rows = session.scalars(
-        select(UserSession)
-        .where(UserSession.account_id == account_id, UserSession.ended_at.is_(None))
-        .order_by(UserSession.last_seen_at.desc())
-    )
+def sessions_of(session: Session, account_id: int, now: datetime | None) -> list[dict]:
+    """The account's open sessions at `now`; every session it ever had when `now` is None (its data, AC-5)."""
+    query = select(UserSession).where(UserSession.account_id == account_id)
+    if now is not None:
+        query = query.where(UserSession.ended_at.is_(None))
     return [
-        {"id": s.id, "started_at": s.started_at, "last_seen_at": s.last_seen_at, "address": s.address, "agent": s.agent}
-        for s in rows
-        if not credentials.session_expired(s.started_at, s.last_seen_at, now)
+        {
+            "id": s.id,
+            "started_at": s.started_at,
+            "last_seen_at": s.last_seen_at,
+            "ended_at": s.ended_at,
+            "address": s.address,
+            "agent": s.agent,
+        }
+        for s in session.scalars(query.order_by(UserSession.last_seen_at.desc()))
+        if now is None or not credentials.session_expired(s.started_at, s.last_seen_at, now)
     ]
 
 

@@ -1,0 +1,201 @@
+"""What every operation of `/api/v1` shares (the package's __init__ says what the API is): the
+transaction of one operation (`Api.run`), the error shape, the request models' base and the
+locators of what an action names.
+
+`/api/v1`: one JSON API for the club's desk, the players' pages, the game servers and integrations
+(RULES AC-1..AC-5). FastAPI, mounted in the web app, with its OpenAPI document at
+`/api/v1/openapi.json` (docs/api.md).
+
+Every operation is one action of the policy table (`domain/access/rules/policy.POLICY`), named by
+its `operationId`. Each runs in one transaction: who the caller is (`Auth.identify`), the CSRF check
+of a cookie-authenticated write, what the action names (`domain/access/services/targets`), the
+policy (`gate.allow`: another club's object is the same 404 as a missing one), the use case, and the
+audit row of a change (AC-3), committed together or not at all.
+
+Errors are one shape, `{"error": code, "message": text}` (with `problems` for 409 and 422), the
+codes the services use: 401 sign in, 403 CSRF or a suspended club, 404 not found, 409 refused by a
+rule, 422 bad input (every problem), 429 too many sign-ins, 500 never with a trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import Path, Request, Security
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
+from fastapi.security import APIKeyCookie, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session
+
+from domain.access.rules.policy import POLICY, Actor, Target
+from domain.access.services import audit, targets
+from domain.access.services.gate import Refused, allow
+from domain.errors import DomainError, NotFound
+from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
+
+BIGINT = 2**63 - 1
+Id = Annotated[int, Path(ge=1, le=BIGINT)]
+Code = Annotated[str, Path(min_length=6, max_length=6, pattern=r"^[2-9A-Za-z]{6}$")]
+Ref = Annotated[str, Field(min_length=1, max_length=80)]
+STATUS = {"sign-in": 401, "csrf": 403, "club-suspended": 403, "too-many-attempts": 429, "account-blocked": 403}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SignInBody(Strict):
+    email: str = Field(min_length=3, max_length=254, examples=["floor@club.example"])
+    password: str = Field(min_length=1, max_length=256)
+
+
+class PlayerBody(Strict):
+    player: Ref = Field(description="the player's id or handle", examples=["@anna"])
+
+
+class KnockoutBody(Strict):
+    busted: list[Ref] = Field(min_length=1, max_length=10, description="entries busted together (ids or handles)")
+    killer: Ref | None = None
+    second_killer: Ref | None = Field(None, description="a second killer of the same player (3.2: audit only)")
+    level: int | None = Field(None, ge=1, le=10_000, description="default: the level the clock shows now")
+
+
+class ClockBody(Strict):
+    action: Literal["start", "pause", "resume", "next", "prev", "override"]
+    small: int | None = Field(None, ge=0, le=10**12)
+    big: int | None = Field(None, ge=0, le=10**12)
+    ante: int | None = Field(None, ge=0, le=10**12)
+
+
+class SettleBody(PlayerBody):
+    method: Literal["cash", "card", "transfer", "other"] = "cash"
+
+
+class ReasonBody(Strict):
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class GrantBody(Strict):
+    email: str = Field(min_length=3, max_length=254)
+    role: Literal["owner", "floor", "cashier"]
+
+
+class ReportBody(Strict):
+    round: int = Field(ge=1, le=1000)
+    table: int = Field(ge=1, le=10_000)
+    game: int = Field(ge=1, le=100)
+    playoff: int = Field(0, ge=0, le=100)
+    finishes: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
+        min_length=4, max_length=4, description="the players' handles in finishing order, first to last"
+    )
+    two_of_diamonds: str | None = Field(None, max_length=40, description="who won holding the 2♦, if anyone")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"round": 1, "table": 2, "game": 1, "finishes": ["ann", "bob", "cid", "dee"]}]},
+    )
+
+
+def error(status: int, code: str, message: str, problems=(), headers=None) -> JSONResponse:
+    body: dict[str, Any] = {"error": code, "message": message}
+    if problems:
+        body["problems"] = list(problems)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def domain_error(exc: DomainError) -> JSONResponse:
+    if isinstance(exc, NotFound):
+        return error(404, exc.code, exc.message)
+    status = STATUS.get(exc.code, 409)
+    problems = [{"code": p.code, "message": p.message} for p in exc.problems] if status == 409 else ()
+    headers = {"www-authenticate": "Bearer"} if status == 401 else None
+    return error(status, exc.code, exc.message, problems, headers)
+
+
+class Api:
+    """The operations' shared steps; `clock` is the entry point's (tests pass their own)."""
+
+    def __init__(self, db: Callable, auth: Auth, hasher, clock: Callable[[], datetime]):
+        self.db, self.auth, self.hasher, self.clock = db, auth, hasher, clock
+
+    def run(
+        self,
+        request: Request,
+        action: str,
+        locate: Callable[[Session], tuple[Target | None, NotFound | None]],
+        do: Callable[[Session, Actor, datetime], Any],
+        *,
+        describe: str,
+        data: dict | None = None,
+    ) -> Any:
+        """One operation in one transaction: identify, CSRF, locate, allow, act, audit."""
+        rule = POLICY[action]
+        now = self.clock()
+        with self.db() as session:
+            caller = self.auth.identify(session, request, now)
+            if rule.writes and not self.auth.csrf_ok(caller, request.headers.get(CSRF_HEADER)):
+                raise Refused("csrf", "This write carries no valid CSRF token: reload the page and try again.")
+            target, missing = locate(session)
+            allow(caller.actor, action, target, missing)
+            result = do(session, caller.actor, now)
+            if rule.writes:
+                club_id = target.club_id if target else None
+                audit.record(session, caller.actor, action, now, target=describe, club_id=club_id, data=data)
+        return jsonable_encoder(result)
+
+    def caller(self, request: Request) -> tuple[Caller, datetime]:
+        now = self.clock()
+        with self.db() as session:
+            return self.auth.identify(session, request, now), now
+
+
+def anywhere(session: Session) -> tuple[Target, None]:
+    return Target(), None
+
+
+def tournament_of(tournament_id: int) -> Callable[[Session], tuple[Target | None, NotFound]]:
+    def locate(session: Session):
+        return targets.tournament(session, tournament_id), NotFound(
+            "tournament-not-found", f"no tournament {tournament_id}"
+        )
+
+    return locate
+
+
+def club_of(club_id: int) -> Callable[[Session], tuple[Target | None, NotFound]]:
+    def locate(session: Session):
+        return targets.club(session, club_id), NotFound("club-not-found", f"no club {club_id}")
+
+    return locate
+
+
+def cup_of(code: str) -> Callable[[Session], tuple[Target | None, NotFound]]:
+    def locate(session: Session):
+        from domain.pusoy.rules.codes import normalise
+
+        return targets.cup(session, code), NotFound(
+            "unknown-code", f"no tournament has the join code {normalise(code)}"
+        )
+
+    return locate
+
+
+BEARER = HTTPBearer(auto_error=False, description="a machine's token: tny_…")
+SESSION_COOKIE = APIKeyCookie(name=COOKIE, auto_error=False, description="the session of POST /session")
+SECURED = [Security(BEARER), Security(SESSION_COOKIE)]  # an operation's `dependencies`: shown in OpenAPI
+PUBLIC = {"security": []}  # an operation's `openapi_extra`: anyone may call it
+
+
+def api_of(request: Request) -> Api:
+    return request.app.state.api
+
+
+def settlement_of(settlement_id: int) -> Callable[[Session], tuple[Target | None, NotFound]]:
+    def locate(session: Session):
+        found = targets.settlement(session, settlement_id)
+        return (found[0] if found else None), NotFound("settlement-not-found", f"no settlement {settlement_id}")
+
+    return locate

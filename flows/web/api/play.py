@@ -1,0 +1,190 @@
+"""Players, game servers and the platform (AC-1): a player acts on their own entries only (AC-2); a
+game server reports games of the cups its token is bound to; the operator blocks accounts (AC-4)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.encoders import jsonable_encoder
+
+from domain.access.services import accounts
+from domain.access.tables import Account
+from domain.errors import DomainError, NotFound
+from domain.poker.services import entries
+from domain.pusoy.services import reports, setup
+from domain.pusoy.services import views as cup_views
+from flows.web.api.core import (
+    PUBLIC,
+    SECURED,
+    Code,
+    Id,
+    ReasonBody,
+    ReportBody,
+    anywhere,
+    api_of,
+    cup_of,
+    tournament_of,
+)
+
+router = APIRouter()
+PUBLIC_CUP = (
+    "code",
+    "name",
+    "status",
+    "capacity",
+    "entrants",
+    "seats_left",
+    "games_per_round",
+    "club_id",
+    "created_at",
+)
+
+
+def _handle(session, actor) -> str:
+    """The signed-in player's handle (a Pusoy Dos seat is held by handle)."""
+    from domain.poker.tables.tournaments import Player
+
+    player = session.get(Player, actor.player_id)
+    if player is None or player.handle is None:
+        raise DomainError("no-handle", "Your player profile has no handle.")
+    return player.handle
+
+
+@router.get("/pusoy", operation_id="pusoy.browse", openapi_extra=PUBLIC, tags=["players"])
+def browse(request: Request) -> list:
+    """Open Pusoy Dos cups that are filling, newest first (private ones never)."""
+    return api_of(request).run(
+        request,
+        "pusoy.browse",
+        anywhere,
+        lambda s, actor, now: [{k: cup_views.summary(t)[k] for k in PUBLIC_CUP} for t in setup.browse(s)],
+        describe="open cups",
+    )
+
+
+@router.post("/pusoy/{code}/entries", operation_id="pusoy.join", dependencies=SECURED, tags=["players"])
+def join(request: Request, code: Code) -> dict:
+    """Join a cup by its code (from the list, or a private cup's code): the last seat starts it (PD-4)."""
+
+    def do(s, actor, now):
+        done = setup.join(s, code, _handle(s, actor), now)
+        return {"code": done.tournament.code, "player": done.player, "started": done.started}
+
+    return api_of(request).run(request, "pusoy.join", cup_of(code), do, describe=f"cup {code.upper()}")
+
+
+@router.delete("/pusoy/{code}/entries/me", operation_id="pusoy.withdraw", dependencies=SECURED, tags=["players"])
+def withdraw(request: Request, code: Code) -> dict:
+    """Leave a cup while it fills (PD-4)."""
+
+    def do(s, actor, now):
+        t = setup.withdraw(s, code, _handle(s, actor), now)
+        return {"code": t.code, "entrants": t.entrants}
+
+    return api_of(request).run(request, "pusoy.withdraw", cup_of(code), do, describe=f"cup {code.upper()}")
+
+
+@router.post(
+    "/tournaments/{tournament_id}/my-registration",
+    operation_id="poker.register-self",
+    dependencies=SECURED,
+    tags=["players"],
+)
+def register_me(request: Request, tournament_id: Id) -> dict:
+    """Register myself for a club's tournament, by its rules and deadlines (check-in is at the desk)."""
+
+    def do(s, actor, now):
+        reg = entries.register(s, tournament_id, actor.player_id, now)
+        return {"registration_id": reg.id, "status": reg.status, "late": reg.late}
+
+    return api_of(request).run(
+        request, "poker.register-self", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
+    )
+
+
+@router.delete(
+    "/tournaments/{tournament_id}/my-registration",
+    operation_id="poker.unregister-self",
+    dependencies=SECURED,
+    tags=["players"],
+)
+def unregister_me(request: Request, tournament_id: Id) -> dict:
+    """Withdraw my registration before check-in."""
+
+    def do(s, actor, now):
+        reg = entries.unregister(s, tournament_id, actor.player_id, now)
+        return {"registration_id": reg.id, "status": reg.status}
+
+    return api_of(request).run(
+        request, "poker.unregister-self", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
+    )
+
+
+@router.get("/me/entries", operation_id="player.entries", dependencies=SECURED, tags=["players"])
+def my_entries(request: Request) -> dict:
+    """My registrations, entries and places at clubs, and my Pusoy Dos cups."""
+    from domain.access.services.mine import entries_of
+
+    return api_of(request).run(
+        request, "player.entries", anywhere, lambda s, actor, now: entries_of(s, actor.player_id), describe="mine"
+    )
+
+
+@router.post("/pusoy/{code}/reports", operation_id="pusoy.report", dependencies=SECURED, tags=["game servers"])
+def report(request: Request, code: Code, body: ReportBody) -> dict:
+    """A game server reports one table's game (its token is bound to the cup: `cup:CODE`). The round
+    completes at its last report."""
+
+    def do(s, actor, now):
+        done = reports.report(
+            s,
+            code,
+            round_no=body.round,
+            table=body.table,
+            game=body.game,
+            finishes=[(player, n) for n, player in enumerate(body.finishes, start=1)],
+            two_of_diamonds=body.two_of_diamonds,
+            now=now,
+            by=actor.label,
+            playoff=body.playoff,
+        )
+        return {"tournament_id": done.tournament_id, "round_ready": done.round_ready}
+
+    out = api_of(request).run(
+        request, "pusoy.report", cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump()
+    )
+    if out["round_ready"]:
+        from flows.jobs.pusoy import complete_at_event
+
+        out["completed"] = jsonable_encoder(complete_at_event(out["tournament_id"]))
+    return out
+
+
+def _account(session, account_id: int) -> Account:
+    account = session.get(Account, account_id, with_for_update=True)
+    if account is None:
+        raise NotFound("account-not-found", f"no account {account_id}")
+    return account
+
+
+@router.post("/accounts/{account_id}/block", operation_id="platform.block-account", dependencies=SECURED)
+def block(request: Request, account_id: Id, body: ReasonBody) -> dict:
+    """Block an account (1.5.3): its sessions end and its tokens stop at the next request (AC-4)."""
+
+    def do(s, actor, now):
+        accounts.block(s, _account(s, account_id), body.reason, now)
+        return {"account_id": account_id, "blocked": body.reason}
+
+    return api_of(request).run(
+        request, "platform.block-account", anywhere, do, describe=f"account {account_id}", data=body.model_dump()
+    )
+
+
+@router.post("/accounts/{account_id}/unblock", operation_id="platform.unblock-account", dependencies=SECURED)
+def unblock(request: Request, account_id: Id) -> dict:
+    """Lift an account's block."""
+
+    def do(s, actor, now):
+        accounts.unblock(s, _account(s, account_id))
+        return {"account_id": account_id, "blocked": None}
+
+    return api_of(request).run(request, "platform.unblock-account", anywhere, do, describe=f"account {account_id}")

@@ -1,0 +1,184 @@
+"""The access matrix (RULES AC-1, AC-2): every operation of `/api/v1` × every actor × the object of
+club A, of club B and a missing one, over a real server and PostgreSQL. What each cell must be is read
+from the policy table itself (`may`): allowed, or refused exactly as the missing object is (the same
+status and body, the id aside) with no row of any table changed."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy.orm import Session
+
+from domain.access.rules.policy import ANONYMOUS, POLICY, Target, may
+from domain.access.services import signin, targets
+from domain.store.db import unit_of_work
+from tests.support import access_world
+from tests.support.db import contents
+
+MISSING = 900_000_001
+MISSING_CUP = "ZZZZZZ"
+# what a refusal by the policy answers (the objects' own not-found codes, signing in, CSRF)
+REFUSALS = (
+    "tournament-not-found",
+    "club-not-found",
+    "settlement-not-found",
+    "unknown-code",
+    "not-found",
+    "sign-in",
+    "csrf",
+)
+ACTORS = ("operator", "owner", "floor", "cashier", "owner_b", "both", "player", "server", "nobody", "anonymous")
+
+
+def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]]:
+    """operationId -> (method, path with {t} {c} {s} {cup} {a} {tok}, body, what it names)."""
+    player = {"player": "anna"}
+    return {
+        "account.sign-in": ("POST", "/session", {"email": "x@example.org", "password": "wrong one"}, "nothing"),
+        "account.sign-out": ("DELETE", "/session", None, "nothing"),
+        "account.read": ("GET", "/me", None, "nothing"),
+        "account.data": ("GET", "/me/data", None, "nothing"),
+        "account.sign-out-everywhere": ("POST", "/me/sign-out-everywhere", None, "nothing"),
+        "account.revoke-token": ("DELETE", f"/me/tokens/{MISSING}", None, "nothing"),
+        "player.entries": ("GET", "/me/entries", None, "nothing"),
+        "poker.register-self": ("POST", "/tournaments/{t}/my-registration", None, "tournament"),
+        "poker.unregister-self": ("DELETE", "/tournaments/{t}/my-registration", None, "tournament"),
+        "pusoy.browse": ("GET", "/pusoy", None, "nothing"),
+        "pusoy.join": ("POST", "/pusoy/{cup}/entries", None, "cup"),
+        "pusoy.withdraw": ("DELETE", "/pusoy/{cup}/entries/me", None, "cup"),
+        "club.tournaments": ("GET", "/clubs/{c}/tournaments", None, "club"),
+        "club.audit": ("GET", "/clubs/{c}/audit", None, "club"),
+        "club.staff": ("GET", "/clubs/{c}/staff", None, "club"),
+        "club.grant": ("POST", "/clubs/{c}/staff", {"email": "spare@example.org", "role": "floor"}, "club"),
+        "club.revoke": ("DELETE", "/clubs/{c}/staff/%d/floor" % w.account_ids["spare"], None, "club"),
+        "poker.entries": ("GET", "/tournaments/{t}/entries", None, "tournament"),
+        "poker.register": ("POST", "/tournaments/{t}/registrations", player, "tournament"),
+        "poker.unregister": ("DELETE", "/tournaments/{t}/registrations/anna", None, "tournament"),
+        "poker.check-in": ("POST", "/tournaments/{t}/check-ins", player, "tournament"),
+        "poker.re-enter": ("POST", "/tournaments/{t}/re-entries", player, "tournament"),
+        "poker.rebuy": ("POST", "/tournaments/{t}/rebuys", player, "tournament"),
+        "poker.add-on": ("POST", "/tournaments/{t}/add-ons", player, "tournament"),
+        "poker.knock-out": ("POST", "/tournaments/{t}/knockouts", {"busted": ["anna"]}, "tournament"),
+        "poker.void-knockout": ("POST", "/tournaments/{t}/knockouts/1/void", None, "tournament"),
+        "poker.clock": ("POST", "/tournaments/{t}/clock", {"action": "pause"}, "tournament"),
+        "poker.finish": ("POST", "/tournaments/{t}/finish", None, "tournament"),
+        "poker.debts": ("GET", "/tournaments/{t}/debts", None, "tournament"),
+        "poker.settle": ("POST", "/tournaments/{t}/settlements", player, "tournament"),
+        "poker.void-settlement": ("POST", "/settlements/{s}/void", {"reason": "typed twice"}, "settlement"),
+        "pusoy.report": (
+            "POST",
+            "/pusoy/{cup}/reports",
+            {"round": 1, "table": 1, "game": 1, "finishes": ["u1", "u2", "u3", "u4"]},
+            "cup",
+        ),
+        "platform.block-account": ("POST", "/accounts/{a}/block", {"reason": "spam"}, "account"),
+        "platform.unblock-account": ("POST", "/accounts/{a}/unblock", None, "account"),
+    }
+
+
+def _places(w, names: str) -> list[tuple[str, dict, object]]:
+    """(which, path values, the id a missing one is answered with) for each object the call may name."""
+    if names == "nothing":
+        return [("none", {}, None)]
+    if names == "account":
+        spare = w.account_ids["spare"]
+        return [("A", {"a": spare}, spare), ("missing", {"a": MISSING}, MISSING)]
+    if names == "cup":
+        return [
+            ("A", {"cup": w.cup}, w.cup),
+            ("B", {"cup": w.other_cup}, w.other_cup),
+            ("missing", {"cup": MISSING_CUP}, MISSING_CUP),
+        ]
+    key, a, b = {
+        "club": ("c", w.club_a, w.club_b),
+        "tournament": ("t", w.tournament_a, w.tournament_b),
+        "settlement": ("s", w.settlement_a, w.settlement_b),
+    }[names]
+    return [("A", {key: a}, a), ("B", {key: b}, b), ("missing", {key: MISSING}, MISSING)]
+
+
+def _target(session: Session, names: str, values: dict) -> Target | None:
+    if names in ("nothing", "account"):
+        return Target()
+    if names == "cup":
+        return targets.cup(session, values["cup"])
+    if names == "club":
+        return targets.club(session, values["c"])
+    if names == "tournament":
+        return targets.tournament(session, values["t"])
+    found = targets.settlement(session, values["s"])
+    return found[0] if found else None
+
+
+def _send(http, w, who, method, path, body):
+    return http.request(method, "/api/v1" + path, json=body, headers=w.headers(who))
+
+
+def _shape(response, given) -> tuple[int, str]:
+    """A response with the id it names taken out: a refusal must read as the missing object's does."""
+    return response.status_code, json.dumps(response.json(), sort_keys=True).replace(str(given), "<id>")
+
+
+@pytest.fixture
+def world(web, committed):
+    w = access_world.build(committed)
+    return w
+
+
+def test_ac_1_every_operation_is_an_action_of_the_policy_and_every_action_an_operation(http):
+    """AC-1: the OpenAPI document's operations are exactly the policy table's actions."""
+    doc = http.get("/api/v1/openapi.json").json()
+    operations = {op["operationId"] for ops in doc["paths"].values() for op in ops.values()}
+    assert operations == set(POLICY)
+
+
+def test_ac_2_the_access_matrix(http, committed, world):
+    """AC-1, AC-2: each cell allowed, or refused exactly as the missing object, writing nothing."""
+    now = datetime.now(UTC)
+    with Session(committed) as session:
+        actors = {who: signin.token_actor(session, world.tokens[who], now) for who in world.tokens}
+        actors |= {who: signin.session_actor(session, secret, now) for who, secret in world.sessions.items()}
+        session.rollback()
+    actors["anonymous"] = ANONYMOUS
+    assert set(actors) == set(ACTORS)
+    for who in set(actors) - {"anonymous"}:  # each token's last use is written now, not inside a refusal's window below
+        assert _send(http, world, who, "GET", "/me", None).status_code == 200
+    calls = _calls(world)
+    allowed_cells = []
+    for action, (method, template, body, names) in calls.items():
+        with Session(committed) as session:
+            before = contents(session)
+            places = [
+                (which, values, given, _target(session, names, values))
+                for which, values, given in _places(world, names)
+            ]
+            session.rollback()
+        for who, actor in actors.items():
+            missing = None
+            for which, values, given, target in sorted(places, key=lambda p: p[0] != "missing"):
+                path = template.format(**{"t": "", "c": "", "s": "", "cup": "", "a": "", **values})
+                allowed = may(actor, action, target) is None
+                if allowed:
+                    allowed_cells.append((action, who, which, method, path, body))
+                    continue
+                response = _send(http, world, who, method, path, body)
+                if which in ("missing", "none"):  # "none": a call that names no object (answered 401 or 404)
+                    missing = _shape(response, given)
+                    assert response.status_code in (401, 404), (action, who, response.text)
+                    continue
+                assert missing is not None
+                assert _shape(response, given) == missing, (action, who, which, response.text)
+        with Session(committed) as session:
+            assert contents(session) == before, f"a refusal of {action} wrote"
+    ending = ("account.sign-out", "account.sign-out-everywhere")  # they end the session the matrix signs in with
+    for action, who, which, method, path, body in allowed_cells:
+        response = _send(http, world, who, method, path, body)
+        if action in ending and who in world.sessions:  # signed in again for the next cells
+            with unit_of_work(committed) as session:
+                account_id = world.account_ids[who]
+                world.sessions[who] = signin.start_session(session, account_id, now, address="127.0.0.1", agent="")
+        assert response.status_code < 500, (action, who, which, response.text)
+        error = response.json().get("error") if response.status_code >= 400 else None
+        assert error not in REFUSALS, (action, who, which, response.text)

@@ -425,10 +425,8 @@ def test_places_fall_as_players_bust_and_knockouts_are_listed(committed, http):
     world.bust(committed, t["id"], e[1], e[4])
     r = http.get(f"/t/{t['id']}")
     assert r.status_code == 200
-    assert "<td>5</td><td>Player 1</td>" in r.text and "<td>4</td><td>Player 2</td>" in r.text
-    assert (
-        "<td>2</td><td>1</td>\n<td>Player 2</td><td>Player 5</td>" in r.text
-    )  # bust 2 at level 1 (the clock's): out, by
+    assert "<td>5</td><td>ace1</td>" in r.text and "<td>4</td><td>ace2</td>" in r.text
+    assert "<td>2</td><td>1</td>\n<td>ace2</td><td>ace5</td>" in r.text  # bust 2 at level 1 (the clock's): out, by
     assert 'id="field">Осталось 3 игрока из 5 входов · 1 призовое место' in r.text
 
 
@@ -575,15 +573,15 @@ def _rows(body: str) -> list[str]:
 
 
 def test_lg3_a_seasons_page_shows_its_standings_in_the_clubs_language(committed, http):
-    """LG-3, DOC-4: derived on this read, ranked, in Russian (the club's default), names escaped,
-    linked from the front page and from each counted tournament's page."""
+    """LG-3, DOC-4: derived on this read, ranked, in Russian (the club's default), players' handles
+    escaped (AC-5), linked from the front page and from each counted tournament's page."""
     s = world.season(committed)
     r = http.get(f"/seasons/{s['id']}")
     assert r.status_code == 200 and '<html lang="ru">' in r.text
     assert _rows(r.text) == [
-        "1 Борис 16,00 2 2 1 10,00",
-        "2 Анна 13,00 2 2 1 10,00",
-        "3 &lt;b&gt;Вера&lt;/b&gt; 9,00 2 2 0 6,00",
+        "1 boris 16,00 2 2 1 10,00",
+        "2 anna 13,00 2 2 1 10,00",
+        "3 &lt;b&gt;vera&lt;/b&gt; 9,00 2 2 0 6,00",
     ]
     assert "<h2>Таблица</h2>" in r.text and "Очки за места: 10,00 · 6,00 · 3,00; за остальные места — 0." in r.text
     assert all(f'<a href="/t/{t}">' in r.text for t in s["tournaments"])
@@ -597,7 +595,7 @@ def test_lg3_a_seasons_page_speaks_english_when_the_club_chose_it(committed, htt
     s = world.season(committed, name="Winter", locale="en")
     r = http.get(f"/seasons/{s['id']}")
     assert '<html lang="en">' in r.text and "<h2>Standings</h2>" in r.text
-    assert _rows(r.text)[0] == "1 Борис 16.00 2 2 1 10.00" and "Every result counts." in r.text
+    assert _rows(r.text)[0] == "1 boris 16.00 2 2 1 10.00" and "Every result counts." in r.text
 
 
 def test_lg1_a_season_of_an_unlisted_club_and_hostile_ids_are_a_plain_404(committed, http):

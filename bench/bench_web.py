@@ -126,7 +126,7 @@ def run(report: Report) -> None:
     name = f"web: {CLIENTS} SSE clients on one tournament's screen"
     results = {}
     for mode in MODES:
-        t = world.running_poker(engine, players=30)
+        t = world.running_poker(engine, players=30, handles=f"{mode}-{{n}}")  # handles unique per database
         process, port = _serve(mode)
         try:
             results[mode] = asyncio.run(_measure(port, process.pid, t["id"], engine))

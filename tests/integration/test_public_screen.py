@@ -66,12 +66,13 @@ def test_3_5_a_break_announces_the_next_level_s_blinds(session):
 
 def test_sp_8_at_the_finish_the_clock_stops_and_the_winner_is_named(session):
     """SP-8, 3.7: finished at 18:30 (level 2, 10 minutes left); hours later the screen still reads
-    level 2 with 10 minutes left, counts nothing down, and names the winner."""
+    level 2 with 10 minutes left, counts nothing down, and names the winner by handle (AC-5)."""
     t = w.tournament(session)
-    e = w.field(session, t, ["Анна", "Борис", "Вера"])
+    people = {"anna": "Анна Белова", "boris": "Борис Гельфанд", "vera": "Вера Менчик"}  # handles -> full names
+    e = {h: w.enter(session, t, player_id=w.player(session, n, handle=h).id) for h, n in people.items()}
     clock_service.act(session, t.id, "start", T0)
-    desk.knock_out(session, t.id, [Bust(e["Борис"].id, e["Анна"].id)], now=T0 + 25 * MIN, actor="floor")
-    desk.knock_out(session, t.id, [Bust(e["Вера"].id, e["Анна"].id)], now=T0 + 29 * MIN, actor="floor")
+    desk.knock_out(session, t.id, [Bust(e["boris"].id, e["anna"].id)], now=T0 + 25 * MIN, actor="floor")
+    desk.knock_out(session, t.id, [Bust(e["vera"].id, e["anna"].id)], now=T0 + 29 * MIN, actor="floor")
     finish(session, t.id, T0 + 30 * MIN)
     at_finish, later = screen(session, t.id, T0 + 30 * MIN), screen(session, t.id, T0 + 3 * 60 * MIN)
     for s in (at_finish, later):
@@ -84,10 +85,10 @@ def test_sp_8_at_the_finish_the_clock_stops_and_the_winner_is_named(session):
             None,
         )
         assert (c["next_break_in_s"], c["next_level"], c["stopped_at"]) == (None, None, (T0 + 30 * MIN).isoformat())
-        assert s["winners"] == ["Анна"]
+        assert s["winners"] == ["anna"]
         assert (s["text"]["level"], s["text"]["winner"], s["text"]["status"], s["text"]["standing"]) == (
             "Турнир завершён",
-            "Победитель: Анна",
+            "Победитель: anna",
             "часы остановлены на уровне 2",
             "",
         )

@@ -49,14 +49,20 @@ def world(engine, outbox: Path) -> dict[str, str]:
 
     season = w.season(engine, name="Зима 2026/27")
     prizes = ("Кубок и вход на турнир клуба", "Вход на турнир клуба", "Медаль")
-    poker = w.running_poker(engine, players=18, name="Пятничный дипстек", prizes=prizes, names="Игрок {n}")
+    poker = w.running_poker(
+        engine, players=18, name="Пятничный дипстек", prizes=prizes, names="Игрок {n}", handles="deep{n}"
+    )
     for busted in poker["entries"][:4]:
         w.bust(engine, poker["id"], busted, poker["entries"][-1])
     upcoming = w.upcoming_poker(engine, timedelta(minutes=45), players=20, name="Субботний турбо", prizes=prizes)
-    on_break = w.running_poker(engine, players=9, name="Вечерний фриролл", prizes=prizes[:1], names="Игрок {n}")
+    on_break = w.running_poker(
+        engine, players=9, name="Вечерний фриролл", prizes=prizes[:1], names="Игрок {n}", handles="free{n}"
+    )
     for _ in range(2):  # level 1, level 2, then the break
         w.clock(engine, on_break["id"], "next")
-    done = w.running_poker(engine, players=12, name="Воскресный хайроллер", prizes=prizes[:2], names="Игрок {n}")
+    done = w.running_poker(
+        engine, players=12, name="Воскресный хайроллер", prizes=prizes[:2], names="Игрок {n}", handles="high{n}"
+    )
     for busted in done["entries"][:11]:
         w.bust(engine, done["id"], busted, done["entries"][-1])
     w.finish(engine, done["id"])

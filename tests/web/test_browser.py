@@ -98,7 +98,7 @@ def test_the_results_page_shows_a_bust_without_a_reload(committed, web, page):
     assert "Пока никто не выбыл" in page.text_content("#live-body")
     time.sleep(0.3)  # the stream's first message
     world.bust(committed, t["id"], t["entries"][0], t["entries"][3])
-    _wait_text(page, "#live-body", lambda v: "Player 1" in v and "Пока никто не выбыл" not in v)
+    _wait_text(page, "#live-body", lambda v: "ace1" in v and "Пока никто не выбыл" not in v)
     assert page.evaluate("window.__same_document") is True  # not reloaded
     assert page.errors == []
 
@@ -133,13 +133,13 @@ def test_sp_8_before_the_start_the_screen_counts_down_to_the_start(committed, we
 def test_sp_8_at_the_finish_the_clock_stops_and_the_winner_appears_without_a_reload(committed, web, page):
     """SP-8, 3.7: the floor finishes the tournament; the screen says so, names the winner and its
     clock no longer counts."""
-    t = world.running_poker(committed, players=3, names="Игрок {n}")
+    t = world.running_poker(committed, players=3, names="Игрок {n}", handles="shark{n}")
     _open(page, web, t["id"])
     for busted in t["entries"][:2]:
         world.bust(committed, t["id"], busted, t["entries"][2])
     world.finish(committed, t["id"])
     _wait_text(page, "#level", lambda v: v == "Турнир завершён")
-    assert page.text_content("#winner") == "Победитель: Игрок 3"
+    assert page.text_content("#winner") == "Победитель: shark3"  # the handle (AC-5)
     page.wait_for_selector('#screen[data-status="finished"]', timeout=WAIT_S * 1000)  # the stream's next message
     assert page.text_content("#blinds") == ""
     stopped = page.text_content("#time-left")
@@ -186,7 +186,7 @@ def test_doc_5_a_person_types_the_serial_and_code_into_the_form_and_reads_the_ch
 
 
 def test_lg3_a_seasons_standings_read_in_a_browser_in_the_clubs_language(committed, web, page):
-    """LG-3, DOC-4: the rows as a person reads them, the names as written, no script errors under
+    """LG-3, DOC-4, AC-5: the rows as a person reads them, the handles as written, no script errors under
     the Content-Security-Policy; the front page's link leads there."""
     s = world.season(committed)
     page.goto(f"{web.url}/")
@@ -194,7 +194,7 @@ def test_lg3_a_seasons_standings_read_in_a_browser_in_the_clubs_language(committ
     page.wait_for_selector("#standings")
     assert page.url == f"{web.url}/seasons/{s['id']}"
     rows = [" ".join(c.strip() for c in r.split("\t")) for r in page.inner_text("#standings tbody").splitlines()]
-    assert rows == ["1 Борис 16,00 2 2 1 10,00", "2 Анна 13,00 2 2 1 10,00", "3 <b>Вера</b> 9,00 2 2 0 6,00"]
+    assert rows == ["1 boris 16,00 2 2 1 10,00", "2 anna 13,00 2 2 1 10,00", "3 <b>vera</b> 9,00 2 2 0 6,00"]
     assert page.evaluate("document.documentElement.lang") == "ru"
     assert page.text_content("h2") == "Таблица"
     assert page.errors == []

@@ -425,10 +425,8 @@ def test_places_fall_as_players_bust_and_knockouts_are_listed(committed, http):
     world.bust(committed, t["id"], e[1], e[4])
     r = http.get(f"/t/{t['id']}")
     assert r.status_code == 200
-    assert "<td>5</td><td>Player 1</td>" in r.text and "<td>4</td><td>Player 2</td>" in r.text
-    assert (
-        "<td>2</td><td>1</td>\n<td>Player 2</td><td>Player 5</td>" in r.text
-    )  # bust 2 at level 1 (the clock's): out, by
+    assert "<td>5</td><td>ace1</td>" in r.text and "<td>4</td><td>ace2</td>" in r.text
+    assert "<td>2</td><td>1</td>\n<td>ace2</td><td>ace5</td>" in r.text  # bust 2 at level 1 (the clock's): out, by
     assert 'id="field">Осталось 3 игрока из 5 входов · 1 призовое место' in r.text
 
 
@@ -575,15 +573,15 @@ def _rows(body: str) -> list[str]:
 
 
 def test_lg3_a_seasons_page_shows_its_standings_in_the_clubs_language(committed, http):
-    """LG-3, DOC-4: derived on this read, ranked, in Russian (the club's default), names escaped,
-    linked from the front page and from each counted tournament's page."""
+    """LG-3, DOC-4: derived on this read, ranked, in Russian (the club's default), players' handles
+    escaped (AC-5), linked from the front page and from each counted tournament's page."""
     s = world.season(committed)
     r = http.get(f"/seasons/{s['id']}")
     assert r.status_code == 200 and '<html lang="ru">' in r.text
     assert _rows(r.text) == [
-        "1 Борис 16,00 2 2 1 10,00",
-        "2 Анна 13,00 2 2 1 10,00",
-        "3 &lt;b&gt;Вера&lt;/b&gt; 9,00 2 2 0 6,00",
+        "1 boris 16,00 2 2 1 10,00",
+        "2 anna 13,00 2 2 1 10,00",
+        "3 &lt;b&gt;vera&lt;/b&gt; 9,00 2 2 0 6,00",
     ]
     assert "<h2>Таблица</h2>" in r.text and "Очки за места: 10,00 · 6,00 · 3,00; за остальные места — 0." in r.text
     assert all(f'<a href="/t/{t}">' in r.text for t in s["tournaments"])
@@ -597,7 +595,7 @@ def test_lg3_a_seasons_page_speaks_english_when_the_club_chose_it(committed, htt
     s = world.season(committed, name="Winter", locale="en")
     r = http.get(f"/seasons/{s['id']}")
     assert '<html lang="en">' in r.text and "<h2>Standings</h2>" in r.text
-    assert _rows(r.text)[0] == "1 Борис 16.00 2 2 1 10.00" and "Every result counts." in r.text
+    assert _rows(r.text)[0] == "1 boris 16.00 2 2 1 10.00" and "Every result counts." in r.text
 
 
 def test_lg1_a_season_of_an_unlisted_club_and_hostile_ids_are_a_plain_404(committed, http):
@@ -623,3 +621,95 @@ def test_lg1_a_season_of_an_unlisted_club_and_hostile_ids_are_a_plain_404(commit
     )
     assert http.get(f"/seasons/{s['id']}").status_code == 404
     assert f"/seasons/{s['id']}" not in http.get("/").text
+
+
+# -- personal data (AC-5): players by handle, never by full name ----------------------------------------
+
+FULL_NAMES = re.compile(r"Player \d")  # running_poker's full names; its handles are ace1, ace2, …
+
+
+def _forget(engine, handle: str) -> str:
+    """The player forgotten (1.6.1: name and handle erased); their pseudonym."""
+    from domain.poker.services.players import forget_player
+
+    return world.with_session(engine, lambda session: forget_player(session, handle, world.now()).pseudonym)
+
+
+def test_ac_5_results_page_shows_handles_not_full_names(committed, http):
+    """AC-5: places as they fall, knockouts (busted and killer) and the final places name players
+    by handle; a forgotten player by pseudonym."""
+    t = world.running_poker(committed, players=4)
+    e = t["entries"]
+    world.bust(committed, t["id"], e[0], e[3])
+    world.bust(committed, t["id"], e[1], e[3])
+    forgotten = _forget(committed, "ace2")
+    live = http.get(f"/t/{t['id']}").text
+    assert "<td>4</td><td>ace1</td>" in live and f"<td>3</td><td>{forgotten}</td>" in live
+    assert f"<td>2</td><td>1</td>\n<td>{forgotten}</td><td>ace4</td>" in live
+    assert not FULL_NAMES.search(live)
+    world.bust(committed, t["id"], e[2], e[3])
+    world.finish(committed, t["id"])
+    final = http.get(f"/t/{t['id']}").text
+    assert "<td>1</td><td>ace4</td>" in final and 'id="winner">Победитель: ace4<' in final
+    assert f"<td>3</td><td>{forgotten}</td>" in final and "<td>2</td><td>ace3</td>" in final
+    assert not FULL_NAMES.search(final)
+
+
+def test_ac_5_the_screen_and_its_event_stream_name_the_winner_by_handle(committed, web, http):
+    """AC-5"""
+    t = world.running_poker(committed, players=2)
+    world.bust(committed, t["id"], t["entries"][0], t["entries"][1])
+    world.finish(committed, t["id"])
+    screen = http.get(f"/t/{t['id']}/screen").text
+    assert 'id="winner" class="winner">Победитель: ace2<' in screen and not FULL_NAMES.search(screen)
+    with httpx.Client(base_url=web.url, timeout=10) as client:
+        with client.stream("GET", f"/t/{t['id']}/events") as r:
+            line = next(line for line in r.iter_lines() if line.startswith("data: "))
+    state = json.loads(line[6:])
+    assert state["winners"] == ["ace2"] and state["text"]["winner"] == "Победитель: ace2"
+    assert not FULL_NAMES.search(line)
+
+
+def test_ac_5_a_seasons_standings_show_handles_not_full_names(committed, http):
+    """AC-5: tests/web/world.py's season: Борис Гельфанд is boris, Анна Белова anna."""
+    s = world.season(committed)
+    body = http.get(f"/seasons/{s['id']}").text
+    assert [row.split()[1] for row in _rows(body)] == ["boris", "anna", "&lt;b&gt;vera&lt;/b&gt;"]
+    assert not any(name in body for name in ("Гельфанд", "Белова", "Менчик"))
+
+
+def test_ac_5_a_certificate_s_check_shows_the_full_name_only_with_its_code(committed, web, http):
+    """AC-5, DOC-5: the certificate carries the full name; its check shows it only to a visitor who
+    gives the certificate's verification code (printed on it, in its QR code). Without the code, or
+    with a wrong one, the page says nothing of the certificate, not even whose it is."""
+    from domain.documents.rules.signing import verification_code
+    from domain.documents.tables import Document
+
+    _published(committed, web.outbox)
+    signature = world.with_session(
+        committed,
+        lambda session: session.query(Document.signature).filter(Document.serial == "SP-000042-01").scalar(),
+    )
+    for path in ("/verify/SP-000042-01", "/verify/SP-000042-01?code=ABCD-EFGH"):
+        r = http.get(path)
+        assert r.status_code == 200 and 'id="verdict">' in r.text and "Иван" not in r.text, path
+        assert 'id="player"' not in r.text
+    r = http.get(f"/verify/SP-000042-01?code={verification_code(signature)}")
+    assert 'id="verdict">Valid' in r.text and 'id="player">&lt;b&gt;Иван&lt;/b&gt;<' in r.text
+
+
+def test_ac_5_a_pusoy_page_names_players_by_handle_and_never_the_organizer_s_e_mail(committed, http):
+    """AC-5: a Pusoy Dos player is their handle (the seats hold it), the organiser too."""
+    code = _pusoy(committed, private=False, fill=True)
+    body = http.get(f"/p/{code}").text
+    assert all(f"<li>u{i:02d}</li>" in body for i in range(8)) and "organised by org" in body
+    assert "secret-organizer" not in body and "@example.org" not in body
+
+
+def test_ac_5_the_front_page_and_the_club_calendar_name_no_player(committed, http):
+    """AC-5: they list tournaments, series and seasons, never a player."""
+    t = world.running_poker(committed, players=3)
+    world.season(committed)
+    for path in ("/", f"/clubs/{t['club_id']}/calendar.ics"):
+        body = http.get(path).text
+        assert not FULL_NAMES.search(body) and not re.search(r"ace\d|boris|Гельфанд", body), path

@@ -4,12 +4,14 @@ nothing here writes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, func, select, text
+from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm.util import AliasedClass
 
 from domain.clubs.tables import Club
 from domain.documents.rules.signing import verification_code
@@ -63,6 +65,23 @@ FROM poker_tournaments t LEFT JOIN poker_clock c ON c.tournament_id = t.id WHERE
 
 def fingerprint(session: Session, tournament_id: int) -> str | None:
     return session.execute(FINGERPRINT_SQL, {"id": tournament_id}).scalar_one_or_none()
+
+
+# -- how a public page names a player (AC-5) ----------------------------------------------------------
+
+
+def public_name(player: type[Player] | AliasedClass[Player] = Player) -> ColumnElement[str]:
+    """AC-5: a player as the public pages name them (of `player`, the table or an alias of it): the
+    handle, or the pseudonym once forgotten (forgetting erases the handle); never the full name."""
+    return func.coalesce(player.handle, player.pseudonym)
+
+
+def _public_names(session: Session, player_ids: Iterable[int]) -> dict[int, str]:
+    """The players' public names (AC-5), by id."""
+    ids = list(set(player_ids))
+    if not ids:
+        return {}
+    return dict(session.execute(select(Player.id, public_name()).where(Player.id.in_(ids))).all())
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -135,10 +154,15 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
         "on_bubble": itm.on_bubble,
         "in_money": itm.in_money,
         "prizes": [_public_prize(line) for line in results.prizes(session, tournament_id)],
-        "winners": [n.name for n in results.places(session, tournament_id) if n.place.place == 1]
-        if t.status == "finished"
-        else [],
+        "winners": _winners(session, tournament_id) if t.status == "finished" else [],
     }
+
+
+def _winners(session: Session, tournament_id: int) -> list[str]:
+    """The public names (AC-5) of a finished tournament's first place."""
+    firsts = [n.place.player_id for n in results.places(session, tournament_id) if n.place.place == 1]
+    names = _public_names(session, firsts)
+    return [names[p] for p in firsts]
 
 
 # -- live results of a poker tournament (3.7) ----------------------------------------------------------
@@ -149,14 +173,16 @@ def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     place the bust gave (SP-7, `places_so_far`)."""
     t = get_tournament(session, tournament_id)
     if t.status == "finished":
+        stored = [n.place for n in results.places(session, tournament_id)]
+        names = _public_names(session, [p.player_id for p in stored])
         return [
             {
-                "place": n.place.place,
-                "player": n.name,
-                "knockouts": n.place.knockouts,
-                "prize": _public_prize(n.place.prize),
+                "place": p.place,
+                "player": names[p.player_id],
+                "knockouts": p.knockouts,
+                "prize": _public_prize(p.prize),
             }
-            for n in results.places(session, tournament_id)
+            for p in stored
         ]
     entries = [
         PlacedEntry(e, p, n)
@@ -175,33 +201,32 @@ def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
         )
     ]
     out = places_so_far(entries, knockouts, results.prizes(session, tournament_id))
-    names = _names(session, [p.player_id for p in out])
+    names = _public_names(session, [p.player_id for p in out])
     return [
         {"place": p.place, "player": names.get(p.player_id, "?"), "knockouts": None, "prize": _public_prize(p.prize)}
         for p in out
     ]
 
 
-def _names(session: Session, player_ids) -> dict[int, str]:
-    ids = list(set(player_ids))
-    if not ids:
-        return {}
-    return dict(
-        session.execute(select(Player.id, func.coalesce(Player.name, Player.pseudonym)).where(Player.id.in_(ids))).all()
-    )
-
-
 def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
+    """Every knockout, the latest first, voided ones flagged; busted and killer by their public names (AC-5)."""
+    busted_entry, killer_entry = aliased(Entry), aliased(Entry)
+    busted, killer = aliased(Player), aliased(Player)
     rows = session.execute(
-        text(
-            "SELECT k.bust_number, k.level, k.recorded_at, k.voided_at IS NOT NULL AS voided,"
-            " coalesce(bp.name, bp.pseudonym) AS busted, coalesce(kp.name, kp.pseudonym) AS killer"
-            " FROM poker_knockouts k JOIN poker_entries be ON be.id = k.busted_entry_id"
-            " JOIN players bp ON bp.id = be.player_id"
-            " LEFT JOIN poker_entries ke ON ke.id = k.killer_entry_id LEFT JOIN players kp ON kp.id = ke.player_id"
-            " WHERE k.tournament_id = :id ORDER BY k.bust_number DESC, k.id DESC"
-        ),
-        {"id": tournament_id},
+        select(
+            Knockout.bust_number,
+            Knockout.level,
+            Knockout.recorded_at,
+            Knockout.voided_at.is_not(None).label("voided"),
+            public_name(busted).label("busted"),
+            public_name(killer).label("killer"),
+        )
+        .join(busted_entry, busted_entry.id == Knockout.busted_entry_id)
+        .join(busted, busted.id == busted_entry.player_id)
+        .outerjoin(killer_entry, killer_entry.id == Knockout.killer_entry_id)
+        .outerjoin(killer, killer.id == killer_entry.player_id)
+        .where(Knockout.tournament_id == tournament_id)
+        .order_by(Knockout.bust_number.desc(), Knockout.id.desc())
     ).mappings()
     return [dict(r) for r in rows]
 
@@ -249,6 +274,7 @@ def season(session: Session, season_id: int) -> dict[str, Any]:
     """A season's standings now (derived on this read, LG-3), its counted tournaments and the
     club's language (the documents' setting, DOC-4); a season of an unlisted club is not public."""
     found, tournament_ids, named = leagues.season_standings(session, season_id)
+    names = _public_names(session, [r.standing.player_id for r in named])
     club = session.get(Club, found.club_id)
     if club.listing_status != "listed":
         raise NotFound("season-not-found", f"no season {season_id}")
@@ -280,7 +306,7 @@ def season(session: Session, season_id: int) -> dict[str, Any]:
         "rows": [
             {
                 "rank": r.standing.rank,
-                "player": r.name,
+                "player": names[r.standing.player_id],
                 "total": r.standing.total,
                 "counted": r.standing.counted,
                 "played": r.standing.played,

@@ -52,7 +52,7 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
         "club.audit": ("GET", "/clubs/{c}/audit", None, "club"),
         "club.staff": ("GET", "/clubs/{c}/staff", None, "club"),
         "club.grant": ("POST", "/clubs/{c}/staff", {"email": "spare@example.org", "role": "floor"}, "club"),
-        "club.revoke": ("DELETE", "/clubs/{c}/staff/%d/floor" % w.account_ids["spare"], None, "club"),
+        "club.revoke": ("DELETE", "/clubs/{c}/staff/" + str(w.account_ids["spare"]) + "/floor", None, "club"),
         "poker.entries": ("GET", "/tournaments/{t}/entries", None, "tournament"),
         "poker.register": ("POST", "/tournaments/{t}/registrations", player, "tournament"),
         "poker.unregister": ("DELETE", "/tournaments/{t}/registrations/anna", None, "tournament"),

@@ -109,29 +109,58 @@ def start_session(session: Session, account_id: int, now: datetime, *, address: 
     return secret
 
 
-def actor_of(session: Session, account: Account, *, kind: str = "person", token: Token | None = None) -> Actor:
-    """The actor an account is (its roles, and `player` when it is a player's), narrowed to a token's scopes."""
-    roles = set(accounts.roles_of(session, account.id))
-    if account.player_id is not None:
+def actor_of(session: Session, account: Account) -> Actor:
+    """The actor an account is, signed in as a person (its roles, and `player` when it is a player's)."""
+    return _actor("person", account.id, account.email, account.player_id, accounts.roles_of(session, account.id))
+
+
+def _actor(
+    kind: str,
+    account_id: int,
+    email: str,
+    player_id: int | None,
+    grants,
+    token: tuple[int, str, list[str]] | None = None,
+) -> Actor:
+    """An actor from its account's grants, narrowed to a token's scopes (token: id, name, scopes)."""
+    roles = {(Role(role), club) for role, club in grants}
+    if player_id is not None:
         roles.add((Role.PLAYER, None))
     cups: frozenset[str] = frozenset()
-    label = account.email
+    label = email
     if token is not None:
-        scopes = set(token.scopes)
+        token_id, name, scopes = token
         roles = {(role, club) for role, club in roles if scope_name(role, club) in scopes}
         cups = frozenset(s.removeprefix("cup:") for s in scopes if s.startswith("cup:"))
         if cups:
             roles.add((Role.GAME_SERVER, None))
-        label = f"token {token.id} ({token.name}) of {account.email}"
+        label = f"token {token_id} ({name}) of {email}"
     return Actor(
         kind,
         label,
-        account_id=account.id,
+        account_id=account_id,
         roles=frozenset(roles),
-        player_id=account.player_id,
+        player_id=player_id,
         cups=cups,
-        token_id=token.id if token else None,
+        token_id=token[0] if token else None,
     )
+
+
+# One statement finds a credential, its account and the account's grants (AC-4: read afresh at every
+# request), as plain SQL: the hot path of every authenticated request (bench/bench_access.py).
+_FOUND = """
+SELECT c.id, c.account_id, {columns}, a.email, a.player_id, a.blocked_at,
+       ARRAY(SELECT r.role || '@' || coalesce(r.club_id::text, '') FROM account_roles r
+             WHERE r.account_id = a.id ORDER BY r.id) AS grants
+FROM {table} c JOIN accounts a ON a.id = c.account_id
+WHERE c.secret_hash = :digest AND c.{alive} IS NULL
+"""
+_SESSION = text(_FOUND.format(columns="c.started_at, c.last_seen_at", table="account_sessions", alive="ended_at"))
+_TOKEN = text(_FOUND.format(columns="c.name, c.scopes, c.last_used_at", table="account_tokens", alive="revoked_at"))
+
+
+def _grants(held: list[str]) -> list[tuple[str, int | None]]:
+    return [(role, int(club) if club else None) for role, _, club in (g.partition("@") for g in held)]
 
 
 def scope_name(role: Role, club_id: int | None) -> str:
@@ -142,22 +171,18 @@ def scope_name(role: Role, club_id: int | None) -> str:
 def session_actor(session: Session, secret: str, now: datetime) -> Actor | None:
     """The actor of a session's secret, or None when it is unknown, ended, expired or its account blocked.
     Its last use is written at most once a minute."""
-    row = session.execute(
-        select(UserSession, Account)
-        .join(Account, Account.id == UserSession.account_id)
-        .where(UserSession.secret_hash == digest(secret), UserSession.ended_at.is_(None))
-    ).first()
+    row = session.execute(_SESSION, {"digest": digest(secret)}).first()
     if row is None:
         return None
-    user_session, account = row
-    if account.blocked_at is not None:
+    session_id, account_id, started, seen, email, player_id, blocked_at, grants = row
+    if blocked_at is not None:
         return None
-    if credentials.session_expired(user_session.started_at, user_session.last_seen_at, now):
-        user_session.ended_at = now
+    if credentials.session_expired(started, seen, now):
+        session.execute(update(UserSession).where(UserSession.id == session_id).values(ended_at=now))
         return None
-    if now - user_session.last_seen_at >= credentials.SEEN_EVERY:
-        user_session.last_seen_at = now
-    return actor_of(session, account)
+    if now - seen >= credentials.SEEN_EVERY:
+        session.execute(update(UserSession).where(UserSession.id == session_id).values(last_seen_at=now))
+    return _actor("person", account_id, email, player_id, _grants(grants))
 
 
 def end_session(session: Session, secret: str, now: datetime) -> None:
@@ -222,17 +247,13 @@ def token_actor(session: Session, secret: str, now: datetime) -> Actor | None:
     """The actor of a bearer token, or None when it is unknown, revoked or its account blocked."""
     if not secret.startswith(TOKEN_PREFIX):
         return None
-    row = session.execute(
-        select(Token, Account)
-        .join(Account, Account.id == Token.account_id)
-        .where(Token.secret_hash == digest(secret), Token.revoked_at.is_(None))
-    ).first()
-    if row is None or row[1].blocked_at is not None:
+    row = session.execute(_TOKEN, {"digest": digest(secret)}).first()
+    if row is None or row.blocked_at is not None:
         return None
-    token, account = row
-    if token.last_used_at is None or now - token.last_used_at >= credentials.SEEN_EVERY:
-        token.last_used_at = now
-    return actor_of(session, account, kind="token", token=token)
+    token_id, account_id, name, scopes, used, email, player_id, _, grants = row
+    if used is None or now - used >= credentials.SEEN_EVERY:
+        session.execute(update(Token).where(Token.id == token_id).values(last_used_at=now))
+    return _actor("token", account_id, email, player_id, _grants(grants), (token_id, name, list(scopes)))
 
 
 def revoke_token(session: Session, token_id: int, now: datetime, *, account_id: int | None = None) -> Token:

@@ -22,7 +22,7 @@ from domain.pusoy.tables import (
     PusoyStanding,
     PusoyTournament,
 )
-from tests.support.db import refused_call
+from tests.support.db import contents, refused_call
 from tests.support.pusoy_world import (
     NOW,
     created,
@@ -203,7 +203,8 @@ def test_bad_reports_each_have_their_code_and_write_nothing(session):
         now=NOW,
     )
     report(session, t)
-    refused_call(session, "already-reported", report, session, t)
+    order = seating(session, t.id, 1, 0)[1]
+    refused_call(session, "already-reported", report, session, t, order=[order[1], order[0], *order[2:]])
     setup = created(session, 8)
     refused_call(session, "tournament-not-active", report, session, setup, order=["a", "b", "c", "d"])
 
@@ -369,3 +370,16 @@ def test_pd_9_six_tied_for_three_spots_two_tables_and_a_playoff_that_ties_again(
         "round-2 reseat order",
     ]
     assert all(d["verified"] for d in proof if d["purpose"])
+
+
+def test_pd_5_the_same_report_again_is_answered_with_the_first_and_counted_once(session):
+    """PD-5 (a game server's retry): the same game reported again, even after its round locked,
+    changes nothing and answers as the first did; another result for it is refused."""
+    t = filled(session, 8)
+    assert not report(session, t).repeated
+    before = contents(session)
+    again = report(session, t)
+    assert again.repeated and not again.round_ready and contents(session) == before
+    assert report(session, t, table=2).round_ready
+    pusoy_rounds.complete_round(session, t.id, 1, NOW)
+    assert report(session, t).repeated  # the round has locked: a late retry still gets its answer

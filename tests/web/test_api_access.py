@@ -73,6 +73,12 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
             {"round": 1, "table": 1, "game": 1, "finishes": ["u1", "u2", "u3", "u4"]},
             "cup",
         ),
+        "pusoy.amend": (
+            "POST",
+            "/pusoy/{cup}/amendments",
+            {"round": 1, "table": 1, "game": 1, "finishes": ["u1", "u2", "u3", "u4"], "reason": "typo"},
+            "cup",
+        ),
         "platform.block-account": ("POST", "/accounts/{a}/block", {"reason": "spam"}, "account"),
         "platform.unblock-account": ("POST", "/accounts/{a}/unblock", None, "account"),
     }

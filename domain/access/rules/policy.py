@@ -92,6 +92,7 @@ POLICY: dict[str, Rule] = {
     "club.revoke": _rule(Scope.CLUB, O),
     # a game server
     "pusoy.report": _rule(Scope.CUP, Role.GAME_SERVER),
+    "pusoy.amend": _rule(Scope.CUP, Role.GAME_SERVER),
     # the platform
     "platform.block-account": _rule(Scope.PLATFORM, Role.OPERATOR),
     "platform.unblock-account": _rule(Scope.PLATFORM, Role.OPERATOR),

@@ -32,6 +32,7 @@ class Reported:
     table: int
     game: int
     round_ready: bool
+    repeated: bool = False  # the same report again: answered with the first, nothing written
 
 
 def report(
@@ -47,11 +48,26 @@ def report(
     by: str | None = None,
     playoff: int = 0,
 ) -> Reported:
-    """One table's game. `round_ready` tells the caller to run the round completion at once."""
-    tournament, rnd = _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff)
+    """One table's game. `round_ready` tells the caller to run the round completion at once.
+
+    Idempotent by the game (round, playoff, table, game): the same report again, even after its round
+    has locked, is answered with the first (`repeated`) and changes nothing; another result for a game
+    already reported is refused: it is an amendment."""
+    given = _as_json(finishes, two_of_diamonds)
+    tournament = find(session, code)
     key = (tournament.id, round_no, playoff, table, game)
-    if session.get(PusoyGame, key) is not None:
-        raise DomainError("already-reported", f"game {game} of table {table} is already reported; amend it instead")
+    if _first(session, key) == given:
+        return Reported(*key, False, repeated=True)
+    tournament, rnd = _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff)
+    first = _first(session, key)  # again under the round's lock: the same report may have just committed
+    if first == given:
+        return Reported(*key, False, repeated=True)
+    if first is not None:
+        order = ", ".join(first["finishes"])
+        raise DomainError(
+            "already-reported",
+            f"game {game} of table {table} is already reported with another result ({order}); amend it instead",
+        )
     session.add(PusoyGame(**_key(key), reported_by=by, reported_at=now))
     session.flush()
     _write_finishes(session, key, finishes, two_of_diamonds)
@@ -105,6 +121,16 @@ def amend(
     )
     session.flush()
     return Reported(tournament.id, round_no, playoff, table, game, False)
+
+
+def _first(session: Session, key: tuple) -> dict | None:
+    """The result a game was first reported with (as `_as_json`), or None when it is not reported."""
+    if session.get(PusoyGame, key, populate_existing=True) is None:
+        return None
+    stored = session.execute(
+        select(PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds).where(*_match(PusoyFinish, key))
+    ).all()
+    return _as_json([(p, pos) for p, pos, _ in stored], next((p for p, _, d in stored if d), None))
 
 
 def _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff):

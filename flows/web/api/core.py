@@ -99,6 +99,12 @@ class ReportBody(Strict):
     )
 
 
+class AmendBody(ReportBody):
+    reason: str = Field(min_length=1, max_length=500, description="why the result changes (kept in the audit)")
+
+    model_config = ConfigDict(extra="forbid")
+
+
 def error(status: int, code: str, message: str, problems=(), headers=None) -> JSONResponse:
     body: dict[str, Any] = {"error": code, "message": message}
     if problems:

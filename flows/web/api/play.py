@@ -15,6 +15,7 @@ from domain.pusoy.services import views as cup_views
 from flows.web.api.core import (
     PUBLIC,
     SECURED,
+    AmendBody,
     Code,
     Id,
     ReasonBody,
@@ -132,7 +133,9 @@ def my_entries(request: Request) -> dict:
 @router.post("/pusoy/{code}/reports", operation_id="pusoy.report", dependencies=SECURED, tags=["game servers"])
 def report(request: Request, code: Code, body: ReportBody) -> dict:
     """A game server reports one table's game (its token is bound to the cup: `cup:CODE`). The round
-    completes at its last report."""
+    completes at its last report. Idempotent by the game: the same report again (a retry) is answered
+    with the first, `repeated: true`, and counted once; another result for a reported game is refused
+    (409 `already-reported`): send an amendment."""
 
     def do(s, actor, now):
         done = reports.report(
@@ -144,10 +147,10 @@ def report(request: Request, code: Code, body: ReportBody) -> dict:
             finishes=[(player, n) for n, player in enumerate(body.finishes, start=1)],
             two_of_diamonds=body.two_of_diamonds,
             now=now,
-            by=actor.label,
+            by=_server(actor),
             playoff=body.playoff,
         )
-        return {"tournament_id": done.tournament_id, "round_ready": done.round_ready}
+        return {"tournament_id": done.tournament_id, "round_ready": done.round_ready, "repeated": done.repeated}
 
     out = api_of(request).run(
         request, "pusoy.report", cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump()
@@ -157,6 +160,37 @@ def report(request: Request, code: Code, body: ReportBody) -> dict:
 
         out["completed"] = jsonable_encoder(complete_at_event(out["tournament_id"]))
     return out
+
+
+@router.post("/pusoy/{code}/amendments", operation_id="pusoy.amend", dependencies=SECURED, tags=["game servers"])
+def amend(request: Request, code: Code, body: AmendBody) -> dict:
+    """A game server corrects a reported game while its round (or playoff) is open (PD-6), with the
+    reason; the finishes before and after are kept in the game's audit."""
+
+    def do(s, actor, now):
+        done = reports.amend(
+            s,
+            code,
+            round_no=body.round,
+            table=body.table,
+            game=body.game,
+            finishes=[(player, n) for n, player in enumerate(body.finishes, start=1)],
+            two_of_diamonds=body.two_of_diamonds,
+            now=now,
+            by=_server(actor),
+            reason=body.reason,
+            playoff=body.playoff,
+        )
+        return {"tournament_id": done.tournament_id, "amended": True}
+
+    return api_of(request).run(
+        request, "pusoy.amend", cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump()
+    )
+
+
+def _server(actor) -> str:
+    """Who reported, as a game's row keeps it (40 characters): the token's number."""
+    return f"token {actor.token_id}" if actor.token_id else actor.label[:40]
 
 
 def _account(session, account_id: int) -> Account:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from domain.access.ports import PasswordHasher
     from domain.clubs.ports import RegistryProvider
+    from domain.draw import SeedSource
     from infra.mail import SmtpMailer
     from infra.render import Renderer
 
@@ -57,13 +58,24 @@ def server_url() -> str:
     return database.server_url(settings())
 
 
+def draw_seeds() -> SeedSource:
+    """SP-13, PD-12: the platform's seed of a draw, an HMAC of the draw's description under a key
+    derived from the platform secret (TOURNEY_SECRET_KEY or TOURNEY_HOME/secret.key, never in the
+    database; `domain.draw.seed_key`). The secret is read when a draw asks, so a command that draws
+    nothing never reads or makes it."""
+    from domain import draw
+
+    return lambda what: draw.platform_seed(draw.seed_key(settings().secret_key()), what)
+
+
 def engine() -> Engine:
-    """The process's engine for the configured database (made on first use)."""
+    """The process's engine for the configured database (made on first use), its sessions given the
+    platform's seed source (`draw_seeds`)."""
     from domain.store import db
 
     url = database_url()
     if url not in _ENGINES:
-        _ENGINES[url] = db.make_engine(url)
+        _ENGINES[url] = db.make_engine(url, seeds=draw_seeds())
     return _ENGINES[url]
 
 

@@ -7,7 +7,7 @@ TOURNEY_HOME     data folder (embedded cluster, outbox, secret key); default the
 SMTP_URL         smtp://[user:pass@]host:port for delivering documents to clubs; unset = outbox only
 REGISTRY_URL     the state-registry provider (DaData-style findById/party); unset = moderator queue
 REGISTRY_TOKEN   the provider's API token
-TOURNEY_SECRET_KEY  the platform secret (signatures, at least 32 bytes); unset = generated once into
+TOURNEY_SECRET_KEY  the platform secret (signatures, draw seeds; at least 32 bytes); unset = generated once into
                  TOURNEY_HOME/secret.key (mode 0600)
 TOURNEY_PUBLIC_URL  where the public verification page is served (certificate QR codes point at
                  <it>/verify/<serial>?code=<code>); default http://127.0.0.1:8080

@@ -80,18 +80,20 @@ class PusoyEntry(Base):
 
 class PusoyDraw(Base):
     """PD-12: a seed committed (its SHA-256 published) before its draw, revealed with the draw's
-    purpose, items and outcome after it."""
+    purpose, items and outcome after it. A pending row holds the commitment only, never the seed
+    (derived from the platform's key, outside the database)."""
 
     __tablename__ = "pusoy_draws"
     __table_args__ = (
         ForeignKeyConstraint(["tournament_id"], ["pusoy_tournaments.id"], ondelete="CASCADE"),
         CheckConstraint("(revealed_at IS NULL) = (purpose IS NULL)", name="revealed"),
+        CheckConstraint("(seed IS NULL) = (revealed_at IS NULL)", name="seed_revealed"),
     )
 
     tournament_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     seq: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
     commitment: Mapped[str] = mapped_column(String(64))
-    seed: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[str | None] = mapped_column(String(64))
     committed_at: Mapped[datetime] = mapped_column(TS)
     purpose: Mapped[str | None] = mapped_column(Text)
     items: Mapped[list[str] | None] = mapped_column(JSONB)

@@ -1,17 +1,53 @@
 """Engines, sessions and the unit of work, over the engine the caller gives (the process's engine is
-the composition root's, flows/bootstrap.py). Nothing here touches the database at import time."""
+the composition root's, flows/bootstrap.py). Nothing here touches the database at import time.
+
+An engine can carry the platform's seed source (SP-13, PD-12: `domain.draw.SeedSource`, from a key
+the database does not hold), handed in by the composition root with the engine; the draws services
+ask `draw_seeds(session)` for it. A session's own (`session.info[SEEDS]`, a test's fixed seeds)
+comes first."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from domain.draw import SeedSource
+from domain.errors import ConfigurationError
 
-def make_engine(url: str, **kwargs) -> Engine:
-    return create_engine(url, pool_pre_ping=True, **kwargs)
+SEEDS = "draw_seeds"
+_SEED_SOURCES: WeakKeyDictionary[Engine, SeedSource] = WeakKeyDictionary()
+
+
+def make_engine(url: str, seeds: SeedSource | None = None, **kwargs) -> Engine:
+    """An engine; with `seeds`, the platform's seed source of every session on it."""
+    made = create_engine(url, pool_pre_ping=True, **kwargs)
+    return provide_seeds(made, seeds) if seeds is not None else made
+
+
+def provide_seeds(engine: Engine, seeds: SeedSource) -> Engine:
+    """Give the sessions on `engine` the platform's seed source (the composition root does)."""
+    _SEED_SOURCES[engine] = seeds
+    return engine
+
+
+def draw_seeds(session: Session) -> SeedSource:
+    """The platform's seed source of this session: its own, else its engine's; none is a
+    configuration error (a draw never falls back to a seed the database would have to keep)."""
+    found = session.info.get(SEEDS)
+    if found is None:
+        bind = session.get_bind()
+        found = _SEED_SOURCES.get(getattr(bind, "engine", bind))
+    if found is None:
+        raise ConfigurationError(
+            "no-draw-key",
+            "this database connection has no platform key for draw seeds (SP-13, PD-12): open it through"
+            " flows.bootstrap",
+        )
+    return found
 
 
 @contextmanager

@@ -40,6 +40,7 @@ from domain.poker.services import due as poker_due
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import results as results_service
 from domain.poker.services.due import Kind
+from domain.store.db import provide_seeds
 from domain.store.leader import Leader
 from flows import bootstrap
 
@@ -114,7 +115,9 @@ class Timekeeper:
     def __post_init__(self) -> None:
         # its own engine and session factory, made once: each moment costs no settings lookup, no
         # new session class and no pre-ping (a broken connection raises, and the loop reconnects)
-        self.engine: Engine = create_engine(self.url, pool_size=2, max_overflow=2)
+        self.engine: Engine = provide_seeds(
+            create_engine(self.url, pool_size=2, max_overflow=2), bootstrap.draw_seeds()
+        )
         self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
 
     def _transaction(self) -> AbstractContextManager[Session]:

@@ -52,9 +52,9 @@ def test_sp_13_the_draw_seats_every_active_entry_evenly_from_both_seeds_and_reco
     """SP-13, PD-12, 3.6"""
     t = tournament(session, seat_cap=9)
     entries = [enter(session, t).id for _ in range(19)]
-    platform = "a" * 64
-    draws.commit(session, t.id, T0, platform)
-    out = svc.draw_initial(session, t.id, T0, seed="s33d", next_seed="b" * 64)
+    draws.commit(session, t.id, T0)
+    platform, following = draws.platform_seed(session, t.id, 1), draws.platform_seed(session, t.id, 2)
+    out = svc.draw_initial(session, t.id, T0, seed="s33d")
     assert [x["players"] for x in out["tables"]] == [7, 6, 6]
     expected = pure.initial_seating(entries, 9, draw.combined(platform, "s33d"))
     assert seats(session, t.id) == {s.entry: (s.table, s.seat) for s in expected.seats}
@@ -64,12 +64,12 @@ def test_sp_13_the_draw_seats_every_active_entry_evenly_from_both_seeds_and_reco
         "commitment": draw.commitment(platform),
         "platform_seed": platform,
         "floor_seed": "s33d",
-        "next_commitment": draw.commitment("b" * 64),
+        "next_commitment": draw.commitment(following),
     }
     stored = session.scalars(select(SeatDraw).where(SeatDraw.tournament_id == t.id).order_by(SeatDraw.seq)).all()
     assert [(d.seq, d.purpose, d.seed, d.floor_seed, d.items) for d in stored] == [
         (1, "initial-seating", platform, "s33d", {"seat_cap": 9, "entries": entries}),
-        (2, None, "b" * 64, None, None),
+        (2, None, None, None, None),  # SP-13: a pending draw's seed is not stored
     ]
     with pytest.raises(DomainError) as err:
         svc.draw_initial(session, t.id, T0)

@@ -46,7 +46,7 @@ def test_sp_13_migration_0513_commits_a_seed_for_every_tournament_and_keeps_the_
                         ),
                         {"t": drawn, "p": purpose, "c": draw.commitment(seed), "s": seed, "at": AT},
                     )
-            _step(engine, "upgrade", "heads")
+            _step(engine, "upgrade", "0513")  # 1010 takes the pending seeds out again (test_draw_seed_migration.py)
             with Session(engine) as s:
                 old = draws.proof(s, drawn)
                 new = draws.proof(s, fresh)

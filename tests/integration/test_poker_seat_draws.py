@@ -39,7 +39,8 @@ def test_sp_13_the_commitment_is_published_at_creation_and_does_not_change_with_
         None,
         None,
     )
-    platform = session.scalars(select(SeatDraw.seed).where(SeatDraw.tournament_id == tid)).one()
+    assert session.scalars(select(SeatDraw.seed).where(SeatDraw.tournament_id == tid)).one() is None
+    platform = draws.platform_seed(session, tid, 1)
     outcomes = {}
     for floor in ("heads", "tails"):
         savepoint = session.begin_nested()
@@ -57,17 +58,18 @@ def test_sp_13_the_commitment_is_published_at_creation_and_does_not_change_with_
 
 
 def test_sp_13_the_same_floor_seed_with_another_platform_seed_draws_differently(session):
-    """SP-13: the floor's seed alone does not decide the draw."""
-    drawn = []
-    for platform in ("a" * 64, "c" * 64):
+    """SP-13: the floor's seed alone does not decide the draw (two tournaments, two platform seeds)."""
+    drawn, platforms = [], []
+    for _ in range(2):
         t = tournament(session, seat_cap=4)
         entries = [enter(session, t).id for _ in range(8)]
-        draws.commit(session, t.id, T0, platform)
+        draws.commit(session, t.id, T0)
+        platforms.append(draws.platform_seed(session, t.id, 1))
         svc.draw_initial(session, t.id, T0, seed="lucky")
         rank = {e: n for n, e in enumerate(entries, 1)}  # the n-th entry of each tournament
         drawn.append({rank[e]: place for e, place in seats(session, t.id).items()})
-    assert drawn[0] != drawn[1]
-    for platform, got in zip(("a" * 64, "c" * 64), drawn, strict=True):
+    assert platforms[0] != platforms[1] and drawn[0] != drawn[1]
+    for platform, got in zip(platforms, drawn, strict=True):
         expected = pure.initial_seating(list(range(1, 9)), 4, draw.combined(platform, "lucky"))
         assert got == {s.entry: (s.table, s.seat) for s in expected.seats}
 
@@ -83,14 +85,14 @@ def _played(session) -> int:
     t = tournament(session, seat_cap=3)
     for _ in range(7):
         enter(session, t)
-    draws.commit(session, t.id, T0, "1" * 64)
-    svc.draw_initial(session, t.id, T0, seed="open", next_seed="2" * 64)  # 3, 2, 2
+    draws.commit(session, t.id, T0)
+    svc.draw_initial(session, t.id, T0, seed="open")  # 3, 2, 2
     bust(session, min(e for e, (tb, _) in seats(session, t.id).items() if tb == 1))
-    svc.break_table(session, t.id, 3, LATER, next_seed="3" * 64)  # 3, 3
+    svc.break_table(session, t.id, 3, LATER)  # 3, 3
     for gone in sorted(e for e, (tb, _) in seats(session, t.id).items() if tb == 1)[:2]:
         bust(session, gone)
     bust(session, min(e for e, (tb, _) in seats(session, t.id).items() if tb == 2))  # 1, 2
-    svc.final_table(session, t.id, LATER, confirm=True, seed="final", next_seed="4" * 64)
+    svc.final_table(session, t.id, LATER, confirm=True, seed="final")
     return t.id
 
 
@@ -105,8 +107,9 @@ def test_sp_13_a_proof_rechecks_every_draw_and_a_tampered_one_fails(session):
         (3, "final-table", "final", True),
         (4, None, None, None),
     ]
-    assert [d["platform_seed"] for d in proof] == ["1" * 64, "2" * 64, "3" * 64, None]
-    assert [d["commitment"] for d in proof] == [draw.commitment(c * 64) for c in "1234"]
+    platform = [draws.platform_seed(session, tid, seq) for seq in (1, 2, 3, 4)]
+    assert [d["platform_seed"] for d in proof] == [*platform[:3], None]
+    assert [d["commitment"] for d in proof] == [draw.commitment(p) for p in platform]
     assert proof[1]["items"]["seats"] and proof[1]["outcome"]
     for change in ({"outcome": list(reversed(proof[1]["outcome"]))}, {"floor_seed": "steered"}, {"seed": "9" * 64}):
         savepoint = session.begin_nested()
@@ -167,14 +170,15 @@ def test_sp_13_a_late_seating_tie_is_a_draw_of_the_chain_and_draw_proof_shows_it
     t = tournament(session, seat_cap=5)
     for _ in range(8):
         enter(session, t)
-    draws.commit(session, t.id, T0, "1" * 64)
-    svc.draw_initial(session, t.id, T0, seed="open", next_seed="2" * 64)  # 4, 4
+    draws.commit(session, t.id, T0)
+    svc.draw_initial(session, t.id, T0, seed="open")  # 4, 4
     before = pure.from_snapshot(pure.snapshot(svc.load(session, t.id, 5)))
     late = enter(session, t)
     out = svc.seat_new_entry(session, late.id, LATER)
-    table = draw.rng(draw.combined("2" * 64, None), "late-seating").choice((1, 2))
+    second = draws.platform_seed(session, t.id, 2)
+    table = draw.rng(draw.combined(second, None), "late-seating").choice((1, 2))
     assert (out["table"], out["seat"], out["opened_table"]) == (table, 5, False)
-    assert (out["draw"]["seq"], out["draw"]["purpose"], out["draw"]["platform_seed"]) == (2, "late-seating", "2" * 64)
+    assert (out["draw"]["seq"], out["draw"]["purpose"], out["draw"]["platform_seed"]) == (2, "late-seating", second)
     proof = draws.proof(session, t.id)
     assert [(d["seq"], d["purpose"], d["ok"]) for d in proof] == [
         (1, "initial-seating", True),

@@ -20,6 +20,7 @@ from domain.pusoy.tables import PusoyEntry, PusoyRound, PusoyStanding
 from domain.store.db import StatementCounter, unit_of_work
 from flows.jobs.pusoy import complete_ready
 from tests.support.pusoy_world import NOW, created, filled, play_playoff, seating
+from tests.support.seeds import fixed_seeds, played_through_seeds
 
 
 def play_random_round(session, t, round_no, rnd: random.Random):
@@ -58,22 +59,22 @@ GAMES_SEED = 5
 def test_pd_1_to_pd_13_a_32_player_tournament_of_3_games_a_round_from_creation_to_champion(session):
     """PD-1, PD-4..PD-13: every reseat checked against the locked standings and the revealed seed."""
     rnd = random.Random(GAMES_SEED)
-    seeds = (f"seed-{i}" for i in range(1, 100))
-    t = created(session, 32, games=3, seed="seed-0")
+    fixed_seeds(session, played_through_seeds)
+    t = created(session, 32, games=3)
     for i in range(32):
-        pusoy_setup.join(session, t.code, f"u{i:02d}", NOW, next_seed=next(seeds))
+        pusoy_setup.join(session, t.code, f"u{i:02d}", NOW)
     assert t.status == "active" and t.bracket == [32, 16, 8, 4]
     playoffs = []
     for round_no, field in enumerate(t.bracket, start=1):
         assert sum(len(p) for p in seating(session, t.id, round_no).values()) == field
         assert play_random_round(session, t, round_no, rnd).round_ready
-        done = pusoy_rounds.complete_round(session, t.id, round_no, NOW, next_seed=next(seeds))
+        done = pusoy_rounds.complete_round(session, t.id, round_no, NOW)
         while done.outcome == "playoff":
             playoffs.append((round_no, done.playoff_tables))
             stage = session.get(PusoyRound, (t.id, round_no)).stage
             orders = {i: rnd.sample(list(x), len(x)) for i, x in enumerate(done.playoff_tables, start=1)}
             assert play_playoff(session, t, round_no, stage, orders).round_ready
-            done = pusoy_rounds.complete_round(session, t.id, round_no, NOW, next_seed=next(seeds))
+            done = pusoy_rounds.complete_round(session, t.id, round_no, NOW)
         rows = locked_standings(session, t.id, round_no)
         assert [r.rank for r in rows] == sorted(r.rank for r in rows) and len(rows) == field
         if round_no == len(t.bracket):

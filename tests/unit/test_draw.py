@@ -1,11 +1,25 @@
 """PD-12, SP-13: draws by lot use a committed seed that anyone can re-check."""
 
 import hashlib
+import hmac
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.draw import combined, commitment, matches, new_seed, shuffled
+from domain.draw import (
+    POKER_SEAT_DRAW,
+    PUSOY_DRAW,
+    combined,
+    commitment,
+    description,
+    keyed,
+    matches,
+    new_seed,
+    platform_seed,
+    seed_key,
+    shuffled,
+)
 
 
 def test_pd_12_the_commitment_is_the_sha256_of_the_seed():
@@ -55,3 +69,29 @@ def test_sp_13_a_floor_seed_alone_does_not_fix_the_draw(platform, floor, items):
     other = platform[::-1] if platform[::-1] != platform else "f" * 64 if platform != "f" * 64 else "0" * 64
     assert combined(platform, floor) != combined(other, floor)
     assert sorted(shuffled(combined(platform, floor), "x", items)) == sorted(items)
+
+
+def test_sp_13_the_platform_seed_is_the_hmac_sha256_of_the_draw_under_the_draw_key():
+    """SP-13, PD-12: a seed derived from the platform secret by two HMAC-SHA256 steps (the key for
+    draw seeds, then the draw's description), re-computable with the standard library alone."""
+    secret = b"a-platform-secret-of-at-least-32-bytes!"
+    key = hmac.new(secret, b"draw-seeds", hashlib.sha256).digest()
+    assert seed_key(secret) == key != secret
+    what = description(POKER_SEAT_DRAW, 7, 1)
+    assert what == "poker-seat-draw|7|1"
+    assert platform_seed(key, what) == hmac.new(key, b"poker-seat-draw|7|1", hashlib.sha256).hexdigest()
+    assert re.fullmatch("[0-9a-f]{64}", platform_seed(key, what))
+    assert keyed(key)(what) == platform_seed(key, what)
+
+
+def test_sp_13_another_key_another_draw_or_another_chain_gives_another_seed():
+    """SP-13, PD-12"""
+    key, other = seed_key(b"one-platform-secret-of-32-bytes-or-more"), seed_key(b"another-platform-secret-of-32-bytes")
+    seeds = {
+        platform_seed(key, description(POKER_SEAT_DRAW, 7, 1)),
+        platform_seed(other, description(POKER_SEAT_DRAW, 7, 1)),
+        platform_seed(key, description(POKER_SEAT_DRAW, 7, 2)),
+        platform_seed(key, description(POKER_SEAT_DRAW, 71, 1)),
+        platform_seed(key, description(PUSOY_DRAW, 7, 1)),
+    }
+    assert len(seeds) == 5

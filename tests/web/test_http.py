@@ -464,10 +464,11 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
     from domain.pusoy.tables import PusoyRound
     from domain.store.db import unit_of_work
     from tests.support.pusoy_world import seating
+    from tests.support.seeds import fixed_seeds, played_through_seeds
 
     rnd = random.Random(5)
-    seeds = (f"seed-{i}" for i in range(1, 100))
     with unit_of_work(committed) as session:
+        fixed_seeds(session, played_through_seeds)
         t = pusoy_setup.create(
             session,
             name="Кубок <Пусой>",
@@ -475,11 +476,10 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
             capacity=32,
             games_per_round=3,
             now=world.now(),
-            seed="seed-0",
             private=True,
         )
         for i in range(32):
-            pusoy_setup.join(session, t.code, f"u{i:02d}", world.now(), next_seed=next(seeds))
+            pusoy_setup.join(session, t.code, f"u{i:02d}", world.now())
         for round_no in range(1, len(t.bracket) + 1):
             for table, players in seating(session, t.id, round_no).items():
                 for game in range(1, 4):
@@ -494,7 +494,7 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
                         two_of_diamonds=order[0] if rnd.random() < 0.25 else None,
                         now=world.now(),
                     )
-            done = pusoy_rounds.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
+            done = pusoy_rounds.complete_round(session, t.id, round_no, world.now())
             while done.outcome == "playoff":
                 stage = session.get(PusoyRound, (t.id, round_no)).stage
                 for i, x in enumerate(done.playoff_tables, start=1):
@@ -510,7 +510,7 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
                         two_of_diamonds=None,
                         now=world.now(),
                     )
-                done = pusoy_rounds.complete_round(session, t.id, round_no, world.now(), next_seed=next(seeds))
+                done = pusoy_rounds.complete_round(session, t.id, round_no, world.now())
         session.refresh(t)
         code, champion = t.code, t.champion
     assert champion

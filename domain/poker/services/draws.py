@@ -4,7 +4,12 @@ The first seed of the platform's is committed when the tournament is created (it
 published by `draw-proof` before anyone can give a floor seed); each draw reveals the pending seed,
 combines it with the floor's optional seed (`domain.draw.combined`), records the purpose, items and
 outcome, and commits the next seed. A tournament without a pending seed (written without the
-tournament service) has one committed by its first draw."""
+tournament service) has one committed by its first draw.
+
+The platform's seed of draw `seq` is derived, not drawn: `domain.draw.platform_seed` of
+`"poker-seat-draw|<tournament id>|<seq>"` under the platform's draw key, which the database does not
+hold (the session's seed source, `domain.store.db.draw_seeds`). A pending row keeps only the
+commitment; the draw stores the seed it reveals, for `draw-proof`."""
 
 from __future__ import annotations
 
@@ -16,25 +21,44 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from domain import draw
-from domain.errors import raise_problems
+from domain.errors import ConfigurationError, raise_problems
 from domain.poker.rules import seating as pure
 from domain.poker.tables.clock_seating import SeatDraw
+from domain.store.db import draw_seeds
 
 
-def commit(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> SeatDraw:
-    """Commit the platform's next seed (default: a fresh one from the operating system's RNG)."""
-    seed = seed or draw.new_seed()
+def platform_seed(session: Session, tournament_id: int, seq: int) -> str:
+    """The platform's seed of the tournament's draw `seq`, from the session's seed source."""
+    return draw_seeds(session)(draw.description(draw.POKER_SEAT_DRAW, tournament_id, seq))
+
+
+def commit(session: Session, tournament_id: int, now: datetime) -> SeatDraw:
+    """Commit the platform's next seed: its SHA-256 is stored and published, the seed is not."""
     last = session.scalar(select(func.max(SeatDraw.seq)).where(SeatDraw.tournament_id == tournament_id))
+    seq = (last or 0) + 1
     row = SeatDraw(
         tournament_id=tournament_id,
-        seq=(last or 0) + 1,
-        commitment=draw.commitment(seed),
-        seed=seed,
+        seq=seq,
+        commitment=draw.commitment(platform_seed(session, tournament_id, seq)),
+        seed=None,
         committed_at=now,
     )
     session.add(row)
     session.flush()
     return row
+
+
+def _revealed(session: Session, row: SeatDraw) -> str:
+    """The pending row's seed, derived again; refused when it is not the one committed (the platform
+    key changed since): a draw never reveals a seed other than its commitment's."""
+    seed = platform_seed(session, row.tournament_id, row.seq)
+    if not draw.matches(seed, row.commitment):
+        raise ConfigurationError(
+            "draw-key-changed",
+            f"the platform key does not give the seed committed for draw {row.seq} of tournament"
+            f" {row.tournament_id} (SP-13): the key changed since; restore the one it was committed with",
+        )
+    return seed
 
 
 def pending(session: Session, tournament_id: int) -> SeatDraw | None:
@@ -58,7 +82,6 @@ def run(
     floor_seed: str | None,
     now: datetime,
     apply: Callable[[str], Any],
-    next_seed: str | None = None,
 ) -> tuple[Any, dict]:
     """One draw: `apply(seed)` runs the rule with the combined seed and returns its result; the
     recorded outcome is `pure.outcome(purpose, result)`. Returns the result and what the draw shows
@@ -66,11 +89,12 @@ def run(
     tournament's seating lock."""
     raise_problems(pure.floor_seed_problems(floor_seed))
     row = pending(session, tournament_id) or commit(session, tournament_id, now)
-    result = apply(draw.combined(row.seed, floor_seed))
-    row.purpose, row.floor_seed, row.items, row.drawn_at = purpose, floor_seed, items, now
+    seed = _revealed(session, row)
+    result = apply(draw.combined(seed, floor_seed))
+    row.seed, row.purpose, row.floor_seed, row.items, row.drawn_at = seed, purpose, floor_seed, items, now
     row.outcome = pure.outcome(purpose, result)
     session.flush()
-    following = commit(session, tournament_id, now, next_seed)
+    following = commit(session, tournament_id, now)
     return result, {
         "seq": row.seq,
         "purpose": purpose,

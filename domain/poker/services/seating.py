@@ -102,11 +102,9 @@ def _begin(session: Session, tournament_id: int) -> Seating:
     return load(session, t.id, t.seat_cap)
 
 
-def draw_initial(
-    session: Session, tournament_id: int, now: datetime, seed: str | None = None, next_seed: str | None = None
-) -> dict:
-    """3.6, SP-13: the initial seating of every active entry, by lot; `seed` is the floor's,
-    `next_seed` the platform's seed committed for the next draw (default: a fresh one)."""
+def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> dict:
+    """3.6, SP-13: the initial seating of every active entry, by lot; `seed` is the floor's (the
+    platform's is the tournament's pending one)."""
     t = get_tournament(session, tournament_id)
     if t.status not in ("registration_open", "running"):
         raise DomainError(
@@ -129,7 +127,6 @@ def draw_initial(
         seed,
         now,
         lambda s: pure.initial_seating(entries, before.seat_cap, s),
-        next_seed,
     )
     save(session, t.id, before, after, now)
     return show(session, t.id) | {"draw": drawn}
@@ -221,7 +218,6 @@ def break_table(
     now: datetime,
     seed: str | None = None,
     actor: str | None = None,
-    next_seed: str | None = None,
 ) -> dict:
     """3.6, SP-13: break a table, its players to free seats of the others by lot (`seed`: the floor's)."""
     before = _begin(session, tournament_id)
@@ -233,7 +229,6 @@ def break_table(
         seed,
         now,
         lambda s: pure.break_table(before, table, s),
-        next_seed,
     )
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "break-table", moves, now, actor)
@@ -257,7 +252,6 @@ def final_table(
     confirm: bool,
     seed: str | None = None,
     actor: str | None = None,
-    next_seed: str | None = None,
 ) -> dict:
     """Show the final-table proposal; with `confirm`, assemble it (seats by lot, SP-13; a late entry
     or re-entry can reopen a table after it: each assembly is its own draw)."""
@@ -278,7 +272,6 @@ def final_table(
         seed,
         now,
         lambda s: pure.assemble_final_table(before, s),
-        next_seed,
     )
     save(session, tournament_id, before, after, now)
     _record_moves(session, tournament_id, "final-table", moves, now, actor)

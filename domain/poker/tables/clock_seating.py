@@ -156,15 +156,16 @@ class SeatDraw(Base):
     """A tournament's chain of draws by lot (PD-12, SP-13). Each row is a seed of the platform's,
     committed (its SHA-256 published) before the floor's optional seed is known; the draw that uses
     it records its purpose, the floor's seed, the items and the outcome, and commits the next row.
-    At most one row of a tournament is pending (not drawn yet). Rows drawn before SP-13 have no
-    items or outcome: their seed was used as given."""
+    At most one row of a tournament is pending (not drawn yet); a pending row holds the commitment
+    only, never the seed (derived from the platform's key, outside the database; stored once the
+    draw reveals it). Rows drawn before SP-13 have no items or outcome: their seed was used as given."""
 
     __tablename__ = "poker_seat_draws"
 
     tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     commitment: Mapped[str] = mapped_column(String(64))
-    seed: Mapped[str] = mapped_column(Text)
+    seed: Mapped[str | None] = mapped_column(Text)
     committed_at: Mapped[datetime] = mapped_column(TZ)
     purpose: Mapped[str | None] = mapped_column(Text)
     floor_seed: Mapped[str | None] = mapped_column(Text)
@@ -179,6 +180,7 @@ class SeatDraw(Base):
             "drawn_at IS NOT NULL OR (floor_seed IS NULL AND items IS NULL AND outcome IS NULL)", name="pending_empty"
         ),
         CheckConstraint("(items IS NULL) = (outcome IS NULL)", name="recorded"),
+        CheckConstraint("(seed IS NULL) = (drawn_at IS NULL)", name="seed_revealed"),
         Index("ix_poker_seat_draws_pending", "tournament_id", unique=True, postgresql_where=text("drawn_at IS NULL")),
     )
 

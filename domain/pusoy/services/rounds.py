@@ -146,13 +146,10 @@ def ready_rounds(session: Session, tournament_id: int | None = None) -> list[tup
     return [tuple(r) for r in session.execute(stmt)]
 
 
-def complete_round(
-    session: Session, tournament_id: int, round_no: int, now: datetime, next_seed: str | None = None
-) -> Completion | None:
+def complete_round(session: Session, tournament_id: int, round_no: int, now: datetime) -> Completion | None:
     """PD-5, PD-8..PD-10, PD-13: lock the round, advance the top N or open a playoff, reseat the
     next round or crown the champion. None when the round is not ready or another run holds it.
-    A constant number of statements whatever the games or players. `next_seed` is committed for
-    the next draw if this completion draws (default: fresh from the OS RNG)."""
+    A constant number of statements whatever the games or players."""
     found = session.execute(
         _ready(select(PusoyRound, PusoyTournament))
         .join(PusoyTournament, PusoyTournament.id == PusoyRound.tournament_id)
@@ -166,15 +163,15 @@ def complete_round(
     ranked = live_standings(session, tournament, rnd)
     outcome = advance(ranked, rnd.advancing)
     if isinstance(outcome, Playoff):
-        return _open_playoff(session, tournament, rnd, ranked, outcome, now, next_seed)
-    return _lock(session, tournament, rnd, ranked, outcome, now, next_seed)
+        return _open_playoff(session, tournament, rnd, ranked, outcome, now)
+    return _lock(session, tournament, rnd, ranked, outcome, now)
 
 
-def _open_playoff(session, tournament, rnd, ranked, playoff: Playoff, now, next_seed) -> Completion:
+def _open_playoff(session, tournament, rnd, ranked, playoff: Playoff, now) -> Completion:
     """PD-9: the tied players drawn into ceil(k/4) tables for one game."""
     stage = rnd.stage + 1
     purpose = f"round-{rnd.number} playoff-{stage} tables"
-    seed = reveal(session, tournament.id, purpose, playoff.players, now, next_seed)
+    seed = reveal(session, tournament.id, purpose, playoff.players, now)
     drawn = playoff_tables(playoff.players, seed, purpose)
     session.execute(
         PusoySeat.__table__.insert(),
@@ -196,7 +193,7 @@ def _open_playoff(session, tournament, rnd, ranked, playoff: Playoff, now, next_
     return Completion(tournament.id, tournament.code, rnd.number, "playoff", ranked, (), drawn)
 
 
-def _lock(session, tournament, rnd, ranked, result: Advance, now, next_seed) -> Completion:
+def _lock(session, tournament, rnd, ranked, result: Advance, now) -> Completion:
     final = rnd.number == len(tournament.bracket)
     went_on = () if final else tuple(s.player for s in result.advancers)
     session.execute(
@@ -231,7 +228,7 @@ def _lock(session, tournament, rnd, ranked, result: Advance, now, next_seed) -> 
         session.flush()
         return Completion(tournament.id, tournament.code, rnd.number, "champion", ranked, (), champion=champion)
     purpose = f"round-{rnd.number + 1} reseat order"
-    seed = reveal(session, tournament.id, purpose, went_on, now, next_seed)
+    seed = reveal(session, tournament.id, purpose, went_on, now)
     order = reseat_order(result.advancers, seed, purpose)
     open_round(session, tournament, rnd.number + 1, order, now)
     session.flush()

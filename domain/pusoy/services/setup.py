@@ -47,7 +47,6 @@ def create(
     organizer_email: str | None = None,
     club_id: int | None = None,
     rng: random.Random | None = None,
-    seed: str | None = None,
 ) -> PusoyTournament:
     """A tournament in Setup with its bracket stored and the seed of its first draw committed.
     Join codes come from `rng` (default: the operating system's cryptographic RNG)."""
@@ -89,7 +88,7 @@ def create(
                 raise
     else:
         raise DomainError("no-free-code", "no free join code was found; try again")
-    commit_draw(session, tournament.id, 1, now, seed)
+    commit_draw(session, tournament.id, 1, now)
     session.flush()
     return tournament
 
@@ -112,10 +111,8 @@ class Joined:
     started: bool
 
 
-def join(session: Session, code: str, player: str, now: datetime, next_seed: str | None = None) -> Joined:
-    """PD-4: first come, first seated; the last seat starts the tournament in this transaction.
-    `next_seed` is committed for the tournament's next draw if this join starts it (default: fresh
-    from the OS RNG)."""
+def join(session: Session, code: str, player: str, now: datetime) -> Joined:
+    """PD-4: first come, first seated; the last seat starts the tournament in this transaction."""
     raise_problems(handle_problems(player))
     tournament = find(session, code, lock=True)
     holds_seat = session.get(PusoyEntry, (tournament.id, player)) is not None
@@ -124,7 +121,7 @@ def join(session: Session, code: str, player: str, now: datetime, next_seed: str
     tournament.entrants += 1
     session.flush()
     if filling.starts(tournament.entrants, tournament.capacity):
-        _start(session, tournament, now, next_seed)
+        _start(session, tournament, now)
     return Joined(tournament, player, tournament.status == Status.ACTIVE.value)
 
 
@@ -150,14 +147,14 @@ def cancel(session: Session, code: str, by: str, now: datetime) -> PusoyTourname
     return tournament
 
 
-def _start(session: Session, tournament: PusoyTournament, now: datetime, next_seed: str | None) -> None:
+def _start(session: Session, tournament: PusoyTournament, now: datetime) -> None:
     """PD-4/PD-10/PD-12: Active, round 1 seated by the committed-seed draw."""
     players = list(
         session.scalars(
             select(PusoyEntry.player).where(PusoyEntry.tournament_id == tournament.id).order_by(PusoyEntry.player)
         )
     )
-    seed = reveal(session, tournament.id, "round-1 seating", players, now, next_seed)
+    seed = reveal(session, tournament.id, "round-1 seating", players, now)
     open_round(session, tournament, 1, draw.shuffled(seed, "round-1 seating", players), now)
     change_status(tournament, Status.ACTIVE)
     tournament.started_at = now

@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 from domain.errors import DomainError
 from flows import bootstrap
 from flows.cli.output import STATE, clean, emit, follow_tournaments, reset, say
-from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
+from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag, name_problems
 from infra.config import load_settings, redact
 
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, add_completion=False, help=__doc__)
@@ -142,8 +142,21 @@ def _global(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print machine-readable JSON (anywhere on the line).")
     ] = False,
+    as_name: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            metavar="NAME",
+            help="Who is at the keyboard, for the audit trail of every change (default: the OS user).",
+        ),
+    ] = None,
 ) -> None:
     STATE["json"] = STATE["json"] or as_json
+    if as_name is not None:
+        if not as_name.strip():
+            raise DomainError("as-blank", "--as takes a name: who is at the keyboard")
+        name_problems("--as name", as_name)
+        STATE["actor"] = as_name.strip()
 
 
 # -- db ------------------------------------------------------------------------------------------

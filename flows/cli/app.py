@@ -73,6 +73,13 @@ from flows.cli.simulate import simulate_command
 
 app.command("simulate")(simulate_command)
 
+# area: accounts and access (users, tokens, the audit trail)
+from flows.cli.accounts import audit_command, token_app, user_app
+
+app.add_typer(user_app, name="user")
+app.add_typer(token_app, name="token")
+app.command("audit")(audit_command)
+
 # area: web (the public pages)
 from flows.cli.web import web_command
 

@@ -124,8 +124,8 @@ def test_ac_4_user_add_links_the_player_and_refuses_a_second_account_for_them(co
         (("--as", " ", "user", "list"), "error: --as takes a name: who is at the keyboard"),
     ],
 )
-def test_ac_4_a_bad_user_or_token_command_exits_2_with_one_line_and_writes_nothing(committed, args, line):
-    assert refused(committed, *args) == line
+def test_ac_4_a_bad_user_or_token_command_exits_2_with_one_line_and_writes_nothing(engine, args, line):
+    assert refused(engine, *args) == line  # (nothing written: no table to empty afterwards)
 
 
 def test_ac_4_a_refused_role_writes_no_account_either(committed, club_id):

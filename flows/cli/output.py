@@ -93,6 +93,8 @@ def transaction() -> Iterator[Any]:
 
 # a parameter whose name says it holds a secret is never recorded (none should be a CLI parameter)
 _SECRET_NAMES = ("password", "secret")
+# nor a person's name or date of birth, which forgetting erases (1.6.1): the trail keeps the handle
+_PERSONAL = {"player add": ("name", "born")}
 TARGET_MAX = 200
 
 
@@ -148,10 +150,13 @@ def _command_facts() -> tuple[str, str, dict[str, Any]]:
         return "cli", "", {}
     path = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
     declared = [p.name for p in ctx.command.params if p.name in ctx.params]
+    personal = _PERSONAL.get(path, ())
     data = {
         name: _plain(ctx.params[name])
         for name in declared + [n for n in ctx.params if n not in declared]
-        if not any(word in name.lower() for word in _SECRET_NAMES) and not _looks_secret(ctx.params[name])
+        if name not in personal
+        and not any(word in name.lower() for word in _SECRET_NAMES)
+        and not _looks_secret(ctx.params[name])
     }
     arguments = [p.name for p in ctx.command.params if getattr(p, "param_type_name", "") == "argument"]
     shown = [_short(data[name]) for name in arguments if data.get(name) not in (None, [], ())]

@@ -311,3 +311,10 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
             "demo02@demo-club.example",
         ]
     assert all(p not in json.dumps(r.data) for r in _trail(committed) for p in passwords)
+
+
+def test_ac_3_a_player_s_name_and_birth_date_stay_out_of_the_trail(committed):
+    """Forgetting (1.6.1) erases them from the player's row: the trail never held them."""
+    j("--as", "desk", "player", "add", "Rita Sokolova", "rita", "--born", "1992-03-04")
+    (row,) = _trail(committed)
+    assert (row.action, row.target, row.data) == ("player add", "rita", {"handle": "rita"})

@@ -7,6 +7,7 @@ only where it went."""
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -233,7 +234,14 @@ def audit_command(
     with transaction() as session:
         rows = audit.trail(session, club, before_id=before, limit=limit)
     if not STATE["json"]:
-        rows = [{**{k: v for k, v in row.items() if k != "actor_kind"}, "data": _brief(row["data"])} for row in rows]
+        rows = [
+            {
+                **{k: v for k, v in row.items() if k != "actor_kind"},
+                "at": f"{row['at'].astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC",
+                "data": _brief(row["data"]),
+            }
+            for row in rows
+        ]
     emit(rows, "audit trail" if club is None else f"audit trail of club {club}")
 
 

@@ -56,17 +56,23 @@ def parse_url(url: str) -> SmtpTarget:
 _BREAKS = re.compile("[\r\n\x0b\x0c\x85\u2028\u2029]+")
 
 
-def message(
-    target: SmtpTarget, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]], message_id: str
-) -> EmailMessage:
-    """The message; a line break in the subject (a club's or tournament's name) becomes a space, as a
-    header is one line (DOC-3: user text is never interpreted, here as a header of its own)."""
+def plain(sender: str, recipient: str, subject: str, body: str, message_id: str) -> EmailMessage:
+    """A plain text message; a line break in the subject (a club's or tournament's name) becomes a
+    space, as a header is one line (DOC-3: user text is never interpreted, here as a header of its own)."""
     msg = EmailMessage()
-    msg["From"] = target.sender
+    msg["From"] = sender
     msg["To"] = recipient
     msg["Subject"] = _BREAKS.sub(" ", subject)
     msg["Message-ID"] = message_id  # the same on every attempt: a receiver can drop a duplicate
     msg.set_content(body)
+    return msg
+
+
+def message(
+    target: SmtpTarget, recipient: str, subject: str, body: str, attachments: list[tuple[str, bytes]], message_id: str
+) -> EmailMessage:
+    """The message with its PDF attachments."""
+    msg = plain(target.sender, recipient, subject, body, message_id)
     for filename, data in attachments:
         msg.add_attachment(data, maintype="application", subtype="pdf", filename=filename)
     return msg

@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 from domain.errors import DomainError
 from flows import bootstrap
 from flows.cli.output import STATE, clean, emit, follow_tournaments, reset, say
-from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag
+from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag, name_problems
 from infra.config import load_settings, redact
 
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, add_completion=False, help=__doc__)
@@ -72,6 +72,13 @@ app.add_typer(leagues_app, name="league")
 from flows.cli.simulate import simulate_command
 
 app.command("simulate")(simulate_command)
+
+# area: accounts and access (users, tokens, the audit trail)
+from flows.cli.accounts import audit_command, token_app, user_app
+
+app.add_typer(user_app, name="user")
+app.add_typer(token_app, name="token")
+app.command("audit")(audit_command)
 
 # area: web (the public pages)
 from flows.cli.web import web_command
@@ -142,8 +149,21 @@ def _global(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print machine-readable JSON (anywhere on the line).")
     ] = False,
+    as_name: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            metavar="NAME",
+            help="Who is at the keyboard, for the audit trail of every change (default: the OS user).",
+        ),
+    ] = None,
 ) -> None:
     STATE["json"] = STATE["json"] or as_json
+    if as_name is not None:
+        if not as_name.strip():
+            raise DomainError("as-blank", "--as takes a name: who is at the keyboard")
+        name_problems("--as name", as_name)
+        STATE["actor"] = as_name.strip()
 
 
 # -- db ------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import typer
 from domain.errors import DomainError
 from flows import bootstrap
 from flows.cli.clock import now as _now
-from flows.cli.output import emit
+from flows.cli.output import emit, transaction
 from flows.cli.params import one_of
 from infra.config import load_settings
 
@@ -101,7 +101,7 @@ def language(
     choice). Without one: Russian for a Sport Poker club; Pusoy Dos follows its club, else English."""
     from domain.documents.services.locales import set_locale
 
-    with bootstrap.unit_of_work() as session:
+    with transaction() as session:
         emit(set_locale(session, scope, ref_id, locale, _now()), "documents' language set")
 
 
@@ -160,7 +160,7 @@ def send(
     if (source is None) != (tournament is None):
         raise DomainError("bad-option", "give both --source and --tournament, or neither")
     if source is not None and tournament is not None:
-        with bootstrap.unit_of_work() as session:
+        with transaction() as session:
             service.retry_now(session, source, tournament, now)
     outcomes = send_due(bootstrap.engine(), outbox_root(settings.home), bootstrap.mailer(), now)
     emit(outcomes, "deliveries")

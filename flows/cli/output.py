@@ -6,7 +6,10 @@ lines alike. Cells wrap; nothing is cut.
 
 Output of a command that writes is printed only after its transaction commits: commands open
 their transaction with `transaction()`, and whatever they emit inside it waits for the commit (a
-refusal or a failed commit prints nothing but the one-line error).
+refusal or a failed commit prints nothing but the one-line error). A transaction that wrote anything
+(PostgreSQL assigned it a transaction id) records, just before its commit, one row of the audit
+trail (AC-3): the operator (`--as NAME`, else the OS user), the command's path, its arguments and
+parameters, and the club of the tournament or club it named. A read records nothing.
 
 For people, a poker command shows values as its tournament's club does (`--json` keeps minor units
 and UTC): every argument named `tournament` of the `poker` group records the tournament, and an
@@ -44,7 +47,7 @@ STATE: dict[str, Any] = {}
 
 def reset() -> None:
     """A command starts from a clean state (a test may run many commands in one process)."""
-    STATE.update(json=False, depth=0, pending=[], tournament=None, club=None)
+    STATE.update(json=False, depth=0, pending=[], tournament=None, club=None, actor=None)
 
 
 reset()
@@ -75,6 +78,7 @@ def transaction() -> Iterator[Any]:
     try:
         with bootstrap.unit_of_work() as session:
             yield session
+            _audit(session)
     except BaseException:
         if STATE["depth"] == 1:
             STATE["pending"].clear()
@@ -85,6 +89,117 @@ def transaction() -> Iterator[Any]:
         pending, STATE["pending"] = STATE["pending"], []
         for show in pending:
             show()
+
+
+# a parameter whose name says it holds a secret is never recorded (none should be a CLI parameter)
+_SECRET_NAMES = ("password", "secret")
+# nor a person's name or date of birth, which forgetting erases (1.6.1): the trail keeps the handle
+_PERSONAL = {"player add": ("name", "born")}
+TARGET_MAX = 200
+
+
+def operator_label() -> str:
+    """Who runs the command, for the audit trail: `--as NAME`, else the OS user."""
+    if STATE["actor"]:
+        return STATE["actor"]
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container)
+        import os
+
+        return f"uid {os.getuid()}"
+
+
+def _audit(session: Any) -> None:
+    """AC-3: a unit of work that wrote anything records one audit row, as the operator, in the same
+    transaction (before the commit): the command's path as the action, its arguments as the target,
+    its parameters (never a secret) as the data, and the club of the tournament or club it named."""
+    from sqlalchemy import text
+
+    session.flush()
+    if session.scalar(text("SELECT txid_current_if_assigned()")) is None:
+        return  # a read: nothing to record
+    from domain.access.rules.policy import Actor
+    from domain.access.services import audit
+    from flows.cli.clock import now
+
+    action, target, data = _command_facts()
+    audit.record(
+        session,
+        Actor("operator", operator_label()),
+        action,
+        now(),
+        target=target,
+        club_id=_club_named(session, data),
+        data=data,
+    )
+    session.flush()
+
+
+def _command_facts() -> tuple[str, str, dict[str, Any]]:
+    """(the command's path without `tourney`, its arguments as one short line, its parameters)."""
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - older typer uses click itself
+        from click import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is None:
+        return "cli", "", {}
+    path = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
+    declared = [p.name for p in ctx.command.params if p.name in ctx.params]
+    personal = _PERSONAL.get(path, ())
+    data = {
+        name: _plain(ctx.params[name])
+        for name in declared + [n for n in ctx.params if n not in declared]
+        if name not in personal
+        and not any(word in name.lower() for word in _SECRET_NAMES)
+        and not _looks_secret(ctx.params[name])
+    }
+    arguments = [p.name for p in ctx.command.params if getattr(p, "param_type_name", "") == "argument"]
+    shown = [_short(data[name]) for name in arguments if data.get(name) not in (None, [], ())]
+    if not shown:  # no arguments: the options given
+        shown = [f"--{k.replace('_', '-')} {_short(v)}" for k, v in data.items() if v not in (None, False, [], ())]
+    target = clean(" ".join(shown))
+    return path, target if len(target) <= TARGET_MAX else target[: TARGET_MAX - 1] + "…", data
+
+
+def _looks_secret(value: Any) -> bool:
+    from domain.access.services.secrets import TOKEN_PREFIX
+
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return any(isinstance(v, str) and v.startswith(TOKEN_PREFIX) for v in values)
+
+
+def _plain(value: Any) -> Any:
+    """A parameter's value as JSON stores it."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def _short(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _club_named(session: Any, data: dict[str, Any]) -> int | None:
+    """The club of the tournament the command named (a `poker` command's), else of the club it named
+    (`--club`, a club's id): None when it named none or it is not there."""
+    from domain.access.services import targets
+
+    if isinstance(STATE["tournament"], int):
+        found = targets.tournament(session, STATE["tournament"])
+        if found is not None:
+            return found.club_id
+    club = STATE["club"] if STATE["club"] is not None else data.get("club", data.get("club_id"))
+    if isinstance(club, int) and not isinstance(club, bool) and 0 < club < 2**63:
+        found = targets.club(session, club)
+        return None if found is None else found.club_id
+    return None
 
 
 def _later(show) -> None:

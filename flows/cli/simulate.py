@@ -123,6 +123,8 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
                 demo_service.poker_status(session, made.poker_id),
                 demo_service.pusoy_status(session, made.pusoy_code),
             )
+        # (a demo seeded before accounts existed gets them now; a seeded one keeps its own)
+        sign_in = _demo_accounts(session, made.club_id)
     if seeded is None:
         emit(
             {
@@ -130,10 +132,12 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
                 "series_id": made.series_id,
                 "poker_id": made.poker_id,
                 "pusoy_code": made.pusoy_code,
+                "sign_in": sign_in,
             },
             "demo seeded",
         )
         return made.poker_id, made.pusoy_code, None
+    say(sign_in)
     if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
         say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
         return None
@@ -145,6 +149,43 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
             f"pusoy {made.pusoy_code} {seeded[1]}"
         ),
     )
+
+
+DEMO_ACCOUNTS_FILE = "demo-accounts.txt"
+
+
+def _demo_accounts(session, club_id: int) -> str:
+    """The demo's accounts, seeded unless they are there; their passwords written once, to
+    TOURNEY_HOME/demo-accounts.txt (mode 0600), inside the seeding's transaction (a file that cannot
+    be written seeds nothing). Returns where to sign in and where the passwords are, never them."""
+    settings = load_settings()
+    path = settings.home / DEMO_ACCOUNTS_FILE
+    now = datetime.now(UTC)
+    made = demo_service.seed_demo_accounts(session, bootstrap.password_hasher(), club_id, now)
+    url = f"{settings.public_url()}/signin"
+    if made:
+        lines = [
+            f"# The demo's accounts, seeded {now:%Y-%m-%d %H:%M} UTC: sign in at {url}.",
+            "# Written once: the passwords are stored nowhere else (`tourney user password EMAIL` sends a new link).",
+            "# e-mail\trole\tpassword",
+            *(f"{a.email}\t{a.role}\t{a.password}" for a in made),
+        ]
+        _write_private(path, "\n".join(lines) + "\n")
+    if not path.exists():
+        return f"the demo's accounts are there already (their passwords were in {path}); sign in at {url}"
+    return f"demo accounts: sign in at {url} with an e-mail and password from {path}"
+
+
+def _write_private(path, text: str) -> None:
+    """`text` into `path`, readable by its owner only, replacing it whole (never half written)."""
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.replace(tmp, path)
 
 
 def _detach(options: list[str]) -> None:

@@ -67,3 +67,37 @@ def test_a_second_demo_seed_is_refused_and_writes_nothing(session):
         seed_demo(session, NOW + timedelta(minutes=5), random.Random(2))
     assert refused.value.code == "demo-exists"
     assert session.scalar(select(func.count()).select_from(Club)) == clubs
+
+
+def test_ac_4_the_demo_s_accounts_are_seeded_once_with_argon2id_passwords(session):
+    """The demo club's owner, floor manager and cashier (one club: nobody is staff of two) and three
+    players' accounts, their passwords drawn at seeding and hashed by the port; a second seed adds
+    nothing and changes no account (`make run` again)."""
+    from domain.access.services import accounts
+    from domain.access.tables import Account
+    from domain.simulate.services.demo import seed_demo_accounts
+    from flows import bootstrap
+    from tests.support.db import contents
+
+    demo = seed_demo(session, NOW, random.Random(1), players=4, pusoy_players=8)
+    hasher = bootstrap.password_hasher()
+    made = seed_demo_accounts(session, hasher, demo.club_id, NOW)
+    c = demo.club_id
+    assert [(a.email, a.role) for a in made] == [
+        ("owner@demo-club.example", f"owner@{c}"),
+        ("floor@demo-club.example", f"floor@{c}"),
+        ("cashier@demo-club.example", f"cashier@{c}"),
+        ("demo01@demo-club.example", "player demo01"),
+        ("demo02@demo-club.example", "player demo02"),
+        ("demo03@demo-club.example", "player demo03"),
+    ]
+    assert all(a.password not in repr(a) for a in made)
+    for a in made:
+        account = accounts.find(session, a.email)
+        assert account.password_hash.startswith("$argon2id$") and hasher.verify(account.password_hash, a.password)
+        assert account.email_verified_at == NOW
+    assert [r["roles"] for r in accounts.listing(session, c)] == [[f"cashier@{c}"], [f"floor@{c}"], [f"owner@{c}"]]
+    before = contents(session)
+    assert seed_demo_accounts(session, hasher, demo.club_id, NOW + timedelta(minutes=5)) == []
+    assert contents(session) == before
+    assert session.scalar(select(func.count()).select_from(Account)) == 6

@@ -6,14 +6,18 @@ The caller owns the transaction and passes `now`."""
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from domain.access.ports import PasswordHasher
+from domain.access.services import accounts
+from domain.access.tables import Account
 from domain.clubs.rules.catalog import NewClub
 from domain.clubs.services import clubs
 from domain.clubs.tables import Club
@@ -87,6 +91,24 @@ BLINDS = (
     (4000, 8000),
     (6000, 12000),
 )
+
+
+# the demo club's staff (one club: nobody is staff of two) and the players with an account, by handle
+DEMO_STAFF = (
+    ("owner", "owner@demo-club.example"),
+    ("floor", "floor@demo-club.example"),
+    ("cashier", "cashier@demo-club.example"),
+)
+DEMO_PLAYER_ACCOUNTS = ("demo01", "demo02", "demo03")
+
+
+@dataclass(frozen=True)
+class DemoAccount:
+    """An account the demo seeded, with the password drawn for it (shown once, in the demo's file)."""
+
+    email: str
+    role: str
+    password: str = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -227,6 +249,40 @@ def seed_demo(
     for i in range(1, pusoy_players + 1):
         pusoy_setup.join(session, cup.code, f"pd{i:02d}", now)
     return Demo(club.id, series_id, t.id, cup.code)
+
+
+def seed_demo_accounts(session: Session, hasher: PasswordHasher, club_id: int, now: datetime) -> list[DemoAccount]:
+    """The demo club's owner, floor manager and cashier, and accounts of the first demo players, each
+    with a password drawn now (hashed by `hasher`) and its address taken as verified. Idempotent: an
+    account that is there is left as it is (its password too), so a second seed adds nothing and
+    returns no account; the first returns each account it made with its password."""
+    made: list[DemoAccount] = []
+
+    def account(email: str, player_id: int | None = None) -> tuple[Account, str] | None:
+        if session.scalar(select(Account.id).where(Account.email_key == email)) is not None:
+            return None
+        if player_id is not None and session.scalar(select(Account.id).where(Account.player_id == player_id)):
+            return None
+        new = accounts.add(session, email, now, player_id=player_id)
+        password = secrets.token_urlsafe(12)
+        accounts.set_password(session, hasher, new, password, now)
+        new.email_verified_at = now
+        return new, password
+
+    for role, email in DEMO_STAFF:
+        found = account(email)
+        if found is not None:
+            accounts.grant(session, found[0], role, club_id, now)
+            made.append(DemoAccount(email, f"{role}@{club_id}", found[1]))
+    for handle in DEMO_PLAYER_ACCOUNTS:
+        player_id = session.scalar(select(Player.id).where(Player.handle == handle))
+        if player_id is None:
+            continue
+        found = account(f"{handle}@demo-club.example", player_id)
+        if found is not None:
+            made.append(DemoAccount(found[0].email, f"player {handle}", found[1]))
+    session.flush()
+    return made
 
 
 # -- live poker ----------------------------------------------------------------------------------

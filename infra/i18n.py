@@ -9,7 +9,7 @@ the check (`infra.pdf.verify`) looks for exactly them on the page, in the certif
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
@@ -76,6 +76,13 @@ def long_date(day: date, locale: str) -> str:
 def short_time(at: datetime, locale: str) -> str:
     """19:30 / 7:30 PM (CLDR short time) of an instant, in its own timezone."""
     return format_time(at, "short", tzinfo=at.tzinfo, locale=checked(locale))
+
+
+def instant_utc(at: datetime, locale: str) -> str:
+    """27 нояб. 2026 г., 16:30 UTC / Nov 27, 2026, 4:30 PM UTC: an instant in UTC (CLDR medium date,
+    short time), for what has no club's timezone (an account's sessions and tokens)."""
+    at = at.astimezone(UTC)
+    return f"{format_date(at, 'medium', locale=checked(locale))}, {format_time(at, 'short', tzinfo=UTC, locale=checked(locale))} UTC"
 
 
 def day_and_time(at: datetime, locale: str) -> str:

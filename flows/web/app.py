@@ -1,8 +1,9 @@
 """The public web pages (read-only): the club's screen, live results, season standings, certificate
-checks and the clubs' calendars. Starlette + Jinja2 (autoescape), server-sent events from one shared poller per
+checks and the clubs' calendars; and a person's account pages (sign in and out, password reset, my
+account). Starlette + Jinja2 (autoescape), server-sent events from one shared poller per
 tournament, JavaScript served as files under a strict Content-Security-Policy.
 
-The pages are in `pages.py` and `certificates.py`, what they share in `site.py`. `tourney web` serves
+The pages are in `pages.py`, `certificates.py` and `accounts.py`, what they share in `site.py`. `tourney web` serves
 the app with uvicorn; docs/web.md describes the pages and the security choices.
 """
 
@@ -21,8 +22,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from flows import bootstrap
-from flows.web import certificates, pages
+from flows.web import accounts, certificates, pages
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 from infra.config import load_settings
@@ -39,6 +39,14 @@ ROUTES = (
     ("/verify", certificates.verify_form, ["GET"]),
     ("/verify/{serial}", certificates.verify, ["GET", "POST"]),
     ("/clubs/{id}/calendar.ics", pages.calendar, ["GET"]),
+    ("/signin", accounts.sign_in, ["GET", "POST"]),
+    ("/signout", accounts.sign_out, ["POST"]),
+    ("/reset", accounts.reset, ["GET", "POST"]),
+    ("/reset/{secret}", accounts.reset_by_link, ["GET", "POST"]),
+    ("/account", accounts.account, ["GET"]),
+    ("/account/data.json", accounts.my_data, ["GET"]),
+    ("/account/sign-out-everywhere", accounts.sign_out_everywhere, ["POST"]),
+    ("/account/tokens/{id}/revoke", accounts.revoke_token, ["POST"]),
 )
 
 
@@ -62,6 +70,7 @@ def create_app(
         join_window=join_window,
         outbox=outbox,
         shared_poller=shared_poller,
+        clock=clock,
     )
 
     async def error(request, exc: Exception):
@@ -72,7 +81,7 @@ def create_app(
         yield
         await site.hub.close()
 
-    api = create_api(site.db, site.auth, bootstrap.password_hasher(), clock)
+    api = create_api(site.db, site.auth, site.hasher, site.clock)
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]
         + [Mount("/static", StaticFiles(directory=STATIC), name="static"), Mount("/api/v1", api)],

@@ -56,6 +56,7 @@ async def verify_form(site: Site, request: Request) -> Response:
     if not serial and not code:
         return site.page(
             "verify_form.html",
+            request=request,
             locale=locale,
             serial="",
             code="",
@@ -67,6 +68,7 @@ async def verify_form(site: Site, request: Request) -> Response:
     if problem:
         return site.page(
             "verify_form.html",
+            request=request,
             status=400,
             locale=locale,
             serial=serial[:64],
@@ -102,6 +104,7 @@ async def verify(site: Site, request: Request) -> Response:
     t = i18n.translations(locale)
     return site.page(
         "verify.html",
+        request=request,
         locale=locale,
         serial=serial,
         cert=found if not reasons else None,
@@ -146,6 +149,7 @@ async def _verify_upload(site: Site, request: Request, serial: str) -> Response:
         reasons.append(t.gettext(OTHER_SERIAL) % {"found": signed.get("serial"), "serial": serial})
     return site.page(
         "verify.html",
+        request=request,
         locale=locale,
         serial=serial,
         cert=None,

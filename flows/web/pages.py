@@ -16,12 +16,14 @@ from flows.web.wording import with_text
 
 
 async def home(site: Site, request: Request) -> Response:
-    return site.page("home.html", locale=preferred_locale(request), **await site.read(views.open_tournaments))
+    return site.page(
+        "home.html", request=request, locale=preferred_locale(request), **await site.read(views.open_tournaments)
+    )
 
 
 async def screen(site: Site, request: Request) -> Response:
     state = with_text(await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC)))
-    return site.page("screen.html", locale=state["locale"], s=state, c=state["clock"])
+    return site.page("screen.html", request=request, locale=state["locale"], s=state, c=state["clock"])
 
 
 async def poker_results(site: Site, request: Request) -> Response:
@@ -30,6 +32,7 @@ async def poker_results(site: Site, request: Request) -> Response:
     state = with_text(data["screen"])
     return site.page(
         name,
+        request=request,
         locale=state["locale"],
         s=state,
         places=data["places"],
@@ -55,14 +58,14 @@ async def poker_events(site: Site, request: Request) -> Response:
 
 async def season(site: Site, request: Request) -> Response:
     data = await site.read(views.season, path_id(request.path_params["id"]))
-    return site.page("season.html", locale=data["locale"], s=data)
+    return site.page("season.html", request=request, locale=data["locale"], s=data)
 
 
 async def pusoy_page(site: Site, request: Request) -> Response:
     code = site.join_code(request)
     data = await site.read(views.pusoy_page, code)
     name = "pusoy_body.html" if request.query_params.get("fragment") == "1" else "pusoy.html"
-    return site.page(name, locale=data["locale"], p=data, code=code)
+    return site.page(name, request=request, locale=data["locale"], p=data, code=code)
 
 
 async def pusoy_events(site: Site, request: Request) -> Response:

@@ -9,6 +9,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -27,7 +28,7 @@ from domain.errors import DomainError
 from domain.public.services import views
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from flows.web.auth import Auth
+from flows.web.auth import COOKIE, Auth
 from flows.web.live import Hub
 from flows.web.wording import clock_text
 from infra import i18n
@@ -62,18 +63,19 @@ class RateLimit:
     """At most `limit` distinct keys per `window` seconds per client address (a sliding window).
 
     A key the client already looked up inside the window costs nothing again, so a page refreshing
-    its own tournament never hits the limit, while guessing codes does after `limit` guesses."""
+    its own tournament never hits the limit, while guessing codes does after `limit` guesses. With
+    `distinct=False` every call counts (the password reset form: `limit` asks per window)."""
 
-    def __init__(self, limit: int = 10, window: float = 60.0):
-        self.limit, self.window = limit, window
+    def __init__(self, limit: int = 10, window: float = 60.0, *, distinct: bool = True):
+        self.limit, self.window, self.distinct = limit, window, distinct
         self.hits: dict[str, deque[tuple[float, str]]] = {}
 
-    def allow(self, client: str, key: str) -> bool:
+    def allow(self, client: str, key: str = "") -> bool:
         now = time.monotonic()
         hits = self.hits.setdefault(client, deque())
         while hits and hits[0][0] <= now - self.window:
             hits.popleft()
-        if any(k == key for _, k in hits):
+        if self.distinct and any(k == key for _, k in hits):
             return True
         if len(hits) >= self.limit:
             return False
@@ -108,6 +110,7 @@ def environment(locale: str, public_url: str) -> Environment:
     env.filters["place"] = lambda n: i18n.place(n, locale)
     env.filters["time"] = lambda at: i18n.short_time(at, locale)
     env.filters["day_and_time"] = lambda at: i18n.day_and_time(at, locale)
+    env.filters["instant"] = lambda at: i18n.instant_utc(at, locale)
     env.filters["clock"] = clock_text
     env.globals["public_url"] = public_url
     env.globals["quote"] = quote
@@ -146,6 +149,9 @@ class Site:
         join_window: float,
         outbox: Path | None,
         shared_poller: bool,
+        clock: Callable[[], datetime] | None = None,
+        reset_limit: int = 5,
+        reset_window: float = 900.0,
     ):
         self.engine, self.settings, self.shared_poller = engine, settings, shared_poller
         self.envs = {locale: environment(locale, settings.public_url()) for locale in i18n.LOCALES}
@@ -153,12 +159,32 @@ class Site:
         self.outbox = outbox or settings.home / "outbox"
         self.join_limits = RateLimit(join_limit, join_window)
         self.auth = Auth(settings.secret_key(), secure=settings.public_url().startswith("https://"))
+        self.hasher = bootstrap.password_hasher()
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.reset_limits = RateLimit(reset_limit, reset_window, distinct=False)
 
     def db(self):
         return unit_of_work(self.engine or bootstrap.engine())
 
-    def page(self, name: str, status: int = 200, locale: str = DEFAULT_LOCALE, **context) -> HTMLResponse:
+    def page(
+        self, name: str, status: int = 200, locale: str = DEFAULT_LOCALE, request: Request | None = None, **context
+    ) -> HTMLResponse:
+        """A page; given the request, its header links to the account ("My account" when the request
+        carries a session cookie this site signed, else "Sign in"). That costs an HMAC, never a read of
+        the database: whether the session is still open is asked by `/account` itself."""
+        signed = request is not None and self.auth.secret_of(request.cookies.get(COOKIE)) is not None
+        context.setdefault("signed_in", signed)
         return HTMLResponse(self.envs[locale].get_template(name).render(lang=locale, **context), status_code=status)
+
+    async def write(self, fn: Callable[..., Any], *args, **kwargs) -> Any:
+        """`fn(session, *args, **kwargs)` in a worker thread, in one transaction committed when it
+        returns (rolled back when it raises; the error reaches the caller)."""
+
+        def run():
+            with self.db() as session:
+                return fn(session, *args, **kwargs)
+
+        return await to_thread.run_sync(run)
 
     async def read(self, fn: Callable[..., Any], *args) -> Any:
         """`fn(session, *args)` in a worker thread; a tournament, season or code that is not there is a 404."""
@@ -211,7 +237,14 @@ class Site:
         """A plain page, never a trace, in the language the browser prefers."""
         code = exc.status_code if isinstance(exc, HTTPException) else 500
         code = code if code in MESSAGES else (404 if code < 500 else 500)
-        return self.page("error.html", status=code, locale=preferred_locale(request), code=code, message=MESSAGES[code])
+        return self.page(
+            "error.html",
+            status=code,
+            locale=preferred_locale(request),
+            request=request,
+            code=code,
+            message=MESSAGES[code],
+        )
 
 
 class SecurityHeaders:

@@ -4,7 +4,8 @@ make before they wait, when a session has expired, what a new password must be, 
 The figures are the product's choices (docs/access.md): 5 failures per account and 20 per address in
 15 minutes, then the sign-in waits until the oldest failure of the window leaves it, so guessing stays
 under 10 a minute per account whatever the number of callers; a session ends after 12 hours unused or
-14 days after it began; a link (verify, reset) lasts 1 hour.
+14 days after it began; a link (verify, reset) lasts 1 hour, and a reset asked again within a minute
+sends no second link.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ SESSION_IDLE = timedelta(hours=12)
 SESSION_ABSOLUTE = timedelta(days=14)
 SEEN_EVERY = timedelta(minutes=1)  # a session's last use is written at most once a minute
 LINK_LIFETIME = timedelta(hours=1)
+LINK_RESEND = timedelta(minutes=1)  # a reset asked again within a minute sends no second link
 MIN_PASSWORD = 10
 MAX_PASSWORD = 256
 

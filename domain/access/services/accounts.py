@@ -133,17 +133,65 @@ def issue_link(session: Session, account: Account, purpose: str, now: datetime) 
     return secret
 
 
+def reset_link(session: Session, email: str, now: datetime) -> tuple[Account, str] | None:
+    """A password reset asked for `email`: the account and a fresh link's secret, or None when there is
+    no such account, it is blocked, or a reset link was issued less than a minute ago (asking again
+    and again sends no flood of mail). The caller answers the same in every case (the answer never
+    tells whether the e-mail has an account)."""
+    if credentials.email_problems(email):
+        return None
+    account = session.scalar(select(Account).where(Account.email_key == credentials.email_key(email)).with_for_update())
+    if account is None or account.blocked_at is not None:
+        return None
+    recent = session.scalar(
+        select(Link.id).where(
+            Link.account_id == account.id,
+            Link.purpose == "reset",
+            Link.used_at.is_(None),
+            Link.created_at > now - credentials.LINK_RESEND,
+        )
+    )
+    if recent is not None:
+        return None
+    return account, issue_link(session, account, "reset", now)
+
+
+def _open_link(session: Session, secret: str, purpose: str, now: datetime, *, lock: bool) -> Link | None:
+    query = select(Link).where(Link.secret_hash == digest(secret), Link.purpose == purpose)
+    link = session.scalar(query.with_for_update() if lock else query)
+    return None if link is None or link.used_at is not None or now >= link.expires_at else link
+
+
+def link_opens(session: Session, secret: str, purpose: str, now: datetime) -> bool:
+    """Whether the link would open an account now (it is not spent: the form it leads to asks first)."""
+    return _open_link(session, secret, purpose, now, lock=False) is not None
+
+
 def use_link(session: Session, secret: str, purpose: str, now: datetime) -> Account:
     """The account a link opens, once: the link is spent. An unknown, spent or expired link is refused."""
-    link = session.scalar(
-        select(Link).where(Link.secret_hash == digest(secret), Link.purpose == purpose).with_for_update()
-    )
-    if link is None or link.used_at is not None or now >= link.expires_at:
+    link = _open_link(session, secret, purpose, now, lock=True)
+    if link is None:
         raise DomainError("link-expired", "This link has expired or was used already: ask for a new one.")
     link.used_at = now
     account = session.get(Account, link.account_id)
     if purpose == "verify" or purpose == "reset":  # following either link proves the address
         account.email_verified_at = account.email_verified_at or now
+    return account
+
+
+def reset_password(
+    session: Session, hasher: PasswordHasher, secret: str, password: str, repeated: str, now: datetime
+) -> Account:
+    """A new password by a reset link: the link is spent, the password set and every session of the
+    account ended (AC-4). A bad or expired link is refused (`link-expired`); a password's problems
+    (and two that differ) all at once, and then the link is not spent (the caller's transaction
+    rolls back)."""
+    account = use_link(session, secret, "reset", now)
+    problems = credentials.password_problems(password, account.email)
+    if password != repeated:
+        problems.append(Problem("passwords-differ", "The two passwords are not the same."))
+    raise_problems(problems)
+    set_password(session, hasher, account, password, now)
     return account
 
 

@@ -3,12 +3,25 @@
 `allow(actor, action, target, missing)` raises `missing` (the very NotFound a missing object gets)
 when the target is not there or the policy refuses with `not-found`, and `Refused` for the other
 refusals (`sign-in`, `club-suspended`). Nothing has been written when it raises.
+
+`act(...)` is one action after its caller identified the actor (and checked CSRF): allow, the use
+case, and the audit row of a change (AC-3), in the caller's transaction. The API (`Api.run`) and the
+account pages call it, so a page and its API operation take the same steps.
 """
 
 from __future__ import annotations
 
-from domain.access.rules.policy import NOT_FOUND, Actor, Target, may
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from domain.access.rules.policy import NOT_FOUND, POLICY, Actor, Target, may
+from domain.access.services import audit
 from domain.errors import DomainError, NotFound
+
+NOWHERE = Target()  # an action that names no object (my account)
 
 
 class Refused(DomainError):
@@ -22,3 +35,24 @@ def allow(actor: Actor, action: str, target: Target | None, missing: NotFound | 
     if problem.code == NOT_FOUND:
         raise missing or NotFound("not-found", "not found")
     raise Refused(problem.code, problem.message)
+
+
+def act(
+    session: Session,
+    actor: Actor,
+    action: str,
+    now: datetime,
+    do: Callable[[Session, Actor, datetime], Any],
+    *,
+    target: Target | None = NOWHERE,
+    missing: NotFound | None = None,
+    describe: str,
+    data: dict | None = None,
+) -> Any:
+    """`action` by `actor`: allowed by the policy, done, and audited when it writes (AC-3)."""
+    allow(actor, action, target, missing)
+    result = do(session, actor, now)
+    if POLICY[action].writes:
+        club_id = target.club_id if target else None
+        audit.record(session, actor, action, now, target=describe, club_id=club_id, data=data)
+    return result

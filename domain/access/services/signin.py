@@ -281,3 +281,26 @@ def tokens_of(session: Session, account_id: int | None = None) -> list[dict]:
         }
         for t, email in session.execute(query)
     ]
+
+
+def overview(session: Session, actor: Actor, now: datetime, *, current: str | None = None) -> dict:
+    """My account as the API's `/me` and the `/account` page show it: who, my roles (scope names, and
+    per club with the club's name), my player, my open sessions (`current`: the session of that
+    secret is marked, "this device") and my tokens (never their secrets)."""
+    from domain.clubs.tables import Club
+
+    account = session.get(Account, actor.account_id)
+    held = accounts.roles_of(session, actor.account_id)
+    names = dict(session.execute(select(Club.id, Club.name).where(Club.id.in_({c for _, c in held if c}))).all())
+    this = digest(current) if current else None
+    current_id = session.scalar(select(UserSession.id).where(UserSession.secret_hash == this)) if this else None
+    return {
+        "actor": actor.label,
+        "email": account.email,
+        "locale": account.locale,
+        "roles": sorted(scope_name(r, c) for r, c in actor.roles),
+        "grants": [{"role": r.value, "club_id": c, "club": names.get(c)} for r, c in held],
+        "player_id": actor.player_id,
+        "sessions": [s | {"current": s["id"] == current_id} for s in sessions_of(session, actor.account_id, now)],
+        "tokens": tokens_of(session, actor.account_id),
+    }

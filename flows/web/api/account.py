@@ -55,18 +55,14 @@ def sign_out(request: Request):
 
 @router.get("/me", operation_id="account.read", dependencies=SECURED)
 def me(request: Request) -> dict:
-    """Who I am: my roles in each club, my player, my open sessions and my tokens."""
+    """Who I am: my roles in each club (with its name), my player, my open sessions (`current`: this one) and my tokens."""
+
+    api = api_of(request)
 
     def do(session, actor, now):
-        return {
-            "actor": actor.label,
-            "roles": sorted(signin.scope_name(r, c) for r, c in actor.roles),
-            "player_id": actor.player_id,
-            "sessions": signin.sessions_of(session, actor.account_id, now),
-            "tokens": signin.tokens_of(session, actor.account_id),
-        }
+        return signin.overview(session, actor, now, current=api.auth.secret_of(request.cookies.get(COOKIE)))
 
-    return api_of(request).run(request, "account.read", anywhere, do, describe="my account")
+    return api.run(request, "account.read", anywhere, do, describe="my account")
 
 
 @router.get("/me/data", operation_id="account.data", dependencies=SECURED)

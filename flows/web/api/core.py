@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from domain.access.rules.policy import POLICY, Actor, Target
-from domain.access.services import audit, targets
-from domain.access.services.gate import Refused, allow
+from domain.access.services import targets
+from domain.access.services.gate import Refused, act
 from domain.errors import DomainError, NotFound
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
 
@@ -145,11 +145,9 @@ class Api:
             if rule.writes and not self.auth.csrf_ok(caller, request.headers.get(CSRF_HEADER)):
                 raise Refused("csrf", "This write carries no valid CSRF token: reload the page and try again.")
             target, missing = locate(session)
-            allow(caller.actor, action, target, missing)
-            result = do(session, caller.actor, now)
-            if rule.writes:
-                club_id = target.club_id if target else None
-                audit.record(session, caller.actor, action, now, target=describe, club_id=club_id, data=data)
+            result = act(
+                session, caller.actor, action, now, do, target=target, missing=missing, describe=describe, data=data
+            )
         return jsonable_encoder(result)
 
     def caller(self, request: Request) -> tuple[Caller, datetime]:

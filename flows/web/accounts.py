@@ -1,0 +1,374 @@
+"""A person's account pages (RULES AC-4, AC-5): sign in and out, the password reset by an e-mailed link,
+and `/account` (my roles, my sessions and tokens, sign out everywhere, revoke a token, download my
+data). Server-rendered in the browser's language, or the account's once signed in.
+
+They call the services the API calls (`domain/access/services`), and every change takes the API's
+steps (`gate.act`: the policy, the use case, the audit row). Forms of a session carry its CSRF token
+(the `csrf` field); the sign-in and reset forms, which have no session yet, are checked by their
+Origin (`same_origin`). docs/web.md says why each choice."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from fastapi.encoders import jsonable_encoder
+from starlette.background import BackgroundTask
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from domain.access.rules.credentials import MAX_PASSWORD, MIN_PASSWORD
+from domain.access.services import accounts, gate, mine, signin
+from domain.documents.rules.model import N_
+from domain.errors import DomainError, NotFound
+from flows import bootstrap
+from flows.web.auth import Caller, same_origin
+from flows.web.links import send_link
+from flows.web.site import Site, path_id, preferred_locale
+from infra import i18n
+
+SIGN_IN_STATUS = {"wrong-password": 401, "too-many-attempts": 429, "account-blocked": 403}
+BLOCKED = N_("This account is blocked. Write to the platform to know why.")
+WRONG = N_("That e-mail and password do not match.")
+EMPTY = N_("Type your e-mail and your password.")
+CROSS_SITE = N_("This form was sent from another site: open this site's own page and try again.")
+STALE_FORM = N_("This form has expired: reload the page and try again.")
+TOO_MANY_RESETS = N_("Too many requests from your address: wait a quarter of an hour and try again.")
+PASSWORD_PROBLEMS = {  # a new password's problems (credentials.password_problems), as the page words them
+    "password-is-email": N_("A password cannot be your e-mail address."),
+    "passwords-differ": N_("The two passwords are not the same."),
+}
+ROLE_NAMES = {
+    "operator": N_("the platform's operator"),
+    "owner": N_("owner"),
+    "floor": N_("floor manager"),
+    "cashier": N_("cashier"),
+    "player": N_("player"),
+}
+SECRET = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
+
+
+def safe_next(raw: object) -> str:
+    """Where to go after signing in: a path of this site only ("/…", never "//…" nor a backslash, which
+    browsers read as another host), else `/account`."""
+    text = raw if isinstance(raw, str) else ""
+    ok = text.startswith("/") and not text.startswith("//") and "\\" not in text and len(text) <= 500
+    return text if ok and text.isascii() and text.isprintable() else "/account"
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _refused(site: Site, request: Request, locale: str, message: str, status: int = 403) -> Response:
+    return site.page("error.html", status=status, locale=locale, request=request, code=status, message=message)
+
+
+def _signed_in(site: Site, session, request: Request, now) -> Caller | None:
+    """The caller of an account page: a person signed in by the session cookie (a bearer token is the
+    API's, not a browser's), or None."""
+    caller = site.auth.identify(session, request, now)
+    return caller if caller.by_cookie else None
+
+
+# -- sign in and out -----------------------------------------------------------------------------------
+
+
+async def sign_in(site: Site, request: Request) -> Response:
+    """`/signin`: the form; posted, a throttled sign-in (the attempt is committed even when it fails: it
+    throttles the next), then 303 to `next` (a path of this site) or `/account`."""
+    locale = preferred_locale(request)
+    if request.method == "GET":
+        return _sign_in_form(site, request, locale, next_path=safe_next(request.query_params.get("next")))
+    form = await request.form()
+    email = str(form.get("email") or "").strip()[:254]
+    password = str(form.get("password") or "")[: MAX_PASSWORD + 1]
+    next_path = safe_next(form.get("next"))
+    if not same_origin(request):
+        return _refused(site, request, locale, CROSS_SITE)
+    if not email or not password:
+        return _sign_in_form(site, request, locale, next_path=next_path, email=email, problem=EMPTY, status=400)
+    done = await site.write(
+        signin.sign_in,
+        site.hasher,
+        email,
+        password,
+        site.clock(),
+        address=_address(request),
+        agent=request.headers.get("user-agent"),
+    )
+    if done.secret is None:
+        status = SIGN_IN_STATUS.get(done.code, 401)
+        response = _sign_in_form(
+            site,
+            request,
+            locale,
+            next_path=next_path,
+            email=email,
+            problem={"wrong-password": WRONG, "account-blocked": BLOCKED}.get(done.code),
+            wait_s=done.retry_after_s if done.code == "too-many-attempts" else None,
+            status=status,
+        )
+        if done.retry_after_s:
+            response.headers["retry-after"] = str(done.retry_after_s)
+        return response
+    response = RedirectResponse(next_path, status_code=303)
+    site.auth.set_cookie(response, done.secret)
+    return response
+
+
+def _sign_in_form(site, request, locale, *, next_path, email="", problem=None, wait_s=None, status=200) -> Response:
+    return site.page(
+        "signin.html",
+        status=status,
+        locale=locale,
+        request=request,
+        email=email,
+        next_path=next_path,
+        problem=problem,
+        wait_s=wait_s,
+    )
+
+
+async def sign_out(site: Site, request: Request) -> Response:
+    """`POST /signout` (the `csrf` field): this session ends, the cookie goes, back to `/`."""
+    form = await request.form()
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return  # nothing to end: the cookie is stale or absent
+        if not site.auth.csrf_ok(caller, form.get("csrf")):
+            raise _StaleForm
+
+        def end(s, actor, at):
+            signin.end_session(s, caller.session_secret, at)
+
+        gate.act(session, caller.actor, "account.sign-out", now, end, describe="this session")
+
+    try:
+        await site.write(run)
+    except _StaleForm:
+        return _refused(site, request, preferred_locale(request), STALE_FORM)
+    response = RedirectResponse("/", status_code=303)
+    site.auth.clear_cookie(response)
+    return response
+
+
+# -- the password reset --------------------------------------------------------------------------------
+
+
+async def reset(site: Site, request: Request) -> Response:
+    """`/reset`: the form asking for an e-mail; posted, the same page whatever the e-mail (it never tells
+    whether the address has an account); a link is sent, after the answer, only to an account that
+    exists and is not blocked, and at most one a minute. At most 5 asks per address in 15 minutes."""
+    locale = preferred_locale(request)
+    if request.method == "GET":
+        return site.page("reset.html", locale=locale, request=request)
+    form = await request.form()
+    email = str(form.get("email") or "").strip()[:254]
+    if not same_origin(request):
+        return _refused(site, request, locale, CROSS_SITE)
+    if not site.reset_limits.allow(_address(request)):
+        return _refused(site, request, locale, TOO_MANY_RESETS, status=429)
+    found = await site.write(accounts.reset_link, email, site.clock()) if email else None
+    response = site.page("reset_sent.html", locale=locale, request=request)
+    if found is not None:
+        account, secret = found
+        response.background = BackgroundTask(
+            _deliver, site, account.email, account.locale, secret
+        )  # after the answer: its timing tells nothing either
+    return response
+
+
+def _deliver(site: Site, email: str, locale: str, secret: str) -> None:
+    send_link(site.settings, bootstrap.mailer(), email, locale, "reset", secret, outbox=site.outbox)
+
+
+async def reset_by_link(site: Site, request: Request) -> Response:
+    """`/reset/<secret>`: the new password, twice; posted, the link is spent, the password set, every
+    session of the account ended (AC-4), and this browser signed in afresh."""
+    locale = preferred_locale(request)
+    secret = request.path_params["secret"]
+    if not SECRET.match(secret):
+        return _expired(site, request, locale)
+    if request.method == "GET":
+        if not await site.write(accounts.link_opens, secret, "reset", site.clock()):
+            return _expired(site, request, locale)
+        return _new_password_form(site, request, locale, secret)
+    form = await request.form()
+    if not same_origin(request):
+        return _refused(site, request, locale, CROSS_SITE)
+    password = str(form.get("password") or "")[: MAX_PASSWORD + 1]
+    repeated = str(form.get("repeated") or "")[: MAX_PASSWORD + 1]
+    now = site.clock()
+
+    def run(session):
+        account = accounts.reset_password(session, site.hasher, secret, password, repeated, now)
+        return signin.start_session(
+            session, account.id, now, address=_address(request), agent=request.headers.get("user-agent")
+        )
+
+    try:
+        fresh = await site.write(run)
+    except DomainError as exc:
+        if exc.code == "link-expired":
+            return _expired(site, request, locale)
+        codes = [p.code for p in exc.problems]
+        return _new_password_form(site, request, locale, secret, problems=codes, status=422)
+    response = RedirectResponse("/account", status_code=303)
+    site.auth.set_cookie(response, fresh)
+    return response
+
+
+def _expired(site: Site, request: Request, locale: str) -> Response:
+    return site.page("link_expired.html", status=410, locale=locale, request=request)
+
+
+def _new_password_form(site, request, locale, secret, *, problems=(), status=200) -> Response:
+    return site.page(
+        "reset_link.html",
+        status=status,
+        locale=locale,
+        request=request,
+        secret=secret,
+        problems=list(problems),
+        wording=PASSWORD_PROBLEMS,
+        min_password=MIN_PASSWORD,
+        max_password=MAX_PASSWORD,
+    )
+
+
+# -- my account ----------------------------------------------------------------------------------------
+
+
+async def account(site: Site, request: Request) -> Response:
+    """`/account`: who I am, my roles per club, my open sessions ("this device" marked) and my tokens,
+    in my account's language; signed out, 303 to `/signin?next=/account`."""
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return None
+        read = gate.act(
+            session,
+            caller.actor,
+            "account.read",
+            now,
+            lambda s, actor, at: signin.overview(s, actor, at, current=caller.session_secret),
+            describe="my account",
+        )
+        return read, site.auth.csrf(caller.session_secret)
+
+    found = await site.write(run)
+    if found is None:
+        return _to_sign_in(site, "/account")
+    me, csrf = found
+    locale = me["locale"] if me["locale"] in i18n.LOCALES else preferred_locale(request)
+    return site.page(
+        "account.html",
+        locale=locale,
+        request=request,
+        me=me,
+        csrf=csrf,
+        account_email=me["email"],
+        signed_in=True,
+        role_names=ROLE_NAMES,
+    )
+
+
+def _to_sign_in(site: Site, back: str) -> Response:
+    response = RedirectResponse(f"/signin?next={back}", status_code=303)
+    site.auth.clear_cookie(response)  # a stale cookie goes, so the header says "Sign in" again
+    return response
+
+
+async def my_data(site: Site, request: Request) -> Response:
+    """`/account/data.json`: everything the platform holds about me (AC-5), the API's `/me/data`, as a
+    file to keep."""
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return None
+        data = gate.act(
+            session,
+            caller.actor,
+            "account.data",
+            now,
+            lambda s, a, at: mine.everything(s, a.account_id),
+            describe="my data",
+        )
+        return jsonable_encoder(data)
+
+    data = await site.write(run)
+    if data is None:
+        return _to_sign_in(site, "/account")
+    return Response(
+        json.dumps(data, ensure_ascii=False, indent=2) + "\n",
+        media_type="application/json; charset=utf-8",
+        headers={"content-disposition": 'attachment; filename="my-tourney-data.json"', "cache-control": "no-store"},
+    )
+
+
+async def sign_out_everywhere(site: Site, request: Request) -> Response:
+    """`POST /account/sign-out-everywhere` (the `csrf` field): every session of mine ends, this one
+    too; audited (AC-3)."""
+
+    def end(session, actor, now):
+        return {"ended": accounts.end_all_sessions(session, actor.account_id, now)}
+
+    return await _change(site, request, "account.sign-out-everywhere", end, "every session", then="/")
+
+
+async def revoke_token(site: Site, request: Request) -> Response:
+    """`POST /account/tokens/<id>/revoke` (the `csrf` field): one of my tokens stops at its next request;
+    another's token is the same 404 as a missing one (AC-2); audited (AC-3)."""
+    token_id = path_id(request.path_params["id"])
+
+    def revoke(session, actor, now):
+        return signin.revoke_token(session, token_id, now, account_id=actor.account_id)
+
+    return await _change(site, request, "account.revoke-token", revoke, f"token {token_id}", then="/account")
+
+
+async def _change(site: Site, request: Request, action: str, do, describe: str, *, then: str) -> Response:
+    """A change from the account page: signed in by the cookie, its CSRF field, then the API's steps
+    (`gate.act`); 303 to `then`. Without the CSRF field: a plain 403 page, nothing written."""
+    form = await request.form()
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return "signed-out"
+        if not site.auth.csrf_ok(caller, form.get("csrf")):
+            raise _StaleForm
+        gate.act(session, caller.actor, action, now, do, describe=describe)
+        return "done"
+
+    try:
+        outcome = await site.write(run)
+    except NotFound:
+        outcome = "not-found"
+    except _StaleForm:
+        outcome = "csrf"
+    if outcome == "signed-out":
+        return _to_sign_in(site, "/account")
+    if outcome == "csrf":
+        return _refused(site, request, preferred_locale(request), STALE_FORM)
+    if outcome == "not-found":
+        return site.error(request, HTTPException(404))
+    response = RedirectResponse(then, status_code=303)
+    if then == "/":  # every session ended, this one too
+        site.auth.clear_cookie(response)
+    return response
+
+
+class _StaleForm(Exception):
+    """A session's form without its CSRF token: raised inside the transaction, so nothing is written
+    (not even the session's last use)."""

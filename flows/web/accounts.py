@@ -10,6 +10,7 @@ Origin (`same_origin`). docs/web.md says why each choice."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 
 from fastapi.encoders import jsonable_encoder
@@ -20,11 +21,11 @@ from starlette.responses import RedirectResponse, Response
 
 from domain.access.rules.credentials import MAX_PASSWORD, MIN_PASSWORD
 from domain.access.services import accounts, gate, mine, signin
+from domain.documents.ports import DeliveryError
 from domain.documents.rules.model import N_
 from domain.errors import DomainError, NotFound
-from flows import bootstrap
+from flows import bootstrap, letters
 from flows.web.auth import Caller, same_origin
-from flows.web.links import send_link
 from flows.web.site import Site, path_id, preferred_locale
 from infra import i18n
 
@@ -47,6 +48,8 @@ ROLE_NAMES = {
     "player": N_("player"),
 }
 SECRET = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
+
+log = logging.getLogger(__name__)
 
 
 def safe_next(raw: object) -> str:
@@ -184,7 +187,14 @@ async def reset(site: Site, request: Request) -> Response:
 
 
 def _deliver(site: Site, email: str, locale: str, secret: str) -> None:
-    send_link(site.settings, bootstrap.mailer(), email, locale, "reset", secret, outbox=site.outbox)
+    """The reset letter, after the answer; a server that refuses it is logged (never the link): the
+    person asks again."""
+    try:
+        letters.send(
+            site.settings, bootstrap.mailer(), email, locale, "reset", secret, site.clock(), outbox=site.outbox
+        )
+    except DeliveryError as exc:
+        log.warning("the reset letter to %s was not delivered: %s", email, exc)
 
 
 async def reset_by_link(site: Site, request: Request) -> Response:

@@ -139,7 +139,7 @@ def test_ac_4_the_password_link_goes_to_the_outbox_opens_the_account_once_and_is
     assert result.returncode == 0, result.stderr
     path, letter = _letter(Path(home["TOURNEY_HOME"]))
     assert path.stat().st_mode & 0o777 == 0o600
-    assert (letter["To"], letter["Subject"]) == ("vera@example.org", "Tourney: задайте пароль")
+    assert (letter["To"], letter["Subject"]) == ("vera@example.org", "Ваша учётная запись Tourney: выберите пароль")
     secret = _link_secret(letter)
     assert secret not in result.stdout + result.stderr
     again = run("--json", "user", "password", "vera@example.org", env=home)
@@ -164,7 +164,7 @@ def test_ac_4_with_smtp_the_password_link_is_mailed_in_the_account_s_language(co
     (letter,) = inbox.messages
     assert (letter["To"], letter["Subject"], letter.is_multipart()) == (
         "gleb@example.org",
-        "Tourney: set your password",
+        "Your Tourney account: choose your password",
         False,
     )
     assert _link_secret(letter) not in result.stdout

@@ -190,5 +190,5 @@ def problems_of_grant(role: str, club_id: int | None) -> list[Problem]:
 
 _HOW = {
     Role.PLAYER: "an account is a player's when it is linked to a player",
-    Role.GAME_SERVER: "a game server holds a token bound to its cups (tourney token create --cup)",
+    Role.GAME_SERVER: "a game server holds a token bound to its cups (tourney token create --scope cup:CODE)",
 }

@@ -46,6 +46,16 @@ def database_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def prefect_api(database_url: str) -> Iterator[None]:
+    """One real Prefect server for the whole test session, on its own PostgreSQL database
+    (tests/support/prefect_server.py), started by the first test that asks."""
+    from tests.support.prefect_server import prefect_server
+
+    with prefect_server(database_url):
+        yield
+
+
+@pytest.fixture(scope="session")
 def engine(database_url: str) -> Engine:
     from domain.store.migrate import upgrade
 

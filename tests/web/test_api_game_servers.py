@@ -1,0 +1,100 @@
+"""Game servers report Pusoy Dos games through `/api/v1` (RULES PD-5, PD-6, AC-1, AC-2): a token bound to
+its cups, reports idempotent by the game, the round completed at its last report."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from domain.access.services import accounts, signin
+from domain.pusoy.services import setup as pusoy_setup
+from domain.pusoy.tables import PusoyGame, PusoyRound
+from domain.store.db import unit_of_work
+from tests.support.db import contents
+from tests.support.pusoy_world import seating
+
+
+@pytest.fixture
+def cup(web, committed, prefect_api):
+    """A filled 8-player cup (2 tables), a game server's token bound to it, and another cup."""
+    now = datetime.now(UTC)
+    with unit_of_work(committed) as session:
+        t = pusoy_setup.create(session, name="Cup", capacity=8, games_per_round=1, now=now, organizer="org")
+        other = pusoy_setup.create(session, name="Other", capacity=8, games_per_round=1, now=now, organizer="org")
+        for n in range(8):
+            pusoy_setup.join(session, t.code, f"p{n}", now)
+        server = accounts.add(session, "games@example.org", now)
+        _, token = signin.create_token(session, server, "table host", [f"cup:{t.code}"], now)
+        tables = seating(session, t.id, 1)
+    return {
+        "code": t.code,
+        "id": t.id,
+        "other": other.code,
+        "tables": tables,
+        "headers": {"authorization": f"Bearer {token}"},
+    }
+
+
+def _report(client, cup, table, order=None, code=None):
+    body = {"round": 1, "table": table, "game": 1, "finishes": order or cup["tables"][table]}
+    return client.post(f"/api/v1/pusoy/{code or cup['code']}/reports", json=body, headers=cup["headers"])
+
+
+def test_pd_5_the_same_report_sent_five_times_at_once_is_counted_once(web, committed, cup):
+    """PD-5: a game server's retries meet one game row; each is answered; one is the first."""
+
+    def send(_):
+        with httpx.Client(base_url=web.url, timeout=60) as client:
+            return _report(client, cup, 1)
+
+    with ThreadPoolExecutor(5) as pool:
+        answers = list(pool.map(send, range(5)))
+    assert [a.status_code for a in answers] == [200] * 5
+    assert sorted(a.json()["repeated"] for a in answers) == [False, True, True, True, True]
+    with Session(committed) as session:
+        assert session.scalar(select(func.count()).select_from(PusoyGame)) == 1
+
+
+def test_pd_5_another_result_for_a_reported_game_is_refused_with_what_was_reported(http, committed, cup):
+    """PD-5, PD-6: a conflicting second report is refused (409) with its reason, and changes nothing."""
+    assert _report(http, cup, 1).status_code == 200
+    with Session(committed) as session:
+        before = contents(session)
+    first, second, *rest = cup["tables"][1]
+    refused = _report(http, cup, 1, [second, first, *rest])
+    assert refused.status_code == 409
+    assert refused.json()["error"] == "already-reported" and ", ".join(cup["tables"][1]) in refused.json()["message"]
+    with Session(committed) as session:
+        assert contents(session) == before
+
+
+def test_ac_2_a_server_reporting_for_a_cup_it_is_not_bound_to_gets_the_missing_cups_answer(http, cup):
+    """AC-1, AC-2: not bound = not found, word for word."""
+    other = _report(http, cup, 1, code=cup["other"])
+    missing = _report(http, cup, 1, code="ZZZZZZ")
+    assert other.status_code == missing.status_code == 404
+    assert other.json()["message"].replace(cup["other"], "?") == missing.json()["message"].replace("ZZZZZZ", "?")
+
+
+def test_pd_5_the_last_report_of_a_round_completes_it_at_once(http, committed, cup):
+    """PD-5, PD-8: the round's last game, reported by the server, locks and advances the round."""
+    assert _report(http, cup, 1).json()["round_ready"] is False
+    last = _report(http, cup, 2)
+    assert last.status_code == 200 and last.json()["round_ready"] is True
+    assert [c["round"] for c in last.json()["completed"]] == [1]
+    with Session(committed) as session:
+        status = session.scalar(
+            select(PusoyRound.status).where(PusoyRound.tournament_id == cup["id"], PusoyRound.number == 1)
+        )
+    assert status == "locked"
+    amend = http.post(
+        f"/api/v1/pusoy/{cup['code']}/amendments",
+        json={"round": 1, "table": 1, "game": 1, "finishes": cup["tables"][1], "reason": "late"},
+        headers=cup["headers"],
+    )
+    assert amend.status_code == 409 and amend.json()["error"] == "round-locked"

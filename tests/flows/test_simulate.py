@@ -100,15 +100,18 @@ def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_sa
 
     with driving(committed, found.poker_id, found.pusoy_code):  # as the demo's simulator, still running
         simulate_command(**demo)
-        assert capsys.readouterr().out == "the demo's simulator is still running: nothing to resume\n"
+        said = capsys.readouterr().out
+        assert said.startswith("demo accounts: sign in at ")  # the demo seeded before accounts gets them now
+        assert said.endswith("\nthe demo's simulator is still running: nothing to resume\n")
         with pytest.raises(DomainError) as refused:
             simulate_command(poker=found.poker_id, speed=0)
         assert refused.value.message == f"a simulator is already driving poker tournament {found.poker_id}"
 
     simulate_command(**demo)
     resumed = capsys.readouterr().out
-    assert resumed.startswith(
-        f"resuming the demo: poker {found.poker_id} registration open, pusoy {found.pusoy_code} active\n"
+    assert resumed.startswith("demo accounts: sign in at ")
+    assert (
+        f"\nresuming the demo: poker {found.poker_id} registration open, pusoy {found.pusoy_code} active\n" in resumed
     )
     assert "refused (" not in resumed  # no step of the resumed script was refused
     with unit_of_work(committed) as s:
@@ -117,6 +120,6 @@ def test_a_second_demo_run_drives_the_interrupted_demo_to_its_end_and_a_third_sa
     assert sorted(p.parent.name.split("-")[0] for p in (tmp_path / "outbox").rglob("results.pdf")) == ["poker", "pusoy"]
 
     simulate_command(**demo)
-    assert capsys.readouterr().out == (
-        f"the demo is finished (poker {found.poker_id}, pusoy {found.pusoy_code}): nothing to resume\n"
+    assert capsys.readouterr().out.endswith(  # after how to sign in
+        f"\nthe demo is finished (poker {found.poker_id}, pusoy {found.pusoy_code}): nothing to resume\n"
     )

@@ -8,5 +8,6 @@ from domain.poker.tables import clock_seating, knockouts_places, moments, tourna
 from domain.pusoy import tables as pusoy_tables  # noqa: F401
 from domain.series import tables as series_tables  # noqa: F401
 from domain.store.base import Base
+from domain.webhooks import tables as webhooks_tables  # noqa: F401
 
 metadata = Base.metadata

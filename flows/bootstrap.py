@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from domain.draw import SeedSource
     from infra.mail import SmtpMailer
     from infra.render import Renderer
+    from infra.webhooks_http import HttpSender
 
 _ENGINES: dict[str, Engine] = {}
 
@@ -145,3 +146,15 @@ def password_hasher() -> PasswordHasher:
     from infra.passwords import Argon2idHasher
 
     return Argon2idHasher()
+
+
+def webhook_sender() -> HttpSender:
+    """The webhooks' HTTP client (httpx; 10 s time-out, no redirects): close it when done."""
+    from infra.webhooks_http import HttpSender
+
+    return HttpSender()
+
+
+def webhook_key() -> bytes:
+    """The platform key the endpoints' secrets are derived from (outside the database)."""
+    return settings().secret_key()

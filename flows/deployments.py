@@ -43,6 +43,9 @@ from flows.jobs.status_report import status_report
 from flows.jobs.timekeeper import RUNS as TIMEKEEPER_RUNS  # noqa: E402
 from flows.jobs.timekeeper import timekeeper  # noqa: E402
 
+# area: webhooks
+from flows.jobs.webhooks import deliver_webhooks  # noqa: E402
+
 
 @dataclass(frozen=True)
 class Job:
@@ -131,6 +134,14 @@ JOBS: tuple[Job, ...] = (
         "renders, stores and e-mails results sheets and certificates of finished tournaments",
         interval=timedelta(minutes=5),
         tags=("documents",),
+    ),
+    # area: webhooks
+    Job(
+        "deliver-webhooks",
+        deliver_webhooks,
+        "POSTs every due webhook delivery, signed; retries with back-off (10 s ... 6 h, for 24 h)",
+        interval=timedelta(minutes=1),
+        tags=("webhooks",),
     ),
     # area: series
     Job(

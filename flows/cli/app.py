@@ -68,6 +68,11 @@ from flows.cli.leagues import app as leagues_app
 
 app.add_typer(leagues_app, name="league")
 
+# area: webhooks
+from flows.cli.webhooks import app as webhooks_app
+
+app.add_typer(webhooks_app, name="webhook")
+
 # area: demo and simulator
 from flows.cli.simulate import simulate_command
 

@@ -25,6 +25,7 @@ from domain.documents.services import sources
 from domain.documents.services.publish import outbox_root, publish, send_next
 from domain.store.db import unit_of_work
 from flows import bootstrap
+from flows.jobs.webhooks import start_delivering
 from flows.retrying import unless_refused
 from flows.runs import run_now
 from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
@@ -97,6 +98,10 @@ def publish_results(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
     with inherited():
         published, skipped = publish_documents(now)
+        if published:  # each publication emitted `documents.ready` (and a finish before it, its event)
+            started = start_delivering(f"documents {now.isoformat()}")
+            if started:
+                print(started)
         sent = send_documents(now)
         touched = [(x["source"], x["tournament_id"]) for x in (*published, *sent)]
         tag_this_run(

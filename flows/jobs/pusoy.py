@@ -15,6 +15,7 @@ from domain.pusoy.services import rounds as pusoy_rounds
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.jobs.documents import start_publishing
+from flows.jobs.webhooks import start_delivering
 from flows.retrying import unless_refused
 from flows.runs import run_here
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
@@ -79,6 +80,11 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
             print(f"tournament {completion.tournament_id} round {completion.round_no}: {completion.outcome}")
             if completion.outcome == "champion":  # the event: the cup's documents, at once
                 print(start_publishing(completion.tournament_id, "pusoy"))
+        if any(c.outcome != "playoff" for c in completions):  # a locked round emitted its webhook events
+            last = completions[-1]
+            started = start_delivering(f"pusoy-{last.tournament_id}-round-{last.round_no}")
+            if started:
+                print(started)
         create_table_artifact(
             key="complete-rounds",
             table=[

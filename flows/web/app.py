@@ -81,7 +81,7 @@ def create_app(
         yield
         await site.hub.close()
 
-    api = create_api(site.db, site.auth, site.hasher, site.clock)
+    api = create_api(site.db, site.auth, site.hasher, site.clock, webhook_key=site.settings.secret_key())
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]
         + [Mount("/static", StaticFiles(directory=STATIC), name="static"), Mount("/api/v1", api)],

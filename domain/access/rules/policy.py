@@ -90,6 +90,9 @@ POLICY: dict[str, Rule] = {
     "club.staff": _rule(Scope.CLUB, O, writes=False),
     "club.grant": _rule(Scope.CLUB, O),
     "club.revoke": _rule(Scope.CLUB, O),
+    "club.webhooks": _rule(Scope.CLUB, O, writes=False),
+    "club.add-webhook": _rule(Scope.CLUB, O),
+    "club.remove-webhook": _rule(Scope.CLUB, O),
     # a game server
     "pusoy.report": _rule(Scope.CUP, Role.GAME_SERVER),
     "pusoy.amend": _rule(Scope.CUP, Role.GAME_SERVER),

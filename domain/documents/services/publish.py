@@ -16,12 +16,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domain.documents.ports import DeliveryError, Mailer, Renderer
 from domain.documents.rules import signing
 from domain.documents.rules.model import Bundle, PokerSheet, SeasonSheet
 from domain.documents.services import records as service
+from domain.pusoy.tables import PusoyTournament
+from domain.webhooks.rules.endpoints import DOCUMENTS_READY
+from domain.webhooks.services.outbox import emit
 
 
 def outbox_root(home: Path) -> Path:
@@ -105,6 +109,7 @@ def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, 
         ],
         now,
     )
+    _ready_event(session, bundle, season, files, now)
     return {
         "source": bundle.source,
         "season_id": season[0],
@@ -116,6 +121,25 @@ def publish(session: Session, renderer: Renderer, outbox: Path, bundle: Bundle, 
         "files": [f.filename for f in files],
         "folder": str(folder),
     }
+
+
+def _ready_event(session: Session, bundle: Bundle, season, files: list[Rendered], now: datetime) -> None:
+    """Players online: webhooks. The documents are stored: for the club's endpoints (and a Pusoy Dos
+    cup's organizer's), which documents, by file name and serial; never whose certificate (AC-5)."""
+    organizer = None
+    if bundle.source == "pusoy":
+        organizer = session.scalar(
+            select(PusoyTournament.organizer).where(PusoyTournament.id == bundle.sheet.tournament_id)
+        )
+    payload = {
+        "source": bundle.source,
+        "tournament_id": bundle.sheet.tournament_id,
+        "tournament": bundle.sheet.tournament,
+        "season_id": season[0],
+        "season": season[1],
+        "documents": [{"kind": f.kind, "filename": f.filename, "serial": f.serial} for f in files],
+    }
+    emit(session, DOCUMENTS_READY, now, club_id=bundle.club_id, organizer=organizer, payload=payload)
 
 
 def send_next(session: Session, outbox: Path, mailer: Mailer, now: datetime) -> dict | None:

@@ -32,6 +32,9 @@ PENDING_WORK: dict[str, str] = {
     # area: documents
     # tournaments to publish, deliveries due, and seasons' standings after published tournaments (LG-3)
     "publish-results": f"SELECT ({documents_pending_sql}) + ({pending_seasons_sql()})",
+    # area: webhooks
+    "deliver-webhooks": "SELECT count(*) FROM webhook_deliveries"
+    " WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()",
     # area: series
     "materialize-series": "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()",
 }

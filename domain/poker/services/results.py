@@ -26,6 +26,8 @@ from domain.poker.tables.knockouts_places import (
     Prize,
 )
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
+from domain.webhooks.rules.endpoints import TOURNAMENT_FINISHED
+from domain.webhooks.services.outbox import NewEvent, emit_many
 
 # -- prizes (3.4) ----------------------------------------------------------------------------------
 
@@ -227,7 +229,7 @@ def finalize_tournaments(
     twice."""
     only = "" if tournament_ids is None else " AND t.id = ANY(:ids)"
     due = text(
-        f"SELECT t.id, t.name, t.seat_cap, t.bounty_type, t.pko_head FROM {FINALIZE.source} "
+        f"SELECT t.id, t.name, t.seat_cap, t.bounty_type, t.pko_head, t.club_id FROM {FINALIZE.source} "
         f"WHERE {FINALIZE.due(':now')}{only} ORDER BY t.id FOR UPDATE OF t SKIP LOCKED"
     )
     return _finalize(session, now, session.execute(due, {"now": now, "ids": list(tournament_ids or [])}).all())
@@ -288,9 +290,32 @@ def final_table(done: Finalized) -> list[dict[str, Any]]:
     ]
 
 
+def _finished_event(t: Any, placed: Sequence[Place], handles: dict[int, str], now: datetime) -> NewEvent:
+    """Players online: webhooks. The tournament finished, for its club's endpoints: its places by
+    handle (the pseudonym once forgotten), never a full name (AC-5); prizes are non-monetary (SP-4)."""
+    places_ = [
+        {
+            "place": p.place,
+            "player": handles[p.player_id],
+            "knockouts": p.knockouts,
+            "credit": credit_text(p.credit_halves),
+            "prize": p.prize,
+        }
+        for p in placed
+    ]
+    payload = {
+        "source": "poker",
+        "tournament_id": t.id,
+        "tournament": t.name,
+        "finished_at": now.isoformat(),
+        "places": places_,
+    }
+    return NewEvent(TOURNAMENT_FINISHED, t.club_id, None, payload)
+
+
 def _finalize(session: Session, now: datetime, ready: Sequence[Any]) -> list[Finalized]:
     """`ready`: the locked tournaments (rows or Tournament objects: id, name, seat_cap, bounty_type,
-    pko_head)."""
+    pko_head, club_id)."""
     if not ready:
         return []
     ids = [r.id for r in ready]
@@ -319,7 +344,15 @@ def _finalize(session: Session, now: datetime, ready: Sequence[Any]) -> list[Fin
         ],
     )
     session.execute(update(Tournament).where(Tournament.id.in_(ids)).values(status="finished", finished_at=now))
-    names = _names(session, [p.player_id for t in ids for p in computed[t]])
+    players = [p.player_id for t in ids for p in computed[t]]
+    names, handles = {}, {}
+    for pid, name, handle in session.execute(
+        select(
+            Player.id, func.coalesce(Player.name, Player.pseudonym), func.coalesce(Player.handle, Player.pseudonym)
+        ).where(Player.id.in_(players))
+    ):
+        names[pid], handles[pid] = name, handle
+    emit_many(session, now, [_finished_event(r, computed[r.id], handles, now) for r in ready])
     return [
         Finalized(r.id, r.name, r.seat_cap, tuple(NamedPlace(p, names[p.player_id]) for p in computed[r.id]))
         for r in ready

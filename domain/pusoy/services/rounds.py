@@ -38,6 +38,8 @@ from domain.pusoy.tables import (
     PusoyStanding,
     PusoyTournament,
 )
+from domain.webhooks.rules.endpoints import CHAMPION, ROUND_COMPLETED, TOURNAMENT_FINISHED
+from domain.webhooks.services.outbox import NewEvent, emit_many
 
 
 def open_round(session: Session, tournament: PusoyTournament, number: int, order: Sequence[str], now: datetime) -> None:
@@ -226,10 +228,55 @@ def _lock(session, tournament, rnd, ranked, result: Advance, now) -> Completion:
         change_status(tournament, Status.COMPLETE)
         tournament.champion, tournament.finished_at = champion, now
         session.flush()
+        emit_many(session, now, _events(tournament, rnd.number, ranked, went_on, champion, now))
         return Completion(tournament.id, tournament.code, rnd.number, "champion", ranked, (), champion=champion)
     purpose = f"round-{rnd.number + 1} reseat order"
     seed = reveal(session, tournament.id, purpose, went_on, now)
     order = reseat_order(result.advancers, seed, purpose)
     open_round(session, tournament, rnd.number + 1, order, now)
-    session.flush()
+    emit_many(session, now, _events(tournament, rnd.number, ranked, went_on, None, now))
     return Completion(tournament.id, tournament.code, rnd.number, "advanced", ranked, order)
+
+
+def _events(tournament, round_no: int, ranked, went_on, champion: str | None, now: datetime) -> list[NewEvent]:
+    """Players online: webhooks. The round's standings locked (and, at the final, the champion and the
+    cup finished), for the club's and the organizer's endpoints: public data only (handles, AC-5); a
+    private cup's join code is its key, so it is left out."""
+    cup = {
+        "source": "pusoy",
+        "tournament_id": tournament.id,
+        "tournament": tournament.name,
+        "code": None if tournament.private else tournament.code,
+    }
+    standings_ = [
+        {"rank": s.rank, "player": s.player, "points": s.points, "advanced": s.player in went_on} for s in ranked
+    ]
+    events = [
+        NewEvent(
+            ROUND_COMPLETED,
+            tournament.club_id,
+            tournament.organizer,
+            cup
+            | {
+                "round": round_no,
+                "final": champion is not None,
+                "standings": standings_,
+            },
+        )
+    ]
+    if champion is not None:
+        final = [{"position": s.rank, "player": s.player, "points": s.points} for s in ranked]
+        finished = cup | {"finished_at": now.isoformat(), "champion": champion}
+        events.append(NewEvent(CHAMPION, tournament.club_id, tournament.organizer, finished))
+        events.append(
+            NewEvent(
+                TOURNAMENT_FINISHED,
+                tournament.club_id,
+                tournament.organizer,
+                finished
+                | {
+                    "final_table": final,
+                },
+            )
+        )
+    return events

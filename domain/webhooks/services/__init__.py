@@ -1,0 +1,1 @@
+"""Webhooks: the use cases (register, list and disable endpoints; emit events; deliver them)."""

@@ -44,5 +44,12 @@ def parse_amount(text: str, currency: str) -> int:
     return minor
 
 
+def major(minor: int, currency: str) -> str:
+    """150050, RUB → "1500.50 RUB": an amount in a message of no locale (a refusal's)."""
+    precision = get_currency_precision(currency)
+    whole, rest = divmod(minor, 10**precision)
+    return f"{whole}.{rest:0{precision}d} {currency}" if precision else f"{whole} {currency}"
+
+
 def _refused(code: str, message: str) -> DomainError:
     return DomainError(code, message, (Problem(code, message),))

@@ -4,7 +4,7 @@
 
 Every operation is one action of the policy table (`domain/access/rules/policy.POLICY`), named by its
 `operationId`; `core.Api.run` is the one path every operation takes. The operations are in
-`account.py` (the session, my account), `club.py` (a club's staff) and `play.py` (players, game
+`account.py` (the session, my account), `club.py` (a club's staff), `desk.py` (the club's desk in one call) and `play.py` (players, game
 servers, the platform)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from domain.errors import DomainError
-from flows.web.api import account, club, play
+from flows.web.api import account, club, desk, play
 from flows.web.api.core import Api, domain_error, error
 from flows.web.auth import Auth
 
@@ -34,7 +34,7 @@ def create_api(db: Callable, auth: Auth, hasher, clock: Callable[[], datetime] |
     """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`."""
     app = FastAPI(title="Tourney API", version="1", description=DESCRIPTION, docs_url=None, redoc_url=None)
     app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)))
-    for module in (account, club, play):
+    for module in (account, club, desk, play):
         app.include_router(module.router)
 
     @app.exception_handler(DomainError)

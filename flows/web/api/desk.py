@@ -69,7 +69,11 @@ class DeskSettleBody(Strict):
 
 
 def _money(minor: int, currency: str, locale: str) -> dict:
-    return {"amount": minor, "text": i18n.money(minor, currency, locale), "input": i18n.amount_input(minor, currency, locale)}
+    return {
+        "amount": minor,
+        "text": i18n.money(minor, currency, locale),
+        "input": i18n.amount_input(minor, currency, locale),
+    }
 
 
 def _zone(session, tournament_id: int) -> ZoneInfo:

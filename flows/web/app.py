@@ -22,7 +22,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from flows import bootstrap
-from flows.web import certificates, pages
+from flows.web import certificates, desk, pages
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 from infra.config import load_settings
@@ -39,6 +39,8 @@ ROUTES = (
     ("/verify", certificates.verify_form, ["GET"]),
     ("/verify/{serial}", certificates.verify, ["GET", "POST"]),
     ("/clubs/{id}/calendar.ics", pages.calendar, ["GET"]),
+    ("/desk", desk.today, ["GET"]),
+    ("/desk/t/{id}", desk.tournament, ["GET"]),
 )
 
 

@@ -71,7 +71,12 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
         "desk.state": ("GET", "/desk/tournaments/{t}", None, "tournament"),
         "desk.players": ("GET", "/desk/tournaments/{t}/players?q=ann", None, "tournament"),
         "desk.arrive": ("POST", "/desk/tournaments/{t}/arrivals", player, "tournament"),
-        "desk.settle": ("POST", "/desk/tournaments/{t}/settlements", {"player": "anna", "amount": "1 500"}, "tournament"),
+        "desk.settle": (
+            "POST",
+            "/desk/tournaments/{t}/settlements",
+            {"player": "anna", "amount": "1 500"},
+            "tournament",
+        ),
         "pusoy.report": (
             "POST",
             "/pusoy/{cup}/reports",

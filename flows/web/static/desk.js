@@ -215,7 +215,13 @@
     text("d-level", s ? s.text.level : "");
     text("d-blinds", s ? [s.text.blinds_label, s.text.blinds, s.text.ante].filter(Boolean).join(" · ") : "");
     text("d-clock-status", s ? s.text.status : "");
-    root.dataset.clock = s ? s.clock.status : "";
+    root.dataset.clockStatus = s ? s.clock.status : "";
+    var clockStatus = s ? s.clock.status : "";  // only the controls that apply now
+    var applies = { start: ["not started"], pause: ["running"], resume: ["paused"], prev: ["running", "paused"],
+      next: ["running", "paused"] };
+    document.querySelectorAll("[data-clock]").forEach(function (b) {
+      b.hidden = applies[b.dataset.clock].indexOf(clockStatus) < 0;
+    });
     tick();
     document.querySelectorAll(".floor-only").forEach(function (n) { n.hidden = !may("desk.arrive"); });
     document.querySelectorAll(".cashier-only").forEach(function (n) { n.hidden = !may("desk.settle"); });

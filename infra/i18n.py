@@ -16,7 +16,7 @@ from pathlib import Path
 
 from babel import Locale
 from babel.dates import format_date, format_skeleton, format_time
-from babel.numbers import format_decimal
+from babel.numbers import format_currency, format_decimal, get_currency_precision
 from babel.support import Translations
 
 from domain.documents.rules.model import LOCALES, Certificate
@@ -95,6 +95,22 @@ def day_and_time(at: datetime, locale: str) -> str:
 def number(value: int | Decimal, locale: str) -> str:
     """1 234 / 2,5 (CLDR decimal format; no-break space grouping in Russian)."""
     return format_decimal(value, locale=checked(locale))
+
+
+def money(minor: int, currency: str, locale: str) -> str:
+    """1 500,00 ₽ / RUB 1,500.00: an amount in minor units, in the currency's major units as the locale
+    writes them (SP-1)."""
+    return format_currency(Decimal(minor).scaleb(-get_currency_precision(currency)), currency, locale=checked(locale))
+
+
+def amount_input(minor: int, currency: str, locale: str) -> str:
+    """1500 / 1500,50 (Russian) / 1500.50 (English): an amount as a person types it back into a field,
+    ungrouped (a grouping comma would read as a decimal mark), decimals only when there are any."""
+    precision = get_currency_precision(currency)
+    whole, rest = divmod(minor, 10**precision)
+    if rest == 0:
+        return str(whole)
+    return format_decimal(Decimal(minor).scaleb(-precision), format="0." + "0" * precision, locale=checked(locale))
 
 
 def points(value: Decimal, locale: str) -> str:

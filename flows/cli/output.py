@@ -31,7 +31,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -279,9 +278,9 @@ def display() -> Display | None:
 
 def money(minor: int, currency: str, locale: str) -> str:
     """An amount in minor units, in the currency's major units as the locale writes them."""
-    from babel.numbers import format_currency, get_currency_precision
+    from infra import i18n
 
-    return format_currency(Decimal(minor).scaleb(-get_currency_precision(currency)), currency, locale=locale)
+    return i18n.money(minor, currency, locale)
 
 
 def duration(seconds: int) -> str:

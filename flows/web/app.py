@@ -22,7 +22,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from flows.web import accounts, certificates, pages
+from flows.web import accounts, certificates, desk, pages
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 from infra.config import load_settings
@@ -47,6 +47,8 @@ ROUTES = (
     ("/account/data.json", accounts.my_data, ["GET"]),
     ("/account/sign-out-everywhere", accounts.sign_out_everywhere, ["POST"]),
     ("/account/tokens/{id}/revoke", accounts.revoke_token, ["POST"]),
+    ("/desk", desk.today, ["GET"]),
+    ("/desk/t/{id}", desk.tournament, ["GET"]),
 )
 
 

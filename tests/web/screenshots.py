@@ -7,7 +7,8 @@ end) with the tests' world builders and the real services, at the club Pik (Mosc
 running poker tournament with its clock started and a few busts, one open for registration starting
 in 45 minutes, one at its break, one finished; a season of two finished tournaments with their
 documents published (a certificate to check, the season's standings), a complete Pusoy Dos cup of
-the club with a playoff and a public one filling (no club). The browser asks for Russian. Serves the
+the club with a playoff and a public one filling (no club); the desk's day and the running tournament at
+the desk, signed in as Pik's floor and cashier. The browser asks for Russian. Serves the
 pages with uvicorn on a free loopback port, opens each in Debian's headless Chromium through
 Playwright (`/usr/bin/chromium`, never a downloaded browser) at `--width` CSS pixels, and writes one
 palette PNG per page (at most `MAX_HEIGHT` pixels tall), optimized. Nothing outside `--out` is written.
@@ -28,10 +29,12 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "pictures" / "web"
 MAX_HEIGHT = 1400
 KEY = b"screenshots-only-key-of-at-least-32-bytes"
+DESK = ("desk@pik.example", "screenshots only, a desk password")  # the floor and the cashier of Pik at once
 
 
-def world(engine, outbox: Path) -> dict[str, str]:
-    """The pages to take, by file name: their paths on the server."""
+def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The pages to take, by file name: their paths on the server; the public ones, then the desk's
+    (taken signed in as `DESK`: Pik's floor and cashier, with two walk-ins owing and one settled)."""
     from datetime import timedelta
 
     from sqlalchemy import select
@@ -54,6 +57,8 @@ def world(engine, outbox: Path) -> dict[str, str]:
     )
     for busted in poker["entries"][:4]:
         w.bust(engine, poker["id"], busted, poker["entries"][-1])
+    with unit_of_work(engine) as session:
+        desk_tournament(session, poker["id"], poker["club_id"], w.now())
     upcoming = w.upcoming_poker(engine, timedelta(minutes=45), players=20, name="Субботний турбо", prizes=prizes)
     on_break = w.running_poker(
         engine, players=9, name="Вечерний фриролл", prizes=prizes[:1], names="Игрок {n}", handles="free{n}"
@@ -93,7 +98,27 @@ def world(engine, outbox: Path) -> dict[str, str]:
         "pusoy.png": f"/p/{code}",
         "verify.png": f"/verify/{serial}?code={check}",
         "verify-form.png": "/verify",
+    }, {
+        "desk.png": "/desk",
+        "desk-tournament.png": f"/desk/t/{poker['id']}",
+        "desk-counter.png": f"/desk/t/{poker['id']}#counter",
     }
+
+
+def desk_tournament(session, tournament_id: int, club_id: int, now) -> None:
+    """Three players arrive at the desk (registered late, checked in, owing the buy-in), one settles;
+    the account that takes the desk's pictures holds Pik's floor and cashier roles."""
+    from domain.access.services import accounts
+    from domain.poker.services import desk, fees
+    from tests.support import poker_world
+
+    for name, handle in (("Вера Менчик", "menchik"), ("Людмила Руденко", "rudenko"), ("Нона Гаприндашвили", "nona")):
+        desk.arrive(session, tournament_id, poker_world.player(session, name, handle=handle).id, now)
+    fees.settle(session, tournament_id, "nona", "cash", DESK[0], now)
+    account = accounts.add(session, DESK[0], now)
+    for role in ("floor", "cashier"):
+        accounts.grant(session, account, role, club_id, now)
+    accounts.set_password(session, bootstrap.password_hasher(), account, DESK[1], now)
 
 
 def small_png(data: bytes) -> bytes:
@@ -106,16 +131,33 @@ def small_png(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def take(browser, url: str, pages: dict[str, str], out: Path, width: int) -> list[tuple[str, int]]:
-    """Each page of `pages` (file name: path) opened in `browser` and written into `out`: (name, bytes)."""
+def take(
+    browser, url: str, pages: dict[str, str], out: Path, width: int, sign_in: tuple[str, str] | None = None
+) -> list[tuple[str, int]]:
+    """Each page of `pages` (file name: path) opened in `browser` and written into `out`: (name, bytes);
+    `sign_in`: (e-mail, password) signed in first (`POST /api/v1/session`), for the desk's pages."""
     written = []
     context = browser.new_context(viewport={"width": width, "height": 700}, locale="ru-RU")
     try:
         page = context.new_page()
-        for name, path in pages.items():
+        if sign_in:
+            signed = page.request.post(url + "/api/v1/session", data={"email": sign_in[0], "password": sign_in[1]})
+            assert signed.ok, signed.text()
+        for name, address in pages.items():
+            path, _, part = address.partition("#")  # a fragment: only that element of the page
             page.goto(url + path, wait_until="load")
             if path.endswith("/screen"):
                 page.wait_for_selector('#live[data-state="live"]', timeout=5000)
+            if path == "/desk":
+                page.wait_for_selector(".day li", timeout=5000)
+            if path.startswith("/desk/t/"):
+                page.wait_for_selector("#desk[data-version]", timeout=5000)
+                page.wait_for_timeout(300)  # the countdown's first tick
+            if part:
+                data = small_png(page.locator("#" + part).screenshot())
+                (out / name).write_bytes(data)
+                written.append((name, len(data)))
+                continue
             height = min(MAX_HEIGHT, page.evaluate("document.documentElement.scrollHeight"))
             shot = page.screenshot(clip={"x": 0, "y": 0, "width": width, "height": height}, full_page=True)
             data = small_png(shot)
@@ -166,11 +208,12 @@ def main(argv: list[str]) -> int:
             upgrade(engine)
             outbox = Path(tmp) / "outbox"
             outbox.mkdir()
-            pages = world(engine, outbox)
+            pages, desk_pages = world(engine, outbox)
             with Server(create_app(engine, outbox=outbox), free_port()) as server, sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
                 try:
                     written = take(browser, server.url, pages, args.out, args.width)
+                    written += take(browser, server.url, desk_pages, args.out, args.width, sign_in=DESK)
                 finally:
                     browser.close()
         finally:

@@ -75,6 +75,16 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
         "poker.debts": ("GET", "/tournaments/{t}/debts", None, "tournament"),
         "poker.settle": ("POST", "/tournaments/{t}/settlements", player, "tournament"),
         "poker.void-settlement": ("POST", "/settlements/{s}/void", {"reason": "typed twice"}, "settlement"),
+        "desk.today": ("GET", "/desk/clubs/{c}/today", None, "club"),
+        "desk.state": ("GET", "/desk/tournaments/{t}", None, "tournament"),
+        "desk.players": ("GET", "/desk/tournaments/{t}/players?q=ann", None, "tournament"),
+        "desk.arrive": ("POST", "/desk/tournaments/{t}/arrivals", player, "tournament"),
+        "desk.settle": (
+            "POST",
+            "/desk/tournaments/{t}/settlements",
+            {"player": "anna", "amount": "1 500"},
+            "tournament",
+        ),
         "pusoy.report": (
             "POST",
             "/pusoy/{cup}/reports",

@@ -85,6 +85,12 @@ POLICY: dict[str, Rule] = {
     "poker.debts": _rule(Scope.CLUB, C, O, writes=False),
     "poker.settle": _rule(Scope.CLUB, C),
     "poker.void-settlement": _rule(Scope.CLUB, C),
+    # the desk (flows/web/api/desk.py): what the floor's and the counter's tablets read and do in one call
+    "desk.today": _rule(Scope.CLUB, *STAFF, writes=False),
+    "desk.state": _rule(Scope.CLUB, *STAFF, writes=False),
+    "desk.players": _rule(Scope.CLUB, F, writes=False),
+    "desk.arrive": _rule(Scope.CLUB, F),
+    "desk.settle": _rule(Scope.CLUB, C),
     # the owner
     "club.audit": _rule(Scope.CLUB, O, writes=False),
     "club.staff": _rule(Scope.CLUB, O, writes=False),

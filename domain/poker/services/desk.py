@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from domain.poker.rules.knockouts import Bust
-from domain.poker.services import clock, entries, knockouts, seating
+from domain.poker.services import clock, entries, knockouts, players, seating
 from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import Entry, TopUp
 
@@ -23,6 +23,20 @@ def check_in(
     """The first entry opens (3.4, 3.10), and its seat once seats are drawn."""
     entry = entries.check_in(session, tournament_id, player_ref, now)
     return entry, seating.seat_if_drawn(session, entry.id, now)
+
+
+def arrive(
+    session: Session, tournament_id: int, player_ref: str | int, now: datetime
+) -> tuple[Entry, dict[str, Any] | None, bool]:
+    """A player at the counter in one step: registered now unless already (3.10, SP-2, late
+    registration by its deadline), then checked in (the buy-in owed, 3.4) and seated once seats are
+    drawn (3.6). Also says whether this step registered them."""
+    player = players.find_player(session, player_ref)
+    registered = entries.active_registration(session, tournament_id, player.id) is not None
+    if not registered:
+        entries.register(session, tournament_id, player.id, now)
+    entry, seat = check_in(session, tournament_id, player.id, now)
+    return entry, seat, not registered
 
 
 def reenter(

@@ -41,6 +41,11 @@ def _active_registration(session: Session, tournament_id: int, player_id: int) -
     )
 
 
+def active_registration(session: Session, tournament_id: int, player_id: int) -> Registration | None:
+    """The player's active registration in the tournament, if any."""
+    return _active_registration(session, tournament_id, player_id)
+
+
 def register(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
     """3.10 sign-up (late registration while running, before its deadline); SP-2 parallel check."""
     t, player = locked(session, tournament_id, player_ref)

@@ -10,8 +10,9 @@ from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
-from domain.errors import NotFound, Problem, raise_problems
+from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules import entries as rules
+from domain.poker.rules.money import major
 from domain.poker.services.audit import audit
 from domain.poker.services.players import find_player, locked
 from domain.poker.services.tournaments import get_tournament
@@ -92,12 +93,34 @@ def _settle(
 
 
 def settle(
-    session: Session, tournament_id: int, player_ref: str | int, method: str, settled_by: str, now: datetime
+    session: Session,
+    tournament_id: int,
+    player_ref: str | int,
+    method: str,
+    settled_by: str,
+    now: datetime,
+    *,
+    expected: int | None = None,
 ) -> Settlement | None:
     """3.4: close all of the player's unpaid fees in the tournament at once with one settlement
-    record; nothing owed = nothing written (None)."""
+    record; nothing owed = nothing written (None). `expected`: the amount the cashier takes (minor
+    units), read under the player's lock: refused unless it is what the player owes now (`nothing-owed`
+    when another counter settled first, `amount-differs` when a fee came or went since it was shown)."""
     t, player = locked(session, tournament_id, player_ref)
     raise_problems(rules.settlement_problems(t.status, method, settled_by))
+    if expected is not None:
+        owed = session.scalar(
+            select(func.coalesce(func.sum(Fee.amount), 0)).where(
+                Fee.tournament_id == t.id, Fee.player_id == player.id, Fee.settlement_id.is_(None)
+            )
+        )
+        if int(owed) == 0:
+            raise DomainError("nothing-owed", f"{player.display_name} owes nothing now: already settled.")
+        if int(owed) != expected:
+            raise DomainError(
+                "amount-differs",
+                f"{player.display_name} owes {major(int(owed), t.currency)}, not {major(expected, t.currency)}.",
+            )
     made = _settle(session, t, method, settled_by, now, player.id)
     return session.get(Settlement, made[0][0]) if made else None
 

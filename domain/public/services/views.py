@@ -57,7 +57,9 @@ SELECT md5(concat_ws('|', t.status, t.name, c.updated_at, c.segments::text, c.pa
      FROM poker_knockouts k WHERE k.tournament_id = t.id),
   (SELECT string_agg(p.description, '|' ORDER BY p.place) FROM poker_prizes p WHERE p.tournament_id = t.id),
   (SELECT count(*) FROM poker_registrations r WHERE r.tournament_id = t.id AND r.status = 'active'),
-  (SELECT count(*) FROM poker_places f WHERE f.tournament_id = t.id)))
+  (SELECT count(*) FROM poker_places f WHERE f.tournament_id = t.id),
+  (SELECT count(*) || ':' || count(f.settlement_id) FROM poker_fees f WHERE f.tournament_id = t.id),
+  (SELECT count(*) || ':' || count(s.voided_at) FROM poker_settlements s WHERE s.tournament_id = t.id)))
 FROM poker_tournaments t LEFT JOIN poker_clock c ON c.tournament_id = t.id WHERE t.id = :id
 """
 )

@@ -1,0 +1,279 @@
+"""The club's desk (`/desk`, docs/desk.md): what the floor's and the counter's tablets read in one
+call each and the two steps they take that no other operation makes, over the same services as the
+CLI. Amounts come with their text in the club's language and currency (Babel), so the page formats
+no money itself; amounts typed in roubles are read by `domain/poker/rules/money.parse_amount`."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo
+
+from fastapi import APIRouter, Query, Request
+from pydantic import Field, model_validator
+
+from domain.access.rules.policy import may
+from domain.access.services import targets
+from domain.documents.services import locales
+from domain.poker.rules.money import parse_amount
+from domain.poker.rules.settings import AMOUNT_FIELDS
+from domain.poker.services import clock as clock_service
+from domain.poker.services import desk, entries, fees, listings, players
+from domain.poker.services import tournaments as tournament_service
+from domain.public.services import views
+from flows.web.api.core import SECURED, Id, Ref, Strict, api_of, club_of, tournament_of
+from flows.web.wording import with_text
+from infra import i18n
+
+router = APIRouter(dependencies=SECURED)
+RECENT = 12  # knockouts and settlements the desk lists, newest first
+# what the page offers a button for, when the caller's roles include it (the policy decides, AC-1)
+ACTIONS = (
+    "poker.register",
+    "poker.check-in",
+    "poker.re-enter",
+    "poker.rebuy",
+    "poker.add-on",
+    "poker.knock-out",
+    "poker.void-knockout",
+    "poker.clock",
+    "poker.settle",
+    "poker.void-settlement",
+    "desk.players",
+    "desk.arrive",
+    "desk.settle",
+)
+LIVE = ("registration_open", "running")
+
+
+class ArrivalBody(Strict):
+    """A player at the counter: one already known (`player`), or a walk-in made a player now."""
+
+    player: Ref | None = Field(None, description="the player's id or handle", examples=["@anna"])
+    name: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    handle: Annotated[str, Field(min_length=1, max_length=40)] | None = None
+    birth_date: date | None = None
+
+    @model_validator(mode="after")
+    def one_of(self):
+        walk_in = (self.name, self.handle, self.birth_date)
+        if (self.player is None) == (None in walk_in):
+            raise ValueError("name a known player, or a walk-in's name, handle and birth date")
+        return self
+
+
+class DeskSettleBody(Strict):
+    player: Ref = Field(description="the player's id or handle")
+    amount: str = Field(max_length=40, description="what the cashier takes, in major units as typed: 1 500 or 1500,50")
+    method: Literal["cash", "card", "transfer", "other"] = "cash"
+
+
+def _money(minor: int, currency: str, locale: str) -> dict:
+    return {
+        "amount": minor,
+        "text": i18n.money(minor, currency, locale),
+        "input": i18n.amount_input(minor, currency, locale),
+    }
+
+
+def _zone(session, tournament_id: int) -> ZoneInfo:
+    return ZoneInfo(listings.club_of(session, tournament_id=tournament_id).timezone)
+
+
+def state(session, tournament_id: int, actor, now: datetime) -> dict:
+    """A tournament at the desk: what it is, its clock with the screen's words, every registration with
+    its name, state, seat and what is owed, the recent knockouts and settlements, and which of the
+    desk's actions the caller may take."""
+    t = tournament_service.get_tournament(session, tournament_id)
+    locale = locales.tournament_locale(session, t.id)
+    zone = _zone(session, t.id)
+    screen = None if t.status == "draft" else with_text(views.screen(session, t.id, now))
+    rows = listings.entries(session, t.id)
+    target = targets.tournament(session, t.id)
+    settings = tournament_service.settings_of(t)
+    prices = {f: getattr(settings, f) for f in AMOUNT_FIELDS}
+    owed = sum(r["owed"] for r in rows)
+    knockouts = listings.knockouts(session, t.id)[::-1][:RECENT]
+    return {
+        "tournament": {
+            "id": t.id,
+            "club_id": t.club_id,
+            "name": t.name,
+            "status": t.status,
+            "scheduled_start": t.scheduled_start,
+            "start_text": i18n.day_and_time(t.scheduled_start.astimezone(zone), locale),
+            "currency": t.currency,
+            "locale": locale,
+            "offers": {
+                "rebuy": prices["rebuy_amount"] is not None,
+                "reentry": prices["reentry_amount"] is not None,
+                "addon": prices["addon_amount"] is not None,
+            },
+            "prices": {f: None if v is None else _money(v, t.currency, locale) for f, v in prices.items()},
+        },
+        "screen": screen,
+        "players_in": entries.players_in(session, t.id),
+        "owed": _money(owed, t.currency, locale),
+        "entries": [
+            {
+                "player_id": r["player_id"],
+                "name": r["player"],
+                "handle": r["handle"],
+                "registration": r["registration"],
+                "checked_in": r["checked_in_at"] is not None,
+                "entry_id": r["entry_id"],
+                "state": r["state"] or "registered",
+                "reentries": r["reentries"],
+                "seat": r["seat"],
+                "owed": _money(r["owed"], t.currency, locale),
+            }
+            for r in rows
+            if r["registration"] == "active" or r["entry_id"] is not None
+        ],
+        "knockouts": [
+            {
+                "id": k["id"],
+                "bust_number": k["bust_number"],
+                "busted": k["busted"],
+                "busted_entry_id": k["busted_entry_id"],
+                "killer": k["killer"],
+                "level": k["level"],
+                "at_text": i18n.short_time(k["recorded_at"].astimezone(zone), locale),
+                "voided": k["voided"],
+            }
+            for k in knockouts
+        ],
+        "settlements": [
+            {
+                "id": s["id"],
+                "player_id": s["player_id"],
+                "player": s["player"],
+                "amount": _money(s["amount"], s["currency"], locale),
+                "method": s["method"],
+                "at_text": i18n.short_time(s["settled_at"].astimezone(zone), locale),
+                "voided": s["voided"],
+                "void_reason": s["void_reason"],
+            }
+            for s in listings.settlements(session, t.id)[::-1][:RECENT]
+        ],
+        "may": [a for a in ACTIONS if may(actor, a, target) is None],
+        "server_now": now,
+    }
+
+
+@router.get("/desk/tournaments/{tournament_id}", operation_id="desk.state", tags=["desk"])
+def desk_state(request: Request, tournament_id: Id) -> dict:
+    """A tournament at the desk in one call: the tournament, its clock (with the screen's words), every
+    registration with the player's name, state, seat and what is owed (in minor units and as the club
+    writes it), the latest knockouts (id, bust number, who, level) and settlements, and the actions the
+    caller may take."""
+    return api_of(request).run(
+        request,
+        "desk.state",
+        tournament_of(tournament_id),
+        lambda s, actor, now: state(s, tournament_id, actor, now),
+        describe=f"tournament {tournament_id}",
+    )
+
+
+@router.get("/desk/clubs/{club_id}/today", operation_id="desk.today", tags=["desk"])
+def desk_today(request: Request, club_id: Id) -> list:
+    """The club's tournaments of the day (scheduled today in the club's time, or open or running):
+    state, start in the club's time, registrations, players in, the clock's level."""
+
+    def do(s, actor, now):
+        zone, out = None, []
+        for t in tournament_service.list_tournaments(s, club_id=club_id):
+            zone = zone or _zone(s, t["id"])
+            today = t["scheduled_start"].astimezone(zone).date() == now.astimezone(zone).date()
+            if not (today or t["status"] in LIVE):
+                continue
+            locale = locales.tournament_locale(s, t["id"])
+            view = tournament_service.tournament_view(s, tournament_service.get_tournament(s, t["id"]))
+            reading = clock_service.status(s, t["id"], now)
+            out.append(
+                {
+                    "id": t["id"],
+                    "name": t["name"],
+                    "status": t["status"],
+                    "scheduled_start": t["scheduled_start"],
+                    "start_text": i18n.day_and_time(t["scheduled_start"].astimezone(zone), locale),
+                    "registrations": view["registrations"],
+                    "entries": view["entries"],
+                    "players_in": entries.players_in(s, t["id"]),
+                    "clock": {"status": reading["status"], "level": reading["level"]},
+                }
+            )
+        return out
+
+    return api_of(request).run(request, "desk.today", club_of(club_id), do, describe=f"club {club_id}")
+
+
+@router.get("/desk/tournaments/{tournament_id}/players", operation_id="desk.players", tags=["desk"])
+def desk_players(request: Request, tournament_id: Id, q: str = Query(min_length=1, max_length=80)) -> list:
+    """Players found by any part of a name or handle (best first, at most 20), each with whether they
+    are registered in this tournament already."""
+
+    def do(s, actor, now):
+        found = listings.search_players(s, q, limit=20)
+        for p in found:
+            p["registered"] = entries.active_registration(s, tournament_id, p["id"]) is not None
+        return found
+
+    return api_of(request).run(
+        request, "desk.players", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
+    )
+
+
+@router.post("/desk/tournaments/{tournament_id}/arrivals", operation_id="desk.arrive", tags=["desk"])
+def desk_arrive(request: Request, tournament_id: Id, body: ArrivalBody) -> dict:
+    """A player at the counter in one step: a walk-in made a player, registered unless already (late
+    registration by its deadline), checked in (the buy-in owed) and seated once seats are drawn."""
+
+    def do(s, actor, now):
+        ref = body.player
+        if ref is None:
+            ref = players.add_player(s, body.name or "", body.handle or "", body.birth_date, now).id
+        entry, seat, registered = desk.arrive(s, tournament_id, ref, now)
+        t = tournament_service.get_tournament(s, tournament_id)
+        locale = locales.tournament_locale(s, t.id)
+        row = next(r for r in listings.entries(s, tournament_id) if r["entry_id"] == entry.id)
+        return entries.entry_view(entry) | {
+            "name": row["player"],
+            "seat": row["seat"],
+            "seated": seat,
+            "registered_now": registered,
+            "owed": _money(row["owed"], t.currency, locale),
+        }
+
+    return api_of(request).run(
+        request,
+        "desk.arrive",
+        tournament_of(tournament_id),
+        do,
+        describe=f"tournament {tournament_id} arrival of {body.player or body.handle}",
+        data=body.model_dump(mode="json"),
+    )
+
+
+@router.post("/desk/tournaments/{tournament_id}/settlements", operation_id="desk.settle", tags=["desk"])
+def desk_settle(request: Request, tournament_id: Id, body: DeskSettleBody) -> dict:
+    """Settle one player for the amount the cashier takes, typed in major units ("1 500", "1500,50"):
+    refused unless it is exactly what the player owes now (`amount-differs`, `nothing-owed` when another
+    counter settled first); a bad amount is refused with its own code (`amount-not-a-number`, …)."""
+
+    def do(s, actor, now):
+        t = tournament_service.get_tournament(s, tournament_id)
+        expected = parse_amount(body.amount, t.currency)
+        made = fees.settle(s, tournament_id, body.player, body.method, actor.label, now, expected=expected)
+        locale = locales.tournament_locale(s, t.id)
+        return fees.settlement_view(made) | {"amount_text": i18n.money(made.amount, made.currency, locale)}
+
+    return api_of(request).run(
+        request,
+        "desk.settle",
+        tournament_of(tournament_id),
+        do,
+        describe=f"tournament {tournament_id} player {body.player}",
+        data=body.model_dump(),
+    )

@@ -1,0 +1,331 @@
+// The club's desk (docs/desk.md): a client of /api/v1. It reads a tournament's desk state in one call
+// (GET /api/v1/desk/tournaments/<id>), writes it again on every message of the tournament's event
+// stream (/t/<id>/events) and after each of its own steps, and sends every step with the session's
+// CSRF token (<meta name="csrf">). Every word comes from the page (data-words, in the club's language)
+// or from the server (amounts as the club writes them, refusals' messages); this script writes text,
+// never HTML. No library, no inline script (the Content-Security-Policy allows scripts from this site only).
+(function () {
+  "use strict";
+  var csrfMeta = document.querySelector('meta[name="csrf"]');
+  var csrf = csrfMeta ? csrfMeta.getAttribute("content") : "";
+  var message = document.getElementById("desk-message");
+
+  function fill(template, values) {
+    return String(template || "").replace(/%\((\w+)\)s/g, function (_, key) {
+      return values[key] === undefined || values[key] === null ? "" : String(values[key]);
+    });
+  }
+  function say(text, bad) {
+    if (!message) return;
+    message.textContent = text;
+    message.className = "message " + (bad ? "bad" : "ok");
+  }
+  function api(method, path, body) {
+    var init = { method: method, credentials: "same-origin", cache: "no-store", headers: { "X-CSRF-Token": csrf } };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    return fetch("/api/v1" + path, init).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (data) {
+        if (!r.ok) {
+          var error = new Error(data.message || String(r.status));
+          error.code = data.error;
+          throw error;
+        }
+        return data;
+      });
+    });
+  }
+  function el(tag, props, children) {
+    var node = document.createElement(tag);
+    Object.keys(props || {}).forEach(function (key) {
+      if (key === "text") node.textContent = props[key];
+      else if (key === "on") node.addEventListener("click", props[key]);
+      else if (key.indexOf("data-") === 0 || key.indexOf("aria-") === 0) node.setAttribute(key, props[key]);
+      else node[key] = props[key];
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+  function cell(text) { return el("td", { text: text === null || text === undefined ? "—" : String(text) }); }
+  function button(label, onclick, extra) {
+    var props = { type: "button", text: label, on: onclick };
+    Object.keys(extra || {}).forEach(function (k) { props[k] = extra[k]; });
+    return el("button", props);
+  }
+
+  // -- a step: the button stays disabled until the answer; a refusal is said in place ---------------
+  function step(source, promise, done) {
+    if (source) source.disabled = true;
+    return promise.then(function (data) {
+      if (done) say(done(data), false);
+      return data;
+    }, function (error) {
+      say(error.message, true);
+    }).then(function (data) {
+      if (source) source.disabled = false;
+      if (window.deskRefresh) window.deskRefresh();
+      return data;
+    });
+  }
+
+  // -- the confirmation dialog -------------------------------------------------------------------
+  function ask(text, withReason) {
+    var dialog = document.getElementById("confirm");
+    var reason = document.getElementById("confirm-reason");
+    document.getElementById("confirm-text").textContent = text;
+    document.getElementById("confirm-reason-row").hidden = !withReason;
+    reason.value = "";
+    reason.required = !!withReason;
+    return new Promise(function (resolve) {
+      dialog.addEventListener("close", function closed() {
+        dialog.removeEventListener("close", closed);
+        if (dialog.returnValue !== "ok") return resolve(null);
+        resolve(withReason ? reason.value.trim() : true);
+      });
+      dialog.returnValue = "";
+      dialog.showModal();
+      (withReason ? reason : document.getElementById("confirm-yes")).focus();
+    });
+  }
+
+  // -- /desk: the day -------------------------------------------------------------------------------
+  var today = document.getElementById("desk-today");
+  if (today) {
+    var dayWords = JSON.parse(today.dataset.words || "{}");
+    JSON.parse(today.dataset.clubs || "[]").forEach(function (clubId) {
+      var list = document.getElementById("day-" + clubId);
+      api("GET", "/desk/clubs/" + clubId + "/today").then(function (rows) {
+        list.replaceChildren();
+        if (!rows.length) list.appendChild(el("li", { text: dayWords.no_tournaments }));
+        rows.forEach(function (t) {
+          var facts = [t.start_text, dayWords["status_" + t.status] || t.status,
+            fill(dayWords.registrations, { n: t.registrations }), fill(dayWords.players_in, { n: t.players_in }),
+            t.clock.level ? fill(dayWords.level, { n: t.clock.level }) : dayWords.clock_not_started];
+          list.appendChild(el("li", {}, [
+            el("a", { href: "/desk/t/" + t.id, text: t.name, className: "t-link" }),
+            el("span", { className: "sub", text: " · " + facts.join(" · ") }),
+          ]));
+        });
+      }, function (error) { say(error.message, true); });
+    });
+  }
+
+  // -- /desk/t/<id>: a tournament ------------------------------------------------------------------
+  var root = document.getElementById("desk");
+  if (!root) return;
+  var tid = root.dataset.tournament;
+  var w = JSON.parse(root.dataset.words || "{}");
+  var state = null, bust = null, offsetMs = 0;
+  function $(id) { return document.getElementById(id); }
+  function text(id, value) { var node = $(id); if (node && node.textContent !== String(value)) node.textContent = value; }
+  function may(action) { return state && state.may.indexOf(action) >= 0; }
+  function mmss(seconds) {   // as flows/web/wording.py's clock_text
+    if (seconds === null || seconds === undefined || isNaN(seconds)) return "—";
+    seconds = Math.max(0, Math.floor(seconds));
+    var h = Math.floor(seconds / 3600), m = Math.floor((seconds % 3600) / 60), s = seconds % 60;
+    var mm = (h ? String(m).padStart(2, "0") : String(m)) + ":" + String(s).padStart(2, "0");
+    return h ? h + ":" + mm : mm;
+  }
+  function tick() {
+    var c = state && state.screen && state.screen.clock;
+    if (!c) return;
+    text("d-time", mmss(c.counts_to ? (Date.parse(c.counts_to) - Date.now() - offsetMs) / 1000 : c.time_left_s));
+  }
+
+  function entryRow(e) {
+    var actions = el("td", { className: "actions" });
+    if (bust) {
+      if (e.state === "active" && e.entry_id !== bust.entry_id) {
+        actions.appendChild(button(w.killer, function (ev) { knockOut(ev.target, e.entry_id); },
+          { "aria-label": w.killer + ": " + e.name }));
+      }
+    } else {
+      var o = state.tournament.offers;
+      if (e.state === "registered" && may("poker.check-in")) {
+        actions.appendChild(button(w.check_in, function (ev) { arrive(ev.target, String(e.player_id)); }));
+      }
+      if (e.state === "active" && may("poker.knock-out")) {
+        actions.appendChild(button(w.bust, function () { startBust(e); }, { className: "bust", "aria-label": w.bust + ": " + e.name }));
+      }
+      if (e.state === "active" && o.rebuy && may("poker.rebuy")) actions.appendChild(topup("rebuys", w.rebuy, e));
+      if (e.state === "active" && o.addon && may("poker.add-on")) actions.appendChild(topup("add-ons", w.addon, e));
+      if (e.state === "busted" && o.reentry && may("poker.re-enter")) actions.appendChild(topup("re-entries", w.reentry, e));
+    }
+    var name = el("td", {}, [el("span", { text: e.name }), e.handle ? el("span", { className: "sub", text: " @" + e.handle }) : null]);
+    return el("tr", { className: "state-" + e.state, "data-player": String(e.player_id) },
+      [name, cell(w["state_" + e.state] || e.state), cell(e.seat), cell(e.owed.text), actions]);
+  }
+  function topup(path, label, e) {
+    return button(label, function (ev) {
+      step(ev.target, api("POST", "/tournaments/" + tid + "/" + path, { player: String(e.player_id) }), function () {
+        return fill(w.done_topup, { name: e.name, what: label });
+      });
+    }, { "aria-label": label + ": " + e.name });
+  }
+  function knockoutRow(k) {
+    var actions = el("td", { className: "actions" });
+    if (!k.voided && may("poker.void-knockout")) {
+      actions.appendChild(button(w.void, function (ev) { voidKnockout(ev.target, k); },
+        { "aria-label": w.void + " #" + k.bust_number }));
+    }
+    return el("tr", { className: k.voided ? "voided" : "", "data-knockout": String(k.id) },
+      [cell(k.bust_number), cell(k.busted), cell(k.killer), cell(k.level), cell(k.at_text), actions]);
+  }
+  function debtRow(e, typed) {
+    var id = "amount-" + e.player_id;
+    var input = el("input", { id: id, className: "amount", inputMode: "decimal", autocomplete: "off",
+      value: typed === undefined ? e.owed.input : typed, "aria-label": fill(w.amount_for, { name: e.name }) });
+    var settle = button(w.settle, function (ev) {
+      var amount = input.value;
+      ask(fill(w.settle_confirm, { amount: amount === e.owed.input ? e.owed.text : amount, name: e.name })).then(function (ok) {
+        if (!ok) return;
+        step(ev.target, api("POST", "/desk/tournaments/" + tid + "/settlements", { player: String(e.player_id), amount: amount }),
+          function (made) { return fill(w.done_settle, { name: e.name, amount: made.amount_text }); });
+      });
+    }, { "aria-label": w.settle + ": " + e.name });
+    return el("tr", { "data-player": String(e.player_id) }, [cell(e.name), cell(e.owed.text), el("td", {}, [input]),
+      el("td", { className: "actions" }, [settle])]);
+  }
+  function settlementRow(s) {
+    var actions = el("td", { className: "actions" });
+    if (!s.voided && may("poker.void-settlement")) {
+      actions.appendChild(button(w.void, function (ev) {
+        ask(fill(w.void_settlement_confirm, { amount: s.amount.text, name: s.player }), true).then(function (reason) {
+          if (!reason) return;
+          step(ev.target, api("POST", "/settlements/" + s.id + "/void", { reason: reason }), function () { return w.done_void_settlement; });
+        });
+      }, { "aria-label": w.void + ": " + s.player + " " + s.amount.text }));
+    }
+    return el("tr", { className: s.voided ? "voided" : "" }, [cell(s.player), cell(s.amount.text), cell(s.at_text), actions]);
+  }
+  function fillBody(id, rows, empty) {
+    var body = document.querySelector("#" + id + " tbody");
+    body.replaceChildren.apply(body, rows.length ? rows : [el("tr", {}, [el("td", { colSpan: 6, className: "sub", text: empty })])]);
+  }
+
+  function render() {
+    var t = state.tournament, s = state.screen;
+    offsetMs = s ? Date.parse(s.server_now) - Date.now() : 0;
+    text("t-name", t.name);
+    text("t-start", t.start_text);
+    text("t-status", w["status_" + t.status] || t.status);
+    text("t-players", fill(w.players_in, { n: state.players_in }));
+    text("d-level", s ? s.text.level : "");
+    text("d-blinds", s ? [s.text.blinds_label, s.text.blinds, s.text.ante].filter(Boolean).join(" · ") : "");
+    text("d-clock-status", s ? s.text.status : "");
+    root.dataset.clockStatus = s ? s.clock.status : "";
+    var clockStatus = s ? s.clock.status : "";  // only the controls that apply now
+    var applies = { start: ["not started"], pause: ["running"], resume: ["paused"], prev: ["running", "paused"],
+      next: ["running", "paused"] };
+    document.querySelectorAll("[data-clock]").forEach(function (b) {
+      b.hidden = applies[b.dataset.clock].indexOf(clockStatus) < 0;
+    });
+    tick();
+    document.querySelectorAll(".floor-only").forEach(function (n) { n.hidden = !may("desk.arrive"); });
+    document.querySelectorAll(".cashier-only").forEach(function (n) { n.hidden = !may("desk.settle"); });
+    // keep what a person is typing and where the focus is across the redraw
+    var focused = document.activeElement && document.activeElement.id;
+    var typed = {};
+    document.querySelectorAll("#debts input.amount").forEach(function (i) { typed[i.id] = i.value; });
+    fillBody("entries", state.entries.map(entryRow), "");
+    fillBody("knockouts", state.knockouts.map(knockoutRow), w.no_knockouts);
+    var owing = state.entries.filter(function (e) { return e.owed.amount > 0; });
+    fillBody("debts", owing.map(function (e) { return debtRow(e, typed["amount-" + e.player_id]); }), w.nothing_owed);
+    fillBody("settlements", state.settlements.map(settlementRow), "");
+    text("owed-total", state.owed.text);
+    if (focused && $(focused)) $(focused).focus();
+    root.dataset.version = String((Number(root.dataset.version) || 0) + 1);
+  }
+
+  var busy = false, again = false;
+  function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    api("GET", "/desk/tournaments/" + tid).then(function (data) { state = data; render(); },
+      function (error) { say(error.message, true); })
+      .then(function () { busy = false; if (again) { again = false; refresh(); } });
+  }
+  window.deskRefresh = refresh;
+
+  // -- the floor's steps ---------------------------------------------------------------------------
+  function arrive(source, body) {
+    return step(source, api("POST", "/desk/tournaments/" + tid + "/arrivals", body), function (done) {
+      var line = fill(w.done_arrival, { name: done.name, amount: done.owed.text });
+      return done.seat ? line + " " + fill(w.done_seat, { seat: done.seat }) : line;
+    });
+  }
+  function startBust(e) {
+    bust = e;
+    text("bust-text", fill(w.who_busted, { name: e.name }));
+    $("bust-bar").hidden = false;
+    render();
+    $("bust-none").focus();
+  }
+  function endBust() { bust = null; $("bust-bar").hidden = true; if (state) render(); }
+  function knockOut(source, killer) {
+    var body = { busted: [String(bust.entry_id)] };
+    if (killer) body.killer = String(killer);
+    var name = bust.name;
+    endBust();
+    step(source, api("POST", "/tournaments/" + tid + "/knockouts", body), function (made) {
+      return fill(w.done_bust, { n: made[0].bust_number, name: name });
+    });
+  }
+  function voidKnockout(source, k) {
+    ask(fill(w.void_confirm, { n: k.bust_number, name: k.busted })).then(function (ok) {
+      if (!ok) return;
+      step(source, api("POST", "/tournaments/" + tid + "/knockouts/" + k.id + "/void"), function () {
+        return fill(w.done_void, { n: k.bust_number, name: k.busted });
+      });
+    });
+  }
+  $("bust-none").addEventListener("click", function (ev) { knockOut(ev.target, null); });
+  $("bust-cancel").addEventListener("click", endBust);
+  document.addEventListener("keydown", function (ev) { if (ev.key === "Escape" && bust) endBust(); });
+  document.querySelectorAll("[data-clock]").forEach(function (b) {
+    b.addEventListener("click", function () {
+      var action = b.dataset.clock;
+      (action === "start" ? ask(w.start_confirm) : Promise.resolve(true)).then(function (ok) {
+        if (ok) step(b, api("POST", "/tournaments/" + tid + "/clock", { action: action }), function () { return w.done_clock; });
+      });
+    });
+  });
+  $("find-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var q = $("find").value.trim();
+    if (!q) return;
+    api("GET", "/desk/tournaments/" + tid + "/players?q=" + encodeURIComponent(q)).then(function (found) {
+      var list = $("found");
+      list.replaceChildren();
+      if (!found.length) list.appendChild(el("li", { text: w.no_one_found }));
+      found.forEach(function (p) {
+        var label = p.registered ? w.check_in : w.register_check_in;
+        list.appendChild(el("li", {}, [
+          el("span", { text: p.name }), p.handle ? el("span", { className: "sub", text: " @" + p.handle + " " }) : null,
+          button(label, function (e) {
+            arrive(e.target, { player: String(p.id) }).then(function () { list.replaceChildren(); $("find").value = ""; });
+          }, { "aria-label": label + ": " + p.name }),
+        ]));
+      });
+    }, function (error) { say(error.message, true); });
+  });
+  $("walk-in").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var form = ev.target;
+    var body = { name: form.elements.name.value.trim(), handle: form.elements.handle.value.trim(),
+      birth_date: form.elements.birth_date.value };
+    arrive(form.querySelector("button"), body).then(function () { if (message.className.indexOf("ok") >= 0) form.reset(); });
+  });
+
+  // -- live: every message of the tournament's stream reads the desk state again ----------------------
+  refresh();
+  setInterval(tick, 250);
+  if (window.EventSource) {
+    var source = new EventSource(root.dataset.events);
+    source.onopen = function () { root.dataset.live = "live"; };
+    source.onmessage = function () { root.dataset.live = "live"; refresh(); };
+    source.onerror = function () { root.dataset.live = "reconnecting"; };
+  }
+})();

@@ -1,0 +1,172 @@
+"""The desk's operations over HTTP (docs/desk.md): exact JSON for the floor's and the counter's calls,
+and every refusal plain and writing nothing (SP-1, 3.2, 3.4, 3.10, AC-2)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.orm import Session
+
+from tests.support import access_world
+from tests.support.db import contents
+
+RUB_1500 = {"amount": 150000, "text": "1\xa0500,00\xa0₽", "input": "1500"}
+RUB_0 = {"amount": 0, "text": "0,00\xa0₽", "input": "0"}
+
+
+@pytest.fixture
+def w(web, committed):
+    return access_world.build(committed)
+
+
+def _call(http, w, who, method, path, body=None):
+    return http.request(method, "/api/v1" + path, json=body, headers=w.headers(who))
+
+
+def _refused(http, committed, w, who, path, body, status, code, message):
+    with Session(committed) as session:
+        before = contents(session)
+        session.rollback()
+    response = _call(http, w, who, "POST", path, body)
+    assert response.status_code == status, response.text
+    assert response.json()["error"] == code and response.json()["message"] == message
+    with Session(committed) as session:
+        assert contents(session) == before
+
+
+def test_the_floor_finds_a_player_and_registers_and_checks_in_known_players_and_walk_ins(http, committed, w):
+    """3.10, 3.4: one step registers (late, while running), checks in and owes the buy-in, named and in roubles."""
+    t = w.tournament_a
+    found = _call(http, w, "floor", "GET", f"/desk/tournaments/{t}/players?q=KAREN").json()
+    assert found == [
+        {"id": w.players["player"], "name": "Anna Karenina", "handle": "anna", "blocked": False, "forgotten": False}
+        | {"registered": False}
+    ]
+    anna = _call(http, w, "floor", "POST", f"/desk/tournaments/{t}/arrivals", {"player": "@anna"})
+    assert anna.status_code == 200, anna.text
+    entry = anna.json()["entry_id"]
+    assert anna.json() == {
+        "entry_id": entry,
+        "tournament_id": t,
+        "player_id": w.players["player"],
+        "sequence": 1,
+        "previous_entry_id": None,
+        "state": "active",
+        "chips": 10000,
+        "name": "Anna Karenina",
+        "seat": None,
+        "seated": None,
+        "registered_now": True,
+        "owed": RUB_1500,
+    }
+    walk_in = {"name": "Вера Менчик", "handle": "vera", "birth_date": "1990-02-16"}
+    vera = _call(http, w, "floor", "POST", f"/desk/tournaments/{t}/arrivals", walk_in).json()
+    assert (vera["name"], vera["registered_now"], vera["owed"]) == ("Вера Менчик", True, RUB_1500)
+    path = f"/desk/tournaments/{t}/arrivals"
+    _refused(http, committed, w, "floor", path, {"player": "anna"}, 409, "already-checked-in",
+             f"the player already checked in to tournament {t}")  # fmt: skip
+    _refused(http, committed, w, "floor", path, walk_in, 409, "handle-taken", "handle 'vera' is taken")
+    _refused(http, committed, w, "floor", path, {"name": "Nobody"}, 422, "bad-input",
+             ": Value error, name a known player, or a walk-in's name, handle and birth date")  # fmt: skip
+    assert _call(http, w, "floor", "GET", f"/desk/tournaments/{t}/players?q=vera").json()[0]["registered"] is True
+    # another club's tournament is the missing one (AC-2)
+    other = _call(http, w, "floor", "GET", f"/desk/tournaments/{w.tournament_b}/players?q=vera")
+    assert other.status_code == 404 and other.json()["error"] == "tournament-not-found"
+
+
+def test_sp_1_the_cashier_settles_for_the_amount_typed_in_roubles_once(http, committed, w):
+    """SP-1, 3.4: the amount typed is read in kopecks and must be what is owed now; a second settle is
+    one plain refusal; each refusal writes nothing."""
+    t = w.tournament_a
+    assert _call(http, w, "floor", "POST", f"/desk/tournaments/{t}/arrivals", {"player": "anna"}).status_code == 200
+    path = f"/desk/tournaments/{t}/settlements"
+    owes = "Anna Karenina owes 1500.00 RUB, not 1000.00 RUB."
+    _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "1 000"}, 409, "amount-differs", owes)
+    _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "abc"}, 409, "amount-not-a-number",
+             "abc is not an amount: type it like 1 500 or 1500,50.")  # fmt: skip
+    _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "1500,555"}, 409,
+             "amount-too-precise", "1500,555 has 3 decimals: RUB has 2.")  # fmt: skip
+    _refused(
+        http,
+        committed,
+        w,
+        "floor",
+        path,
+        {"player": "anna", "amount": "1 500"},
+        404,
+        "tournament-not-found",
+        f"no tournament {t}",
+    )  # fmt: skip  (the floor does not settle: the same 404, AC-2)
+    done = _call(http, w, "cashier", "POST", path, {"player": "anna", "amount": "1 500,00"}).json()
+    assert (done["player_id"], done["amount"], done["amount_text"], done["voided_at"]) == (
+        w.players["player"],
+        150000,
+        "1\xa0500,00\xa0₽",
+        None,
+    )
+    _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "1 500"}, 409, "nothing-owed",
+             "Anna Karenina owes nothing now: already settled.")  # fmt: skip
+
+
+def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
+    """A tournament's desk state: entries named with what they owe, the latest knockouts with their
+    bust numbers, settlements, and the actions the caller's role allows; the club's day."""
+    t = w.tournament_a
+    _call(http, w, "floor", "POST", f"/desk/tournaments/{t}/arrivals", {"player": "anna"})
+    bust = _call(http, w, "floor", "POST", f"/tournaments/{t}/knockouts", {"busted": ["anna"]}).json()[0]
+    floor = _call(http, w, "floor", "GET", f"/desk/tournaments/{t}").json()
+    cashier = _call(http, w, "cashier", "GET", f"/desk/tournaments/{t}").json()
+    assert floor["may"] == [
+        "poker.register",
+        "poker.check-in",
+        "poker.re-enter",
+        "poker.rebuy",
+        "poker.add-on",
+        "poker.knock-out",
+        "poker.void-knockout",
+        "poker.clock",
+        "desk.players",
+        "desk.arrive",
+    ]
+    assert cashier["may"] == ["poker.settle", "poker.void-settlement", "desk.settle"]
+    assert {k: v for k, v in floor.items() if k not in ("may", "screen", "server_now", "tournament")} == {
+        k: v for k, v in cashier.items() if k not in ("may", "screen", "server_now", "tournament")
+    }
+    assert [(e["name"], e["state"], e["seat"], e["owed"]) for e in floor["entries"]] == [
+        ("Owing Player 1", "active", None, RUB_0),
+        (floor["entries"][1]["name"], "active", None, RUB_0),  # settled by the world
+        ("Anna Karenina", "busted", None, RUB_1500),
+    ]
+    assert floor["owed"] == RUB_1500 and floor["players_in"] == 2
+    assert floor["knockouts"] == [
+        {
+            "id": bust["knockout_id"],
+            "bust_number": 1,
+            "busted": "Anna Karenina",
+            "busted_entry_id": bust["busted_entry_id"],
+            "killer": None,
+            "level": None,
+            "at_text": floor["knockouts"][0]["at_text"],
+            "voided": False,
+        }
+    ]
+    assert floor["tournament"]["offers"] == {"rebuy": False, "reentry": False, "addon": False}
+    assert floor["screen"]["text"]["players"] == "Осталось 2 игрока из 3 входов"
+    assert [s["amount"] for s in floor["settlements"]] == [RUB_1500]
+    path = f"/tournaments/{t}/knockouts/{bust['knockout_id']}/void"
+    assert _call(http, w, "floor", "POST", path).status_code == 200
+    _refused(http, committed, w, "floor", path, None, 409, "void-already-voided",
+             f"knockout {bust['knockout_id']} is already voided")  # fmt: skip
+    day = _call(http, w, "owner", "GET", f"/desk/clubs/{w.club_a}/today").json()
+    assert day == [
+        {
+            "id": t,
+            "name": floor["tournament"]["name"],
+            "status": "running",
+            "scheduled_start": floor["tournament"]["scheduled_start"],
+            "start_text": floor["tournament"]["start_text"],
+            "registrations": 3,
+            "entries": 3,
+            "players_in": 3,
+            "clock": {"status": "not started", "level": None},
+        }
+    ]

@@ -30,10 +30,13 @@ DESCRIPTION = (
 )
 
 
-def create_api(db: Callable, auth: Auth, hasher, clock: Callable[[], datetime] | None = None) -> FastAPI:
-    """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`."""
+def create_api(
+    db: Callable, auth: Auth, hasher, clock: Callable[[], datetime] | None = None, code_limits=None
+) -> FastAPI:
+    """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`;
+    `code_limits` (a `RateLimit`) throttles the calls that name a cup by its join code."""
     app = FastAPI(title="Tourney API", version="1", description=DESCRIPTION, docs_url=None, redoc_url=None)
-    app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)))
+    app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits)
     for module in (account, club, play):
         app.include_router(module.router)
 

@@ -3,7 +3,7 @@ checks and the clubs' calendars; and a person's account pages (sign in and out, 
 account). Starlette + Jinja2 (autoescape), server-sent events from one shared poller per
 tournament, JavaScript served as files under a strict Content-Security-Policy.
 
-The pages are in `pages.py`, `certificates.py` and `accounts.py`, what they share in `site.py`. `tourney web` serves
+The pages are in `pages.py`, `certificates.py`, `accounts.py` and `play.py` (the players'), what they share in `site.py`. `tourney web` serves
 the app with uvicorn; docs/web.md describes the pages and the security choices.
 """
 
@@ -22,7 +22,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from flows.web import accounts, certificates, pages
+from flows.web import accounts, certificates, pages, play
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 from infra.config import load_settings
@@ -47,6 +47,13 @@ ROUTES = (
     ("/account/data.json", accounts.my_data, ["GET"]),
     ("/account/sign-out-everywhere", accounts.sign_out_everywhere, ["POST"]),
     ("/account/tokens/{id}/revoke", accounts.revoke_token, ["POST"]),
+    ("/signup", play.sign_up, ["GET", "POST"]),
+    ("/play", play.play, ["GET"]),
+    ("/play/join", play.join, ["POST"]),
+    ("/play/tournaments/{id}/{what}", play.poker, ["POST"]),
+    ("/play/{code}", play.cup, ["GET"]),
+    ("/play/{code}/withdraw", play.withdraw, ["POST"]),
+    ("/play/{code}/events", play.cup_events, ["GET"]),
 )
 
 
@@ -81,7 +88,7 @@ def create_app(
         yield
         await site.hub.close()
 
-    api = create_api(site.db, site.auth, site.hasher, site.clock)
+    api = create_api(site.db, site.auth, site.hasher, site.clock, code_limits=site.join_limits)
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]
         + [Mount("/static", StaticFiles(directory=STATIC), name="static"), Mount("/api/v1", api)],

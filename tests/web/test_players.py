@@ -257,3 +257,51 @@ def test_pd_4_the_players_view_of_a_full_cup_shows_their_table_seat_opponents_an
         assert fragment.status_code == 200 and "<html" not in fragment.text and 'id="games"' in fragment.text
     floor = http.get(f"/api/v1/pusoy/{world.cup}/me", headers=world.headers("floor"))
     assert floor.status_code == 404  # not a player: the same answer as a missing cup (AC-2)
+
+
+# -- in a browser ------------------------------------------------------------------------------------------
+
+
+def test_pd_4_ac_1_in_a_browser_the_eighth_player_joins_from_play_and_follows_the_cup_to_the_champion(
+    web, committed, world, page, prefect_api
+):
+    """PD-4, PD-8, PD-10, AC-1: 7 players take their seats through the service; the 8th signs in, joins
+    from `/play` (the last seat starts the cup) and lands on `/play/<code>`; a game server's token reports
+    every game through the API, and the page follows, without a reload, the player's table, round 2
+    (the final table) and the champion."""
+    from tests.web.test_browser import WAIT_S
+
+    now = datetime.now(UTC)
+    with unit_of_work(committed) as session:
+        for n in range(7):
+            pusoy_setup.join(session, world.cup, f"p{n}", now)
+        tid = session.scalar(select(PusoyEntry.tournament_id).limit(1))
+    page.goto(f"{web.url}/signin?next=/play")
+    page.fill("#email", world.emails["player"])
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{web.url}/play")
+    page.click(f'tr[data-code="{world.cup}"] button.join')
+    page.wait_for_url(f"{web.url}/play/{world.cup}")
+    page.wait_for_selector('#state[data-state="playing"]', timeout=WAIT_S * 1000)
+    assert page.text_content("#opponents").count(",") == 2
+    server = {**world.headers("server")}
+
+    def report(round_no: int) -> None:
+        with Session(committed) as session:
+            tables = seating(session, tid, round_no)
+        with httpx.Client(base_url=web.url, timeout=60, headers=server) as client:
+            for table, players in tables.items():
+                order = sorted(players, key=lambda p: p != "anna")  # anna first wherever she sits
+                body = {"round": round_no, "table": table, "game": 1, "finishes": order}
+                assert client.post(f"/api/v1/pusoy/{world.cup}/reports", json=body).status_code == 200
+
+    page.evaluate("window.__same_page = true")  # gone if the page reloads
+    report(1)
+    page.wait_for_selector("#my-rounds", timeout=WAIT_S * 1000)  # round 1 locked: anna advanced
+    page.wait_for_function("document.querySelector('#state').textContent.includes('2')", timeout=WAIT_S * 1000)
+    report(2)
+    page.wait_for_selector('#state[data-state="champion"]', timeout=WAIT_S * 1000)
+    assert page.text_content("#champion") == "anna"
+    assert page.evaluate("window.__same_page") is True
+    assert page.errors == []

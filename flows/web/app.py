@@ -3,7 +3,7 @@ checks and the clubs' calendars; and a person's account pages (sign in and out, 
 account). Starlette + Jinja2 (autoescape), server-sent events from one shared poller per
 tournament, JavaScript served as files under a strict Content-Security-Policy.
 
-The pages are in `pages.py`, `certificates.py` and `accounts.py`, what they share in `site.py`. `tourney web` serves
+The pages are in `pages.py`, `certificates.py`, `accounts.py` and `play.py` (the players'), what they share in `site.py`. `tourney web` serves
 the app with uvicorn; docs/web.md describes the pages and the security choices.
 """
 
@@ -22,7 +22,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from flows.web import accounts, certificates, desk, pages
+from flows.web import accounts, certificates, desk, pages, play
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 from infra.config import load_settings
@@ -49,6 +49,13 @@ ROUTES = (
     ("/account/tokens/{id}/revoke", accounts.revoke_token, ["POST"]),
     ("/desk", desk.today, ["GET"]),
     ("/desk/t/{id}", desk.tournament, ["GET"]),
+    ("/signup", play.sign_up, ["GET", "POST"]),
+    ("/play", play.play, ["GET"]),
+    ("/play/join", play.join, ["POST"]),
+    ("/play/tournaments/{id}/{what}", play.poker, ["POST"]),
+    ("/play/{code}", play.cup, ["GET"]),
+    ("/play/{code}/withdraw", play.withdraw, ["POST"]),
+    ("/play/{code}/events", play.cup_events, ["GET"]),
 )
 
 
@@ -83,7 +90,14 @@ def create_app(
         yield
         await site.hub.close()
 
-    api = create_api(site.db, site.auth, site.hasher, site.clock, webhook_key=site.settings.secret_key())
+    api = create_api(
+        site.db,
+        site.auth,
+        site.hasher,
+        site.clock,
+        code_limits=site.join_limits,
+        webhook_key=site.settings.secret_key(),
+    )
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]
         + [Mount("/static", StaticFiles(directory=STATIC), name="static"), Mount("/api/v1", api)],

@@ -162,6 +162,7 @@ class Site:
         self.hasher = bootstrap.password_hasher()
         self.clock = clock or (lambda: datetime.now(UTC))
         self.reset_limits = RateLimit(reset_limit, reset_window, distinct=False)
+        self.signup_limits = RateLimit(10, 900.0, distinct=False)  # sign-ups per address, right or wrong
 
     def db(self):
         return unit_of_work(self.engine or bootstrap.engine())

@@ -48,6 +48,7 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
         "pusoy.browse": ("GET", "/pusoy", None, "nothing"),
         "pusoy.join": ("POST", "/pusoy/{cup}/entries", None, "cup"),
         "pusoy.withdraw": ("DELETE", "/pusoy/{cup}/entries/me", None, "cup"),
+        "pusoy.mine": ("GET", "/pusoy/{cup}/me", None, "cup"),
         "club.tournaments": ("GET", "/clubs/{c}/tournaments", None, "club"),
         "club.audit": ("GET", "/clubs/{c}/audit", None, "club"),
         "club.staff": ("GET", "/clubs/{c}/staff", None, "club"),

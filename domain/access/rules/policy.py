@@ -67,6 +67,7 @@ POLICY: dict[str, Rule] = {
     "poker.unregister-self": _rule(Scope.PLAYER, Role.PLAYER),
     "pusoy.join": _rule(Scope.PLAYER, Role.PLAYER),
     "pusoy.withdraw": _rule(Scope.PLAYER, Role.PLAYER),
+    "pusoy.mine": _rule(Scope.PLAYER, Role.PLAYER, writes=False),
     # a club's staff, reading
     "club.tournaments": _rule(Scope.CLUB, *STAFF, writes=False),
     "poker.entries": _rule(Scope.CLUB, *STAFF, writes=False),

@@ -15,6 +15,16 @@ from domain.poker.tables.tournaments import Player, Registration, Tournament
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
 
 
+def handle_of(session: Session, player_id: int | None) -> str:
+    """The player's handle (a Pusoy Dos seat is held by handle); refused when the profile has none."""
+    from domain.errors import DomainError
+
+    handle = session.scalar(select(Player.handle).where(Player.id == player_id)) if player_id else None
+    if handle is None:
+        raise DomainError("no-handle", "Your player profile has no handle.")
+    return handle
+
+
 def entries_of(session: Session, player_id: int | None) -> dict[str, Any]:
     """A player's registrations (with places once final) at clubs, and their Pusoy Dos cups."""
     if player_id is None:

@@ -7,11 +7,13 @@ from sqlalchemy.orm import Session
 
 from domain import draw
 from domain.errors import DomainError
+from domain.pusoy.rules import scoring
 from domain.pusoy.services.rounds import live_standings
 from domain.pusoy.services.rows import find
 from domain.pusoy.tables import (
     PusoyDraw,
     PusoyEntry,
+    PusoyFinish,
     PusoyRound,
     PusoySeat,
     PusoyStanding,
@@ -127,3 +129,82 @@ def show(session: Session, code: str) -> dict:
         "tables": tables,
         "next_draw_commitment": pending,
     }
+
+
+def player_view(session: Session, code: str, player: str | None) -> dict:
+    """One player's view of a cup (PD-4..PD-10, PD-13): the cup; whether they hold a seat; their table
+    now (a playoff table when they are in one), its seat and opponents, their games there with points;
+    the round's standings (live, or as locked); each round they played (rank, points, advanced); their
+    final position, the champion. Someone without a seat gets the cup alone (and may join it)."""
+    tournament = find(session, code)
+    cup = summary(tournament)
+    cup.pop("organizer_email", None)  # the organizer's, never a player's
+    entry = session.get(PusoyEntry, (tournament.id, player)) if player else None
+    out: dict = {"cup": cup, "entered": entry is not None, "player": player, "champion": tournament.champion}
+    if entry is None:
+        return out
+    out |= {"joined_at": entry.joined_at, "left_round": entry.left_round, "final_position": entry.final_position}
+    out["rounds"] = [
+        {"round": r.round_no, "rank": r.rank, "points": r.points, "advanced": r.advanced}
+        for r in session.scalars(
+            select(PusoyStanding)
+            .where(PusoyStanding.tournament_id == tournament.id, PusoyStanding.player == player)
+            .order_by(PusoyStanding.round_no)
+        )
+    ]
+    number = tournament.current_round
+    out["table"], out["games"], out["standings"], out["round"] = None, [], [], None
+    if not number:
+        out["state"] = "waiting" if tournament.status == "setup" else tournament.status
+        return out
+    rnd = session.get(PusoyRound, (tournament.id, number))
+    out["round"] = {"number": number, "status": rnd.status, "field": rnd.field, "advancing": rnd.advancing}
+    out["standings"] = standings_view(session, code, number)
+    seat = session.scalars(
+        select(PusoySeat)
+        .where(PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == number, PusoySeat.player == player)
+        .order_by(PusoySeat.stage.desc())
+        .limit(1)
+    ).first()
+    if seat is not None:
+        mates = session.execute(
+            select(PusoySeat.seat_no, PusoySeat.player)
+            .where(
+                PusoySeat.tournament_id == tournament.id,
+                PusoySeat.round_no == number,
+                PusoySeat.stage == seat.stage,
+                PusoySeat.table_no == seat.table_no,
+            )
+            .order_by(PusoySeat.seat_no)
+        ).all()
+        out["table"] = {
+            "round": number,
+            "playoff": seat.stage,
+            "table": seat.table_no,
+            "seat": seat.seat_no,
+            "opponents": [{"seat": n, "player": p} for n, p in mates if p != player],
+        }
+        finishes = session.execute(
+            select(PusoyFinish.game_no, PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds)
+            .where(
+                PusoyFinish.tournament_id == tournament.id,
+                PusoyFinish.round_no == number,
+                PusoyFinish.stage == seat.stage,
+                PusoyFinish.table_no == seat.table_no,
+            )
+            .order_by(PusoyFinish.game_no, PusoyFinish.position)
+        ).all()
+        games: dict[int, dict] = {}
+        for game_no, who, position, two in finishes:
+            game = games.setdefault(game_no, {"game": game_no, "finishes": []})
+            game["finishes"].append(who)
+            if who == player:
+                game |= {"position": position, "two_of_diamonds": two, "points": scoring.points(position, two)}
+        out["games"] = list(games.values())
+    if tournament.status == "complete":
+        out["state"] = "champion" if tournament.champion == player else "finished"
+    elif entry.left_round is not None:
+        out["state"] = "out"
+    else:
+        out["state"] = "playoff" if seat is not None and seat.stage else "playing"
+    return out

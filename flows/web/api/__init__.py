@@ -32,12 +32,19 @@ DESCRIPTION = (
 
 
 def create_api(
-    db: Callable, auth: Auth, hasher, clock: Callable[[], datetime] | None = None, *, webhook_key: bytes
+    db: Callable,
+    auth: Auth,
+    hasher,
+    clock: Callable[[], datetime] | None = None,
+    code_limits=None,
+    *,
+    webhook_key: bytes,
 ) -> FastAPI:
-    """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`,
-    deriving webhook endpoints' secrets from `webhook_key` (the platform key)."""
+    """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`;
+    `code_limits` (a `RateLimit`) throttles the calls that name a cup by its join code; webhook
+    endpoints' secrets are derived from `webhook_key` (the platform key)."""
     app = FastAPI(title="Tourney API", version="1", description=DESCRIPTION, docs_url=None, redoc_url=None)
-    app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)))
+    app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits)
     app.state.webhook_key = webhook_key
     for module in (account, club, desk, hooks, play):
         app.include_router(module.router)

@@ -40,7 +40,14 @@ BIGINT = 2**63 - 1
 Id = Annotated[int, Path(ge=1, le=BIGINT)]
 Code = Annotated[str, Path(min_length=6, max_length=6, pattern=r"^[2-9A-Za-z]{6}$")]
 Ref = Annotated[str, Field(min_length=1, max_length=80)]
-STATUS = {"sign-in": 401, "csrf": 403, "club-suspended": 403, "too-many-attempts": 429, "account-blocked": 403}
+STATUS = {
+    "sign-in": 401,
+    "csrf": 403,
+    "club-suspended": 403,
+    "too-many-attempts": 429,
+    "too-many-codes": 429,
+    "account-blocked": 403,
+}
 
 
 class Strict(BaseModel):
@@ -124,8 +131,9 @@ def domain_error(exc: DomainError) -> JSONResponse:
 class Api:
     """The operations' shared steps; `clock` is the entry point's (tests pass their own)."""
 
-    def __init__(self, db: Callable, auth: Auth, hasher, clock: Callable[[], datetime]):
+    def __init__(self, db: Callable, auth: Auth, hasher, clock: Callable[[], datetime], code_limits=None):
         self.db, self.auth, self.hasher, self.clock = db, auth, hasher, clock
+        self.code_limits = code_limits  # the join-code rate limit per account (flows/web/site.RateLimit)
 
     def run(
         self,
@@ -136,19 +144,32 @@ class Api:
         *,
         describe: str,
         data: dict | None = None,
+        code: str | None = None,
     ) -> Any:
-        """One operation in one transaction: identify, CSRF, locate, allow, act, audit."""
+        """One operation in one transaction: identify, CSRF, the join-code rate limit of a call naming
+        a cup by `code` (per account, or per address when anonymous), locate, allow, act, audit."""
         rule = POLICY[action]
         now = self.clock()
         with self.db() as session:
             caller = self.auth.identify(session, request, now)
             if rule.writes and not self.auth.csrf_ok(caller, request.headers.get(CSRF_HEADER)):
                 raise Refused("csrf", "This write carries no valid CSRF token: reload the page and try again.")
+            if code is not None:
+                self.throttle(request, caller, code)
             target, missing = locate(session)
             result = act(
                 session, caller.actor, action, now, do, target=target, missing=missing, describe=describe, data=data
             )
         return jsonable_encoder(result)
+
+    def throttle(self, request: Request, caller: Caller, code: str) -> None:
+        """Join-code guessing is slowed down before a code is looked up: per account when signed in
+        (so a club's shared network does not make its players wait), else per address."""
+        if self.code_limits is None:
+            return
+        who = f"account:{caller.actor.account_id}" if caller.actor.account_id else (request.client or ("?",))[0]
+        if not self.code_limits.allow(who, code.upper()):
+            raise Refused("too-many-codes", "Too many join codes tried: wait a minute and try again.")
 
     def caller(self, request: Request) -> tuple[Caller, datetime]:
         now = self.clock()

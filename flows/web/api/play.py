@@ -7,8 +7,9 @@ from fastapi import APIRouter, Request
 from fastapi.encoders import jsonable_encoder
 
 from domain.access.services import accounts
+from domain.access.services.mine import handle_of
 from domain.access.tables import Account
-from domain.errors import DomainError, NotFound
+from domain.errors import NotFound
 from domain.poker.services import entries
 from domain.pusoy.services import reports, setup
 from domain.pusoy.services import views as cup_views
@@ -42,12 +43,7 @@ PUBLIC_CUP = (
 
 def _handle(session, actor) -> str:
     """The signed-in player's handle (a Pusoy Dos seat is held by handle)."""
-    from domain.poker.tables.tournaments import Player
-
-    player = session.get(Player, actor.player_id)
-    if player is None or player.handle is None:
-        raise DomainError("no-handle", "Your player profile has no handle.")
-    return player.handle
+    return handle_of(session, actor.player_id)
 
 
 @router.get("/pusoy", operation_id="pusoy.browse", openapi_extra=PUBLIC, tags=["players"])
@@ -70,7 +66,7 @@ def join(request: Request, code: Code) -> dict:
         done = setup.join(s, code, _handle(s, actor), now)
         return {"code": done.tournament.code, "player": done.player, "started": done.started}
 
-    return api_of(request).run(request, "pusoy.join", cup_of(code), do, describe=f"cup {code.upper()}")
+    return api_of(request).run(request, "pusoy.join", cup_of(code), do, describe=f"cup {code.upper()}", code=code)
 
 
 @router.delete("/pusoy/{code}/entries/me", operation_id="pusoy.withdraw", dependencies=SECURED, tags=["players"])
@@ -81,7 +77,23 @@ def withdraw(request: Request, code: Code) -> dict:
         t = setup.withdraw(s, code, _handle(s, actor), now)
         return {"code": t.code, "entrants": t.entrants}
 
-    return api_of(request).run(request, "pusoy.withdraw", cup_of(code), do, describe=f"cup {code.upper()}")
+    return api_of(request).run(request, "pusoy.withdraw", cup_of(code), do, describe=f"cup {code.upper()}", code=code)
+
+
+@router.get("/pusoy/{code}/me", operation_id="pusoy.mine", dependencies=SECURED, tags=["players"])
+def my_cup(request: Request, code: Code) -> dict:
+    """My view of a cup (RULES PD-4..PD-13): my table now (or my playoff table), seat and opponents, my
+    games there with their points, the round's standings (live until it locks), each round I played,
+    my final position and the champion. Not entered: the cup alone (`entered: false`). Knowing the
+    code is what a private cup asks (PD-3): the call is throttled per account like a join."""
+    return api_of(request).run(
+        request,
+        "pusoy.mine",
+        cup_of(code),
+        lambda s, actor, now: cup_views.player_view(s, code, handle_of(s, actor.player_id)),
+        describe=f"cup {code.upper()}",
+        code=code,
+    )
 
 
 @router.post(

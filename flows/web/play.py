@@ -1,0 +1,367 @@
+"""The players' pages (RULES AC-1, AC-2, PD-3, PD-4): sign up (`/signup`), `/play` (open cups to join, a
+join code, a club's open poker tournaments to register for, my tournaments) and `/play/<code>` (my view
+of a cup, live). In the account's language.
+
+Every change is a form of the session (its `csrf` field) that takes the API's steps: `gate.act` with the
+API operation's action (`pusoy.join`, `pusoy.withdraw`, `poker.register-self`, `poker.unregister-self`),
+the same use case, the same audit row. A page that names a cup by its code is throttled per account (a
+club's shared network does not make its players wait), as the API's calls are (`Api.throttle`); the
+sign-up per address. A private cup's code IS its page's address: knowing it is what joining asks
+(PD-3), and a code that names no cup is the same 404 as a cup that is not there. docs/players.md."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+
+from sqlalchemy import select
+from starlette.background import BackgroundTask
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from domain.access.services import gate, mine, signup, targets
+from domain.access.tables import Account
+from domain.documents.rules.model import N_
+from domain.documents.services.sources.pusoy import step_wording
+from domain.errors import DomainError, NotFound
+from domain.poker.services import entries
+from domain.public.services import views
+from domain.pusoy.services import setup
+from domain.pusoy.services import views as cup_views
+from flows import bootstrap, letters
+from flows.web.accounts import CROSS_SITE, STALE_FORM, _address, _refused, _signed_in, _to_sign_in
+from flows.web.auth import Caller, same_origin
+from flows.web.site import JOIN_CODE, Site, path_id, preferred_locale
+from infra import i18n
+
+TOO_MANY_SIGNUPS = N_("Too many sign-ups from your address: wait a quarter of an hour and try again.")
+TOO_MANY_CODES = N_("Too many join codes tried: wait a minute and try again.")
+NOT_A_PLAYER = N_("This account is not a player's: sign up as a player to join tournaments.")
+SIGNUP_PROBLEMS = {  # a sign-up's problems (signup.problems), as the page words them
+    "bad-email": N_("That is not an e-mail address."),
+    "name-blank": N_("Type your full name."),
+    "name-too-long": N_("The full name is too long: at most 200 characters."),
+    "handle-invalid": N_(
+        "A handle starts with a letter and has 2 to 32 letters, digits, dots, hyphens or underscores."
+    ),
+    "handle-taken": N_("This handle is taken: choose another."),
+    "birth-date-missing": N_("Type your date of birth."),
+    "birth-date-too-early": N_("That date of birth is too early."),
+    "birth-date-in-future": N_("That date of birth is in the future."),
+    "player-under-18": N_("Tourney is for adults only: you must be 18 or older."),
+}
+REFUSALS = {  # why a join, withdrawal or registration was refused (the services' codes), as the page words it
+    "unknown-code": N_("No tournament has this join code."),
+    "tournament-full": N_("This tournament is full."),
+    "tournament-complete": N_("This tournament is over."),
+    "tournament-cancelled": N_("This tournament was cancelled."),
+    "already-joined": N_("You already hold a seat in this tournament."),
+    "not-entered": N_("You hold no seat in this tournament."),
+    "withdraw-after-start": N_("This tournament has started: entries are locked."),
+    "already-registered": N_("You are already registered for this tournament."),
+    "not-registered": N_("You are not registered for this tournament."),
+    "registration-closed": N_("Registration for this tournament is closed."),
+    "tournament-not-found": N_("Nothing here."),
+}
+log = logging.getLogger(__name__)
+ACTIONS = {"register": "poker.register-self", "unregister": "poker.unregister-self"}
+
+
+class _Stale(Exception):
+    """A form of the session without its CSRF token: raised inside the transaction, nothing written."""
+
+
+class _Throttled(Exception):
+    """Too many join codes from this account."""
+
+
+def _locale(session, caller: Caller | None, request: Request) -> str:
+    """The account's language, else the browser's."""
+    if caller is not None and caller.actor.account_id:
+        locale = session.scalar(select(Account.locale).where(Account.id == caller.actor.account_id))
+        if locale in i18n.LOCALES:
+            return locale
+    return preferred_locale(request)
+
+
+def _code_allowed(site: Site, caller: Caller, code: str) -> bool:
+    return site.join_limits.allow(f"account:{caller.actor.account_id}", code.upper()[:16])
+
+
+# -- sign up -------------------------------------------------------------------------------------------
+
+
+async def sign_up(site: Site, request: Request) -> Response:
+    """`/signup`: e-mail, handle, full name, date of birth (and the language). Posted: every problem at
+    once (422, nothing written), else the same "check your mail" page whether or not the e-mail had an
+    account; the letter goes after the answer (a welcome link, or a reset link to an existing account).
+    At most 10 sign-ups per address in 15 minutes (right or wrong)."""
+    locale = preferred_locale(request)
+    if request.method == "GET":
+        return _sign_up_form(site, request, locale, {"locale": locale})
+    form = await request.form()
+    fields = {k: str(form.get(k) or "").strip()[:254] for k in ("email", "handle", "name", "birth_date", "locale")}
+    if fields["locale"] not in i18n.LOCALES:
+        fields["locale"] = locale
+    if not same_origin(request):
+        return _refused(site, request, locale, CROSS_SITE)
+    if not site.signup_limits.allow(_address(request)):
+        return _refused(site, request, locale, TOO_MANY_SIGNUPS, status=429)
+    try:
+        born: date | None = date.fromisoformat(fields["birth_date"]) if fields["birth_date"] else None
+    except ValueError:
+        born = None
+    now = site.clock()
+    try:
+        letter = await site.write(
+            signup.sign_up, fields["email"], fields["name"], fields["handle"], born, fields["locale"], now
+        )
+    except DomainError as exc:
+        codes = [p.code for p in exc.problems] or [exc.code]
+        return _sign_up_form(site, request, fields["locale"], fields, problems=codes, status=422)
+    response = site.page("signup_sent.html", locale=fields["locale"], request=request)
+    if letter is not None:
+        response.background = BackgroundTask(_deliver, site, letter)
+    return response
+
+
+def _sign_up_form(site, request, locale, fields, *, problems=(), status=200) -> Response:
+    return site.page(
+        "signup.html",
+        status=status,
+        locale=locale,
+        request=request,
+        f=fields,
+        problems=list(problems),
+        wording=SIGNUP_PROBLEMS,
+        locales=i18n.LOCALES,
+    )
+
+
+def _deliver(site: Site, letter: signup.Letter) -> None:
+    from domain.documents.ports import DeliveryError
+
+    try:
+        letters.send(
+            site.settings,
+            bootstrap.mailer(),
+            letter.email,
+            letter.locale,
+            letter.kind,
+            letter.secret,
+            site.clock(),
+            outbox=site.outbox,
+        )
+    except DeliveryError as exc:  # logged (never the link): the person asks for a reset
+        log.warning("the %s letter to %s was not delivered: %s", letter.kind, letter.email, exc)
+
+
+# -- /play ---------------------------------------------------------------------------------------------
+
+
+async def play(site: Site, request: Request) -> Response:
+    """`/play`: open cups (join buttons), a join code, a club's open poker tournaments (register,
+    unregister), and my tournaments. Signed out: to `/signin?next=/play`."""
+    return await _play_page(site, request)
+
+
+async def _play_page(site: Site, request: Request, *, problem: str | None = None, status: int = 200) -> Response:
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return None
+        locale = _locale(session, caller, request)
+        if caller.actor.player_id is None:
+            return caller, locale, None
+        mine_now = gate.act(
+            session, caller.actor, "player.entries", now, lambda s, a, at: mine.entries_of(s, a.player_id), describe=""
+        )
+        cups = [cup_views.summary(t) for t in setup.browse(session)]
+        poker = views.open_tournaments(session)["poker"]
+        return caller, locale, {"mine": mine_now, "cups": cups, "poker": poker}
+
+    found = await site.write(run)
+    if found is None:
+        return _to_sign_in(site, "/play")
+    caller, locale, data = found
+    if data is None:
+        return _refused(site, request, locale, NOT_A_PLAYER)
+    held = {c["code"] for c in data["mine"]["pusoy"] if c["status"] == "setup"}
+    registered = {
+        r["tournament_id"] for r in data["mine"]["poker"] if r["registration"] == "active" and not r["checked_in_at"]
+    }
+    return site.page(
+        "play.html",
+        status=status,
+        locale=locale,
+        request=request,
+        signed_in=True,
+        csrf=site.auth.csrf(caller.session_secret),
+        held=held,
+        registered=registered,
+        problem=problem,
+        **data,
+    )
+
+
+async def join(site: Site, request: Request) -> Response:
+    """`POST /play/join` (`code`, `csrf`): take a seat (PD-4), then to `/play/<code>`."""
+    form = await request.form()
+    code = str(form.get("code") or "").strip().upper()[:16]
+
+    def do(s, actor, now):
+        setup.join(s, code, mine.handle_of(s, actor.player_id), now)
+
+    return await _act(site, request, form, "pusoy.join", code, do, then=f"/play/{code}")
+
+
+async def withdraw(site: Site, request: Request) -> Response:
+    """`POST /play/<code>/withdraw` (`csrf`): leave a cup while it fills (PD-4), then to `/play`."""
+    form = await request.form()
+    code = request.path_params["code"].upper()[:16]
+
+    def do(s, actor, now):
+        setup.withdraw(s, code, mine.handle_of(s, actor.player_id), now)
+
+    return await _act(site, request, form, "pusoy.withdraw", code, do, then="/play")
+
+
+async def poker(site: Site, request: Request) -> Response:
+    """`POST /play/tournaments/<id>/register` or `/unregister` (`csrf`): myself, by the club's rules and
+    deadlines (check-in stays at the desk); then to `/play`."""
+    form = await request.form()
+    tid = path_id(request.path_params["id"])
+    what = request.path_params["what"]
+    if what not in ACTIONS:
+        raise HTTPException(404)
+
+    def do(s, actor, now):
+        if what == "register":
+            entries.register(s, tid, actor.player_id, now)
+        else:
+            entries.unregister(s, tid, actor.player_id, now)
+
+    return await _act(site, request, form, ACTIONS[what], None, do, then="/play", tournament=tid)
+
+
+async def _act(site, request, form, action, code, do, *, then, tournament=None) -> Response:
+    """A player's change from a page: signed in by the cookie, its CSRF field, the join-code limit per
+    account, then the API's steps (`gate.act`); 303 to `then`; refused: `/play` with the reason."""
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return "signed-out"
+        if not site.auth.csrf_ok(caller, form.get("csrf")):
+            raise _Stale
+        if code is not None:
+            if not _code_allowed(site, caller, code):
+                raise _Throttled
+            if not JOIN_CODE.match(code):
+                raise NotFound("unknown-code", "no such code")
+            target, missing = targets.cup(session, code), NotFound("unknown-code", "no such code")
+        else:
+            target = targets.tournament(session, tournament)
+            missing = NotFound("tournament-not-found", "no such tournament")
+        gate.act(session, caller.actor, action, now, do, target=target, missing=missing, describe=then)
+        return "done"
+
+    try:
+        outcome = await site.write(run)
+    except _Stale:
+        return _refused(site, request, preferred_locale(request), STALE_FORM)
+    except _Throttled:
+        return await _play_page(site, request, problem=TOO_MANY_CODES, status=429)
+    except DomainError as exc:
+        status = 404 if isinstance(exc, NotFound) else (401 if exc.code == "sign-in" else 409)
+        return await _play_page(site, request, problem=REFUSALS.get(exc.code, exc.message), status=status)
+    if outcome == "signed-out":
+        return _to_sign_in(site, "/play")
+    return RedirectResponse(then, status_code=303)
+
+
+# -- /play/<code> --------------------------------------------------------------------------------------
+
+
+async def cup(site: Site, request: Request) -> Response:
+    """`/play/<code>`: my view of the cup (`?fragment=1`: its body, which `live.js` fetches again at
+    every event of `/play/<code>/events`). Not entered: the cup and a join button while it fills."""
+    code = request.path_params["code"].upper()[:16]
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return None
+        if not _code_allowed(site, caller, code):
+            raise _Throttled
+        if not JOIN_CODE.match(code):
+            raise NotFound("unknown-code", "no such code")
+        locale = _locale(session, caller, request)
+
+        def read(s, actor, at):
+            return cup_views.player_view(s, code, mine.handle_of(s, actor.player_id) if actor.player_id else None)
+
+        view = gate.act(
+            session,
+            caller.actor,
+            "pusoy.mine",
+            now,
+            read,
+            target=targets.cup(session, code),
+            missing=NotFound("unknown-code", "no such code"),
+            describe="",
+        )
+        return caller, locale, view
+
+    try:
+        found = await site.write(run)
+    except _Throttled:
+        raise HTTPException(429) from None
+    except DomainError:
+        raise HTTPException(404) from None
+    if found is None:
+        return _to_sign_in(site, f"/play/{code}")
+    caller, locale, view = found
+    for listed, row in enumerate(view.get("standings") or [], start=1):
+        row["decided_by"] = step_wording(row["decided_by"], listed)
+    name = "play_cup_body.html" if request.query_params.get("fragment") == "1" else "play_cup.html"
+    return site.page(
+        name,
+        locale=locale,
+        request=request,
+        signed_in=True,
+        v=view,
+        code=code,
+        csrf=site.auth.csrf(caller.session_secret),
+    )
+
+
+async def cup_events(site: Site, request: Request) -> Response:
+    """`/play/<code>/events`: the cup's event stream (the public page's, one shared poller), throttled
+    per account rather than per address."""
+    code = request.path_params["code"].upper()[:16]
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        return None if caller is None else _code_allowed(site, caller, code)
+
+    allowed = await site.write(run)
+    if allowed is None:
+        raise HTTPException(404)
+    if not allowed:
+        raise HTTPException(429)
+    if not JOIN_CODE.match(code):
+        raise HTTPException(404)
+    await site.read(views.pusoy_page, code)
+
+    def fingerprint():
+        with site.db() as session:
+            return views.pusoy_version(session, code)
+
+    return await site.stream(request, f"pusoy:{code}", fingerprint, lambda now: {"version": fingerprint(), "at": now})

@@ -2,8 +2,9 @@
 
 - eager: every module the commands use imported before `main()` runs (the services, SQLAlchemy,
   psycopg, Rich, Babel, Typer's Rich help), as the CLI did when each module imported its services at
-  the top;
-- lazy: the `tourney` console script as it is (flows/cli/lazy.py: a command loads what it touches).
+  the top, and the whole command tree built for every command line;
+- lazy: the `tourney` console script as it is (flows/cli/lazy.py: a command loads what it touches;
+  only the group the command line names is built).
 
 For `tourney poker --help` (no database) and `tourney --json poker list` (one query); and a test's
 command in this process (tests/support/cli.run) beside the same command as a process."""
@@ -38,7 +39,8 @@ def _eager_script() -> str:
         {m for f in (ROOT / "flows" / "cli").glob("*.py") for m in re.findall(r'lazy\("([\w.]+)"\)', f.read_text())}
     )
     imports = "; ".join(f"importlib.import_module({m!r})" for m in (*lazies, *ALSO_EAGER))
-    return f"import importlib, sys; {imports}; from flows.cli.app import main; main(sys.argv[1:])"
+    whole_tree = "import flows.cli.app as cli; cli._group_of = lambda args: None"
+    return f"import importlib, sys; {imports}; {whole_tree}; cli.main(sys.argv[1:])"
 
 
 def _process(argv: list[str]) -> None:

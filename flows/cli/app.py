@@ -10,11 +10,6 @@ from typing import Annotated
 
 import typer
 
-try:  # typer >= 0.29 bundles its own click
-    from typer._click.exceptions import ClickException
-except ImportError:  # pragma: no cover - older typer uses click itself
-    from click import ClickException
-
 from domain.errors import DomainError
 from flows import bootstrap
 from flows.cli.output import STATE, clean, emit, follow_tournaments, reset, say
@@ -355,13 +350,34 @@ def _require_prefect_api() -> None:
 
 
 @functools.cache
-def _command():
-    """The click command of the whole CLI, with every integer bounded and every tournament followed:
-    built once per process (a test runs many commands in one)."""
-    command = typer.main.get_command(app)
+def _command(group: str | None = None):
+    """The click command of the CLI, with every integer bounded and every tournament followed: built
+    once per process (a test runs many commands in one). A command line that names a group builds
+    that group alone beside the top-level commands (a fraction of the tree: `tourney` starts faster);
+    `tourney --help` and an unknown group build the whole tree."""
+    source = app
+    if group is not None and any(info.name == group for info in app.registered_groups):
+        source = typer.Typer(rich_markup_mode=None, add_completion=False)
+        source.info = app.info
+        source.registered_callback = app.registered_callback
+        source.registered_commands = app.registered_commands
+        source.registered_groups = [info for info in app.registered_groups if info.name == group]
+    command = typer.main.get_command(source)
     bound_integers(command)
-    follow_tournaments(command.commands["poker"])
+    if "poker" in command.commands:
+        follow_tournaments(command.commands["poker"])
     return command
+
+
+def _group_of(args: list[str]) -> str | None:
+    """The first word of the command line that is not a global option (`--as NAME`, `--as=NAME`)."""
+    rest = iter(args)
+    for word in rest:
+        if word == "--as":
+            next(rest, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -375,14 +391,14 @@ def main(argv: list[str] | None = None) -> None:
         args, as_json = json_flag(list(sys.argv[1:] if argv is None else argv))
         STATE["json"] = STATE["json"] or as_json
         argument_problems(args)
-        code = _command().main(args=args, prog_name="tourney", standalone_mode=False)
+        code = _command(_group_of(args)).main(args=args, prog_name="tourney", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except DomainError as exc:
         _refuse(exc.message)
     except typer.Abort:
         sys.exit(1)
-    except ClickException as exc:  # a bad argument or option: one line, exit 2
+    except typer.TyperException as exc:  # a bad argument or option (click's errors): one line, exit 2
         _refuse(exc.format_message())
     except Exception as exc:
         message = _database_refusal(exc)

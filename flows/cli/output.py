@@ -32,12 +32,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 from domain.poker.rules.settings import AMOUNT_FIELDS
 from flows import bootstrap
 
 if TYPE_CHECKING:  # Rich and Babel are loaded by the first table or amount shown, not by `--json`
+    from zoneinfo import ZoneInfo
+
     from rich.console import Console
     from rich.table import Table
 
@@ -139,10 +140,7 @@ def _audit(session: Any) -> None:
 
 def _command_facts() -> tuple[str, str, dict[str, Any]]:
     """(the command's path without `tourney`, its arguments as one short line, its parameters)."""
-    try:
-        from typer._click.globals import get_current_context
-    except ImportError:  # pragma: no cover - older typer uses click itself
-        from click import get_current_context
+    from typer._click.globals import get_current_context  # typer exports no public way to it
 
     ctx = get_current_context(silent=True)
     if ctx is None:
@@ -265,6 +263,8 @@ def display() -> Display | None:
     own currency); neither: values as stored."""
     if STATE["tournament"] is None and STATE["club"] is None:
         return None
+    from zoneinfo import ZoneInfo
+
     from domain.documents.services.locales import locales, poker_locale
     from domain.poker.services.listings import club_of
 

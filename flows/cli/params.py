@@ -7,7 +7,6 @@ a transaction opens, so nothing is written and PostgreSQL never sees an out-of-r
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import get_args
 
 from domain.errors import DomainError
 
@@ -55,11 +54,7 @@ def bound_integers(command) -> None:
 
 
 def _is_int(param) -> bool:
-    desc = getattr(param, "type_descriptor", None)
-    if desc is None:  # pragma: no cover - typer before 0.29
-        return getattr(getattr(param, "type", None), "name", "") == "integer"
-    annotation = desc.annotation
-    return annotation is int or get_args(annotation) == (int,)
+    return getattr(getattr(param, "type", None), "name", "") == "int"  # an IntRange is "int range"
 
 
 def _bounded(callback):

@@ -48,6 +48,23 @@ def test_version_as_json():
     assert set(data) == {"tourney", "python"}
 
 
+def test_a_command_line_builds_only_the_group_it_names_and_still_says_every_command():
+    from flows.cli.app import _command, _group_of
+
+    assert _group_of(["--as", "Anna Floor", "poker", "list"]) == "poker"
+    assert _group_of(["--as=Anna", "club", "--help"]) == "club"
+    assert _group_of(["--help"]) is None
+    assert set(_command("club").commands) == set(_command(None).commands) - {
+        name
+        for name in _command(None).commands
+        if name != "club" and hasattr(_command(None).commands[name], "commands")
+    }
+    result = run("--as", "Anna", "nope")
+    assert (result.returncode, result.stderr.strip()) == (2, "error: No such command 'nope'.")
+    listed = run("--help").stdout
+    assert all(f"  {group} " in listed for group in ("poker", "pusoy", "club", "user", "token"))
+
+
 def _reachable_home() -> Path:
     """A data folder the PostgreSQL user can reach wherever the checkout is (a clone under a 0700
     folder relocates its cluster: that case has its own test below)."""

@@ -80,7 +80,9 @@ def test_killing_the_active_timekeeper_again_and_again_loses_nothing_and_does_no
             assert wait_for(lambda: holder(committed) not in (None, victim), 30)
             takeovers.append(time.monotonic() - killed)
         assert wait_for(lambda: now() > t0 + timedelta(seconds=8), 30)  # every late registration closed
-        assert wait_for(lambda: nothing_due(committed), 30)  # the last active one caught up
+        # the last active one caught up: with a level change every 1/6 s somewhere, "none due at all"
+        # is a window a loaded machine can miss; none overdue by a second is the property
+        assert wait_for(lambda: nothing_due(committed, overdue_s=1), 30)
     finally:
         for p in procs:
             if p.poll() is None:

@@ -69,10 +69,15 @@ def level_starts(engine: Engine, tournament_id: int | None = None) -> list[tuple
     return [tuple(r) for r in rows]
 
 
-def nothing_due(engine: Engine) -> bool:
-    """No moment of any kind is due (the status report's count, domain/poker/services/due.py)."""
+def nothing_due(engine: Engine, overdue_s: float = 0) -> bool:
+    """No moment of any kind is due (the status report's count, domain/poker/services/due.py); with
+    `overdue_s`, none due for longer than that (a timekeeper that keeps up with moments every 1/6 s)."""
+    at = f"now() - make_interval(secs => {float(overdue_s)})"
     with engine.connect() as conn:
-        return all(conn.execute(text(k.count_due_sql())).scalar_one() == 0 for k in due.KINDS)
+        return all(
+            conn.execute(text(f"SELECT count(*) FROM {k.source} WHERE {k.due(at)}")).scalar_one() == 0
+            for k in due.KINDS
+        )
 
 
 def wait_for(condition, timeout: float, every: float = 0.05) -> bool:

@@ -93,7 +93,7 @@ def transaction() -> Iterator[Any]:
 
 # a parameter whose name says it holds a secret is never recorded (none should be a CLI parameter)
 _SECRET_NAMES = ("password", "secret")
-# nor a person's name or date of birth, which forgetting erases (1.6.1): the trail keeps the handle
+# nor a person's name or date of birth (1.6.1); a handle left in is marked by the audit trail (AC-5)
 _PERSONAL = {"player add": ("name", "born")}
 TARGET_MAX = 200
 

@@ -1,17 +1,24 @@
 """The audit trail (RULES AC-3): one row per change, written in the change's own transaction, with the
 actor, the instant, the action, its target, the club and what was asked and changed. A club's owner
-reads the club's rows; the operator reads all."""
+reads the club's rows; the operator reads all.
+
+The table is append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), so no row may hold what
+forgetting a player (1.6.1) must erase: every handle, name and date of birth of a player the change's
+session loaded or made is written as a mark of the player's id (`domain/access/rules/trail.py`) and
+read back from the players' table, which forgetting clears (AC-5)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session, object_session
 
+from domain.access.rules import trail as marks
 from domain.access.rules.policy import Actor
 from domain.access.tables import AuditRecord
+from domain.poker.tables.tournaments import Player
 
 TRAIL_PAGE = 200
 
@@ -26,6 +33,7 @@ def record(
     club_id: int | None = None,
     data: dict[str, Any] | None = None,
 ) -> None:
+    people = _people(session)
     session.add(
         AuditRecord(
             at=now,
@@ -35,10 +43,38 @@ def record(
             token_id=actor.token_id,
             club_id=club_id,
             action=action,
-            target=target,
-            data=data or {},
+            target=marks.mask(target, people),
+            data=marks.mask(data or {}, people),
         )
     )
+
+
+PEOPLE = "audit.people"  # session.info: every player the session loaded, made or changed, as each was
+
+
+def _remember(session: Session | None, player: Player) -> None:
+    if session is not None:
+        person = marks.Person(player.id, player.handle, player.name, player.birth_date)
+        session.info.setdefault(PEOPLE, set()).add(person)
+
+
+@event.listens_for(Player, "load")
+@event.listens_for(Player, "refresh")
+def _loaded(player: Player, context, *_: object) -> None:
+    _remember(context.session, player)
+
+
+@event.listens_for(Player, "after_insert")
+@event.listens_for(Player, "after_update")
+def _written(_mapper, _connection, player: Player) -> None:
+    _remember(object_session(player), player)
+
+
+def _people(session: Session) -> set[marks.Person]:
+    """Every player this session loaded (as loaded, before a forgetting erased them), made or changed."""
+    if any(isinstance(p, Player) for p in session.new):
+        session.flush()  # a player made in this change: its id, for the marks
+    return session.info.get(PEOPLE, set())
 
 
 def trail(
@@ -61,7 +97,7 @@ def by_account(session: Session, account_id: int) -> list[dict]:
 
 
 def _rows(session: Session, query) -> list[dict]:
-    return [
+    rows = [
         {
             "id": r.id,
             "at": r.at,
@@ -74,3 +110,15 @@ def _rows(session: Session, query) -> list[dict]:
         }
         for r in session.scalars(query)
     ]
+    ids = set().union(*(marks.marked([r["target"], r["data"]]) for r in rows)) if rows else set()
+    if not ids:
+        return rows
+    known = {
+        p.id: marks.Known(p.handle, p.name, p.birth_date, p.pseudonym)
+        for p in session.execute(
+            select(Player.id, Player.handle, Player.name, Player.birth_date, Player.pseudonym).where(Player.id.in_(ids))
+        )
+    }
+    for r in rows:
+        r["target"], r["data"] = marks.unmask(r["target"], known), marks.unmask(r["data"], known)
+    return rows

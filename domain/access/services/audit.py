@@ -9,10 +9,11 @@ read back from the players' table, which forgetting clears (AC-5)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import event, select
+from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, object_session
 
 from domain.access.rules import trail as marks
@@ -47,6 +48,54 @@ def record(
             data=marks.mask(data or {}, people),
         )
     )
+
+
+def system(name: str) -> Actor:
+    """A machine of the platform itself acting on its own schedule: `job:<deployment>`, `system:simulator`."""
+    return Actor("system", name)
+
+
+def record_if_written(
+    session: Session,
+    actor: Actor,
+    action: str,
+    now: datetime,
+    *,
+    target: str = "",
+    club_id: int | None = None,
+    data: dict[str, Any] | None = None,
+    poker: Iterable[int] = (),
+    pusoy: Iterable[int] = (),
+) -> int:
+    """AC-3 for a unit of work that is not one request of the API (a command, a job, the simulator):
+    when it wrote anything (PostgreSQL assigned its transaction an id), its audit rows, in the same
+    transaction, just before its commit; for a read, nothing. The rows: one per club of the poker and
+    Pusoy Dos tournaments it names (`poker`, `pusoy`: ids; the target lists that club's), else one with
+    `target` and `club_id`. Returns how many rows it wrote."""
+    session.flush()
+    if session.scalar(text("SELECT txid_current_if_assigned()")) is None:
+        return 0
+    by_club = _clubs_of(session, sorted(set(poker)), sorted(set(pusoy)))
+    rows = [(club, ", ".join(named)) for club, named in by_club.items()] or [(club_id, target)]
+    for club, described in rows:
+        record(session, actor, action, now, target=described, club_id=club, data=data)
+    session.flush()
+    return len(rows)
+
+
+def _clubs_of(session: Session, poker: list[int], pusoy: list[int]) -> dict[int | None, list[str]]:
+    from domain.poker.tables.tournaments import Tournament
+    from domain.pusoy.tables import PusoyTournament
+
+    found: dict[int | None, list[str]] = {}
+    if poker:
+        for tid, club in session.execute(select(Tournament.id, Tournament.club_id).where(Tournament.id.in_(poker))):
+            found.setdefault(club, []).append(f"tournament {tid}")
+    if pusoy:
+        query = select(PusoyTournament.id, PusoyTournament.code, PusoyTournament.club_id)
+        for _, code, club in session.execute(query.where(PusoyTournament.id.in_(pusoy))):
+            found.setdefault(club, []).append(f"cup {code}")
+    return found
 
 
 PEOPLE = "audit.people"  # session.info: every player the session loaded, made or changed, as each was

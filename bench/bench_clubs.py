@@ -9,7 +9,7 @@ import threading
 import time
 from datetime import UTC, datetime
 
-from sqlalchemy import create_engine, insert, text
+from sqlalchemy import create_engine, insert
 
 from bench.harness import Report
 from domain.clubs.services.rate import SharedRateLimiter
@@ -20,6 +20,7 @@ from flows.jobs.clubs import run_checks
 from infra.registry_http import HttpPartyProvider
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer, most_in_one_second
+from tests.support.db import empty_tables
 
 APPLICATIONS = 1000
 RATE = 250.0  # requests per second allowed by the provider
@@ -30,7 +31,7 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 def _reset(engine, count: int = APPLICATIONS) -> None:
     """`count` fresh pending applications, nothing else."""
     with engine.begin() as conn:
-        conn.execute(text("TRUNCATE club_decisions, clubs RESTART IDENTITY CASCADE"))
+        empty_tables(conn, "club_decisions, clubs")
         conn.execute(
             insert(Club),
             [

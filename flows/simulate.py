@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from domain.access.services import audit
 from domain.errors import DomainError
 from domain.ops.services import run_tags
 from domain.poker.services import clock as clock_service
@@ -171,11 +172,22 @@ class Simulation:
     def log(self, what: str) -> None:
         self.say(f"{self.clock.now():%H:%M:%S} {what}")
 
-    def attempt(self, what: str, action: Callable[..., object]) -> object:
-        """`action(session)` in one transaction; a refusal is tallied and logged, and the run goes on."""
+    def attempt(self, what: str, action: Callable[..., object], *, cup: str | None = None) -> object:
+        """`action(session)` in one transaction, audited as the simulator (AC-3) in that transaction (the
+        poker tournament's, or the cup's); a refusal is tallied and logged, and the run goes on."""
         try:
             with bootstrap.unit_of_work() as session:
-                return action(session)
+                done = action(session)
+                audit.record_if_written(
+                    session,
+                    audit.system("system:simulator"),
+                    f"simulate {what.split()[0]}",
+                    self.clock.now(),
+                    poker=[self.poker_id] if cup is None and self.poker_id is not None else [],
+                    pusoy=[find(session, cup).id] if cup else [],
+                    data={"step": what},
+                )
+                return done
         except DomainError as exc:
             self.tally.refused.append(f"{what}: {exc.message}")
             self.log(f"refused ({what}): {exc.message}")
@@ -278,6 +290,7 @@ class Simulation:
             done = self.attempt(
                 f"report {code} r{game.round_no} t{game.table}",
                 lambda s: pusoy_report(s, code, game, finishes, diamond, now),
+                cup=code,
             )
             if done is not None:
                 self.tally.done["game"] += 1

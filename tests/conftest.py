@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from flows import bootstrap
@@ -85,8 +85,10 @@ def committed(engine: Engine) -> Iterator[Engine]:
 
     names = ", ".join(f'"{t.name}"' for t in metadata.sorted_tables)
     if names:
+        from tests.support.db import empty_tables
+
         with engine.begin() as conn:
-            conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+            empty_tables(conn, names)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

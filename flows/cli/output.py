@@ -93,7 +93,7 @@ def transaction() -> Iterator[Any]:
 
 # a parameter whose name says it holds a secret is never recorded (none should be a CLI parameter)
 _SECRET_NAMES = ("password", "secret")
-# nor a person's name or date of birth, which forgetting erases (1.6.1): the trail keeps the handle
+# nor a person's name or date of birth (1.6.1); a handle left in is marked by the audit trail (AC-5)
 _PERSONAL = {"player add": ("name", "born")}
 TARGET_MAX = 200
 
@@ -120,13 +120,13 @@ def _audit(session: Any) -> None:
 
     session.flush()
     if session.scalar(text("SELECT txid_current_if_assigned()")) is None:
-        return  # a read: nothing to record
+        return  # a read: nothing to record (and no need to read the command's facts)
     from domain.access.rules.policy import Actor
     from domain.access.services import audit
     from flows.cli.clock import now
 
     action, target, data = _command_facts()
-    audit.record(
+    audit.record_if_written(
         session,
         Actor("operator", operator_label()),
         action,
@@ -135,7 +135,6 @@ def _audit(session: Any) -> None:
         club_id=_club_named(session, data),
         data=data,
     )
-    session.flush()
 
 
 def _command_facts() -> tuple[str, str, dict[str, Any]]:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 
+from domain.access.services import audit
 from domain.poker.services.results import Finalized, final_table, finalize_tournaments
 from flows import bootstrap
 from flows.jobs.documents import start_publishing
@@ -27,7 +28,11 @@ def final_table_key(tournament_id: int) -> str:
 @task(name="finalize-ready-tournaments", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
 def finalize_ready(now: datetime) -> list[Finalized]:
     with bootstrap.unit_of_work() as session:
-        return finalize_tournaments(session, now)
+        done = finalize_tournaments(session, now)
+        audit.record_if_written(  # AC-3: in the change's transaction
+            session, audit.system("job:finalize-tournaments"), "finalize", now, poker=[t.tournament_id for t in done]
+        )
+        return done
 
 
 @flow(name="finalize-tournaments", log_prints=True)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from prefect import flow
 from prefect.artifacts import create_table_artifact
 
+from domain.access.services import audit
 from domain.poker.services import clock as clock_service
 from domain.poker.services import noshow as noshow_service
 from flows import bootstrap
@@ -36,6 +37,9 @@ def process_no_shows(tournament_id: int | None = None, now: datetime | None = No
     with inherited():
         with bootstrap.unit_of_work() as session:
             done = noshow_service.process_no_shows(session, now, tournament_id)
+            audit.record_if_written(
+                session, audit.system(f"job:{NO_SHOWS}"), "no-shows", now, poker=[r["tournament_id"] for r in done]
+            )
         _artifact(NO_SHOWS, done, f"No-shows processed at {now.isoformat()}")
         tag_this_run(merged(of_poker(r["tournament_id"] for r in done)))
     return {"processed": done}
@@ -49,6 +53,9 @@ def advance_clocks(tournament_id: int | None = None, now: datetime | None = None
     with inherited():
         with bootstrap.unit_of_work() as session:
             done = clock_service.advance_clocks(session, now, tournament_id)
+            audit.record_if_written(
+                session, audit.system(f"job:{ADVANCE}"), "clock-advanced", now, poker=[r["tournament_id"] for r in done]
+            )
         _artifact(ADVANCE, done, f"Level changes recorded at {now.isoformat()}")
         tag_this_run(merged(of_poker(r["tournament_id"] for r in done)))
     return {"advanced": done}

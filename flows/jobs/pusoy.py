@@ -11,6 +11,7 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from sqlalchemy import Engine
 
+from domain.access.services import audit
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.store.db import unit_of_work
 from flows import bootstrap
@@ -30,6 +31,14 @@ def complete_ready(engine: Engine, now: datetime, tournament_id: int | None = No
     for tid, number in ready:
         with unit_of_work(engine) as session:
             completion = pusoy_rounds.complete_round(session, tid, number, now)
+            audit.record_if_written(
+                session,
+                audit.system("job:complete-rounds"),
+                "round-completed",
+                now,
+                pusoy=[tid],
+                data={"round": number},
+            )
         if completion is not None:
             done.append(completion)
     return done

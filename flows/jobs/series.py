@@ -15,6 +15,7 @@ from prefect.client.orchestration import get_client
 from prefect.exceptions import ObjectNotFound
 from prefect.states import Scheduled
 
+from domain.access.services import audit
 from domain.series.services.series import Materialized, materialize, upcoming_openings
 from flows import bootstrap
 from flows.retrying import unless_refused
@@ -50,7 +51,15 @@ def schedule_openings(instants: list[datetime]) -> list[datetime]:
 def materialize_task(now: datetime) -> Materialized:
     # one transaction: a failed attempt rolls back whole, so a retry starts clean
     with bootstrap.unit_of_work() as session:
-        return materialize(session, now)
+        done = materialize(session, now)
+        audit.record_if_written(
+            session,
+            audit.system(f"job:{JOB}"),
+            "materialize",
+            now,
+            target=f"{done.planned} planned, {done.opened} opened, {done.missed} missed",
+        )
+        return done
 
 
 @flow(name=JOB, log_prints=True)

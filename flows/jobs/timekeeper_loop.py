@@ -33,6 +33,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from domain.access.services import audit
 from domain.errors import ConfigurationError, DomainError
 from domain.poker.rules.timekeeping import Run, next_step
 from domain.poker.services import clock as clock_service
@@ -181,6 +182,12 @@ class Timekeeper:
 
     # -- one instant of one kind -----------------------------------------------------------------
 
+    def _audit(self, session: Session, job: Job, at: datetime, done: list[dict]) -> None:
+        """AC-3: the moments' changes, as the timekeeper's deployment, in their own transaction."""
+        audit.record_if_written(
+            session, audit.system("job:timekeeper"), job.name, at, poker=[r["tournament_id"] for r in done]
+        )
+
     def run_moments(self, job: Job, at: datetime) -> bool:
         """Do every moment of `job` due at `at`; True when some tournament was held by another run
         (it is still due: taken again shortly)."""
@@ -193,6 +200,7 @@ class Timekeeper:
         try:
             with self._transaction() as session:
                 done = job.work(session, at, [tid for tid, _ in due])
+                self._audit(session, job, at, done)
         except Exception as exc:
             if connection_trouble(exc):
                 raise
@@ -200,7 +208,9 @@ class Timekeeper:
             for tid, _ in due:  # one at a time, so one refusal does not stop the others
                 try:
                     with self._transaction() as session:
-                        done += job.work(session, at, [tid])
+                        one = job.work(session, at, [tid])
+                        self._audit(session, job, at, one)
+                        done += one
                 except Exception as one:
                     if connection_trouble(one):
                         raise

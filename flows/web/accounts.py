@@ -20,12 +20,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from domain.access.rules.credentials import MAX_PASSWORD, MIN_PASSWORD
-from domain.access.services import accounts, gate, mine, signin
+from domain.access.services import accounts, gate, mine, passwords, signin
 from domain.documents.ports import DeliveryError
 from domain.documents.rules.model import N_
 from domain.errors import DomainError, NotFound
 from flows import bootstrap, letters
-from flows.web.auth import Caller, same_origin
+from flows.web.auth import COOKIE, Caller, same_origin
 from flows.web.site import Site, path_id, preferred_locale
 from infra import i18n
 
@@ -39,6 +39,8 @@ TOO_MANY_RESETS = N_("Too many requests from your address: wait a quarter of an 
 PASSWORD_PROBLEMS = {  # a new password's problems (credentials.password_problems), as the page words them
     "password-is-email": N_("A password cannot be your e-mail address."),
     "passwords-differ": N_("The two passwords are not the same."),
+    "wrong-password": N_("That is not your current password."),
+    "too-many-attempts": N_("Too many wrong passwords: wait a quarter of an hour and try again."),
 }
 ROLE_NAMES = {
     "operator": N_("the platform's operator"),
@@ -176,17 +178,23 @@ async def reset(site: Site, request: Request) -> Response:
         return _refused(site, request, locale, CROSS_SITE)
     if not site.reset_limits.allow(_address(request)):
         return _refused(site, request, locale, TOO_MANY_RESETS, status=429)
-    found = await site.write(accounts.reset_link, email, site.clock()) if email else None
+    now = site.clock()
+
+    def run(session):
+        caller = site.auth.identify(session, request, now)
+        return passwords.ask_reset(session, caller.actor, email, now)  # audited when a link goes out
+
+    found = await site.write(run) if email else None
     response = site.page("reset_sent.html", locale=locale, request=request)
     if found is not None:
         account, secret = found
         response.background = BackgroundTask(
-            _deliver, site, account.email, account.locale, secret
+            deliver_reset, site, account.email, account.locale, secret
         )  # after the answer: its timing tells nothing either
     return response
 
 
-def _deliver(site: Site, email: str, locale: str, secret: str) -> None:
+def deliver_reset(site: Site, email: str, locale: str, secret: str) -> None:
     """The reset letter, after the answer; a server that refuses it is logged (never the link): the
     person asks again."""
     try:
@@ -216,7 +224,7 @@ async def reset_by_link(site: Site, request: Request) -> Response:
     now = site.clock()
 
     def run(session):
-        account = accounts.reset_password(session, site.hasher, secret, password, repeated, now)
+        account = passwords.reset(session, site.hasher, secret, password, repeated, now)  # audited
         return signin.start_session(
             session, account.id, now, address=_address(request), agent=request.headers.get("user-agent")
         )
@@ -287,6 +295,66 @@ async def account(site: Site, request: Request) -> Response:
         account_email=me["email"],
         signed_in=True,
         role_names=ROLE_NAMES,
+    )
+
+
+async def change_password(site: Site, request: Request) -> Response:
+    """`/account/password`: my current password and the new one twice (the `csrf` field); posted and
+    right, every session of mine ends and this browser is signed in afresh (303 to `/account`); audited
+    (AC-3), never the password. A wrong current password is throttled as a sign-in is."""
+    now = site.clock()
+    form = await request.form() if request.method == "POST" else None
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return "signed-out", None, None
+        if form is None:
+            return "form", caller, None
+        if not site.auth.csrf_ok(caller, form.get("csrf")):
+            raise _StaleForm
+        field = {k: str(form.get(k) or "")[: MAX_PASSWORD + 1] for k in ("current", "password", "repeated")}
+        refused = passwords.change(session, site.hasher, caller.actor, *field.values(), now, address=_address(request))
+        if refused is not None:  # committed: the miss counts for the throttle
+            return refused.code, caller, None
+        fresh = signin.start_session(
+            session, caller.actor.account_id, now, address=_address(request), agent=request.headers.get("user-agent")
+        )
+        return "done", caller, fresh
+
+    locale = preferred_locale(request)
+    try:
+        outcome, caller, fresh = await site.write(run)
+    except _StaleForm:
+        return _refused(site, request, locale, STALE_FORM)
+    except DomainError as exc:
+        return _password_form(site, request, locale, None, [p.code for p in exc.problems], status=422)
+    if outcome == "signed-out":
+        return _to_sign_in(site, "/account/password")
+    if outcome == "done":
+        response = RedirectResponse("/account", status_code=303)
+        site.auth.set_cookie(response, fresh)
+        return response
+    csrf = site.auth.csrf(caller.session_secret)
+    if outcome == "form":
+        return _password_form(site, request, locale, csrf, [])
+    return _password_form(site, request, locale, csrf, [outcome], status=SIGN_IN_STATUS.get(outcome, 401))
+
+
+def _password_form(site, request, locale, csrf, problems, *, status=200) -> Response:
+    if csrf is None:  # refused inside the transaction: the session is unchanged, its token too
+        csrf = site.auth.csrf(site.auth.secret_of(request.cookies.get(COOKIE)) or "")
+    return site.page(
+        "password_change.html",
+        status=status,
+        locale=locale,
+        request=request,
+        csrf=csrf,
+        problems=problems,
+        wording=PASSWORD_PROBLEMS,
+        min_password=MIN_PASSWORD,
+        max_password=MAX_PASSWORD,
+        signed_in=True,
     )
 
 

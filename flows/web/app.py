@@ -45,6 +45,7 @@ ROUTES = (
     ("/reset/{secret}", accounts.reset_by_link, ["GET", "POST"]),
     ("/account", accounts.account, ["GET"]),
     ("/account/data.json", accounts.my_data, ["GET"]),
+    ("/account/password", accounts.change_password, ["GET", "POST"]),
     ("/account/sign-out-everywhere", accounts.sign_out_everywhere, ["POST"]),
     ("/account/tokens/{id}/revoke", accounts.revoke_token, ["POST"]),
     ("/desk", desk.today, ["GET"]),
@@ -97,6 +98,8 @@ def create_app(
         site.clock,
         code_limits=site.join_limits,
         webhook_key=site.settings.secret_key(),
+        reset_limits=site.reset_limits,
+        send_reset=partial(accounts.deliver_reset, site),
     )
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]

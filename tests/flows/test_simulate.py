@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
@@ -53,6 +54,33 @@ def test_the_simulator_plays_a_live_tournament_and_a_pusoy_cup_to_their_document
             select(func.count()).where(ClockEvent.tournament_id == demo.poker_id, ClockEvent.kind == "level-started")
         )
     assert dropped == 2  # process-no-shows ran at the late-registration close
+    # AC-3: the simulator and the jobs are audited as system actors, in their changes' transactions,
+    # each row in the club of the tournament it changed
+    from domain.access.tables import AuditRecord
+    from domain.pusoy.services.rows import find
+
+    with unit_of_work(committed) as s:
+        rows = s.execute(
+            select(
+                AuditRecord.actor_kind,
+                AuditRecord.actor_label,
+                AuditRecord.action,
+                AuditRecord.target,
+                AuditRecord.club_id,
+            )
+        ).all()
+        club, cup_club = demo.club_id, find(s, demo.pusoy_code).club_id
+    by = Counter((r.actor_label, r.action) for r in rows)
+    assert {r.actor_kind for r in rows} == {"system"}
+    assert by["system:simulator", "simulate checkin"] == poker["checked_in"]
+    assert by["system:simulator", "simulate report"] == cup["games"]
+    assert by["job:process-no-shows", "no-shows"] == 1 and by["job:finalize-tournaments", "finalize"] == 1
+    assert by["job:advance-clocks", "clock-advanced"] >= 5 and by["job:complete-rounds", "round-completed"] >= 2
+    cup_actions = ("simulate report", "round-completed")
+    assert {(r.target, r.club_id) for r in rows if r.action not in cup_actions} == {
+        (f"tournament {demo.poker_id}", club)
+    }
+    assert {(r.target, r.club_id) for r in rows if r.action in cup_actions} == {(f"cup {demo.pusoy_code}", cup_club)}
     assert levels >= 5  # advance-clocks recorded every level change up to the end
     docs = {d["source"]: d for d in out["documents"]}
     assert sorted(docs) == ["poker", "pusoy"] and all(d["delivery"] == "pending" for d in docs.values())

@@ -232,16 +232,17 @@ def test_ac_3_a_poker_command_s_audit_row_names_the_tournament_s_club(committed,
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
     with unit_of_work(committed) as session:
         t = poker_world.tournament(session, club_id=club_id, status="registration_open", start=start, late_reg=None)
-        poker_world.player(session, "Ilya Orlov", handle="ilya")
+        ilya = poker_world.player(session, "Ilya Orlov", handle="ilya")
     before = len(_trail(committed))
     assert j("--as", "floor-kira", "poker", "register", str(t.id), "ilya")["status"] == "active"
     (row,) = _trail(committed)[before:]
     assert (row.actor_label, row.action, row.target, row.club_id) == (
         "floor-kira",
         "poker register",
-        f"{t.id} ilya",
+        f"{t.id} ⟦handle {ilya.id}⟧",  # AC-5: the trail keeps the player's id; a reader sees the handle
         club_id,
     )
+    assert j("audit")[0]["target"] == f"{t.id} ilya"
 
 
 def test_ac_3_reads_leave_no_audit_row_and_the_trail_shows_the_newest_first(committed, club_id, home):
@@ -314,7 +315,9 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
 
 
 def test_ac_3_a_player_s_name_and_birth_date_stay_out_of_the_trail(committed):
-    """Forgetting (1.6.1) erases them from the player's row: the trail never held them."""
-    j("--as", "desk", "player", "add", "Rita Sokolova", "rita", "--born", "1992-03-04")
+    """Forgetting (1.6.1) erases them from the player's row: the trail never held them, nor the handle
+    (a mark of the player's id, tests/integration/test_audit_trail.py)."""
+    made = j("--as", "desk", "player", "add", "Rita Sokolova", "rita", "--born", "1992-03-04")
     (row,) = _trail(committed)
-    assert (row.action, row.target, row.data) == ("player add", "rita", {"handle": "rita"})
+    mark = f"⟦handle {made['id']}⟧"
+    assert (row.action, row.target, row.data) == ("player add", mark, {"handle": mark})

@@ -37,6 +37,19 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
     player = {"player": "anna"}
     return {
         "account.sign-in": ("POST", "/session", {"email": "x@example.org", "password": "wrong one"}, "nothing"),
+        "account.reset": ("POST", "/password-resets", {"email": "x@example.org"}, "nothing"),
+        "account.set-password": (
+            "POST",
+            "/password",
+            {"link": "n" * 43, "password": "a new passphrase", "repeated": "a new passphrase"},
+            "nothing",
+        ),
+        "account.change-password": (
+            "POST",
+            "/me/password",
+            {"current": "not the password", "password": "a new passphrase", "repeated": "a new passphrase"},
+            "nothing",
+        ),
         "account.sign-out": ("DELETE", "/session", None, "nothing"),
         "account.read": ("GET", "/me", None, "nothing"),
         "account.data": ("GET", "/me/data", None, "nothing"),

@@ -56,6 +56,9 @@ POLICY: dict[str, Rule] = {
     "pusoy.browse": _rule(Scope.PUBLIC, writes=False),
     # a person's own account
     "account.sign-in": _rule(Scope.PUBLIC),
+    "account.reset": _rule(Scope.PUBLIC),  # ask for a reset link (the same answer for every address)
+    "account.set-password": _rule(Scope.PUBLIC),  # by a reset link: the link is the credential
+    "account.change-password": _rule(Scope.ACCOUNT),
     "account.sign-out": _rule(Scope.ACCOUNT),
     "account.read": _rule(Scope.ACCOUNT, writes=False),
     "account.data": _rule(Scope.ACCOUNT, writes=False),

@@ -167,6 +167,14 @@ def link_opens(session: Session, secret: str, purpose: str, now: datetime) -> bo
     return _open_link(session, secret, purpose, now, lock=False) is not None
 
 
+def link_holder(session: Session, secret: str, purpose: str, now: datetime) -> Account:
+    """The account a link would open now (not spent yet); an unknown, spent or expired link is refused."""
+    link = _open_link(session, secret, purpose, now, lock=False)
+    if link is None:
+        raise DomainError("link-expired", "This link has expired or was used already: ask for a new one.")
+    return session.get(Account, link.account_id)
+
+
 def use_link(session: Session, secret: str, purpose: str, now: datetime) -> Account:
     """The account a link opens, once: the link is spent. An unknown, spent or expired link is refused."""
     link = _open_link(session, secret, purpose, now, lock=True)

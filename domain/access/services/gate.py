@@ -46,13 +46,17 @@ def act(
     *,
     target: Target | None = NOWHERE,
     missing: NotFound | None = None,
-    describe: str,
+    describe: str | Callable[[Any], str | None],
     data: dict | None = None,
 ) -> Any:
-    """`action` by `actor`: allowed by the policy, done, and audited when it writes (AC-3)."""
+    """`action` by `actor`: allowed by the policy, done, and audited when it writes (AC-3). `describe`
+    may be a function of the use case's result: None when the use case changed nothing (a reset asked
+    for an address with no account, a wrong current password), and then no row is written."""
     allow(actor, action, target, missing)
     result = do(session, actor, now)
     if POLICY[action].writes:
-        club_id = target.club_id if target else None
-        audit.record(session, actor, action, now, target=describe, club_id=club_id, data=data)
+        described = describe(result) if callable(describe) else describe
+        if described is not None:
+            club_id = target.club_id if target else None
+            audit.record(session, actor, action, now, target=described, club_id=club_id, data=data)
     return result

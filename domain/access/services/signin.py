@@ -67,19 +67,9 @@ def sign_in(
 ) -> SignIn:
     """One sign-in: throttled per account and per address; one argon2 verify; a session on success."""
     key = credentials.email_key(email)[:254]
-    session.execute(text("SELECT pg_advisory_xact_lock(hashtext('sign-in'), hashtext(:key))"), {"key": key})
-    gate = credentials.throttle(
-        _failures(session, SignInAttempt.email_key, key, now),
-        _failures(session, SignInAttempt.address, address, now),
-        now,
-    )
-    if not gate.allowed:
-        return SignIn(
-            None,
-            "too-many-attempts",
-            f"Too many failed sign-ins: try again in {gate.retry_after_s} s.",
-            gate.retry_after_s,
-        )
+    refused = _throttled(session, key, address, now)
+    if refused is not None:
+        return refused
     account = session.scalar(select(Account).where(Account.email_key == key))
     matched = hasher.verify(account.password_hash if account and account.password_hash else _nobody(hasher), password)
     ok = matched and account is not None and account.password_hash is not None
@@ -91,6 +81,38 @@ def sign_in(
     if hasher.needs_rehash(account.password_hash):
         account.password_hash = hasher.hash(password)
     return SignIn(start_session(session, account.id, now, address=address, agent=agent))
+
+
+def _throttled(session: Session, key: str, address: str, now: datetime) -> SignIn | None:
+    """The throttle's refusal, if the account or the address failed too often lately (under the
+    account's advisory lock, held to the end of the transaction)."""
+    session.execute(text("SELECT pg_advisory_xact_lock(hashtext('sign-in'), hashtext(:key))"), {"key": key})
+    gate = credentials.throttle(
+        _failures(session, SignInAttempt.email_key, key, now),
+        _failures(session, SignInAttempt.address, address, now),
+        now,
+    )
+    if gate.allowed:
+        return None
+    return SignIn(
+        None,
+        "too-many-attempts",
+        f"Too many failed sign-ins: try again in {gate.retry_after_s} s.",
+        gate.retry_after_s,
+    )
+
+
+def confirm_password(
+    session: Session, hasher: PasswordHasher, account: Account, password: str, now: datetime, *, address: str
+) -> SignIn | None:
+    """A signed-in person's current password, before it changes: throttled and counted as a sign-in
+    is (a stolen session cannot guess it faster). None when it matches; the caller commits a miss."""
+    refused = _throttled(session, account.email_key, address, now)
+    if refused is not None:
+        return refused
+    ok = account.password_hash is not None and hasher.verify(account.password_hash, password)
+    session.add(SignInAttempt(email_key=account.email_key, address=address, at=now, succeeded=ok))
+    return None if ok else SignIn(None, "wrong-password", "That is not your current password.")
 
 
 def start_session(session: Session, account_id: int, now: datetime, *, address: str | None, agent: str | None) -> str:

@@ -39,12 +39,15 @@ def create_api(
     code_limits=None,
     *,
     webhook_key: bytes,
+    reset_limits=None,
+    send_reset=None,
 ) -> FastAPI:
     """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`;
     `code_limits` (a `RateLimit`) throttles the calls that name a cup by its join code; webhook
-    endpoints' secrets are derived from `webhook_key` (the platform key)."""
+    endpoints' secrets are derived from `webhook_key` (the platform key); `reset_limits` limits the
+    reset links asked for per address, and `send_reset(email, locale, secret)` sends one."""
     app = FastAPI(title="Tourney API", version="1", description=DESCRIPTION, docs_url=None, redoc_url=None)
-    app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits)
+    app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits, reset_limits, send_reset)
     app.state.webhook_key = webhook_key
     for module in (account, club, desk, hooks, play):
         app.include_router(module.router)

@@ -1,14 +1,28 @@
 """The session and my account: sign in and out, who I am, my data (AC-5), sign out everywhere, my
-tokens, and the password reset links."""
+tokens, the password reset links and a change of password (each audited, AC-3: never the password
+or the link)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import JSONResponse
 
-from domain.access.services import accounts, signin
-from flows.web.api.core import PUBLIC, SECURED, STATUS, Id, SignInBody, anywhere, api_of, error
-from flows.web.auth import COOKIE
+from domain.access.services import accounts, passwords, signin
+from domain.access.services.gate import Refused
+from flows.web.api.core import (
+    PUBLIC,
+    SECURED,
+    STATUS,
+    ChangePasswordBody,
+    Id,
+    NewPasswordBody,
+    ResetBody,
+    SignInBody,
+    anywhere,
+    api_of,
+    error,
+)
+from flows.web.auth import COOKIE, CSRF_HEADER
 
 router = APIRouter(tags=["account"])
 
@@ -94,3 +108,83 @@ def revoke_my_token(request: Request, token_id: Id) -> dict:
         return {"id": token.id, "revoked_at": token.revoked_at}
 
     return api_of(request).run(request, "account.revoke-token", anywhere, do, describe=f"token {token_id}")
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+@router.post("/password-resets", operation_id="account.reset", openapi_extra=PUBLIC, status_code=202)
+def ask_reset(request: Request, body: ResetBody, background: BackgroundTasks) -> dict:
+    """Ask for a link to set a new password, sent by e-mail (valid 1 hour, used once). The answer is the
+    same whatever the address (it never tells whether it has an account); at most 5 asks per address
+    in 15 minutes (429 `too-many-resets`), one letter a minute per account."""
+    api = api_of(request)
+    now = api.clock()
+    if api.reset_limits is not None and not api.reset_limits.allow(_address(request)):
+        raise Refused("too-many-resets", "Too many resets asked for from here: try again later.")
+    with api.db() as session:
+        caller = api.auth.identify(session, request, now)
+        if not api.auth.csrf_ok(caller, request.headers.get(CSRF_HEADER)):
+            raise Refused("csrf", "This write carries no valid CSRF token: reload the page and try again.")
+        found = passwords.ask_reset(session, caller.actor, body.email.strip(), now)
+    if found is not None and api.send_reset is not None:
+        account, secret = found
+        background.add_task(api.send_reset, account.email, account.locale, secret)
+    return {"sent": True}
+
+
+@router.post("/password", operation_id="account.set-password", openapi_extra=PUBLIC)
+def set_password(request: Request, body: NewPasswordBody):
+    """A new password by the e-mailed link (`link`: its secret), twice: the link is spent, every session of
+    the account ends and this caller is signed in afresh (the session cookie, and the CSRF token). An
+    unknown, spent or expired link: 410 `link-expired`; a password's problems: 409, all at once."""
+    api = api_of(request)
+    now = api.clock()
+    with api.db() as session:
+        account = passwords.reset(session, api.hasher, body.link, body.password, body.repeated, now)
+        fresh = signin.start_session(
+            session, account.id, now, address=_address(request), agent=request.headers.get("user-agent")
+        )
+    response = JSONResponse({"csrf": api.auth.csrf(fresh)})
+    api.auth.set_cookie(response, fresh)
+    return response
+
+
+@router.post("/me/password", operation_id="account.change-password", dependencies=SECURED)
+def change_password(request: Request, body: ChangePasswordBody):
+    """Change my password: the current one (throttled as a sign-in is: 401 `wrong-password`, 429
+    `too-many-attempts`), the new one twice. Every session of my account ends; a browser (signed in by
+    its cookie) is signed in afresh and gets its new CSRF token."""
+    api = api_of(request)
+    now = api.clock()
+    with api.db() as session:
+        caller = api.auth.identify(session, request, now)
+        if not api.auth.csrf_ok(caller, request.headers.get(CSRF_HEADER)):
+            raise Refused("csrf", "This write carries no valid CSRF token: reload the page and try again.")
+        refused = passwords.change(
+            session,
+            api.hasher,
+            caller.actor,
+            body.current,
+            body.password,
+            body.repeated,
+            now,
+            address=_address(request),
+        )
+        fresh = None
+        if refused is None and caller.by_cookie:
+            fresh = signin.start_session(
+                session,
+                caller.actor.account_id,
+                now,
+                address=_address(request),
+                agent=request.headers.get("user-agent"),
+            )
+    if refused is not None:  # committed: the miss counts for the throttle
+        headers = {"retry-after": str(refused.retry_after_s)} if refused.retry_after_s else None
+        return error(STATUS.get(refused.code, 401), refused.code, refused.message, headers=headers)
+    response = JSONResponse({"changed": True} | ({"csrf": api.auth.csrf(fresh)} if fresh else {}))
+    if fresh:
+        api.auth.set_cookie(response, fresh)
+    return response

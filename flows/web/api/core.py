@@ -47,6 +47,9 @@ STATUS = {
     "too-many-attempts": 429,
     "too-many-codes": 429,
     "account-blocked": 403,
+    "wrong-password": 401,
+    "link-expired": 410,
+    "too-many-resets": 429,
 }
 
 
@@ -57,6 +60,22 @@ class Strict(BaseModel):
 class SignInBody(Strict):
     email: str = Field(min_length=3, max_length=254, examples=["floor@club.example"])
     password: str = Field(min_length=1, max_length=256)
+
+
+class ResetBody(Strict):
+    email: str = Field(min_length=1, max_length=254, examples=["floor@club.example"])
+
+
+class NewPasswordBody(Strict):
+    link: str = Field(min_length=1, max_length=100, description="the secret of the e-mailed link (/reset/SECRET)")
+    password: str = Field(min_length=1, max_length=257)
+    repeated: str = Field(min_length=1, max_length=257)
+
+
+class ChangePasswordBody(Strict):
+    current: str = Field(min_length=1, max_length=256)
+    password: str = Field(min_length=1, max_length=257)
+    repeated: str = Field(min_length=1, max_length=257)
 
 
 class PlayerBody(Strict):
@@ -131,9 +150,20 @@ def domain_error(exc: DomainError) -> JSONResponse:
 class Api:
     """The operations' shared steps; `clock` is the entry point's (tests pass their own)."""
 
-    def __init__(self, db: Callable, auth: Auth, hasher, clock: Callable[[], datetime], code_limits=None):
+    def __init__(
+        self,
+        db: Callable,
+        auth: Auth,
+        hasher,
+        clock: Callable[[], datetime],
+        code_limits=None,
+        reset_limits=None,
+        send_reset: Callable[[str, str, str], None] | None = None,
+    ):
         self.db, self.auth, self.hasher, self.clock = db, auth, hasher, clock
         self.code_limits = code_limits  # the join-code rate limit per account (flows/web/site.RateLimit)
+        self.reset_limits = reset_limits  # reset links asked for per address (the pages' limit, shared)
+        self.send_reset = send_reset  # (e-mail, locale, secret): the reset letter, sent after the answer
 
     def run(
         self,

@@ -52,6 +52,7 @@ ROUTES = (
     ("/signup", play.sign_up, ["GET", "POST"]),
     ("/play", play.play, ["GET"]),
     ("/play/join", play.join, ["POST"]),
+    ("/play/certificates/{serial}", play.certificate, ["GET"]),
     ("/play/tournaments/{id}/{what}", play.poker, ["POST"]),
     ("/play/{code}", play.cup, ["GET"]),
     ("/play/{code}/withdraw", play.withdraw, ["POST"]),
@@ -97,6 +98,7 @@ def create_app(
         site.clock,
         code_limits=site.join_limits,
         webhook_key=site.settings.secret_key(),
+        outbox=site.outbox,
     )
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from datetime import date
 
+from anyio import to_thread
 from sqlalchemy import select
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
@@ -32,6 +33,7 @@ from domain.pusoy.services import views as cup_views
 from flows import bootstrap, letters
 from flows.web.accounts import CROSS_SITE, STALE_FORM, _address, _refused, _signed_in, _to_sign_in
 from flows.web.auth import Caller, same_origin
+from flows.web.certificates import SERIAL, pdf_download, stored_file
 from flows.web.site import JOIN_CODE, Site, path_id, preferred_locale
 from infra import i18n
 
@@ -304,7 +306,7 @@ async def cup(site: Site, request: Request) -> Response:
         locale = _locale(session, caller, request)
 
         def read(s, actor, at):
-            return cup_views.player_view(s, code, mine.handle_of(s, actor.player_id) if actor.player_id else None)
+            return mine.cup_view(s, code, actor.player_id)
 
         view = gate.act(
             session,
@@ -365,3 +367,44 @@ async def cup_events(site: Site, request: Request) -> Response:
             return views.pusoy_version(session, code)
 
     return await site.stream(request, f"pusoy:{code}", fingerprint, lambda now: {"version": fingerprint(), "at": now})
+
+
+# -- my certificates -----------------------------------------------------------------------------------
+
+
+async def certificate(site: Site, request: Request) -> Response:
+    """`/play/certificates/<serial>`: my own certificate, the stored signed PDF (with my full name, AC-5),
+    through the API's steps (`player.certificate`); another player's is the same 404 as a missing one."""
+    serial = request.path_params["serial"]
+    now = site.clock()
+    if not SERIAL.match(serial):
+        raise HTTPException(404)
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return None
+        found = targets.certificate(session, serial)
+        missing = NotFound("certificate-not-found", "no such certificate")
+        gate.act(
+            session,
+            caller.actor,
+            "player.certificate",
+            now,
+            lambda s, a, at: None,
+            target=found[0] if found else None,
+            missing=missing,
+            describe=serial,
+        )
+        return found[1]
+
+    try:
+        held = await site.write(run)
+    except DomainError:
+        raise HTTPException(404) from None
+    if held is None:
+        return _to_sign_in(site, f"/play/certificates/{serial}")
+    data = await to_thread.run_sync(stored_file, site.outbox, held.folder, held.filename, held.sha256)
+    if data is None:
+        raise HTTPException(404)
+    return pdf_download(data, serial)

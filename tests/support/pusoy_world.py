@@ -104,3 +104,31 @@ def complete_pusoy(session, crown: bool = True, **kw):
     assert pusoy_rounds.complete_round(session, t.id, 2, NOW).outcome == "champion"
     session.refresh(t)
     return t, roles, finalists
+
+
+def won_by(session: Session, champion: str, now: datetime = NOW, **kw):
+    """An 8-player, 1-game cup that `champion` wins: `champion` and u01..u07 join; in every round each
+    table finishes `champion` first, the others in name order, so no playoff is ever needed (the tie
+    of the two runners-up of round 1 does not straddle the cut-off). Completed; refreshed."""
+    kw.setdefault("organizer", "org")
+    t = pusoy_setup.create(session, name=kw.pop("name", "Cup"), capacity=8, games_per_round=1, now=now, **kw)
+    for name in (champion, *(f"u{i:02d}" for i in range(1, 8))):
+        pusoy_setup.join(session, t.code, name, now)
+    for round_no in (1, 2):
+        for table, players in seating(session, t.id, round_no).items():
+            order = sorted(players, key=lambda p: (p != champion, p))
+            pusoy_reports.report(
+                session,
+                t.code,
+                round_no=round_no,
+                table=table,
+                game=1,
+                finishes=[(p, i) for i, p in enumerate(order, start=1)],
+                two_of_diamonds=None,
+                now=now,
+                by="floor",
+            )
+        pusoy_rounds.complete_round(session, t.id, round_no, now)
+    session.refresh(t)
+    assert t.champion == champion
+    return t

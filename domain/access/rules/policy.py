@@ -68,6 +68,7 @@ POLICY: dict[str, Rule] = {
     "pusoy.join": _rule(Scope.PLAYER, Role.PLAYER),
     "pusoy.withdraw": _rule(Scope.PLAYER, Role.PLAYER),
     "pusoy.mine": _rule(Scope.PLAYER, Role.PLAYER, writes=False),
+    "player.certificate": _rule(Scope.PLAYER, Role.PLAYER, writes=False),  # only its holder (AC-5)
     # a club's staff, reading
     "club.tournaments": _rule(Scope.CLUB, *STAFF, writes=False),
     "poker.entries": _rule(Scope.CLUB, *STAFF, writes=False),

@@ -3,11 +3,13 @@ game server reports games of the cups its token is bound to; the operator blocks
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request, Response
 from fastapi.encoders import jsonable_encoder
 
-from domain.access.services import accounts
-from domain.access.services.mine import handle_of
+from domain.access.services import accounts, targets
+from domain.access.services.mine import cup_view, handle_of
 from domain.access.tables import Account
 from domain.errors import NotFound
 from domain.poker.services import entries
@@ -26,6 +28,7 @@ from flows.web.api.core import (
     cup_of,
     tournament_of,
 )
+from flows.web.certificates import pdf_download, stored_file
 
 router = APIRouter()
 PUBLIC_CUP = (
@@ -90,7 +93,7 @@ def my_cup(request: Request, code: Code) -> dict:
         request,
         "pusoy.mine",
         cup_of(code),
-        lambda s, actor, now: cup_views.player_view(s, code, handle_of(s, actor.player_id)),
+        lambda s, actor, now: cup_view(s, code, actor.player_id),
         describe=f"cup {code.upper()}",
         code=code,
     )
@@ -140,6 +143,36 @@ def my_entries(request: Request) -> dict:
     return api_of(request).run(
         request, "player.entries", anywhere, lambda s, actor, now: entries_of(s, actor.player_id), describe="mine"
     )
+
+
+Serial = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", examples=["PD-000007-01"])]
+
+
+@router.get(
+    "/me/certificates/{serial}",
+    operation_id="player.certificate",
+    dependencies=SECURED,
+    tags=["players"],
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}, "description": "the stored, signed PDF"}},
+)
+def my_certificate(request: Request, serial: Serial) -> Response:
+    """My own certificate (the stored, signed PDF, with my full name: AC-5), by its serial (`GET /me/entries`
+    lists them). Another player's certificate is the same 404 as one that does not exist (AC-2)."""
+    held = {}
+
+    def locate(session):
+        found = targets.certificate(session, serial)
+        if found is not None:
+            held["it"] = found[1]
+        return (found[0] if found else None), NotFound("certificate-not-found", f"no certificate {serial}")
+
+    api_of(request).run(request, "player.certificate", locate, lambda s, actor, now: None, describe=serial)
+    it = held["it"]
+    data = stored_file(request.app.state.outbox, it.folder, it.filename, it.sha256)
+    if data is None:  # the record is there, the file is not (or was changed): nothing to hand out
+        raise NotFound("certificate-file-missing", f"the file of certificate {serial} is not in the outbox")
+    return pdf_download(data, serial)
 
 
 @router.post("/pusoy/{code}/reports", operation_id="pusoy.report", dependencies=SECURED, tags=["game servers"])

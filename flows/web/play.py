@@ -31,7 +31,16 @@ from domain.public.services import views
 from domain.pusoy.services import setup
 from domain.pusoy.services import views as cup_views
 from flows import bootstrap, letters
-from flows.web.accounts import CROSS_SITE, STALE_FORM, _address, _refused, _signed_in, _to_sign_in
+from flows.web.accounts import (
+    CROSS_SITE,
+    STALE_FORM,
+    StaleForm,
+    _address,
+    _refused,
+    _signed_in,
+    _to_sign_in,
+    form_act,
+)
 from flows.web.auth import Caller, same_origin
 from flows.web.certificates import SERIAL, pdf_download, stored_file
 from flows.web.site import JOIN_CODE, Site, path_id, preferred_locale
@@ -68,10 +77,6 @@ REFUSALS = {  # why a join, withdrawal or registration was refused (the services
 }
 log = logging.getLogger(__name__)
 ACTIONS = {"register": "poker.register-self", "unregister": "poker.unregister-self"}
-
-
-class _Stale(Exception):
-    """A form of the session without its CSRF token: raised inside the transaction, nothing written."""
 
 
 class _Throttled(Exception):
@@ -250,38 +255,28 @@ async def poker(site: Site, request: Request) -> Response:
 
 
 async def _act(site, request, form, action, code, do, *, then, tournament=None) -> Response:
-    """A player's change from a page: signed in by the cookie, its CSRF field, the join-code limit per
-    account, then the API's steps (`gate.act`); 303 to `then`; refused: `/play` with the reason."""
-    now = site.clock()
+    """A player's change from a page (`form_act`): the join-code limit per account first when it names a
+    cup; 303 to `then`; refused: `/play` with the reason."""
 
-    def run(session):
-        caller = _signed_in(site, session, request, now)
-        if caller is None:
-            return "signed-out"
-        if not site.auth.csrf_ok(caller, form.get("csrf")):
-            raise _Stale
-        if code is not None:
-            if not _code_allowed(site, caller, code):
-                raise _Throttled
-            if not JOIN_CODE.match(code):
-                raise NotFound("unknown-code", "no such code")
-            target, missing = targets.cup(session, code), NotFound("unknown-code", "no such code")
-        else:
-            target = targets.tournament(session, tournament)
-            missing = NotFound("tournament-not-found", "no such tournament")
-        gate.act(session, caller.actor, action, now, do, target=target, missing=missing, describe=then)
-        return "done"
+    def locate(session, caller):
+        if code is None:
+            return targets.tournament(session, tournament), NotFound("tournament-not-found", "no such tournament")
+        if not _code_allowed(site, caller, code):
+            raise _Throttled
+        if not JOIN_CODE.match(code):
+            raise NotFound("unknown-code", "no such code")
+        return targets.cup(session, code), NotFound("unknown-code", "no such code")
 
     try:
-        outcome = await site.write(run)
-    except _Stale:
+        done = await form_act(site, request, form, action, do, describe=then, locate=locate)
+    except StaleForm:
         return _refused(site, request, preferred_locale(request), STALE_FORM)
     except _Throttled:
         return await _play_page(site, request, problem=TOO_MANY_CODES, status=429)
     except DomainError as exc:
         status = 404 if isinstance(exc, NotFound) else (401 if exc.code == "sign-in" else 409)
         return await _play_page(site, request, problem=REFUSALS.get(exc.code, exc.message), status=status)
-    if outcome == "signed-out":
+    if not done:
         return _to_sign_in(site, "/play")
     return RedirectResponse(then, status_code=303)
 

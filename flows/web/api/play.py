@@ -183,18 +183,7 @@ def report(request: Request, code: Code, body: ReportBody) -> dict:
     (409 `already-reported`): send an amendment."""
 
     def do(s, actor, now):
-        done = reports.report(
-            s,
-            code,
-            round_no=body.round,
-            table=body.table,
-            game=body.game,
-            finishes=[(player, n) for n, player in enumerate(body.finishes, start=1)],
-            two_of_diamonds=body.two_of_diamonds,
-            now=now,
-            by=_server(actor),
-            playoff=body.playoff,
-        )
+        done = reports.report(s, code, **_game(body, actor, now))
         return {"tournament_id": done.tournament_id, "round_ready": done.round_ready, "repeated": done.repeated}
 
     out = api_of(request).run(
@@ -213,24 +202,26 @@ def amend(request: Request, code: Code, body: AmendBody) -> dict:
     reason; the finishes before and after are kept in the game's audit."""
 
     def do(s, actor, now):
-        done = reports.amend(
-            s,
-            code,
-            round_no=body.round,
-            table=body.table,
-            game=body.game,
-            finishes=[(player, n) for n, player in enumerate(body.finishes, start=1)],
-            two_of_diamonds=body.two_of_diamonds,
-            now=now,
-            by=_server(actor),
-            reason=body.reason,
-            playoff=body.playoff,
-        )
+        done = reports.amend(s, code, **_game(body, actor, now), reason=body.reason)
         return {"tournament_id": done.tournament_id, "amended": True}
 
     return api_of(request).run(
         request, "pusoy.amend", cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump()
     )
+
+
+def _game(body: ReportBody, actor, now) -> dict:
+    """A report's or an amendment's game, as the services take it: the finishes in order, who reports."""
+    return {
+        "round_no": body.round,
+        "table": body.table,
+        "game": body.game,
+        "finishes": [(player, n) for n, player in enumerate(body.finishes, start=1)],
+        "two_of_diamonds": body.two_of_diamonds,
+        "now": now,
+        "by": _server(actor),
+        "playoff": body.playoff,
+    }
 
 
 def _server(actor) -> str:

@@ -99,6 +99,7 @@ def create_app(
         code_limits=site.join_limits,
         webhook_key=site.settings.secret_key(),
         outbox=site.outbox,
+        sign_up=play.sign_up_door(site),
     )
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]

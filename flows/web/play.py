@@ -12,6 +12,8 @@ sign-up per address. A private cup's code IS its page's address: knowing it is w
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 
 from anyio import to_thread
@@ -99,11 +101,38 @@ def _code_allowed(site: Site, caller: Caller, code: str) -> bool:
 # -- sign up -------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SignUp:
+    """What `/signup` and `POST /api/v1/signup` share beyond the use case: the one per-address throttle
+    (both doors count together) and the letter's delivery after the answer."""
+
+    allow: Callable[[str], bool]  # the address may sign up now (and is counted)
+    deliver: Callable[[signup.Letter], None]
+
+
+def sign_up_door(site: Site) -> SignUp:
+    return SignUp(site.signup_limits.allow, lambda letter: _deliver(site, letter))
+
+
+def sign_up_action(fields: dict[str, str]):
+    """The sign-up as a `gate.act` use case (action `account.sign-up`), for the page and the API alike:
+    every problem at once (nothing written), else the letter to send (None: nothing to send)."""
+    try:
+        born: date | None = date.fromisoformat(fields["birth_date"]) if fields["birth_date"] else None
+    except ValueError:
+        born = None
+
+    def do(session, actor, now):
+        return signup.sign_up(session, fields["email"], fields["name"], fields["handle"], born, fields["locale"], now)
+
+    return do
+
+
 async def sign_up(site: Site, request: Request) -> Response:
     """`/signup`: e-mail, handle, full name, date of birth (and the language). Posted: every problem at
     once (422, nothing written), else the same "check your mail" page whether or not the e-mail had an
     account; the letter goes after the answer (a welcome link, or a reset link to an existing account).
-    At most 10 sign-ups per address in 15 minutes (right or wrong)."""
+    At most 10 sign-ups per address in 15 minutes (right or wrong), the API's counted with the page's."""
     locale = preferred_locale(request)
     if request.method == "GET":
         return _sign_up_form(site, request, locale, {"locale": locale})
@@ -115,15 +144,14 @@ async def sign_up(site: Site, request: Request) -> Response:
         return _refused(site, request, locale, CROSS_SITE)
     if not site.signup_limits.allow(_address(request)):
         return _refused(site, request, locale, TOO_MANY_SIGNUPS, status=429)
-    try:
-        born: date | None = date.fromisoformat(fields["birth_date"]) if fields["birth_date"] else None
-    except ValueError:
-        born = None
     now = site.clock()
+
+    def run(session):
+        actor = site.auth.identify(session, request, now).actor
+        return gate.act(session, actor, "account.sign-up", now, sign_up_action(fields), describe="sign-up")
+
     try:
-        letter = await site.write(
-            signup.sign_up, fields["email"], fields["name"], fields["handle"], born, fields["locale"], now
-        )
+        letter = await site.write(run)
     except DomainError as exc:
         codes = [p.code for p in exc.problems] or [exc.code]
         return _sign_up_form(site, request, fields["locale"], fields, problems=codes, status=422)

@@ -39,6 +39,12 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
     player = {"player": "anna"}
     return {
         "account.sign-in": ("POST", "/session", {"email": "x@example.org", "password": "wrong one"}, "nothing"),
+        "account.sign-up": (
+            "POST",
+            "/signup",
+            {"email": "matrix@example.org", "handle": "matrix", "name": "Mat Rix", "birth_date": "1990-01-01"},
+            "nothing",
+        ),
         "account.sign-out": ("DELETE", "/session", None, "nothing"),
         "account.read": ("GET", "/me", None, "nothing"),
         "account.data": ("GET", "/me/data", None, "nothing"),

@@ -56,6 +56,7 @@ POLICY: dict[str, Rule] = {
     "pusoy.browse": _rule(Scope.PUBLIC, writes=False),
     # a person's own account
     "account.sign-in": _rule(Scope.PUBLIC),
+    "account.sign-up": _rule(Scope.PUBLIC),  # a new player's profile and account (throttled per address)
     "account.sign-out": _rule(Scope.ACCOUNT),
     "account.read": _rule(Scope.ACCOUNT, writes=False),
     "account.data": _rule(Scope.ACCOUNT, writes=False),

@@ -146,7 +146,7 @@ async def sign_out(site: Site, request: Request) -> Response:
         if caller is None:
             return  # nothing to end: the cookie is stale or absent
         if not site.auth.csrf_ok(caller, form.get("csrf")):
-            raise _StaleForm
+            raise StaleForm
 
         def end(s, actor, at):
             signin.end_session(s, caller.session_secret, at)
@@ -155,7 +155,7 @@ async def sign_out(site: Site, request: Request) -> Response:
 
     try:
         await site.write(run)
-    except _StaleForm:
+    except StaleForm:
         return _refused(site, request, preferred_locale(request), STALE_FORM)
     response = RedirectResponse("/", status_code=303)
     site.auth.clear_cookie(response)
@@ -312,7 +312,7 @@ async def change_password(site: Site, request: Request) -> Response:
         if form is None:
             return "form", caller, None
         if not site.auth.csrf_ok(caller, form.get("csrf")):
-            raise _StaleForm
+            raise StaleForm
         field = {k: str(form.get(k) or "")[: MAX_PASSWORD + 1] for k in ("current", "password", "repeated")}
         refused = passwords.change(session, site.hasher, caller.actor, *field.values(), now, address=_address(request))
         if refused is not None:  # committed: the miss counts for the throttle
@@ -325,7 +325,7 @@ async def change_password(site: Site, request: Request) -> Response:
     locale = preferred_locale(request)
     try:
         outcome, caller, fresh = await site.write(run)
-    except _StaleForm:
+    except StaleForm:
         return _refused(site, request, locale, STALE_FORM)
     except DomainError as exc:
         return _password_form(site, request, locale, None, [p.code for p in exc.problems], status=422)
@@ -415,38 +415,44 @@ async def revoke_token(site: Site, request: Request) -> Response:
 
 
 async def _change(site: Site, request: Request, action: str, do, describe: str, *, then: str) -> Response:
-    """A change from the account page: signed in by the cookie, its CSRF field, then the API's steps
-    (`gate.act`); 303 to `then`. Without the CSRF field: a plain 403 page, nothing written."""
+    """A change from the account page: `form_act`; 303 to `then`. Without the CSRF field: a plain 403
+    page, nothing written."""
     form = await request.form()
-    now = site.clock()
-
-    def run(session):
-        caller = _signed_in(site, session, request, now)
-        if caller is None:
-            return "signed-out"
-        if not site.auth.csrf_ok(caller, form.get("csrf")):
-            raise _StaleForm
-        gate.act(session, caller.actor, action, now, do, describe=describe)
-        return "done"
-
     try:
-        outcome = await site.write(run)
+        done = await form_act(site, request, form, action, do, describe=describe)
     except NotFound:
-        outcome = "not-found"
-    except _StaleForm:
-        outcome = "csrf"
-    if outcome == "signed-out":
-        return _to_sign_in(site, "/account")
-    if outcome == "csrf":
-        return _refused(site, request, preferred_locale(request), STALE_FORM)
-    if outcome == "not-found":
         return site.error(request, HTTPException(404))
+    except StaleForm:
+        return _refused(site, request, preferred_locale(request), STALE_FORM)
+    if not done:
+        return _to_sign_in(site, "/account")
     response = RedirectResponse(then, status_code=303)
     if then == "/":  # every session ended, this one too
         site.auth.clear_cookie(response)
     return response
 
 
-class _StaleForm(Exception):
+async def form_act(site: Site, request: Request, form, action: str, do, *, describe: str, locate=None) -> bool:
+    """A person's change from a page's form, by the API's steps, in one transaction: signed in by the
+    cookie, the form's CSRF field, then `locate(session, caller)` (the target and its not-found; default:
+    my account) and `gate.act` (the policy, the use case, the audit row). False when signed out; raises
+    `StaleForm` without the CSRF field, and whatever the policy or the use case refuse with: nothing
+    is written then (not even the session's last use)."""
+    now = site.clock()
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return False
+        if not site.auth.csrf_ok(caller, form.get("csrf")):
+            raise StaleForm
+        target, missing = locate(session, caller) if locate else (gate.NOWHERE, None)
+        gate.act(session, caller.actor, action, now, do, target=target, missing=missing, describe=describe)
+        return True
+
+    return await site.write(run)
+
+
+class StaleForm(Exception):
     """A session's form without its CSRF token: raised inside the transaction, so nothing is written
     (not even the session's last use)."""

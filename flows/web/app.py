@@ -53,6 +53,7 @@ ROUTES = (
     ("/signup", play.sign_up, ["GET", "POST"]),
     ("/play", play.play, ["GET"]),
     ("/play/join", play.join, ["POST"]),
+    ("/play/certificates/{serial}", play.certificate, ["GET"]),
     ("/play/tournaments/{id}/{what}", play.poker, ["POST"]),
     ("/play/{code}", play.cup, ["GET"]),
     ("/play/{code}/withdraw", play.withdraw, ["POST"]),
@@ -100,6 +101,8 @@ def create_app(
         webhook_key=site.settings.secret_key(),
         reset_limits=site.reset_limits,
         send_reset=partial(accounts.deliver_reset, site),
+        outbox=site.outbox,
+        sign_up=play.sign_up_door(site),
     )
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]

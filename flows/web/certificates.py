@@ -190,3 +190,24 @@ def _signed_data(outbox: Path, found: dict) -> dict | None:
 
 def _normal_code(code: str) -> str:
     return code.replace("-", "").upper()
+
+
+def stored_file(outbox: Path, folder: str, filename: str, sha256: str) -> bytes | None:
+    """A stored document's bytes from the outbox, when the file is there and unchanged (its sha256 on
+    record); else None: an altered file is never handed out."""
+    path = (outbox / folder / filename).resolve()
+    if not path.is_relative_to(outbox.resolve()) or not path.is_file():
+        return None
+    data = path.read_bytes()
+    return data if hashlib.sha256(data).hexdigest() == sha256 else None
+
+
+def pdf_download(data: bytes, serial: str) -> Response:
+    return Response(
+        data,
+        media_type="application/pdf",
+        headers={
+            "content-disposition": f'attachment; filename="certificate-{serial}.pdf"',
+            "cache-control": "private, no-store",
+        },
+    )

@@ -12,8 +12,11 @@ sign-up per address. A private cup's code IS its page's address: knowing it is w
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 
+from anyio import to_thread
 from sqlalchemy import select
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
@@ -30,8 +33,18 @@ from domain.public.services import views
 from domain.pusoy.services import setup
 from domain.pusoy.services import views as cup_views
 from flows import bootstrap, letters
-from flows.web.accounts import CROSS_SITE, STALE_FORM, _address, _refused, _signed_in, _to_sign_in
+from flows.web.accounts import (
+    CROSS_SITE,
+    STALE_FORM,
+    StaleForm,
+    _address,
+    _refused,
+    _signed_in,
+    _to_sign_in,
+    form_act,
+)
 from flows.web.auth import Caller, same_origin
+from flows.web.certificates import SERIAL, pdf_download, stored_file
 from flows.web.site import JOIN_CODE, Site, path_id, preferred_locale
 from infra import i18n
 
@@ -68,10 +81,6 @@ log = logging.getLogger(__name__)
 ACTIONS = {"register": "poker.register-self", "unregister": "poker.unregister-self"}
 
 
-class _Stale(Exception):
-    """A form of the session without its CSRF token: raised inside the transaction, nothing written."""
-
-
 class _Throttled(Exception):
     """Too many join codes from this account."""
 
@@ -92,11 +101,38 @@ def _code_allowed(site: Site, caller: Caller, code: str) -> bool:
 # -- sign up -------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SignUp:
+    """What `/signup` and `POST /api/v1/signup` share beyond the use case: the one per-address throttle
+    (both doors count together) and the letter's delivery after the answer."""
+
+    allow: Callable[[str], bool]  # the address may sign up now (and is counted)
+    deliver: Callable[[signup.Letter], None]
+
+
+def sign_up_door(site: Site) -> SignUp:
+    return SignUp(site.signup_limits.allow, lambda letter: _deliver(site, letter))
+
+
+def sign_up_action(fields: dict[str, str]):
+    """The sign-up as a `gate.act` use case (action `account.sign-up`), for the page and the API alike:
+    every problem at once (nothing written), else the letter to send (None: nothing to send)."""
+    try:
+        born: date | None = date.fromisoformat(fields["birth_date"]) if fields["birth_date"] else None
+    except ValueError:
+        born = None
+
+    def do(session, actor, now):
+        return signup.sign_up(session, fields["email"], fields["name"], fields["handle"], born, fields["locale"], now)
+
+    return do
+
+
 async def sign_up(site: Site, request: Request) -> Response:
     """`/signup`: e-mail, handle, full name, date of birth (and the language). Posted: every problem at
     once (422, nothing written), else the same "check your mail" page whether or not the e-mail had an
     account; the letter goes after the answer (a welcome link, or a reset link to an existing account).
-    At most 10 sign-ups per address in 15 minutes (right or wrong)."""
+    At most 10 sign-ups per address in 15 minutes (right or wrong), the API's counted with the page's."""
     locale = preferred_locale(request)
     if request.method == "GET":
         return _sign_up_form(site, request, locale, {"locale": locale})
@@ -108,15 +144,14 @@ async def sign_up(site: Site, request: Request) -> Response:
         return _refused(site, request, locale, CROSS_SITE)
     if not site.signup_limits.allow(_address(request)):
         return _refused(site, request, locale, TOO_MANY_SIGNUPS, status=429)
-    try:
-        born: date | None = date.fromisoformat(fields["birth_date"]) if fields["birth_date"] else None
-    except ValueError:
-        born = None
     now = site.clock()
+
+    def run(session):
+        actor = site.auth.identify(session, request, now).actor
+        return gate.act(session, actor, "account.sign-up", now, sign_up_action(fields), describe="sign-up")
+
     try:
-        letter = await site.write(
-            signup.sign_up, fields["email"], fields["name"], fields["handle"], born, fields["locale"], now
-        )
+        letter = await site.write(run)
     except DomainError as exc:
         codes = [p.code for p in exc.problems] or [exc.code]
         return _sign_up_form(site, request, fields["locale"], fields, problems=codes, status=422)
@@ -248,38 +283,28 @@ async def poker(site: Site, request: Request) -> Response:
 
 
 async def _act(site, request, form, action, code, do, *, then, tournament=None) -> Response:
-    """A player's change from a page: signed in by the cookie, its CSRF field, the join-code limit per
-    account, then the API's steps (`gate.act`); 303 to `then`; refused: `/play` with the reason."""
-    now = site.clock()
+    """A player's change from a page (`form_act`): the join-code limit per account first when it names a
+    cup; 303 to `then`; refused: `/play` with the reason."""
 
-    def run(session):
-        caller = _signed_in(site, session, request, now)
-        if caller is None:
-            return "signed-out"
-        if not site.auth.csrf_ok(caller, form.get("csrf")):
-            raise _Stale
-        if code is not None:
-            if not _code_allowed(site, caller, code):
-                raise _Throttled
-            if not JOIN_CODE.match(code):
-                raise NotFound("unknown-code", "no such code")
-            target, missing = targets.cup(session, code), NotFound("unknown-code", "no such code")
-        else:
-            target = targets.tournament(session, tournament)
-            missing = NotFound("tournament-not-found", "no such tournament")
-        gate.act(session, caller.actor, action, now, do, target=target, missing=missing, describe=then)
-        return "done"
+    def locate(session, caller):
+        if code is None:
+            return targets.tournament(session, tournament), NotFound("tournament-not-found", "no such tournament")
+        if not _code_allowed(site, caller, code):
+            raise _Throttled
+        if not JOIN_CODE.match(code):
+            raise NotFound("unknown-code", "no such code")
+        return targets.cup(session, code), NotFound("unknown-code", "no such code")
 
     try:
-        outcome = await site.write(run)
-    except _Stale:
+        done = await form_act(site, request, form, action, do, describe=then, locate=locate)
+    except StaleForm:
         return _refused(site, request, preferred_locale(request), STALE_FORM)
     except _Throttled:
         return await _play_page(site, request, problem=TOO_MANY_CODES, status=429)
     except DomainError as exc:
         status = 404 if isinstance(exc, NotFound) else (401 if exc.code == "sign-in" else 409)
         return await _play_page(site, request, problem=REFUSALS.get(exc.code, exc.message), status=status)
-    if outcome == "signed-out":
+    if not done:
         return _to_sign_in(site, "/play")
     return RedirectResponse(then, status_code=303)
 
@@ -304,7 +329,7 @@ async def cup(site: Site, request: Request) -> Response:
         locale = _locale(session, caller, request)
 
         def read(s, actor, at):
-            return cup_views.player_view(s, code, mine.handle_of(s, actor.player_id) if actor.player_id else None)
+            return mine.cup_view(s, code, actor.player_id)
 
         view = gate.act(
             session,
@@ -365,3 +390,44 @@ async def cup_events(site: Site, request: Request) -> Response:
             return views.pusoy_version(session, code)
 
     return await site.stream(request, f"pusoy:{code}", fingerprint, lambda now: {"version": fingerprint(), "at": now})
+
+
+# -- my certificates -----------------------------------------------------------------------------------
+
+
+async def certificate(site: Site, request: Request) -> Response:
+    """`/play/certificates/<serial>`: my own certificate, the stored signed PDF (with my full name, AC-5),
+    through the API's steps (`player.certificate`); another player's is the same 404 as a missing one."""
+    serial = request.path_params["serial"]
+    now = site.clock()
+    if not SERIAL.match(serial):
+        raise HTTPException(404)
+
+    def run(session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return None
+        found = targets.certificate(session, serial)
+        missing = NotFound("certificate-not-found", "no such certificate")
+        gate.act(
+            session,
+            caller.actor,
+            "player.certificate",
+            now,
+            lambda s, a, at: None,
+            target=found[0] if found else None,
+            missing=missing,
+            describe=serial,
+        )
+        return found[1]
+
+    try:
+        held = await site.write(run)
+    except DomainError:
+        raise HTTPException(404) from None
+    if held is None:
+        return _to_sign_in(site, f"/play/certificates/{serial}")
+    data = await to_thread.run_sync(stored_file, site.outbox, held.folder, held.filename, held.sha256)
+    if data is None:
+        raise HTTPException(404)
+    return pdf_download(data, serial)

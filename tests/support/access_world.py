@@ -6,8 +6,10 @@ get a password too. Times are the real now's (the web server runs on the wall cl
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from sqlalchemy.orm import Session
 
@@ -37,6 +39,8 @@ class World:
     account_ids: dict[str, int] = field(default_factory=dict)
     players: dict[str, int] = field(default_factory=dict)  # player actor -> player id
     sessions: dict[str, str] = field(default_factory=dict)  # actor name -> session secret (signed in by cookie)
+    certificate: str = ""  # the player's own stored certificate (`certificates=True`)
+    other_certificate: str = ""  # another player's
 
     def headers(self, who: str) -> dict[str, str]:
         """What a request of `who` carries: its bearer token, else its session cookie and CSRF token."""
@@ -70,8 +74,10 @@ def _account(session, w: World, name: str, now, *, roles=(), player_id=None, has
         w.sessions[name] = signin.start_session(session, account.id, now, address="127.0.0.1", agent="tests")
 
 
-def build(engine, hasher=None, passwords: tuple[str, ...] = ()) -> World:
-    """The world, committed. `passwords`: the actors that also get a password (hashed with `hasher`)."""
+def build(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: Path | None = None) -> World:
+    """The world, committed. `passwords`: the actors that also get a password (hashed with `hasher`).
+    `outbox`: also a finished tournament of club A that the player won, another player taking the 2nd
+    place's prize, each with a stored certificate (its file in `outbox`)."""
     now = datetime.now(UTC)
     with unit_of_work(engine) as session:
         a = poker_world.club(session, fresh=True)
@@ -105,7 +111,49 @@ def build(engine, hasher=None, passwords: tuple[str, ...] = ()) -> World:
         _, w.tokens["server"] = signin.create_token(session, server, "game server 1", [f"cup:{cup.code}"], now)
         _account(session, w, "nobody", now)  # an account with no role: nothing to act on
         w.account_ids["spare"] = accounts.add(session, "spare@example.org", now).id  # to be blocked, granted
+        if outbox is not None:
+            w.certificate, w.other_certificate = _certificates(session, a.id, p, outbox, now)
         return w
+
+
+def _certificates(session: Session, club_id: int, anna, outbox: Path, now) -> tuple[str, str]:
+    """Anna wins a tournament of the club, Boris takes the 2nd place's prize; their certificates' rows
+    and files as publishing leaves them (a stand-in PDF: the matrix checks who may take it, not its
+    contents). Returns (Anna's serial, Boris's)."""
+    from domain.documents.tables import Document, DocumentPublication
+
+    boris = poker_world.player(session, "Boris Godunov", handle="boris")
+    t = poker_world.played(
+        session, [boris, anna], now - timedelta(days=2), "Won", prizes=["Cup", "Medal"], club_id=club_id
+    )
+    folder = f"{club_id}-club/poker-{t.id}"
+    pub = DocumentPublication(
+        source="poker", tournament_id=t.id, tournament=t.name, folder=folder, state="stored", created_at=now
+    )
+    session.add(pub)
+    session.flush()
+    serials = []
+    for n, name in ((1, anna.name), (2, boris.name)):
+        serial = f"SP-{t.id:06d}-{n:02d}"
+        data = f"%PDF-1.7 stand-in {serial}".encode()
+        (outbox / folder).mkdir(parents=True, exist_ok=True)
+        (outbox / folder / f"certificate-{serial}.pdf").write_bytes(data)
+        session.add(
+            Document(
+                publication_id=pub.id,
+                kind="certificate",
+                filename=f"certificate-{serial}.pdf",
+                serial=serial,
+                player=name,
+                sha256=hashlib.sha256(data).hexdigest(),
+                signature="0" * 64,
+                size_bytes=len(data),
+                created_at=now,
+            )
+        )
+        serials.append(serial)
+    session.flush()
+    return serials[0], serials[1]
 
 
 def _settled(session: Session, t, now) -> int:

@@ -273,14 +273,19 @@ def field(session: Session, t: Tournament, names) -> dict[str, Entry]:
     return {name: enter(session, t, name) for name in names}
 
 
-def played(session: Session, players: list[Player], start: datetime, name: str) -> Tournament:
+def played(
+    session: Session, players: list[Player], start: datetime, name: str, *, prizes: Sequence[str] = (), **kw
+) -> Tournament:
     """A finished bounty tournament at `start` with `players`: each busted in turn by the last one, who
-    wins (knockouts an hour in, places stored four hours in)."""
+    wins (knockouts an hour in, places stored four hours in); `prizes`, line n for place n; `kw` as for
+    `tournament()` (a club of its own: `club_id`)."""
     from domain.poker.rules.knockouts import Bust
     from domain.poker.services.knockouts import record_knockouts
-    from domain.poker.services.results import finalize_tournaments
+    from domain.poker.services.results import finalize_tournaments, set_prizes
 
-    t = tournament(session, **BOUNTY | {"start": start, "name": name})
+    t = tournament(session, **BOUNTY | {"start": start, "name": name} | kw)
+    if prizes:
+        set_prizes(session, t.id, list(prizes))
     entries = [enter(session, t, player_id=p.id) for p in players]
     for i, e in enumerate(entries[:-1]):
         record_knockouts(

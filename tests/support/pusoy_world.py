@@ -104,3 +104,40 @@ def complete_pusoy(session, crown: bool = True, **kw):
     assert pusoy_rounds.complete_round(session, t.id, 2, NOW).outcome == "champion"
     session.refresh(t)
     return t, roles, finalists
+
+
+def in_order(session: Session, tournament, round_no: int, first: str | None = None, now: datetime = NOW):
+    """Report one game at every table of a round (1 game a round): `first` wins wherever it sits, the
+    others finish in name order. With 1 game, the only ties are between tables' same places (the k-th
+    of every table level after all eight steps), and with the default brackets the cut-off falls between
+    two places, so no playoff is ever needed (PD-9). Returns the last report's outcome."""
+    last = None
+    for table, players in seating(session, tournament.id, round_no).items():
+        order = sorted(players, key=lambda p: (p != first, p))
+        last = pusoy_reports.report(
+            session,
+            tournament.code,
+            round_no=round_no,
+            table=table,
+            game=1,
+            finishes=[(p, i) for i, p in enumerate(order, start=1)],
+            two_of_diamonds=None,
+            now=now,
+            by="floor",
+        )
+    return last
+
+
+def won_by(session: Session, champion: str, now: datetime = NOW, **kw):
+    """An 8-player, 1-game cup that `champion` wins: `champion` and u01..u07 join, every round is played
+    `in_order` with `champion` first. Completed; refreshed."""
+    kw.setdefault("organizer", "org")
+    t = pusoy_setup.create(session, name=kw.pop("name", "Cup"), capacity=8, games_per_round=1, now=now, **kw)
+    for name in (champion, *(f"u{i:02d}" for i in range(1, 8))):
+        pusoy_setup.join(session, t.code, name, now)
+    for round_no in (1, 2):
+        in_order(session, t, round_no, champion, now)
+        pusoy_rounds.complete_round(session, t.id, round_no, now)
+    session.refresh(t)
+    assert t.champion == champion
+    return t

@@ -19,12 +19,14 @@ from tests.support.db import contents
 
 MISSING = 900_000_001
 MISSING_CUP = "ZZZZZZ"
+MISSING_CERTIFICATE = "SP-999999-99"
 # what a refusal by the policy answers (the objects' own not-found codes, signing in, CSRF)
 REFUSALS = (
     "tournament-not-found",
     "club-not-found",
     "settlement-not-found",
     "unknown-code",
+    "certificate-not-found",
     "not-found",
     "sign-in",
     "csrf",
@@ -50,6 +52,12 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
             {"current": "not the password", "password": "a new passphrase", "repeated": "a new passphrase"},
             "nothing",
         ),
+        "account.sign-up": (
+            "POST",
+            "/signup",
+            {"email": "matrix@example.org", "handle": "matrix", "name": "Mat Rix", "birth_date": "1990-01-01"},
+            "nothing",
+        ),
         "account.sign-out": ("DELETE", "/session", None, "nothing"),
         "account.read": ("GET", "/me", None, "nothing"),
         "account.data": ("GET", "/me/data", None, "nothing"),
@@ -62,6 +70,7 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
         "pusoy.join": ("POST", "/pusoy/{cup}/entries", None, "cup"),
         "pusoy.withdraw": ("DELETE", "/pusoy/{cup}/entries/me", None, "cup"),
         "pusoy.mine": ("GET", "/pusoy/{cup}/me", None, "cup"),
+        "player.certificate": ("GET", "/me/certificates/{cert}", None, "certificate"),
         "club.tournaments": ("GET", "/clubs/{c}/tournaments", None, "club"),
         "club.audit": ("GET", "/clubs/{c}/audit", None, "club"),
         "club.staff": ("GET", "/clubs/{c}/staff", None, "club"),
@@ -123,6 +132,12 @@ def _places(w, names: str) -> list[tuple[str, dict, object]]:
     if names == "account":
         spare = w.account_ids["spare"]
         return [("A", {"a": spare}, spare), ("missing", {"a": MISSING}, MISSING)]
+    if names == "certificate":  # A: the player's own; B: another player's
+        return [
+            ("A", {"cert": w.certificate}, w.certificate),
+            ("B", {"cert": w.other_certificate}, w.other_certificate),
+            ("missing", {"cert": MISSING_CERTIFICATE}, MISSING_CERTIFICATE),
+        ]
     if names == "cup":
         return [
             ("A", {"cup": w.cup}, w.cup),
@@ -142,6 +157,9 @@ def _target(session: Session, names: str, values: dict) -> Target | None:
         return Target()
     if names == "cup":
         return targets.cup(session, values["cup"])
+    if names == "certificate":
+        found = targets.certificate(session, values["cert"])
+        return found[0] if found else None
     if names == "club":
         return targets.club(session, values["c"])
     if names == "tournament":
@@ -161,7 +179,7 @@ def _shape(response, given) -> tuple[int, str]:
 
 @pytest.fixture
 def world(web, committed):
-    w = access_world.build(committed)
+    w = access_world.build(committed, outbox=web.outbox)
     return w
 
 
@@ -196,7 +214,7 @@ def test_ac_2_the_access_matrix(http, committed, world):
         for who, actor in actors.items():
             missing = None
             for which, values, given, target in sorted(places, key=lambda p: p[0] != "missing"):
-                path = template.format(**{"t": "", "c": "", "s": "", "cup": "", "a": "", **values})
+                path = template.format(**{"t": "", "c": "", "s": "", "cup": "", "a": "", "cert": "", **values})
                 allowed = may(actor, action, target) is None
                 if allowed:
                     allowed_cells.append((action, who, which, method, path, body))

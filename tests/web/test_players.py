@@ -142,6 +142,54 @@ def test_ac_1_a_sign_up_from_another_site_is_refused(web, committed):
     assert _snapshot(committed) == before
 
 
+def test_ac_1_signing_up_through_the_api_follows_the_page_s_rules(web, committed, world, http):
+    """AC-1, AC-4: `POST /api/v1/signup` (public): a new address makes the player and the account and
+    gets the welcome link; a known address gets the very same 202 and nothing is made (a reset link goes
+    to its owner); a bad one lists every problem at once (422) and writes nothing; the audit row names
+    the anonymous actor."""
+    body = {**SIGN_UP, "email": "api.player@example.org", "handle": "apiplayer"}
+    fresh = http.post("/api/v1/signup", json=body)
+    assert (fresh.status_code, fresh.json()) == (202, {"status": "check-your-mail"})
+    with Session(committed) as session:
+        account = session.scalar(select(Account).where(Account.email == body["email"]))
+        assert session.get(Player, account.player_id).handle == "apiplayer" and account.password_hash is None
+        audit = session.execute(select(AuditRecord.action, AuditRecord.actor_kind).order_by(AuditRecord.id)).all()
+    assert audit[-1] == ("account.sign-up", "anonymous")
+    assert _link_from_outbox(web, body["email"])
+    players, accounts_ = _count(committed, Player), _count(committed, Account)
+    known = http.post("/api/v1/signup", json={**body, "email": world.emails["player"], "handle": "other2"})
+    assert (known.status_code, known.text) == (fresh.status_code, fresh.text)
+    assert (_count(committed, Player), _count(committed, Account)) == (players, accounts_)
+    assert _link_from_outbox(web, world.emails["player"])
+    before = _snapshot(committed)
+    young = f"{datetime.now(UTC).year - 10}-01-01"
+    bad = http.post("/api/v1/signup", json={**body, "email": "nope", "handle": "ANNA", "name": "", "birth_date": young})
+    assert bad.status_code == 422 and bad.json()["error"] == "bad-sign-up"
+    assert [p["code"] for p in bad.json()["problems"]] == [
+        "bad-email",
+        "name-blank",
+        "player-under-18",
+        "handle-taken",
+    ]
+    assert _snapshot(committed) == before
+
+
+def test_ac_4_the_api_s_sign_ups_and_the_page_s_are_throttled_together_per_address(web, committed, http):
+    """AC-4: at most 10 sign-ups per address in 15 minutes, right or wrong, counted over the page and
+    the API together; the 11th is refused (429) and writes nothing."""
+    with _client(web) as client:
+        for n in range(5):
+            assert client.post("/signup", data={**SIGN_UP, "email": "bad"}).status_code == 422
+    for n in range(5):
+        assert http.post("/api/v1/signup", json={**SIGN_UP, "email": "bad"}).status_code == 422
+    before = _snapshot(committed)
+    refused = http.post("/api/v1/signup", json=SIGN_UP)
+    assert (refused.status_code, refused.json()["error"]) == (429, "too-many-sign-ups")
+    with _client(web) as client:
+        assert client.post("/signup", data=SIGN_UP).status_code == 429
+    assert _snapshot(committed) == before
+
+
 # -- /play: join, withdraw, private cups, poker registration ------------------------------------------
 
 

@@ -59,6 +59,7 @@ POLICY: dict[str, Rule] = {
     "account.reset": _rule(Scope.PUBLIC),  # ask for a reset link (the same answer for every address)
     "account.set-password": _rule(Scope.PUBLIC),  # by a reset link: the link is the credential
     "account.change-password": _rule(Scope.ACCOUNT),
+    "account.sign-up": _rule(Scope.PUBLIC),  # a new player's profile and account (throttled per address)
     "account.sign-out": _rule(Scope.ACCOUNT),
     "account.read": _rule(Scope.ACCOUNT, writes=False),
     "account.data": _rule(Scope.ACCOUNT, writes=False),
@@ -71,6 +72,7 @@ POLICY: dict[str, Rule] = {
     "pusoy.join": _rule(Scope.PLAYER, Role.PLAYER),
     "pusoy.withdraw": _rule(Scope.PLAYER, Role.PLAYER),
     "pusoy.mine": _rule(Scope.PLAYER, Role.PLAYER, writes=False),
+    "player.certificate": _rule(Scope.PLAYER, Role.PLAYER, writes=False),  # only its holder (AC-5)
     # a club's staff, reading
     "club.tournaments": _rule(Scope.CLUB, *STAFF, writes=False),
     "poker.entries": _rule(Scope.CLUB, *STAFF, writes=False),

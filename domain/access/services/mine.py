@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from domain.access.services import audit, signin
 from domain.access.tables import Account, Grant
+from domain.documents.services.holders import certificates_of
 from domain.poker.tables.knockouts_places import FinalPlace
 from domain.poker.tables.tournaments import Player, Registration, Tournament
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
@@ -25,8 +26,22 @@ def handle_of(session: Session, player_id: int | None) -> str:
     return handle
 
 
+def cup_view(session: Session, code: str, player_id: int | None) -> dict[str, Any]:
+    """A player's view of a cup (`pusoy.mine`), with the serial of their own certificate once the cup is
+    complete and its documents stored (the champion's, AC-5), else None."""
+    from domain.pusoy.rules.codes import normalise
+    from domain.pusoy.services import views as cup_views
+
+    view = cup_views.player_view(session, code, handle_of(session, player_id) if player_id else None)
+    tid = session.scalar(select(PusoyTournament.id).where(PusoyTournament.code == normalise(code)))
+    held = certificates_of(session, player_id) if player_id and view.get("entered") else {}
+    view["certificate"] = held.get(("pusoy", tid))
+    return view
+
+
 def entries_of(session: Session, player_id: int | None) -> dict[str, Any]:
-    """A player's registrations (with places once final) at clubs, and their Pusoy Dos cups."""
+    """A player's registrations (with places once final) at clubs, and their Pusoy Dos cups, each with the
+    serial of the player's own certificate there once it is stored (else None)."""
     if player_id is None:
         return {"poker": [], "pusoy": []}
     poker = session.execute(
@@ -41,11 +56,12 @@ def entries_of(session: Session, player_id: int | None) -> dict[str, Any]:
     ).all()
     handle = session.scalar(select(Player.handle).where(Player.id == player_id))
     cups = session.execute(
-        select(PusoyTournament.code, PusoyTournament.name, PusoyTournament.status, PusoyEntry)
+        select(PusoyTournament.code, PusoyTournament.name, PusoyTournament.status, PusoyEntry, PusoyTournament.id)
         .join(PusoyEntry, PusoyEntry.tournament_id == PusoyTournament.id)
         .where(PusoyEntry.player == handle)
         .order_by(PusoyEntry.joined_at.desc())
     ).all()
+    held = certificates_of(session, player_id)
     return {
         "poker": [
             {
@@ -58,6 +74,7 @@ def entries_of(session: Session, player_id: int | None) -> dict[str, Any]:
                 "registered_at": r.registered_at,
                 "checked_in_at": r.checked_in_at,
                 "place": place,
+                "certificate": held.get(("poker", r.tournament_id)),
             }
             for r, name, club, start, place in poker
         ],
@@ -69,8 +86,9 @@ def entries_of(session: Session, player_id: int | None) -> dict[str, Any]:
                 "joined_at": e.joined_at,
                 "left_round": e.left_round,
                 "final_position": e.final_position,
+                "certificate": held.get(("pusoy", tid)),
             }
-            for code, name, status, e in cups
+            for code, name, status, e, tid in cups
         ],
     }
 

@@ -9,6 +9,8 @@ from sqlalchemy.orm import Session
 from domain.access.rules.policy import Target
 from domain.clubs.rules.status import Listing
 from domain.clubs.tables import Club
+from domain.documents.services import holders
+from domain.documents.services.holders import Held
 from domain.poker.tables.tournaments import Settlement, Tournament
 from domain.pusoy.rules.codes import normalise
 from domain.pusoy.tables import PusoyTournament
@@ -42,3 +44,12 @@ def cup(session: Session, code: str) -> Target | None:
         select(PusoyTournament.code, PusoyTournament.club_id).where(PusoyTournament.code == normalise(code))
     ).first()
     return None if row is None else Target(club_id=row.club_id, cup=row.code)
+
+
+def certificate(session: Session, serial: str) -> tuple[Target, Held] | None:
+    """A stored certificate's target: its holder (AC-5). One nobody can be shown to hold is None: the
+    same as a missing one, so no player may take it."""
+    found = holders.holder(session, serial)
+    if found is None or found.player_id is None:
+        return None
+    return Target(player_id=found.player_id), found

@@ -117,6 +117,7 @@ class PusoySheet:
     playoffs: tuple[PusoyPlayoff, ...]
     champion: str
     locale: str = "en"
+    champion_name: str | None = None  # the champion's full name, on their own certificate (AC-5); None: the handle
 
     @property
     def final_standings(self) -> tuple[FinalStanding, ...]:
@@ -224,7 +225,8 @@ def poker_certificates(sheet: PokerSheet) -> tuple[Certificate, ...]:
 
 
 def pusoy_certificates(sheet: PusoySheet) -> tuple[Certificate, ...]:
-    """A Pusoy Dos tournament has no prizes: one certificate, the champion's (DOC-1)."""
+    """A Pusoy Dos tournament has no prizes: one certificate, the champion's (DOC-1), carrying the full
+    name of the player whose handle won (their own certificate, AC-5); the results sheet keeps handles."""
     return (
         Certificate(
             serial=serial("pusoy", sheet.tournament_id, 1),
@@ -233,7 +235,7 @@ def pusoy_certificates(sheet: PusoySheet) -> tuple[Certificate, ...]:
             tournament=sheet.tournament,
             club=sheet.club,
             held_on=sheet.held_on,
-            player=sheet.champion,
+            player=sheet.champion_name or sheet.champion,
             place=1,
             prize=None,
             title=CHAMPION,

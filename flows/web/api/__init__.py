@@ -41,14 +41,21 @@ def create_api(
     webhook_key: bytes,
     reset_limits=None,
     send_reset=None,
+    outbox=None,
+    sign_up=None,
 ) -> FastAPI:
     """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`;
     `code_limits` (a `RateLimit`) throttles the calls that name a cup by its join code; webhook
     endpoints' secrets are derived from `webhook_key` (the platform key); `reset_limits` limits the
-    reset links asked for per address, and `send_reset(email, locale, secret)` sends one."""
+    reset links asked for per address, and `send_reset(email, locale, secret)` sends one; a player's
+    certificate is read from `outbox`; `sign_up` is the sign-up page's own steps
+    (`flows.web.play.SignUp`: its throttle and its letter), so the API's sign-up cannot differ from the
+    page's."""
     app = FastAPI(title="Tourney API", version="1", description=DESCRIPTION, docs_url=None, redoc_url=None)
     app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits, reset_limits, send_reset)
     app.state.webhook_key = webhook_key
+    app.state.outbox = outbox
+    app.state.sign_up = sign_up
     for module in (account, club, desk, hooks, play):
         app.include_router(module.router)
 

@@ -1,14 +1,19 @@
-"""The session and my account: sign in and out, who I am, my data (AC-5), sign out everywhere, my
-tokens, the password reset links and a change of password (each audited, AC-3: never the password
+"""The session and my account: sign up, sign in and out, who I am, my data (AC-5), sign out everywhere,
+my tokens, the password reset links and a change of password (each audited, AC-3: never the password
 or the link)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
 from domain.access.services import accounts, passwords, signin
 from domain.access.services.gate import Refused
+from domain.access.services.signup import Letter
+from domain.errors import DomainError
 from flows.web.api.core import (
     PUBLIC,
     SECURED,
@@ -18,11 +23,13 @@ from flows.web.api.core import (
     NewPasswordBody,
     ResetBody,
     SignInBody,
+    Strict,
     anywhere,
     api_of,
     error,
 )
 from flows.web.auth import COOKIE, CSRF_HEADER
+from flows.web.play import sign_up_action
 
 router = APIRouter(tags=["account"])
 
@@ -188,3 +195,36 @@ def change_password(request: Request, body: ChangePasswordBody):
     if fresh:
         api.auth.set_cookie(response, fresh)
     return response
+
+
+class SignUpBody(Strict):
+    email: str = Field(max_length=254, examples=["nina@example.org"])
+    handle: str = Field(max_length=254, examples=["nina"], description="the name other players see")
+    name: str = Field(
+        max_length=254, examples=["Nina Newbie"], description="the full name (AC-5: certificates, the club's lists)"
+    )
+    birth_date: str = Field(max_length=32, examples=["1995-05-17"], description="ISO date; adults only")
+    locale: Literal["ru", "en"] = "en"
+
+
+@router.post("/signup", operation_id="account.sign-up", openapi_extra=PUBLIC, status_code=202)
+def sign_up(request: Request, body: SignUpBody, background: BackgroundTasks) -> dict:
+    """Sign up as a player: the rules of the `/signup` page. Every problem at once (422 `bad-sign-up`,
+    `problems` with each code, nothing written); otherwise 202 with the same answer whether or not the
+    address had an account (it never tells): a new address gets a welcome letter whose link sets the
+    password, a known one a password reset letter. At most 10 sign-ups per address in 15 minutes,
+    counted with the page's (429 `too-many-sign-ups`)."""
+    door = request.app.state.sign_up
+    if not door.allow(request.client.host if request.client else "?"):
+        raise Refused("too-many-sign-ups", "Too many sign-ups from your address: wait a quarter of an hour.")
+    fields = {k: getattr(body, k).strip() for k in ("email", "handle", "name", "birth_date", "locale")}
+    try:
+        letter = api_of(request).run(request, "account.sign-up", anywhere, sign_up_action(fields), describe="sign-up")
+    except DomainError as exc:
+        if exc.code in STATUS or not exc.problems:
+            raise
+        problems = [{"code": p.code, "message": p.message} for p in exc.problems]
+        return error(422, "bad-sign-up", exc.message, problems)
+    if letter is not None:  # after the answer: its timing tells nothing either
+        background.add_task(door.deliver, Letter(**letter))
+    return {"status": "check-your-mail"}

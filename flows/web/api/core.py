@@ -46,6 +46,7 @@ STATUS = {
     "club-suspended": 403,
     "too-many-attempts": 429,
     "too-many-codes": 429,
+    "too-many-sign-ups": 429,
     "account-blocked": 403,
     "wrong-password": 401,
     "link-expired": 410,

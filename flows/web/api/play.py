@@ -3,11 +3,13 @@ game server reports games of the cups its token is bound to; the operator blocks
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request, Response
 from fastapi.encoders import jsonable_encoder
 
-from domain.access.services import accounts
-from domain.access.services.mine import handle_of
+from domain.access.services import accounts, targets
+from domain.access.services.mine import cup_view, handle_of
 from domain.access.tables import Account
 from domain.errors import NotFound
 from domain.poker.services import entries
@@ -26,6 +28,7 @@ from flows.web.api.core import (
     cup_of,
     tournament_of,
 )
+from flows.web.certificates import pdf_download, stored_file
 
 router = APIRouter()
 PUBLIC_CUP = (
@@ -90,7 +93,7 @@ def my_cup(request: Request, code: Code) -> dict:
         request,
         "pusoy.mine",
         cup_of(code),
-        lambda s, actor, now: cup_views.player_view(s, code, handle_of(s, actor.player_id)),
+        lambda s, actor, now: cup_view(s, code, actor.player_id),
         describe=f"cup {code.upper()}",
         code=code,
     )
@@ -142,6 +145,36 @@ def my_entries(request: Request) -> dict:
     )
 
 
+Serial = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", examples=["PD-000007-01"])]
+
+
+@router.get(
+    "/me/certificates/{serial}",
+    operation_id="player.certificate",
+    dependencies=SECURED,
+    tags=["players"],
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}, "description": "the stored, signed PDF"}},
+)
+def my_certificate(request: Request, serial: Serial) -> Response:
+    """My own certificate (the stored, signed PDF, with my full name: AC-5), by its serial (`GET /me/entries`
+    lists them). Another player's certificate is the same 404 as one that does not exist (AC-2)."""
+    held = {}
+
+    def locate(session):
+        found = targets.certificate(session, serial)
+        if found is not None:
+            held["it"] = found[1]
+        return (found[0] if found else None), NotFound("certificate-not-found", f"no certificate {serial}")
+
+    api_of(request).run(request, "player.certificate", locate, lambda s, actor, now: None, describe=serial)
+    it = held["it"]
+    data = stored_file(request.app.state.outbox, it.folder, it.filename, it.sha256)
+    if data is None:  # the record is there, the file is not (or was changed): nothing to hand out
+        raise NotFound("certificate-file-missing", f"the file of certificate {serial} is not in the outbox")
+    return pdf_download(data, serial)
+
+
 @router.post("/pusoy/{code}/reports", operation_id="pusoy.report", dependencies=SECURED, tags=["game servers"])
 def report(request: Request, code: Code, body: ReportBody) -> dict:
     """A game server reports one table's game (its token is bound to the cup: `cup:CODE`). The round
@@ -150,18 +183,7 @@ def report(request: Request, code: Code, body: ReportBody) -> dict:
     (409 `already-reported`): send an amendment."""
 
     def do(s, actor, now):
-        done = reports.report(
-            s,
-            code,
-            round_no=body.round,
-            table=body.table,
-            game=body.game,
-            finishes=[(player, n) for n, player in enumerate(body.finishes, start=1)],
-            two_of_diamonds=body.two_of_diamonds,
-            now=now,
-            by=_server(actor),
-            playoff=body.playoff,
-        )
+        done = reports.report(s, code, **_game(body, actor, now))
         return {"tournament_id": done.tournament_id, "round_ready": done.round_ready, "repeated": done.repeated}
 
     out = api_of(request).run(
@@ -180,24 +202,26 @@ def amend(request: Request, code: Code, body: AmendBody) -> dict:
     reason; the finishes before and after are kept in the game's audit."""
 
     def do(s, actor, now):
-        done = reports.amend(
-            s,
-            code,
-            round_no=body.round,
-            table=body.table,
-            game=body.game,
-            finishes=[(player, n) for n, player in enumerate(body.finishes, start=1)],
-            two_of_diamonds=body.two_of_diamonds,
-            now=now,
-            by=_server(actor),
-            reason=body.reason,
-            playoff=body.playoff,
-        )
+        done = reports.amend(s, code, **_game(body, actor, now), reason=body.reason)
         return {"tournament_id": done.tournament_id, "amended": True}
 
     return api_of(request).run(
         request, "pusoy.amend", cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump()
     )
+
+
+def _game(body: ReportBody, actor, now) -> dict:
+    """A report's or an amendment's game, as the services take it: the finishes in order, who reports."""
+    return {
+        "round_no": body.round,
+        "table": body.table,
+        "game": body.game,
+        "finishes": [(player, n) for n, player in enumerate(body.finishes, start=1)],
+        "two_of_diamonds": body.two_of_diamonds,
+        "now": now,
+        "by": _server(actor),
+        "playoff": body.playoff,
+    }
 
 
 def _server(actor) -> str:

@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from domain.clubs.rules.logo import Logo
@@ -24,6 +24,7 @@ from domain.documents.rules.model import (
 )
 from domain.documents.services import locales
 from domain.documents.services.sources.shared import Skipped, local_date, unpublished
+from domain.poker.tables.tournaments import Player
 from domain.pusoy.tables import PusoyFinish, PusoyTournament
 from domain.pusoy.tables import PusoyStanding as StandingRow
 
@@ -78,12 +79,13 @@ def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
     if not ids:
         return []
     heads = session.execute(
-        select(PusoyTournament, Club)
+        select(PusoyTournament, Club, Player.name)
         .outerjoin(Club, Club.id == PusoyTournament.club_id)
+        .outerjoin(Player, func.lower(Player.handle) == func.lower(PusoyTournament.champion))
         .where(PusoyTournament.id.in_(ids))
         .order_by(PusoyTournament.id)
     ).all()
-    club_ids = sorted({club.id for _, club in heads if club is not None})
+    club_ids = sorted({club.id for _, club, _ in heads if club is not None})
     rows = _Rows(
         standings=_standings(session, ids),
         playoffs=_playoffs(session, ids),
@@ -91,7 +93,7 @@ def pusoy_bundles(session: Session, ids: Sequence[int]) -> list[Bundle | Skipped
         club_locales=locales.locales(session, "club", club_ids),
         logos=logos(session, club_ids),
     )
-    return [_bundle(tournament, club, rows) for tournament, club in heads]
+    return [_bundle(tournament, club, rows, name) for tournament, club, name in heads]
 
 
 def _standings(session: Session, ids: Sequence[int]) -> dict[tuple[int, int], list]:
@@ -122,7 +124,7 @@ def _playoffs(session: Session, ids: Sequence[int]) -> dict[tuple[int, int, int]
     return playoffs
 
 
-def _bundle(tournament: PusoyTournament, club: Club | None, rows: _Rows) -> Bundle | Skipped:
+def _bundle(tournament: PusoyTournament, club: Club | None, rows: _Rows, name: str | None) -> Bundle | Skipped:
     """One tournament's bundle, or why it cannot be published yet."""
     tid = tournament.id
     if tournament.status != "complete" or not tournament.champion:
@@ -138,6 +140,7 @@ def _bundle(tournament: PusoyTournament, club: Club | None, rows: _Rows) -> Bund
         rounds=_rounds(tournament, rows.standings),
         playoffs=_played(tournament, rows.standings, rows.playoffs),
         champion=tournament.champion,
+        champion_name=name,
         locale=locales.pusoy_locale(
             rows.own_locales.get(tid), club.id if club else None, rows.club_locales.get(club.id) if club else None
         ),

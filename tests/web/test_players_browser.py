@@ -1,0 +1,121 @@
+"""Players online in real browsers (RULES PD-3, PD-4, PD-8, PD-10, AC-1): 8 players, each in a browser
+context of their own, join an open cup from the list on `/play` (the 8th join starts it) and 4 of them
+a private cup by its code; a game server's token reports every game through the API, and every
+player's `/play/<code>` follows, without a reload, round 1's end, the advancement or elimination,
+round 2 (the final table) and the champion. A short cup: 8 players, 1 game a round."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import httpx
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from domain.access.services import accounts, signin
+from domain.pusoy.services import setup as pusoy_setup
+from domain.pusoy.tables import PusoyTournament
+from domain.store.db import unit_of_work
+from flows.web.auth import COOKIE
+from tests.support import poker_world
+from tests.support.access_world import web_auth
+from tests.support.pusoy_world import seating
+from tests.web.test_browser import WAIT_S
+
+HANDLES = [f"pl{n}" for n in range(8)]
+CHAMPION = "pl5"
+
+
+def _world(engine):
+    """The open cup, the private cup, 8 players signed in (session secrets), a game server's token."""
+    now = datetime.now(UTC)
+    with unit_of_work(engine) as session:
+        open_cup = pusoy_setup.create(session, name="Open", capacity=8, games_per_round=1, now=now, organizer="org")
+        private = pusoy_setup.create(
+            session, name="Hidden", capacity=8, games_per_round=1, now=now, organizer="org", private=True
+        )
+        secrets = {}
+        for handle in HANDLES:
+            player = poker_world.player(session, handle.upper(), handle=handle)
+            account = accounts.add(session, f"{handle}@example.org", now, player_id=player.id, locale="en")
+            secrets[handle] = signin.start_session(session, account.id, now, address="127.0.0.1", agent="tests")
+        server = accounts.add(session, "games@example.org", now)
+        _, token = signin.create_token(session, server, "game server 1", [f"cup:{open_cup.code}"], now)
+        return open_cup.code, private.code, secrets, token
+
+
+def test_pd_4_ac_1_eight_browsers_join_from_the_list_four_by_code_and_follow_every_round_to_the_champion(
+    web, committed, browser, prefect_api
+):
+    """PD-3, PD-4, PD-8, PD-10, AC-1: see the module."""
+    code, private, secrets, token = _world(committed)
+    auth = web_auth()
+    contexts, pages, errors = [], {}, []
+    try:
+        for handle in HANDLES:
+            context = browser.new_context()
+            context.add_cookies([{"name": COOKIE, "value": auth.cookie(secrets[handle]), "url": web.url}])
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            contexts.append(context)
+            pages[handle] = page
+        for handle in HANDLES[:4]:  # a private cup by its code, typed in any case
+            page = pages[handle]
+            page.goto(f"{web.url}/play")
+            assert page.locator(f'tr[data-code="{private}"]').count() == 0  # never listed (PD-3)
+            page.fill("#code", private.lower())
+            page.click("#join-code button[type=submit]")
+            page.wait_for_url(f"{web.url}/play/{private}")
+            page.wait_for_selector('#state[data-state="waiting"]', timeout=WAIT_S * 1000)
+        for handle in HANDLES:  # the open cup from the list; the 8th join starts it
+            page = pages[handle]
+            page.goto(f"{web.url}/play")
+            page.click(f'tr[data-code="{code}"] button.join')
+            page.wait_for_url(f"{web.url}/play/{code}")
+        for page in pages.values():
+            page.wait_for_selector('#state[data-state="playing"]', timeout=WAIT_S * 1000)
+            page.evaluate("window.__same_page = true")  # gone if the page reloads
+        with Session(committed) as session:
+            tid, hidden = (
+                session.scalar(select(PusoyTournament.id).where(PusoyTournament.code == c)) for c in (code, private)
+            )
+            entrants = session.scalar(select(PusoyTournament.entrants).where(PusoyTournament.id == hidden))
+        assert entrants == 4
+
+        def report(round_no: int) -> None:
+            with Session(committed) as session:
+                tables = seating(session, tid, round_no)
+            headers = {"authorization": f"Bearer {token}"}
+            with httpx.Client(base_url=web.url, timeout=60, headers=headers) as client:
+                for table, players in tables.items():
+                    order = sorted(players, key=lambda p: (p != CHAMPION, p))
+                    body = {"round": round_no, "table": table, "game": 1, "finishes": order}
+                    assert client.post(f"/api/v1/pusoy/{code}/reports", json=body).status_code == 200
+
+        with Session(committed) as session:
+            final = {
+                p
+                for players in seating(session, tid, 1).values()
+                for p in sorted(players, key=lambda p: (p != CHAMPION, p))[:2]
+            }
+        report(1)  # each table's first two advance (3 and 2 points; the cut-off falls between places)
+        for handle, page in pages.items():
+            page.wait_for_selector("#my-rounds", timeout=WAIT_S * 1000)
+            state = "playing" if handle in final else "out"
+            page.wait_for_selector(f'#state[data-state="{state}"]', timeout=WAIT_S * 1000)
+            if handle in final:
+                page.wait_for_function(
+                    "document.querySelector('#state').textContent.includes('2')", timeout=WAIT_S * 1000
+                )
+                assert page.text_content("#opponents").count(",") == 2  # the final table: 3 opponents
+        report(2)
+        for handle, page in pages.items():
+            page.wait_for_selector("#champion", timeout=WAIT_S * 1000)
+            assert page.text_content("#champion") == CHAMPION
+            expected = "champion" if handle == CHAMPION else "finished"  # the cup is over for everyone else
+            assert page.get_attribute("#state", "data-state") == expected, handle
+            assert page.evaluate("window.__same_page") is True, handle
+        assert errors == []
+    finally:
+        for context in contexts:
+            context.close()

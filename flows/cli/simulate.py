@@ -124,7 +124,7 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
                 demo_service.pusoy_status(session, made.pusoy_code),
             )
         # (a demo seeded before accounts existed gets them now; a seeded one keeps its own)
-        sign_in = _demo_accounts(session, made.club_id)
+        sign_in, held = _demo_accounts(session, made.club_id)
     if seeded is None:
         emit(
             {
@@ -136,8 +136,10 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
             },
             "demo seeded",
         )
+        _say_each(held)
         return made.poker_id, made.pusoy_code, None
     say(sign_in)
+    _say_each(held)
     if seeded[0] in ("finished", "cancelled") and seeded[1] in ("complete", "cancelled"):
         say(f"the demo is finished (poker {made.poker_id}, pusoy {made.pusoy_code}): nothing to resume")
         return None
@@ -152,28 +154,64 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
 
 
 DEMO_ACCOUNTS_FILE = "demo-accounts.txt"
+ROLE_WORDS = {"owner": "owner", "floor": "floor manager", "cashier": "cashier", "operator": "operator"}
 
 
-def _demo_accounts(session, club_id: int) -> str:
-    """The demo's accounts, seeded unless they are there; their passwords written once, to
-    TOURNEY_HOME/demo-accounts.txt (mode 0600), inside the seeding's transaction (a file that cannot
-    be written seeds nothing). Returns where to sign in and where the passwords are, never them."""
+def _demo_accounts(session, club_id: int) -> tuple[str, list[str]]:
+    """The demo's accounts (both demo clubs' staff and the players), seeded unless they are there;
+    each password written once, to TOURNEY_HOME/demo-accounts.txt (mode 0600), inside the seeding's
+    transaction (a file that cannot be written seeds nothing). The file is rewritten only when the
+    seeding changed something, keeping the passwords it holds.
+    Returns where to sign in and where the passwords are, and how to sign in as each account (its
+    e-mail, roles and clubs), never a password."""
     settings = load_settings()
     path = settings.home / DEMO_ACCOUNTS_FILE
     now = datetime.now(UTC)
     made = demo_service.seed_demo_accounts(session, bootstrap.password_hasher(), club_id, now)
+    made += demo_service.seed_second_demo_club(session, bootstrap.password_hasher(), now)[1]
     url = f"{settings.public_url()}/signin"
-    if made:
+    known = _passwords(path) | {a.email: a.password for a in made}
+    there = demo_service.demo_sign_ins(session)
+    rows = [f"{s.email}\t{_held(s)}\t{known.get(s.email, '-')}" for s in there]
+    if made or (path.exists() and _rows(path) != rows):
         lines = [
             f"# The demo's accounts, seeded {now:%Y-%m-%d %H:%M} UTC: sign in at {url}.",
-            "# Written once: the passwords are stored nowhere else (`tourney user password EMAIL` sends a new link).",
-            "# e-mail\trole\tpassword",
-            *(f"{a.email}\t{a.role}\t{a.password}" for a in made),
+            "# Each password drawn once and kept only here (`tourney user password EMAIL` sends a new link;",
+            "# '-': an account seeded before this file, its password not here).",
+            "# e-mail\trole(s)\tpassword",
+            *rows,
         ]
         _write_private(path, "\n".join(lines) + "\n")
+    held = [f"{s.email}: {_held(s)}" for s in there]
     if not path.exists():
-        return f"the demo's accounts are there already (their passwords were in {path}); sign in at {url}"
-    return f"demo accounts: sign in at {url} with an e-mail and password from {path}"
+        return f"the demo's accounts are there already (their passwords were in {path}); sign in at {url}", held
+    return f"demo accounts: sign in at {url} with an e-mail and password from {path}", held
+
+
+def _say_each(held: list[str]) -> None:
+    for line in held:
+        say(f"  sign in as {line}")
+
+
+def _held(account) -> str:
+    """What a demo account holds, in words: 'floor manager of club 1 (Tourney Demo Club), ...'."""
+    held = [
+        f"{ROLE_WORDS.get(role, role)} of club {club} ({name})" if club else ROLE_WORDS.get(role, role)
+        for role, club, name in account.roles
+    ]
+    return ", ".join(held + ([f"player {account.player}"] if account.player else []))
+
+
+def _rows(path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+
+
+def _passwords(path) -> dict[str, str]:
+    """The passwords the demo's file holds, by e-mail (the last column; '-' is none)."""
+    if not path.exists():
+        return {}
+    cells = [row.split("\t") for row in _rows(path)]
+    return {c[0]: c[-1] for c in cells if len(c) >= 2 and c[-1] != "-"}
 
 
 def _write_private(path, text: str) -> None:

@@ -272,9 +272,9 @@ def test_ac_3_no_token_secret_reaches_the_audit_trail(committed, home):
 
 
 def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords_once(committed, tmp_path, monkeypatch):
-    """`tourney simulate --demo` seeding (what `make run` does): the passwords go to
-    TOURNEY_HOME/demo-accounts.txt (0600) and nowhere else; a second run seeds nothing, keeps the file
-    and says where to sign in."""
+    """`tourney simulate --demo` seeding (what `make run` does): both demo clubs' staff and the players;
+    the passwords go to TOURNEY_HOME/demo-accounts.txt (0600) and nowhere else; the output says how to
+    sign in as each (e-mail, roles, clubs); a second run seeds nothing, keeps the file and says the same."""
     from flows.cli.output import STATE, reset
     from flows.cli.simulate import _demo
     from infra.config import load_settings
@@ -288,12 +288,23 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
     file = tmp_path / "demo-accounts.txt"
     assert file.stat().st_mode & 0o777 == 0o600
     rows = [line.split("\t") for line in file.read_text().splitlines() if not line.startswith("#")]
-    assert [r[0] for r in rows][:3] == [
-        "owner@demo-club.example",
-        "floor@demo-club.example",
-        "cashier@demo-club.example",
+    c1 = json.loads(printed[0])["club_id"]
+    with unit_of_work(committed) as session:
+        c2 = session.scalar(text("SELECT id FROM clubs WHERE name = 'Tourney Second Demo Club'"))
+    one, two = f"club {c1} (Tourney Demo Club)", f"club {c2} (Tourney Second Demo Club)"
+    held = [
+        ("owner@demo-club.example", f"owner of {one}"),
+        ("floor@demo-club.example", f"floor manager of {one}, cashier of {two}"),
+        ("cashier@demo-club.example", f"cashier of {one}"),
+        ("owner@second-club.example", f"owner of {two}"),
+        ("floor@second-club.example", f"floor manager of {two}"),
+        ("demo01@demo-club.example", "player demo01"),
+        ("demo02@demo-club.example", "player demo02"),
+        ("demo03@demo-club.example", "player demo03"),
     ]
+    assert [tuple(r[:2]) for r in rows] == held
     passwords = [r[2] for r in rows]
+    assert len(set(passwords)) == 8 and "-" not in passwords
     written = file.read_text()
     reset()
     STATE["json"] = True
@@ -303,15 +314,45 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
     said = [json.loads(p) for p in printed]
     url = load_settings().public_url()
     expected = f"demo accounts: sign in at {url}/signin with an e-mail and password from {file}"
-    assert said[0]["sign_in"] == said[1]["message"] == expected
+    each = [{"message": f"  sign in as {e}: {h}"} for e, h in held]
+    assert said[0]["sign_in"] == expected and said[1:9] == each
+    assert said[9:] == [{"message": expected}, *each]
     assert not any(p in line for p in passwords for line in printed)
     with unit_of_work(committed) as session:
-        assert [r["email"] for r in accounts.listing(session)][:3] == [
-            "cashier@demo-club.example",
-            "demo01@demo-club.example",
-            "demo02@demo-club.example",
-        ]
+        assert [r["email"] for r in accounts.listing(session)] == sorted(e for e, _ in held)
     assert all(p not in json.dumps(r.data) for r in _trail(committed) for p in passwords)
+
+
+def test_ac_4_a_demo_seeded_with_one_club_gets_the_second_and_keeps_the_passwords_its_file_holds(
+    committed, tmp_path, monkeypatch
+):
+    """A demo seeded before the second club (its file listing the first club's accounts): `make run`
+    again seeds the second club's staff, keeps every password written and adds the new ones."""
+    import random
+
+    from domain.simulate.services import demo
+    from flows import bootstrap
+    from flows.cli.output import STATE, reset
+    from flows.cli.simulate import _demo
+
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    now = datetime.now(UTC)
+    with unit_of_work(committed) as session:
+        club = demo.seed_demo(session, now, random.Random(1), players=4, pusoy_players=8).club_id
+        old = demo.seed_demo_accounts(session, bootstrap.password_hasher(), club, now)
+    file = tmp_path / "demo-accounts.txt"
+    file.write_text("# e-mail\trole\tpassword\n" + "".join(f"{a.email}\t{a.role}\t{a.password}\n" for a in old))
+    reset()
+    STATE["json"] = True
+    monkeypatch.setattr("builtins.print", lambda text, *a, **k: None)
+    _demo(1, 4, 8)
+    reset()
+    rows = {r.split("\t")[0]: r.split("\t")[2] for r in file.read_text().splitlines() if not r.startswith("#")}
+    assert {a.email: a.password for a in old}.items() <= rows.items()
+    assert sorted(set(rows) - {a.email for a in old}) == ["floor@second-club.example", "owner@second-club.example"]
+    hasher = bootstrap.password_hasher()
+    with unit_of_work(committed) as session:
+        assert all(hasher.verify(accounts.find(session, e).password_hash, p) for e, p in rows.items())
 
 
 def test_ac_3_a_player_s_name_and_birth_date_stay_out_of_the_trail(committed):

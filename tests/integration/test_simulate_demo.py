@@ -70,8 +70,8 @@ def test_a_second_demo_seed_is_refused_and_writes_nothing(session):
 
 
 def test_ac_4_the_demo_s_accounts_are_seeded_once_with_argon2id_passwords(session):
-    """The demo club's owner, floor manager and cashier (one club: nobody is staff of two) and three
-    players' accounts, their passwords drawn at seeding and hashed by the port; a second seed adds
+    """The demo club's owner, floor manager and cashier (the second club's are
+    test_demo_accounts.py's) and three players' accounts, their passwords drawn at seeding and hashed by the port; a second seed adds
     nothing and changes no account (`make run` again)."""
     from domain.access.services import accounts
     from domain.access.tables import Account

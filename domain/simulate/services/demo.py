@@ -93,7 +93,7 @@ BLINDS = (
 )
 
 
-# the demo club's staff (one club: nobody is staff of two) and the players with an account, by handle
+# the demo club's staff and the players with an account, by handle
 DEMO_STAFF = (
     ("owner", "owner@demo-club.example"),
     ("floor", "floor@demo-club.example"),
@@ -283,6 +283,82 @@ def seed_demo_accounts(session: Session, hasher: PasswordHasher, club_id: int, n
             made.append(DemoAccount(found[0].email, f"player {handle}", found[1]))
     session.flush()
     return made
+
+
+# the second demo club, its owner and floor manager; its cashier is the demo club's floor manager
+# (staff of both clubs, AC-1); a draft tournament of its own, a week after seeding
+DEMO_CLUB_2 = "Tourney Second Demo Club"
+DEMO_CLUB_2_DETAILS = ("legal_entity", "7712345671", "1027700123450", "results@second-club.example", "Europe/Moscow")
+DEMO_POKER_2 = "Second Club Deepstack"
+DEMO_STAFF_2 = (
+    ("owner", "owner@second-club.example"),
+    ("floor", "floor@second-club.example"),
+    ("cashier", "floor@demo-club.example"),
+)
+
+
+@dataclass(frozen=True)
+class DemoSignIn:
+    """A demo account and what it holds: (role, club id, club name) each, and the player it is."""
+
+    email: str
+    roles: tuple[tuple[str, int | None, str | None], ...]
+    player: str | None = None
+
+
+def seed_second_demo_club(session: Session, hasher: PasswordHasher, now: datetime) -> tuple[int, list[DemoAccount]]:
+    """The second demo club (listed like the first, with a draft tournament a week after `now`), its
+    owner, floor manager and cashier (the demo club's floor manager, so one person is staff of both),
+    through the services `tourney user add` and `user grant` call. Idempotent: a club, an account or
+    a role that is there is left as it is; returns the club and each account made, with its password
+    (drawn now, hashed by `hasher`, the address taken as verified)."""
+    now = now.replace(microsecond=0)
+    club_id = session.scalar(select(Club.id).where(Club.name == DEMO_CLUB_2).limit(1))
+    if club_id is None:
+        club_id = clubs.add_club(session, NewClub(DEMO_CLUB_2, *DEMO_CLUB_2_DETAILS), now).id
+        levels = [LevelSpec(b[0], b[1], 0, 20 * 60) for b in BLINDS if b is not None]
+        structure = poker_structures.import_structure(session, club_id, "Second club deepstack", "none", levels, now)
+        settings = TournamentSettings(
+            name=DEMO_POKER_2,
+            scheduled_start=now + timedelta(days=7),
+            starting_stack=20000,
+            currency="RUB",
+            buy_in=200000,
+        )
+        poker_tournaments.create_tournament(session, club_id, structure.id, settings, now)
+    made: list[DemoAccount] = []
+    for role, email in DEMO_STAFF_2:
+        account = session.scalar(select(Account).where(Account.email_key == email))
+        if account is None:
+            account = accounts.add(session, email, now)
+            password = secrets.token_urlsafe(12)
+            accounts.set_password(session, hasher, account, password, now)
+            account.email_verified_at = now
+            made.append(DemoAccount(email, f"{role}@{club_id}", password))
+        accounts.grant(session, account, role, club_id, now)
+    session.flush()
+    return club_id, made
+
+
+def demo_sign_ins(session: Session) -> list[DemoSignIn]:
+    """Every demo account there is (both clubs' staff, then the players), with the roles it holds."""
+    emails = dict.fromkeys(
+        [email for _, email in DEMO_STAFF + DEMO_STAFF_2] + [f"{h}@demo-club.example" for h in DEMO_PLAYER_ACCOUNTS]
+    )
+    found = []
+    for email in emails:
+        account = session.scalar(select(Account).where(Account.email_key == email))
+        if account is None:
+            continue
+        roles = tuple(
+            (role.value, club_id, session.scalar(select(Club.name).where(Club.id == club_id)) if club_id else None)
+            for role, club_id in accounts.roles_of(session, account.id)
+        )
+        player = (
+            session.scalar(select(Player.handle).where(Player.id == account.player_id)) if account.player_id else None
+        )
+        found.append(DemoSignIn(account.email, roles, player))
+    return found
 
 
 # -- live poker ----------------------------------------------------------------------------------

@@ -355,6 +355,15 @@ def test_the_floor_runs_the_tables_from_two_tablets(committed, web, browser):
             a.click("#bust-none")
             a.locator("#desk-message", has_text=re.compile(f": {name}\\.$")).wait_for(timeout=WAIT_MS)
         a.locator("#attention li", has_text="Финальный стол готов").wait_for(timeout=WAIT_MS)
+        day = b_ctx.new_page()  # the day at /desk says it too
+        day.goto(f"{web.url}/desk")
+        day.locator(f"#day-{w.club_a} .attention li", has_text="Финальный стол готов").wait_for(timeout=WAIT_MS)
+        ours = day.locator(f"#day-{w.club_a} > li", has=day.locator(f'a[href="/desk/t/{tid}"]'))
+        assert ours.locator(".attention li").all_inner_texts() == [
+            "Стол 1 можно разбить",  # 1 left there, 4 at table 2
+            "Финальный стол готов",
+        ]
+        day.close()
         with Session(committed) as session:
             deadline = session.get(Tournament, tid).late_reg_deadline
             session.rollback()

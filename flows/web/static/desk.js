@@ -452,8 +452,14 @@
   setInterval(tick, 250);
   if (window.EventSource) {
     var source = new EventSource(root.dataset.events);
-    source.onopen = function () { root.dataset.live = "live"; };
+    source.onopen = function () {   // back after a loss: read the state again, the loss no longer said
+      if (root.dataset.live === "reconnecting") {
+        if (message.textContent === w.stale) say("", false);
+        refresh();
+      }
+      root.dataset.live = "live";
+    };
     source.onmessage = function () { root.dataset.live = "live"; refresh(); };
-    source.onerror = function () { root.dataset.live = "reconnecting"; };
+    source.onerror = function () { root.dataset.live = "reconnecting"; say(w.stale, true); };
   }
 })();

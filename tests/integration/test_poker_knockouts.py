@@ -310,8 +310,8 @@ def test_3_3_two_mystery_draws_at_once_by_one_killer_entry_write_one(committed):
 
 
 def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed):
-    """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated
-    (the late-seating rule), and the transaction commits."""
+    """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated, and
+    the transaction commits."""
     from domain.poker.services.seating import draw_initial
     from domain.poker.tables.clock_seating import Seat
 

@@ -407,3 +407,45 @@ def test_the_floor_runs_the_tables_from_two_tablets(committed, web, browser):
     finally:
         for context in (a_ctx, b_ctx, screen_ctx):
             context.close()
+
+
+def test_a_mystery_draw_at_the_desk_and_the_bust_then_stays(committed, web, browser):
+    """3.3: the killer of a bust draws at the desk, the prize typed (no prize table declared), asked
+    first; the bust's void is then refused in place, plainly, and nothing is sent."""
+    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor",))
+    with unit_of_work(committed) as session:
+        t = poker_world.tournament(
+            session, club_id=w.club_a, name="Мистери", start=world.now() - timedelta(minutes=5),
+            bounty_type="mystery", mystery=True,
+        )  # fmt: skip
+        for n in range(1, 5):
+            poker_world.enter(session, t, player_id=poker_world.player(session, f"Игрок {n}").id)
+        clock_service.act(session, t.id, "start", world.now())
+        tid = t.id
+    context, page = _tablet(browser, web, w, "floor", bypass_csp=True)
+    try:
+        _open(page, web, tid)
+        page.get_by_role("button", name="Вылет: Игрок 1", exact=True).click()
+        page.get_by_role("button", name="Выбил: Игрок 2", exact=True).click()
+        _said(page, "Вылет № 1: Игрок 1.")
+        page.get_by_role("button", name="Мистери-розыгрыш #1").click()
+        page.wait_for_selector("#confirm[open]", timeout=WAIT_MS)
+        assert page.text_content("#confirm-text") == (
+            "Игрок 2 разыгрывает мистери-баунти за вылет № 1? Вылет с розыгрышем нельзя отменить."
+        )
+        page.get_by_label("Приз", exact=True).fill("Ужин на двоих")
+        assert _axe(page) == []
+        page.click("#confirm-yes")
+        _said(page, "Розыгрыш № 1: Игрок 2 получает «Ужин на двоих».")
+        page.wait_for_function("() => !document.querySelector('[aria-label=\"Мистери-розыгрыш #1\"]')", timeout=WAIT_MS)
+        with Session(committed) as session:
+            before = contents(session)
+            session.rollback()
+        page.get_by_role("button", name="Отменить #1").click()
+        _said(page, "На вылете № 1 уже разыгран мистери-баунти: вылет остаётся.")
+        assert page.is_hidden("#confirm")
+        with Session(committed) as session:
+            assert contents(session) == before
+        assert page.errors == []
+    finally:
+        context.close()

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Path, Query, Request
 from pydantic import Field
 from sqlalchemy.orm import Session
 
+from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
 from domain.poker.rules.entries import reentry_problems
 from domain.poker.rules.knockouts import Bust
@@ -45,8 +46,6 @@ def _t(locale: str, message: str, **values: Any) -> str:
 
 
 def _locale_zone(session: Session, tournament_id: int) -> tuple[str, ZoneInfo]:
-    from domain.documents.services import locales
-
     return locales.tournament_locale(session, tournament_id), ZoneInfo(
         listings.club_of(session, tournament_id=tournament_id).timezone
     )

@@ -104,3 +104,10 @@ def drawn_knockouts(session: Session, tournament_id: int) -> list[int]:
 
 def player_of(session: Session, entry_id: int) -> int | None:
     return session.scalar(select(Entry.player_id).where(Entry.id == entry_id))
+
+
+def players_of(session: Session, entry_ids: Sequence[int]) -> dict[int, int]:
+    """Each entry's player, by entry id, in one statement."""
+    if not entry_ids:
+        return {}
+    return dict(session.execute(select(Entry.id, Entry.player_id).where(Entry.id.in_(list(entry_ids)))).all())

@@ -151,6 +151,8 @@ def floor_state(session: Session, t, rows: list[dict], now: datetime, locale: st
         finish_wait = None
     settings = tournament_service.settings_of(t)
     prizes = mystery.declared_prizes(session, t.id)
+    recent = listings.knockouts(session, t.id)[::-1][:12]  # as the desk state lists them
+    players = desk.players_of(session, [k["busted_entry_id"] for k in recent])
     versions, reentry = {}, {}
     for r in rows:
         versions[str(r["player_id"])] = row_version(r)
@@ -173,10 +175,7 @@ def floor_state(session: Session, t, rows: list[dict], now: datetime, locale: st
         "shared_knockouts": bool(t.shared_knockouts),
         "mystery": {"on": bool(t.mystery_draw) or bool(prizes), "table": bool(prizes)},
         "drawn": desk.drawn_knockouts(session, t.id),
-        "busted_players": {
-            str(k["id"]): desk.player_of(session, k["busted_entry_id"])
-            for k in listings.knockouts(session, t.id)[::-1][:12]
-        },
+        "busted_players": {str(k["id"]): players.get(k["busted_entry_id"]) for k in recent},
         "attention": attention(session, t, now, locale, zone, shown=shown, moves=moves),
     }
 

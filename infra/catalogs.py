@@ -26,7 +26,7 @@ from domain.documents.rules.model import LOCALES
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE_DIR = ROOT / "templates" / "locale"
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "PN_": ((1, "c"), 2)}
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "PN_": ((1, "c"), 2), "_t": (2,)}  # _t(locale, message, **values)
 
 
 def extracted() -> Catalog:

@@ -310,8 +310,8 @@ def test_3_3_two_mystery_draws_at_once_by_one_killer_entry_write_one(committed):
 
 
 def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed):
-    """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated
-    (the late-seating rule), and the transaction commits."""
+    """3.2/3.6: the knockout empties the seat; the voided knockout brings the player back seated, and
+    the transaction commits."""
     from domain.poker.services.seating import draw_initial
     from domain.poker.tables.clock_seating import Seat
 
@@ -331,3 +331,50 @@ def test_3_6_the_bust_frees_the_seat_and_a_void_seats_the_player_again(committed
     with unit_of_work(committed) as s:
         assert s.get(Seat, e["A"]) is not None
         assert s.get(Entry, e["A"]).state == "active"
+
+
+def test_3_2_a_voided_bust_puts_the_player_back_in_the_seat_they_had(committed):
+    """3.2/3.6: the bust keeps the seat it emptied (its audit row); the void puts the player back at
+    that seat, not where the late-seating rule would put them; when the seat has been taken since
+    (a move), they are seated by the late-seating rule (docs/decisions.md)."""
+    from domain.poker.services.knockouts import void_plan
+    from domain.poker.services.seating import draw_initial, move
+    from domain.poker.tables.clock_seating import Seat
+
+    with unit_of_work(committed) as s:
+        t = w.tournament(s, **w.BOUNTY)
+        e = {n: x.id for n, x in w.field(s, t, "ABCDE").items()}
+        tid = t.id
+        draw_initial(s, tid, EVENING, seed="fixed")
+    with unit_of_work(committed) as s:
+        had = {n: (s.get(Seat, x).table_no, s.get(Seat, x).seat_no) for n, x in e.items()}
+        [k] = record_knockouts(s, tid, [Bust(e["A"], e["B"])], now=EVENING, actor="floor")
+        [k2] = record_knockouts(s, tid, [Bust(e["C"], e["B"])], now=EVENING, actor="floor")
+        first, second = k.id, k2.id
+    with unit_of_work(committed) as s:
+        audit = s.scalar(select(KnockoutAudit.data).where(KnockoutAudit.knockout_id == first))
+        assert audit["seat"] == list(had["A"])
+        assert void_plan(s, first, EVENING) == {"problems": [], "seat_had": had["A"], "back_to_seat": True}
+        void_knockout(s, first, now=EVENING, actor="floor")
+    with unit_of_work(committed) as s:
+        assert (s.get(Seat, e["A"]).table_no, s.get(Seat, e["A"]).seat_no) == had["A"]
+        voided = s.scalar(
+            select(KnockoutAudit.data).where(KnockoutAudit.knockout_id == first, KnockoutAudit.kind == "voided")
+        )
+        assert voided["seat"] == {
+            "entry_id": e["A"],
+            "table": had["A"][0],
+            "seat": had["A"][1],
+            "opened_table": False,
+            "same_seat": True,
+        }
+    # C's seat is taken by D's move: the void seats C by the late-seating rule, elsewhere
+    with unit_of_work(committed) as s:
+        move(s, tid, e["D"], *had["C"], EVENING, "floor")
+        plan = void_plan(s, second, EVENING)
+        assert (plan["seat_had"], plan["back_to_seat"]) == (had["C"], False)
+        void_knockout(s, second, now=EVENING, actor="floor")
+    with unit_of_work(committed) as s:
+        seat = s.get(Seat, e["C"])
+        assert seat is not None and (seat.table_no, seat.seat_no) != had["C"]
+        assert s.get(Seat, e["D"]).seat_no == had["C"][1]

@@ -108,6 +108,13 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
             {"player": "anna", "amount": "1 500"},
             "tournament",
         ),
+        "desk.bust": ("POST", "/desk/tournaments/{t}/busts", {"busted": MISSING}, "tournament"),
+        "desk.void-plan": ("GET", "/desk/tournaments/{t}/void", None, "tournament"),
+        "desk.void": ("POST", "/desk/tournaments/{t}/void", {"bust": 1}, "tournament"),
+        "desk.mystery-draw": ("POST", "/desk/tournaments/{t}/mystery-draws", {"bust": 1}, "tournament"),
+        "desk.move": ("POST", "/desk/tournaments/{t}/moves", {"player": MISSING, "table": 1, "seat": 1}, "tournament"),
+        "desk.break-table": ("POST", "/desk/tournaments/{t}/tables/1/break", None, "tournament"),
+        "desk.final-table": ("POST", "/desk/tournaments/{t}/final-table", None, "tournament"),
         "pusoy.report": (
             "POST",
             "/pusoy/{cup}/reports",

@@ -126,6 +126,13 @@ def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
         "poker.clock",
         "desk.players",
         "desk.arrive",
+        "desk.bust",
+        "desk.void",
+        "desk.mystery-draw",
+        "desk.move",
+        "desk.break-table",
+        "desk.final-table",
+        "poker.finish",
     ]
     assert cashier["may"] == ["poker.settle", "poker.void-settlement", "desk.settle"]
     assert {k: v for k, v in floor.items() if k not in ("may", "screen", "server_now", "tournament")} == {
@@ -168,5 +175,6 @@ def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
             "entries": 3,
             "players_in": 3,
             "clock": {"status": "not started", "level": None},
+            "attention": [],
         }
     ]

@@ -97,6 +97,13 @@ POLICY: dict[str, Rule] = {
     "desk.players": _rule(Scope.CLUB, F, writes=False),
     "desk.arrive": _rule(Scope.CLUB, F),
     "desk.settle": _rule(Scope.CLUB, C),
+    "desk.bust": _rule(Scope.CLUB, F),
+    "desk.void-plan": _rule(Scope.CLUB, F, writes=False),
+    "desk.void": _rule(Scope.CLUB, F),
+    "desk.mystery-draw": _rule(Scope.CLUB, F),
+    "desk.move": _rule(Scope.CLUB, F),
+    "desk.break-table": _rule(Scope.CLUB, F),
+    "desk.final-table": _rule(Scope.CLUB, F),
     # the owner
     "club.audit": _rule(Scope.CLUB, O, writes=False),
     "club.staff": _rule(Scope.CLUB, O, writes=False),

@@ -9,12 +9,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services import clock, entries, knockouts, players, seating
-from domain.poker.tables.knockouts_places import Knockout
-from domain.poker.tables.tournaments import Entry, TopUp
+from domain.poker.tables.clock_seating import NoShowRun
+from domain.poker.tables.knockouts_places import Knockout, MysteryDraw
+from domain.poker.tables.tournaments import Entry, Registration, TopUp
 
 
 def check_in(
@@ -80,3 +82,32 @@ def knock_out(
     if level is None:
         level = clock_level(session, tournament_id, now)
     return knockouts.record_knockouts(session, tournament_id, busts, now=now, actor=actor, level=level, group=group)
+
+
+def no_shows_waiting(session: Session, tournament_id: int) -> int | None:
+    """3.8: how many registered players have not checked in, while the tournament's no-shows are not
+    processed yet (None once they are)."""
+    if session.scalar(select(exists().where(NoShowRun.tournament_id == tournament_id))):
+        return None
+    return session.scalar(
+        select(func.count())
+        .select_from(Registration)
+        .where(Registration.tournament_id == tournament_id, Registration.status == "active")
+        .where(~select(Entry.id).where(Entry.registration_id == Registration.id).exists())
+    )
+
+
+def drawn_knockouts(session: Session, tournament_id: int) -> list[int]:
+    """The knockouts a mystery bounty was drawn on (3.3)."""
+    return sorted(session.scalars(select(MysteryDraw.knockout_id).where(MysteryDraw.tournament_id == tournament_id)))
+
+
+def player_of(session: Session, entry_id: int) -> int | None:
+    return session.scalar(select(Entry.player_id).where(Entry.id == entry_id))
+
+
+def players_of(session: Session, entry_ids: Sequence[int]) -> dict[int, int]:
+    """Each entry's player, by entry id, in one statement."""
+    if not entry_ids:
+        return {}
+    return dict(session.execute(select(Entry.id, Entry.player_id).where(Entry.id.in_(list(entry_ids)))).all())

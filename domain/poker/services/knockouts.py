@@ -38,7 +38,7 @@ from domain.poker.rules.knockouts import (
     void_problems,
 )
 from domain.poker.services.due import notify
-from domain.poker.services.seating import seat_if_drawn
+from domain.poker.services.seating import seat_back, seat_free, seats_of
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.knockouts_places import (
     Knockout,
@@ -170,8 +170,8 @@ def record_knockouts(
     session.add_all(records)
     session.flush()
     shares_of = _write_shares(session, tournament, records, busts, before, head)
-    _audit_recorded(session, records, busts, shares_of, number, actor, now)
     busted_ids = [b.busted_entry_id for b in busts]
+    _audit_recorded(session, records, busts, shares_of, number, actor, now, seats_of(session, busted_ids))
     session.execute(update(Entry).where(Entry.id.in_(busted_ids)).values(state="busted", busted_at=now))
     session.flush()
     if sum(1 for r in rows if r.state == "active") - len(busted_ids) == 1:
@@ -230,7 +230,10 @@ def _audit_recorded(
     number: int,
     actor: str,
     now: datetime,
+    seats: dict[int, tuple[int, int]],
 ) -> None:
+    """The `recorded` audit rows; each keeps the seat the busted entry had (3.6: it stays empty), where
+    a void puts the player back."""
     session.add_all(
         KnockoutAudit(
             tournament_id=r.tournament_id,
@@ -244,6 +247,7 @@ def _audit_recorded(
                 "killer_entry_id": r.killer_entry_id,
                 "bust_number": number,
                 "credit_halves": r.credit_halves,
+                **({"seat": list(seats[r.busted_entry_id])} if r.busted_entry_id in seats else {}),
                 **(
                     {
                         "killers": list(b.killers),
@@ -268,9 +272,7 @@ def locked_knockout(session: Session, knockout_id: int) -> tuple[Knockout, Tourn
     return knockout, tournament
 
 
-def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: str) -> Knockout:
-    """3.2/SP-5: mark the knockout voided (never deleted) and put the busted entry back in."""
-    knockout, tournament = locked_knockout(session, knockout_id)
+def _void_problems(session: Session, knockout: Knockout, tournament: Tournament, now: datetime) -> list[Problem]:
     busted = session.get(Entry, knockout.busted_entry_id, populate_existing=True)
     assert busted is not None
     reentered = session.scalar(
@@ -283,7 +285,7 @@ def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: s
             )
         )
     )
-    drawn = session.scalar(select(exists().where(MysteryDraw.knockout_id == knockout_id)))
+    drawn = session.scalar(select(exists().where(MysteryDraw.knockout_id == knockout.id)))
     state = KnockoutState(knockout.id, knockout.recorded_at, knockout.voided_at is not None, reentered, drawn)
     problems = void_problems(state, now, void_window(session, tournament.id))
     if pko_head_of(tournament) is not None:
@@ -304,13 +306,44 @@ def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: s
         problems.append(
             Problem("void-not-running", f"tournament {tournament.id} is {tournament.status}: its knockouts are final")
         )
-    raise_problems(problems)
+    return problems
+
+
+def seat_had(session: Session, knockout_id: int) -> tuple[int, int] | None:
+    """The table and seat the busted entry of a knockout had when it was recorded (its audit row)."""
+    data = session.scalar(
+        select(KnockoutAudit.data).where(KnockoutAudit.knockout_id == knockout_id, KnockoutAudit.kind == "recorded")
+    )
+    seat = (data or {}).get("seat")
+    return (int(seat[0]), int(seat[1])) if seat else None
+
+
+def void_plan(session: Session, knockout_id: int, now: datetime) -> dict:
+    """What voiding a knockout would do now, writing nothing: the refusals (SP-5, 3.2, 3.3), the seat
+    the player had and whether it is still there to go back to (3.6)."""
+    knockout, tournament = locked_knockout(session, knockout_id)
+    problems = _void_problems(session, knockout, tournament, now)
+    had = seat_had(session, knockout.id)
+    free = False
+    if had is not None:
+        free = seat_free(session, tournament.id, *had)
+    return {"problems": problems, "seat_had": had, "back_to_seat": free}
+
+
+def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: str) -> Knockout:
+    """3.2/SP-5: mark the knockout voided (never deleted) and put the busted entry back in, at the seat
+    it had when that seat is still free at a table in play (3.6: the seat stays empty after a bust),
+    else seated as a late entry."""
+    knockout, tournament = locked_knockout(session, knockout_id)
+    busted = session.get(Entry, knockout.busted_entry_id, populate_existing=True)
+    assert busted is not None
+    raise_problems(_void_problems(session, knockout, tournament, now))
     knockout.voided_at = now
     knockout.voided_by = actor
     busted.state = "active"
     busted.busted_at = None
     session.flush()
-    seat = seat_if_drawn(session, busted.id, now)  # the bust freed the seat (3.6); back in, seated again
+    seat = seat_back(session, busted.id, seat_had(session, knockout.id), now)
     session.add(
         KnockoutAudit(
             tournament_id=tournament.id,

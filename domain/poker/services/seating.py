@@ -318,6 +318,36 @@ def _move_dict(m: Move) -> dict:
     }
 
 
+def seats_of(session: Session, entry_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """Where each of the entries sits now: entry id -> (table, seat)."""
+    rows = session.execute(
+        select(SeatRow.entry_id, SeatRow.table_no, SeatRow.seat_no).where(SeatRow.entry_id.in_(list(entry_ids)))
+    ).all()
+    return {r.entry_id: (r.table_no, r.seat_no) for r in rows}
+
+
+def seat_free(session: Session, tournament_id: int, table: int, seat: int) -> bool:
+    """Whether `table` is in play and its `seat` empty."""
+    t = get_tournament(session, tournament_id)
+    seating = load(session, t.id, t.seat_cap)
+    return table in seating.tables and seat in seating.free_seats(table)
+
+
+def seat_back(session: Session, entry_id: int, had: tuple[int, int] | None, now: datetime) -> dict | None:
+    """3.2, 3.6: a voided bust's player goes back to the seat they had (`had`, kept by the bust: the
+    seat stays empty after a bust) when its table is in play and the seat still free; else (the table
+    broken, the seat taken) they are seated as a late entry. Before the seats are drawn, nothing."""
+    entry = session.get(Entry, entry_id)
+    if entry is None:
+        raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
+    before = _begin(session, entry.tournament_id)
+    if had is not None and had[0] in before.tables and had[1] in before.free_seats(had[0]):
+        after = before.with_seats([*before.seats, Seat(had[0], had[1], entry_id)])
+        save(session, entry.tournament_id, before, after, now)
+        return {"entry_id": entry_id, "table": had[0], "seat": had[1], "opened_table": False, "same_seat": True}
+    return seat_if_drawn(session, entry_id, now)
+
+
 def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None:
     """The seating hook of check-in and re-entry (registration returns the new entry inside the caller's
     transaction): once the tournament's seats are drawn, the entry is seated in that transaction;

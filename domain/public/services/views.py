@@ -47,7 +47,8 @@ def _public_prize(line: str | None) -> str | None:
 # -- the screen's fingerprint ------------------------------------------------------------------------
 
 # One cheap statement: changes whenever anything the screen or the results page shows changes
-# (status, the clock's stored state, entries and busts, knockouts and voids, prizes, registrations).
+# (status, the clock's stored state, entries and busts, knockouts and voids, prizes, registrations),
+# and what the desk shows besides (fees, settlements, the floor's moves, mystery draws).
 FINGERPRINT_SQL = text(
     """
 SELECT md5(concat_ws('|', t.status, t.name, c.updated_at, c.segments::text, c.pauses::text, c.overrides::text,
@@ -59,7 +60,9 @@ SELECT md5(concat_ws('|', t.status, t.name, c.updated_at, c.segments::text, c.pa
   (SELECT count(*) FROM poker_registrations r WHERE r.tournament_id = t.id AND r.status = 'active'),
   (SELECT count(*) FROM poker_places f WHERE f.tournament_id = t.id),
   (SELECT count(*) || ':' || count(f.settlement_id) FROM poker_fees f WHERE f.tournament_id = t.id),
-  (SELECT count(*) || ':' || count(s.voided_at) FROM poker_settlements s WHERE s.tournament_id = t.id)))
+  (SELECT count(*) || ':' || count(s.voided_at) FROM poker_settlements s WHERE s.tournament_id = t.id),
+  (SELECT count(*) || ':' || coalesce(max(m.id), 0) FROM poker_moves m WHERE m.tournament_id = t.id),
+  (SELECT count(*) FROM poker_mystery_draws d WHERE d.tournament_id = t.id)))
 FROM poker_tournaments t LEFT JOIN poker_clock c ON c.tournament_id = t.id WHERE t.id = :id
 """
 )

@@ -4,7 +4,7 @@
 
 Every operation is one action of the policy table (`domain/access/rules/policy.POLICY`), named by its
 `operationId`; `core.Api.run` is the one path every operation takes. The operations are in
-`account.py` (the session, my account), `club.py` (a club's staff), `desk.py` (the club's desk in one call),
+`account.py` (the session, my account), `club.py` (a club's staff), `desk.py` (the club's desk in one call), `desk_floor.py` (the desk's floor: seats, busts, voids, tables),
 `hooks.py` (a club's webhooks) and `play.py` (players, game
 servers, the platform)."""
 
@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from domain.errors import DomainError
-from flows.web.api import account, club, desk, hooks, play
+from flows.web.api import account, club, desk, desk_floor, hooks, play
 from flows.web.api.core import Api, domain_error, error
 from flows.web.auth import Auth
 
@@ -56,7 +56,7 @@ def create_api(
     app.state.webhook_key = webhook_key
     app.state.outbox = outbox
     app.state.sign_up = sign_up
-    for module in (account, club, desk, hooks, play):
+    for module in (account, club, desk, desk_floor, hooks, play):
         app.include_router(module.router)
 
     @app.exception_handler(DomainError)

@@ -22,6 +22,7 @@ from domain.poker.services import desk, entries, fees, listings, players
 from domain.poker.services import tournaments as tournament_service
 from domain.public.services import views
 from flows.web.api.core import SECURED, Id, Ref, Strict, api_of, club_of, tournament_of
+from flows.web.api.desk_floor import FLOOR_ACTIONS, attention, floor_state
 from flows.web.wording import with_text
 from infra import i18n
 
@@ -156,9 +157,9 @@ def state(session, tournament_id: int, actor, now: datetime) -> dict:
             }
             for s in listings.settlements(session, t.id)[::-1][:RECENT]
         ],
-        "may": [a for a in ACTIONS if may(actor, a, target) is None],
+        "may": [a for a in ACTIONS + FLOOR_ACTIONS if may(actor, a, target) is None],
         "server_now": now,
-    }
+    } | floor_state(session, t, rows, now, locale, zone)
 
 
 @router.get("/desk/tournaments/{tournament_id}", operation_id="desk.state", tags=["desk"])
@@ -202,6 +203,7 @@ def desk_today(request: Request, club_id: Id) -> list:
                     "entries": view["entries"],
                     "players_in": entries.players_in(s, t["id"]),
                     "clock": {"status": reading["status"], "level": reading["level"]},
+                    "attention": attention(s, tournament_service.get_tournament(s, t["id"]), now, locale, zone),
                 }
             )
         return out

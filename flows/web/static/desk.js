@@ -71,9 +71,12 @@
   }
 
   // -- the confirmation dialog -------------------------------------------------------------------
-  function ask(text, withReason) {
+  function ask(text, withReason, label) {
     var dialog = document.getElementById("confirm");
     var reason = document.getElementById("confirm-reason");
+    var reasonLabel = document.querySelector('label[for="confirm-reason"]');
+    if (!reasonLabel.dataset.word) reasonLabel.dataset.word = reasonLabel.textContent;
+    reasonLabel.textContent = label || reasonLabel.dataset.word;
     document.getElementById("confirm-text").textContent = text;
     document.getElementById("confirm-reason-row").hidden = !withReason;
     reason.value = "";
@@ -103,9 +106,11 @@
           var facts = [t.start_text, dayWords["status_" + t.status] || t.status,
             fill(dayWords.registrations, { n: t.registrations }), fill(dayWords.players_in, { n: t.players_in }),
             t.clock.level ? fill(dayWords.level, { n: t.clock.level }) : dayWords.clock_not_started];
+          var needs = (t.attention || []).map(function (a) { return el("li", { className: "need-" + a.kind, text: a.text }); });
           list.appendChild(el("li", {}, [
             el("a", { href: "/desk/t/" + t.id, text: t.name, className: "t-link" }),
             el("span", { className: "sub", text: " · " + facts.join(" · ") }),
+            needs.length ? el("ul", { className: "attention" }, needs) : null,
           ]));
         });
       }, function (error) { say(error.message, true); });
@@ -117,7 +122,7 @@
   if (!root) return;
   var tid = root.dataset.tournament;
   var w = JSON.parse(root.dataset.words || "{}");
-  var state = null, bust = null, offsetMs = 0;
+  var state = null, bust = null, offsetMs = 0, twoKillers = false, firstKiller = null;
   function $(id) { return document.getElementById(id); }
   function text(id, value) { var node = $(id); if (node && node.textContent !== String(value)) node.textContent = value; }
   function may(action) { return state && state.may.indexOf(action) >= 0; }
@@ -137,8 +142,8 @@
   function entryRow(e) {
     var actions = el("td", { className: "actions" });
     if (bust) {
-      if (e.state === "active" && e.entry_id !== bust.entry_id) {
-        actions.appendChild(button(w.killer, function (ev) { knockOut(ev.target, e.entry_id); },
+      if (e.state === "active" && e.entry_id !== bust.entry_id && (!firstKiller || firstKiller.player_id !== e.player_id)) {
+        actions.appendChild(button(w.killer, function (ev) { pickKiller(ev.target, e); },
           { "aria-label": w.killer + ": " + e.name }));
       }
     } else {
@@ -166,9 +171,13 @@
   }
   function knockoutRow(k) {
     var actions = el("td", { className: "actions" });
-    if (!k.voided && may("poker.void-knockout")) {
-      actions.appendChild(button(w.void, function (ev) { voidKnockout(ev.target, k); },
+    if (!k.voided && may("desk.void")) {
+      actions.appendChild(button(w.void, function (ev) { voidBust(ev.target, k.bust_number, state.busted_players[String(k.id)]); },
         { "aria-label": w.void + " #" + k.bust_number }));
+    }
+    if (!k.voided && k.killer && state.mystery.on && state.drawn.indexOf(k.id) < 0 && may("desk.mystery-draw")) {
+      actions.appendChild(button(w.draw, function (ev) { mysteryDraw(ev.target, k); },
+        { "aria-label": w.draw + " #" + k.bust_number }));
     }
     return el("tr", { className: k.voided ? "voided" : "", "data-knockout": String(k.id) },
       [cell(k.bust_number), cell(k.busted), cell(k.killer), cell(k.level), cell(k.at_text), actions]);
@@ -229,6 +238,8 @@
     var focused = document.activeElement && document.activeElement.id;
     var typed = {};
     document.querySelectorAll("#debts input.amount").forEach(function (i) { typed[i.id] = i.value; });
+    renderSeats();
+    renderFloor();
     fillBody("entries", state.entries.map(entryRow), "");
     fillBody("knockouts", state.knockouts.map(knockoutRow), w.no_knockouts);
     var owing = state.entries.filter(function (e) { return e.owed.amount > 0; });
@@ -239,12 +250,46 @@
     root.dataset.version = String((Number(root.dataset.version) || 0) + 1);
   }
 
+  function renderSeats() {
+    var seating = state.seating, box = $("tables");
+    $("seat-map").hidden = !seating.drawn;
+    box.replaceChildren.apply(box, seating.tables.map(function (t) {
+      var id = "table-" + t.table;
+      return el("section", { className: "table-card", "aria-labelledby": id, "data-table": String(t.table) }, [
+        el("h3", { id: id, text: fill(w.table_players, { n: t.table, count: t.players }) }),
+        el("ol", { className: "seats" }, t.seats.map(function (seat) {
+          return el("li", { className: seat.name ? "taken" : "free", "data-seat": String(seat.seat) }, [
+            el("span", { className: "seat-no", text: String(seat.seat) }),
+            el("span", { text: " " + (seat.name || w.seat_free) }),
+          ]);
+        })),
+      ]);
+    }));
+  }
+  function moveWords(m) {
+    return { name: m.name, ft: m.from_table, fs: m.from_seat, tt: m.to_table, ts: m.to_seat };
+  }
+  function renderFloor() {
+    var needs = $("attention"), moves = $("balancing");
+    needs.replaceChildren.apply(needs, state.attention.map(function (a) { return el("li", { className: "need-" + a.kind, text: a.text }); }));
+    moves.replaceChildren.apply(moves, state.balancing.map(function (m) {
+      if (m.kind === "break-table") {
+        return el("li", {}, [el("span", { text: fill(w.break_text, { n: m.table, names: m.names.join(", ") }) + " " }),
+          may("desk.break-table") ? button(fill(w["break"], { n: m.table }), function (ev) { breakTable(ev.target, m.table); }) : null]);
+      }
+      return el("li", {}, [el("span", { text: fill(w.move_text, moveWords(m)) + " " }),
+        may("desk.move") ? button(w.move, function (ev) { moveOne(ev.target, m); }, { "aria-label": w.move + ": " + m.name }) : null]);
+    }));
+    $("final-table").hidden = !(state.final_table.proposed && may("desk.final-table"));
+    $("finish").hidden = !(state.tournament.status === "running" && may("poker.finish"));
+  }
+
   var busy = false, again = false;
   function refresh() {
     if (busy) { again = true; return; }
     busy = true;
     api("GET", "/desk/tournaments/" + tid).then(function (data) { state = data; render(); },
-      function (error) { say(error.message, true); })
+      function (error) { say(error.message || w.stale, true); })
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
   }
   window.deskRefresh = refresh;
@@ -258,30 +303,113 @@
   }
   function startBust(e) {
     bust = e;
+    bust.seen = state.versions[String(e.player_id)];
+    twoKillers = false;
+    firstKiller = null;
+    $("bust-two").setAttribute("aria-pressed", "false");
+    $("after-bust").hidden = true;
     text("bust-text", fill(w.who_busted, { name: e.name }));
     $("bust-bar").hidden = false;
     render();
     $("bust-none").focus();
   }
-  function endBust() { bust = null; $("bust-bar").hidden = true; if (state) render(); }
-  function knockOut(source, killer) {
-    var body = { busted: [String(bust.entry_id)] };
-    if (killer) body.killer = String(killer);
-    var name = bust.name;
+  function endBust() { bust = null; firstKiller = null; $("bust-bar").hidden = true; if (state) render(); }
+  function pickKiller(source, killer) {
+    if (twoKillers && !firstKiller) {
+      firstKiller = killer;
+      text("bust-text", fill(w.who_second, { name: bust.name, killer: killer.name }));
+      render();
+      return;
+    }
+    knockOut(source, firstKiller ? [firstKiller, killer] : [killer]);
+  }
+  function knockOut(source, killers) {
+    var busted = bust;
+    var body = { busted: busted.player_id, killers: killers.map(function (k) { return k.player_id; }), seen: busted.seen };
     endBust();
-    step(source, api("POST", "/tournaments/" + tid + "/knockouts", body), function (made) {
-      return fill(w.done_bust, { n: made[0].bust_number, name: name });
+    step(source, api("POST", "/desk/tournaments/" + tid + "/busts", body), function (made) {
+      if (made.reentry_open && may("poker.re-enter")) offerReentry(busted);
+      return made.killers.length > 1
+        ? fill(w.done_shared_bust, { n: made.bust_number, name: made.busted, killers: made.killers.join(", ") })
+        : fill(w.done_bust, { n: made.bust_number, name: made.busted });
     });
   }
-  function voidKnockout(source, k) {
-    ask(fill(w.void_confirm, { n: k.bust_number, name: k.busted })).then(function (ok) {
-      if (!ok) return;
-      step(source, api("POST", "/tournaments/" + tid + "/knockouts/" + k.id + "/void"), function () {
-        return fill(w.done_void, { n: k.bust_number, name: k.busted });
+  function offerReentry(e) {
+    var bar = $("after-bust");
+    var yes = button(w.reentry, function (ev) {
+      bar.hidden = true;
+      step(ev.target, api("POST", "/tournaments/" + tid + "/re-entries", { player: String(e.player_id) }), function (made) {
+        var line = fill(w.done_topup, { name: e.name, what: w.reentry });
+        return made.seat ? line + " " + fill(w.done_seat, { seat: made.seat.table + "/" + made.seat.seat }) : line;
+      });
+    }, { "aria-label": w.reentry + ": " + e.name });
+    bar.replaceChildren(el("span", { text: fill(w.offer_reentry, { name: e.name }) + " " }), yes,
+      button(w.not_now, function () { bar.hidden = true; }));
+    bar.hidden = false;
+  }
+  function voidBust(source, number, player) {   // what it will do first, from the server; then the void
+    var query = number ? "?bust=" + number + (player ? "&player=" + player : "") : "";
+    source.disabled = true;
+    api("GET", "/desk/tournaments/" + tid + "/void" + query).then(function (plan) {
+      source.disabled = false;
+      if (plan.refusal) { say(plan.refusal, true); return; }
+      return ask(plan.text).then(function (ok) {
+        if (!ok) return;
+        var body = { bust: plan.bust_number };
+        if (player) body.player = player;
+        return step(source, api("POST", "/desk/tournaments/" + tid + "/void", body), function (done) {
+          return fill(w.done_void, { n: done.bust_number, name: done.busted });
+        });
+      });
+    }, function (error) { source.disabled = false; say(error.message, true); });
+  }
+  function mysteryDraw(source, k) {
+    ask(fill(w.draw_confirm, { killer: k.killer, n: k.bust_number }), !state.mystery.table, w.prize).then(function (prize) {
+      if (!prize) return;
+      var body = { bust: k.bust_number, player: state.busted_players[String(k.id)] };
+      if (!state.mystery.table) body.description = prize;
+      step(source, api("POST", "/desk/tournaments/" + tid + "/mystery-draws", body), function (d) {
+        return fill(w.done_draw, { n: d.draw_number, killer: d.killer, prize: d.prize || "—" });
       });
     });
   }
-  $("bust-none").addEventListener("click", function (ev) { knockOut(ev.target, null); });
+  function moveOne(source, m) {
+    ask(fill(w.move_confirm, moveWords(m))).then(function (ok) {
+      if (!ok) return;
+      var body = { player: m.player_id, table: m.to_table, seat: m.to_seat, seen: state.versions[String(m.player_id)] };
+      step(source, api("POST", "/desk/tournaments/" + tid + "/moves", body), function (done) { return done.text; });
+    });
+  }
+  function breakTable(source, table) {
+    ask(fill(w.break_confirm, { n: table })).then(function (ok) {
+      if (!ok) return;
+      step(source, api("POST", "/desk/tournaments/" + tid + "/tables/" + table + "/break"), function (done) {
+        return fill(w.done_moves, { moves: done.text.join(" ") });
+      });
+    });
+  }
+  $("final-table").addEventListener("click", function (ev) {
+    if (state.final_table.refusal) { say(state.final_table.refusal, true); return; }
+    ask(w.final_confirm).then(function (ok) {
+      if (!ok) return;
+      step(ev.target, api("POST", "/desk/tournaments/" + tid + "/final-table"), function (done) {
+        return fill(w.done_moves, { moves: done.text.join(" ") });
+      });
+    });
+  });
+  $("finish").addEventListener("click", function (ev) {
+    if (state.finish.refusal) { say(state.finish.refusal, true); return; }
+    ask(w.finish_confirm).then(function (ok) {
+      if (ok) step(ev.target, api("POST", "/tournaments/" + tid + "/finish"), function () { return w.done_finish; });
+    });
+  });
+  $("void-last").addEventListener("click", function (ev) { voidBust(ev.target, null, null); });
+  $("bust-two").addEventListener("click", function () {
+    twoKillers = !twoKillers;
+    $("bust-two").setAttribute("aria-pressed", twoKillers ? "true" : "false");
+    if (!twoKillers && firstKiller) { firstKiller = null; text("bust-text", fill(w.who_busted, { name: bust.name })); render(); }
+  });
+  $("bust-none").addEventListener("click", function (ev) { knockOut(ev.target, []); });
   $("bust-cancel").addEventListener("click", endBust);
   document.addEventListener("keydown", function (ev) { if (ev.key === "Escape" && bust) endBust(); });
   document.querySelectorAll("[data-clock]").forEach(function (b) {
@@ -324,8 +452,14 @@
   setInterval(tick, 250);
   if (window.EventSource) {
     var source = new EventSource(root.dataset.events);
-    source.onopen = function () { root.dataset.live = "live"; };
+    source.onopen = function () {   // back after a loss: read the state again, the loss no longer said
+      if (root.dataset.live === "reconnecting") {
+        if (message.textContent === w.stale) say("", false);
+        refresh();
+      }
+      root.dataset.live = "live";
+    };
     source.onmessage = function () { root.dataset.live = "live"; refresh(); };
-    source.onerror = function () { root.dataset.live = "reconnecting"; };
+    source.onerror = function () { root.dataset.live = "reconnecting"; say(w.stale, true); };
   }
 })();

@@ -1,0 +1,559 @@
+"""The floor's part of the club's desk (docs/desk.md): the seat map, busts with one or two killers,
+voids by bust number shown first, balancing moves and table breaks the floor confirms, the final
+table and finish with the reason they wait, mystery draws, and what needs the floor today. Over the
+same services as the CLI (`domain/poker/services/seating.py`, `knockouts.py`, `mystery.py`,
+`desk.py`); the desk's own refusals are in the club's language, with times in the club's zone.
+
+Every write that names a player takes the `seen` version of that player's row as the page drew it:
+when another tablet changed the row since, the step is refused (`desk-stale`, 409), names what changed
+and writes nothing, so two tablets acting at once on one player get one result and a plain message."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+from fastapi import APIRouter, Path, Query, Request
+from pydantic import Field
+from sqlalchemy.orm import Session
+
+from domain.documents.services import locales
+from domain.errors import DomainError, NotFound
+from domain.poker.rules.entries import reentry_problems
+from domain.poker.rules.knockouts import Bust
+from domain.poker.services import desk, listings, mystery, results, seating
+from domain.poker.services import knockouts as knockout_service
+from domain.poker.services import tournaments as tournament_service
+from flows.web.api.core import SECURED, Id, Strict, api_of, tournament_of
+from infra import i18n
+
+router = APIRouter(dependencies=SECURED)
+FLOOR_ACTIONS = (
+    "desk.bust",
+    "desk.void",
+    "desk.mystery-draw",
+    "desk.move",
+    "desk.break-table",
+    "desk.final-table",
+    "poker.finish",
+)
+
+
+def _t(locale: str, message: str, **values: Any) -> str:
+    text = i18n.translations(locale).gettext(message)
+    return text % values if values else text
+
+
+def _locale_zone(session: Session, tournament_id: int) -> tuple[str, ZoneInfo]:
+    return locales.tournament_locale(session, tournament_id), ZoneInfo(
+        listings.club_of(session, tournament_id=tournament_id).timezone
+    )
+
+
+def row_version(row: dict) -> str:
+    """What a player's row shows that a step depends on: their entry, its state, seat and re-entries."""
+    return f"{row['entry_id']}:{row['state'] or 'registered'}:{row['seat'] or '-'}:{row['reentries']}"
+
+
+def _stale(locale: str, row: dict) -> DomainError:
+    state = {
+        "active": _t(locale, "still in play"),
+        "busted": _t(locale, "busted"),
+    }.get(row["state"] or "", _t(locale, "registered"))
+    where = ", " + _t(locale, "seat %(seat)s", seat=row["seat"]) if row["seat"] else ""
+    return DomainError(
+        "desk-stale",
+        _t(
+            locale,
+            "%(name)s changed on another desk since this page was drawn (now: %(state)s%(where)s). "
+            "Nothing was done; the page shows it as it is now.",
+            name=row["player"],
+            state=state,
+            where=where,
+        ),
+    )
+
+
+def _rows(session: Session, tournament_id: int) -> dict[int, dict]:
+    return {r["player_id"]: r for r in listings.entries(session, tournament_id)}
+
+
+def _row(session: Session, tournament_id: int, player_id: int, locale: str, seen: str | None) -> dict:
+    row = _rows(session, tournament_id).get(player_id)
+    if row is None or row["entry_id"] is None:
+        raise NotFound("player-not-in-tournament", _t(locale, "This player has no entry in the tournament."))
+    if seen is not None and seen != row_version(row):
+        raise _stale(locale, row)
+    return row
+
+
+# -- the floor's part of the desk state -----------------------------------------------------------
+
+
+def _final_table_wait(t, now: datetime, zone: ZoneInfo, locale: str) -> str | None:
+    """3.6: the final table waits while a new entry could still come (late registration, re-entry)."""
+    for label, deadline in (
+        (_t(locale, "Late registration"), t.late_reg_deadline),
+        (_t(locale, "Re-entry"), t.reentry_deadline),
+    ):
+        if deadline is not None and deadline > now:
+            return _t(
+                locale,
+                "%(what)s is open until %(time)s: the final table waits for it to close (a new entry could still come).",
+                what=label,
+                time=i18n.short_time(deadline.astimezone(zone), locale),
+            )
+    return None
+
+
+def floor_state(session: Session, t, rows: list[dict], now: datetime, locale: str, zone: ZoneInfo) -> dict:
+    """The seat map, the balancing the floor may confirm, the final table's and the finish's readiness
+    (with the reason they wait), each row's version and re-entry offer, and what needs the floor."""
+    by_entry = {r["entry_id"]: r for r in rows if r["entry_id"] is not None}
+    shown = seating.show(session, t.id)
+    drawn = bool(shown["tables"] or shown["broken"])
+    sits = {(s["table"], s["seat"]): s for s in shown["seats"]}
+
+    def who(entry_id: int) -> dict:
+        r = by_entry.get(entry_id, {})
+        return {"entry_id": entry_id, "player_id": r.get("player_id"), "name": r.get("player")}
+
+    tables = [
+        {
+            "table": n["table"],
+            "players": n["players"],
+            "seats": [
+                {"seat": seat} | (who(sits[(n["table"], seat)]["entry_id"]) if (n["table"], seat) in sits else {})
+                for seat in range(1, shown["seat_cap"] + 1)
+            ],
+        }
+        for n in shown["tables"]
+    ]
+    moves = []
+    for s in seating.suggest(session, t.id) if drawn and t.status == "running" else []:
+        if s["kind"] == "break-table":
+            names = [who(x["entry_id"])["name"] for x in shown["seats"] if x["table"] == s["table"]]
+            moves.append({"kind": "break-table", "table": s["table"], "names": names})
+        else:
+            moves.append(
+                {"kind": "move", **who(s["entry_id"])}
+                | {k: s[k] for k in ("from_table", "from_seat", "to_table", "to_seat")}
+            )
+    players_in = sum(1 for r in rows if r["state"] == "active")
+    proposed = shown["stage"] == "final-table-proposed"
+    final_wait = _final_table_wait(t, now, zone, locale) if proposed else None
+    if t.status != "running":
+        finish_wait = _t(locale, "Only a running tournament finishes.")
+    elif players_in != 1:
+        finish_wait = _t(locale, "%(n)s players are still in: record the busts until one is left.", n=players_in)
+    else:
+        finish_wait = None
+    settings = tournament_service.settings_of(t)
+    prizes = mystery.declared_prizes(session, t.id)
+    recent = listings.knockouts(session, t.id)[::-1][:12]  # as the desk state lists them
+    players = desk.players_of(session, [k["busted_entry_id"] for k in recent])
+    versions, reentry = {}, {}
+    for r in rows:
+        versions[str(r["player_id"])] = row_version(r)
+        if r["state"] == "busted":
+            problems = reentry_problems(t.status, settings, "busted", now, reentries_taken=r["reentries"])
+            reentry[str(r["player_id"])] = not problems
+    return {
+        "seating": {
+            "drawn": drawn,
+            "stage": shown["stage"],
+            "seat_cap": shown["seat_cap"],
+            "tables": tables,
+            "broken": shown["broken"],
+        },
+        "balancing": moves,
+        "final_table": {"proposed": proposed, "refusal": final_wait},
+        "finish": {"ready": finish_wait is None, "refusal": finish_wait},
+        "versions": versions,
+        "reentry_open": reentry,
+        "shared_knockouts": bool(t.shared_knockouts),
+        "mystery": {"on": bool(t.mystery_draw) or bool(prizes), "table": bool(prizes)},
+        "drawn": desk.drawn_knockouts(session, t.id),
+        "busted_players": {str(k["id"]): players.get(k["busted_entry_id"]) for k in recent},
+        "attention": attention(session, t, now, locale, zone, shown=shown, moves=moves),
+    }
+
+
+def attention(session: Session, t, now: datetime, locale: str, zone: ZoneInfo, *, shown=None, moves=None) -> list:
+    """What needs the floor now, each {"kind", "text"}: no-shows due, a table to break, the final
+    table ready, the bubble."""
+    if t.status != "running":
+        return []
+    out = []
+    if shown is None:
+        shown = seating.show(session, t.id)
+    if moves is None:
+        drawn = bool(shown["tables"] or shown["broken"])
+        moves = [{"kind": s["kind"], "table": s["table"]} for s in seating.suggest(session, t.id)] if drawn else []
+    waiting = desk.no_shows_waiting(session, t.id)
+    if waiting:
+        closes = t.late_reg_deadline
+        when = (
+            _t(locale, "due now")
+            if closes is None or closes <= now
+            else _t(locale, "due at %(time)s", time=i18n.short_time(closes.astimezone(zone), locale))
+        )
+        text = _t(locale, "No-shows: %(n)s not checked in, %(when)s", n=waiting, when=when)
+        out.append({"kind": "no-shows", "text": text})
+    for m in moves:
+        if m["kind"] == "break-table":
+            out.append({"kind": "break-table", "text": _t(locale, "Table %(n)s can be broken", n=m["table"])})
+    if shown["stage"] == "final-table-proposed":
+        out.append({"kind": "final-table", "text": _t(locale, "The final table is ready")})
+    itm = results.itm_status(session, t.id)
+    if itm.on_bubble:
+        out.append({"kind": "bubble", "text": _t(locale, "The bubble: the next bust is the last before the prizes")})
+    return out
+
+
+# -- a bust ----------------------------------------------------------------------------------------
+
+
+class BustBody(Strict):
+    busted: Id = Field(description="the busted player's id")
+    killers: list[Id] = Field(default_factory=list, max_length=10, description="the killers' player ids, in order")
+    seen: str | None = Field(None, max_length=80, description="the busted player's row version as the page drew it")
+
+
+@router.post("/desk/tournaments/{tournament_id}/busts", operation_id="desk.bust", tags=["desk"])
+def desk_bust(request: Request, tournament_id: Id, body: BustBody) -> dict:
+    """A bust as the floor taps it: the busted player, then no killer, one, or two for a shared bust
+    (3.2: the second killer is kept in the audit trail, AC-3; with shared knockouts on, SP-10, each
+    gets a share). The level is the clock's. Refused with the player's name when the row changed on
+    another tablet (`desk-stale`), the killer is out, or the same player is named twice. Answers the
+    bust number, the names, and whether a re-entry is open for the busted player now."""
+
+    def do(s, actor, now):
+        t = tournament_service.get_tournament(s, tournament_id)
+        locale, _ = _locale_zone(s, t.id)
+        knockout_service.locked_tournament(s, t.id)  # two tablets on one player: one at a time
+        busted = _row(s, t.id, body.busted, locale, body.seen)
+        if busted["state"] != "active":
+            raise _stale(locale, busted)
+        if len(set(body.killers)) != len(body.killers) or body.busted in body.killers:
+            raise DomainError(
+                "desk-same-player", _t(locale, "Name each player once: the busted player and each killer.")
+            )
+        killers = []
+        for k in body.killers:
+            row = _row(s, t.id, k, locale, None)
+            if row["state"] != "active":
+                raise DomainError(
+                    "desk-killer-out",
+                    _t(locale, "%(name)s is not in play: they cannot be the killer.", name=row["player"]),
+                )
+            killers.append(row)
+        ids = [k["entry_id"] for k in killers]
+        bust = Bust(busted["entry_id"], ids[0] if ids else None, ids[1] if len(ids) > 1 else None, tuple(ids[2:]))
+        [made] = desk.knock_out(s, t.id, [bust], now=now, actor=actor.label)
+        s.flush()
+        after = _rows(s, t.id)[body.busted]
+        settings = tournament_service.settings_of(t)
+        problems = reentry_problems(t.status, settings, "busted", now, reentries_taken=after["reentries"])
+        return {
+            "knockout_id": made.id,
+            "bust_number": made.bust_number,
+            "level": made.level,
+            "busted": busted["player"],
+            "killers": [k["player"] for k in killers],
+            "reentry_open": not problems,
+        }
+
+    return api_of(request).run(
+        request,
+        "desk.bust",
+        tournament_of(tournament_id),
+        do,
+        describe=f"tournament {tournament_id} bust of player {body.busted}",
+        data=body.model_dump(),
+    )
+
+
+# -- a void, by bust number ------------------------------------------------------------------------
+
+
+def _knockout(session: Session, tournament_id: int, number: int | None, player: int | None, locale: str) -> dict:
+    """The knockout the floor names by its bust number (the number the floor sees), the last live one
+    when no number is given, and the busted player when one number holds several (a multi-bust)."""
+    live = [k for k in listings.knockouts(session, tournament_id)]
+    if number is None:
+        numbers = [k["bust_number"] for k in live if not k["voided"]]
+        if not numbers:
+            raise NotFound("desk-no-bust", _t(locale, "There is no bust to void."))
+        number = max(numbers)
+    found = [k for k in live if k["bust_number"] == number]
+    if player is not None:
+        found = [k for k in found if desk.player_of(session, k["busted_entry_id"]) == player]
+    if not found:
+        raise NotFound("desk-no-bust", _t(locale, "There is no bust #%(n)s.", n=number))
+    open_ = [k for k in found if not k["voided"]] or found
+    if len(open_) > 1:
+        raise DomainError(
+            "desk-bust-block",
+            _t(
+                locale,
+                "Bust #%(n)s is %(count)s players busted in one hand (%(names)s): name the player.",
+                n=number,
+                count=len(open_),
+                names=", ".join(k["busted"] for k in open_),
+            ),
+        )
+    return open_[0]
+
+
+def _void_refusal(problem, k: dict, locale: str, zone: ZoneInfo, window_end: datetime) -> str:
+    n, name = k["bust_number"], k["busted"]
+    return {
+        "void-already-voided": _t(locale, "Bust #%(n)s (%(name)s) is already voided.", n=n, name=name),
+        "void-window-closed": _t(
+            locale,
+            "Bust #%(n)s (%(name)s) could be voided until %(time)s only.",
+            n=n,
+            name=name,
+            time=i18n.short_time(window_end.astimezone(zone), locale),
+        ),
+        "void-after-reentry": _t(locale, "%(name)s has re-entered since bust #%(n)s: it stays.", n=n, name=name),
+        "void-after-draw": _t(locale, "A mystery bounty was drawn on bust #%(n)s: it stays.", n=n),
+        "void-not-running": _t(locale, "The tournament is not running: its busts are final."),
+    }.get(problem.code, problem.message)
+
+
+def _plan(session: Session, tournament_id: int, number: int | None, player: int | None, now: datetime) -> dict:
+    locale, zone = _locale_zone(session, tournament_id)
+    k = _knockout(session, tournament_id, number, player, locale)
+    plan = knockout_service.void_plan(session, k["id"], now)
+    end = k["recorded_at"] + knockout_service.void_window(session, tournament_id)
+    refusals = [_void_refusal(p, k, locale, zone, end) for p in plan["problems"]]
+    had = plan["seat_had"]
+    if had is None:
+        seat = _t(locale, "%(name)s comes back into play.", name=k["busted"])
+    elif plan["back_to_seat"]:
+        seat = _t(
+            locale,
+            "%(name)s comes back into play at table %(table)s, seat %(seat)s, the seat they had.",
+            name=k["busted"],
+            table=had[0],
+            seat=had[1],
+        )
+    else:
+        seat = _t(
+            locale,
+            "%(name)s comes back into play; their seat (table %(table)s, seat %(seat)s) is taken, so they are "
+            "seated at the table with the fewest players.",
+            name=k["busted"],
+            table=had[0],
+            seat=had[1],
+        )
+    text = _t(
+        locale,
+        "Void bust #%(n)s? %(seat)s The bust stays on record, marked voided.",
+        n=k["bust_number"],
+        seat=seat,
+    )
+    return {
+        "knockout_id": k["id"],
+        "bust_number": k["bust_number"],
+        "busted": k["busted"],
+        "busted_entry_id": k["busted_entry_id"],
+        "killer": k["killer"],
+        "seat_had": list(had) if had else None,
+        "back_to_seat": plan["back_to_seat"],
+        "text": text,
+        "refusal": refusals[0] if refusals else None,
+    }
+
+
+@router.get("/desk/tournaments/{tournament_id}/void", operation_id="desk.void-plan", tags=["desk"])
+def desk_void_plan(
+    request: Request,
+    tournament_id: Id,
+    bust: Annotated[int | None, Query(ge=1, le=100_000, description="the bust number; none: the last bust")] = None,
+    player: Annotated[int | None, Query(ge=1, description="the busted player, in a bust of several")] = None,
+) -> dict:
+    """What voiding a bust would do, writing nothing: who comes back and to which seat (the seat they
+    had, when still free), or the plain reason it is refused (SP-5 window in the club's time, a
+    re-entry, a mystery draw, already voided)."""
+    return api_of(request).run(
+        request,
+        "desk.void-plan",
+        tournament_of(tournament_id),
+        lambda s, actor, now: _plan(s, tournament_id, bust, player, now),
+        describe=f"tournament {tournament_id} bust {bust or 'last'}",
+    )
+
+
+class VoidBody(Strict):
+    bust: int | None = Field(None, ge=1, le=100_000, description="the bust number; none: the last bust")
+    player: Id | None = Field(None, description="the busted player, in a bust of several")
+
+
+@router.post("/desk/tournaments/{tournament_id}/void", operation_id="desk.void", tags=["desk"])
+def desk_void(request: Request, tournament_id: Id, body: VoidBody) -> dict:
+    """Void a bust by its number (or the last one): the player is back in play at the seat they had
+    (3.2, 3.6, SP-5); a refusal is the plain reason of the plan, and nothing is written."""
+
+    def do(s, actor, now):
+        plan = _plan(s, tournament_id, body.bust, body.player, now)
+        if plan["refusal"]:
+            raise DomainError("desk-void-refused", plan["refusal"])
+        knockout_service.void_knockout(s, plan["knockout_id"], now=now, actor=actor.label)
+        row = _rows(s, tournament_id)[desk.player_of(s, plan["busted_entry_id"])]
+        return {"knockout_id": plan["knockout_id"], "bust_number": plan["bust_number"], "busted": plan["busted"]} | {
+            "seat": row["seat"]
+        }
+
+    return api_of(request).run(
+        request,
+        "desk.void",
+        tournament_of(tournament_id),
+        do,
+        describe=f"tournament {tournament_id} void of bust {body.bust or 'last'}",
+        data=body.model_dump(),
+    )
+
+
+# -- mystery draws ---------------------------------------------------------------------------------
+
+
+class DrawBody(Strict):
+    bust: int = Field(ge=1, le=100_000, description="the bust number")
+    player: Id | None = Field(None, description="the busted player, in a bust of several")
+    description: str | None = Field(None, max_length=500, description="the prize, when no prize table is declared")
+
+
+@router.post("/desk/tournaments/{tournament_id}/mystery-draws", operation_id="desk.mystery-draw", tags=["desk"])
+def desk_mystery_draw(request: Request, tournament_id: Id, body: DrawBody) -> dict:
+    """The killer of a bust draws the mystery bounty (3.3, SP-11): from the declared prize table by its
+    committed seed, or the prize the floor types; once per killer entry; the bust cannot be voided after."""
+
+    def do(s, actor, now):
+        locale, _ = _locale_zone(s, tournament_id)
+        k = _knockout(s, tournament_id, body.bust, body.player, locale)
+        drawn = mystery.mystery_draw(s, k["id"], now=now, actor=actor.label, description=body.description)
+        return {
+            "draw_number": drawn.draw_number,
+            "bust_number": k["bust_number"],
+            "killer": k["killer"],
+            "prize": drawn.description,
+        }
+
+    return api_of(request).run(
+        request,
+        "desk.mystery-draw",
+        tournament_of(tournament_id),
+        do,
+        describe=f"tournament {tournament_id} mystery draw on bust {body.bust}",
+        data=body.model_dump(),
+    )
+
+
+# -- balancing, table breaks, the final table ------------------------------------------------------
+
+
+class MoveBody(Strict):
+    player: Id = Field(description="the player moved")
+    table: int = Field(ge=1, le=10_000)
+    seat: int = Field(ge=1, le=10)
+    seen: str | None = Field(None, max_length=80, description="the player's row version as the page drew it")
+
+
+def _seat_text(locale: str, table: int, seat: int) -> str:
+    return _t(locale, "table %(table)s, seat %(seat)s", table=table, seat=seat)
+
+
+@router.post("/desk/tournaments/{tournament_id}/moves", operation_id="desk.move", tags=["desk"])
+def desk_move(request: Request, tournament_id: Id, body: MoveBody) -> dict:
+    """A move the floor confirmed (3.6: the floor moves; nothing moves by itself): one player to a
+    free seat of a table in play. Refused when the row changed on another tablet (`desk-stale`)."""
+
+    def do(s, actor, now):
+        locale, _ = _locale_zone(s, tournament_id)
+        seating.lock(s, tournament_id)
+        row = _row(s, tournament_id, body.player, locale, body.seen)
+        done = seating.move(s, tournament_id, row["entry_id"], body.table, body.seat, now, actor.label)
+        return done | {
+            "name": row["player"],
+            "text": _t(
+                locale,
+                "%(name)s: from %(from)s to %(to)s.",
+                name=row["player"],
+                **{
+                    "from": _seat_text(locale, done["from_table"], done["from_seat"]),
+                    "to": _seat_text(locale, done["to_table"], done["to_seat"]),
+                },
+            ),
+        }
+
+    return api_of(request).run(
+        request, "desk.move", tournament_of(tournament_id), do, describe=f"tournament {tournament_id} move",
+        data=body.model_dump(),
+    )  # fmt: skip
+
+
+def _moves_text(session: Session, tournament_id: int, moves: list[dict], locale: str) -> list[str]:
+    names = listings.entry_names(session, [m["entry_id"] for m in moves])
+    return [
+        _t(
+            locale,
+            "%(name)s: from %(from)s to %(to)s.",
+            name=names.get(m["entry_id"], ""),
+            **{
+                "from": _seat_text(locale, m["from_table"], m["from_seat"]),
+                "to": _seat_text(locale, m["to_table"], m["to_seat"]),
+            },
+        )
+        for m in moves
+    ]
+
+
+@router.post("/desk/tournaments/{tournament_id}/tables/{table}/break", operation_id="desk.break-table", tags=["desk"])
+def desk_break_table(request: Request, tournament_id: Id, table: Annotated[int, Path(ge=1, le=10_000)]) -> dict:
+    """Break a table the floor confirmed (3.6, SP-13): its players go to free seats of the other tables
+    by lot; the answer names each move by player, table and seat."""
+
+    def do(s, actor, now):
+        locale, _ = _locale_zone(s, tournament_id)
+        done = seating.break_table(s, tournament_id, table, now, None, actor.label)
+        return {"table": table, "moves": done["moves"], "text": _moves_text(s, tournament_id, done["moves"], locale)}
+
+    return api_of(request).run(
+        request, "desk.break-table", tournament_of(tournament_id), do,
+        describe=f"tournament {tournament_id} break table {table}",
+    )  # fmt: skip
+
+
+@router.post("/desk/tournaments/{tournament_id}/final-table", operation_id="desk.final-table", tags=["desk"])
+def desk_final_table(request: Request, tournament_id: Id) -> dict:
+    """Assemble the final table the floor confirmed (3.6, SP-13: seats by lot). Refused while it is not
+    proposed, and while late registration or re-entry is open (a new entry could still come), with the
+    deadline in the club's time."""
+
+    def do(s, actor, now):
+        locale, zone = _locale_zone(s, tournament_id)
+        t = tournament_service.get_tournament(s, tournament_id)
+        wait = _final_table_wait(t, now, zone, locale)
+        if wait:
+            raise DomainError("final-table-entries-open", wait)
+        if seating.show(s, tournament_id)["stage"] != "final-table-proposed":
+            raise DomainError(
+                "final-table-not-proposed",
+                _t(
+                    locale, "The final table is not proposed: the players left do not fit one table yet, or sit at one."
+                ),
+            )
+        done = seating.final_table(s, tournament_id, now, True, None, actor.label)
+        return {
+            "table": done["table"],
+            "moves": done["moves"],
+            "text": _moves_text(s, tournament_id, done["moves"], locale),
+        }
+
+    return api_of(request).run(
+        request, "desk.final-table", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
+    )

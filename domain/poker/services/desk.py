@@ -11,10 +11,34 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
-from domain.poker.services import clock, entries, knockouts, players, seating
+from domain.poker.services import clock, entries, knockouts, players, seating, tournaments
 from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import Entry, TopUp
+
+
+def start(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> dict:
+    """The start in one step: registration open -> running (3.9, the settings freeze), the initial
+    seating by lot (3.6, SP-13; `seed` is the floor's part of the draw) and the clock started."""
+    tournaments.change_status(session, tournament_id, "start", now)
+    drawn = seating.draw_initial(session, tournament_id, now, seed)
+    clock.act(session, tournament_id, "start", now)
+    return drawn
+
+
+def final_table(session: Session, tournament_id: int, now: datetime, seed: str | None, actor: str) -> dict:
+    """Assemble the final table the rules propose (3.6, SP-13), refused while late registration or
+    re-entry is open (a new entry could still come), as `poker seat final-table --confirm` is."""
+    t = tournaments.get_tournament(session, tournament_id)
+    for label, deadline in (("late registration", t.late_reg_deadline), ("re-entry", t.reentry_deadline)):
+        if deadline is not None and deadline > now:
+            raise DomainError(
+                "final-table-entries-open",
+                f"{label} is open until {deadline.isoformat()}: the final table waits for it "
+                f"to close (a new entry could still come)",
+            )
+    return seating.final_table(session, tournament_id, now, confirm=True, seed=seed, actor=actor)
 
 
 def check_in(

@@ -21,12 +21,13 @@ PLAYER_STEPS = {CHECKIN: "check-ins", "reentry": "re-entries", "addon": "add-ons
 NOT_YET = ("seating-no-final-table", "final-table-entries-open")  # the final table is not due yet
 RETRY_FOR = 60.0  # seconds a call keeps trying to connect
 RETRY_EVERY = 0.5
+TIMEOUT = 120.0  # a round's last report waits for its completion (a flow run in the web app)
 
 
 class OverApi:
     def __init__(self, base: str, tokens: Tokens, client: httpx.Client | None = None):
         self.base, self.tokens = base.rstrip("/"), tokens
-        self.client = client or httpx.Client(timeout=30)
+        self.client = client or httpx.Client(timeout=TIMEOUT)
         self.final_table_done: set[int] = set()
 
     def close(self) -> None:
@@ -40,10 +41,12 @@ class OverApi:
             try:
                 answer = self.client.request(method, f"{self.base}{path}", json=body, headers=headers)
                 break
-            except (httpx.ConnectError, httpx.ConnectTimeout):
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 if time.monotonic() >= deadline:
-                    raise
+                    raise DomainError("web-unreachable", f"{method} {path}: {exc.__class__.__name__}") from exc
                 time.sleep(RETRY_EVERY)
+            except httpx.HTTPError as exc:  # sent, and no answer: it may have acted; not tried again
+                raise DomainError("http-error", f"{method} {path}: {exc.__class__.__name__}") from exc
         if answer.is_success:
             return answer.json()
         try:

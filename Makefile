@@ -26,10 +26,11 @@ db: setup
 	$(TOURNEY) db up
 	$(TOURNEY) db upgrade
 
+# the web app before the demo's simulator: on the wall clock it plays the demo through /api/v1
 run: db
 	$(TOURNEY) server up
-	@if [ "$(DEMO)" != "0" ]; then $(TOURNEY) simulate --demo --background; fi
 	$(TOURNEY) web --background --port $${TOURNEY_WEB_PORT:-8080}
+	@if [ "$(DEMO)" != "0" ]; then $(TOURNEY) simulate --demo --background; fi
 	$(TOURNEY) serve --limit $${TOURNEY_SERVE_LIMIT:-4}
 
 # the budget: 480 s wall on 2 cores (docs/testing.md); the long proofs are `make soak`

@@ -1,10 +1,22 @@
 """`tourney simulate`: drives a live poker tournament and/or a Pusoy Dos tournament to their end
-through the real services and jobs, with a seeded RNG (domain/simulate/rules/script.py decides, every action goes
-through domain/simulate/services/demo.py, i.e. the services the CLI calls).
+through the real services and jobs, with a seeded RNG (domain/simulate/rules/script.py decides).
+
+Every write of the script goes through one small port, `Hands` (start, a floor step, a join, a
+game's report), with two adapters:
+- **over the API** (`flows/simulate_api.py`, on the wall clock): real HTTP to the running web app
+  (`tourney web`, at TOURNEY_PUBLIC_URL), as the desk, the players and a game server do: the live
+  tournament's start, check-ins, busts, re-entries, add-ons and final table with a floor manager's
+  token of the tournament's club, each cup player's join with their own player token, and the
+  games with a game server's token bound to the cup. The tokens are made when the simulator starts
+  (`simulator_tokens`, the service of `tourney token create`), held only in its memory and revoked
+  when it stops. The API acts at the server's now; its refusals (`{"error", "message"}`) are tallied
+  like the services'; a call is retried on connection errors only.
+- **in process** (`InProcess`, in virtual time): the same use cases the API's operations call,
+  each in its own transaction at the simulator's `now` (the API cannot act at another instant).
 
 Time, two ways:
 - **wall clock** (`--speed 1`, the default; `make run`'s demo): actions happen at their real
-  instants; the served deployments (`tourney serve`) record level changes, process no-shows,
+  instants, over the API; the served deployments (`tourney serve`) record level changes, process no-shows,
   finalize and publish on their schedules, and the simulator also starts a run of
   `process-no-shows`, `finalize-tournaments` and `publish-results` at the moment each is due (a
   deployment run when served, else the flow in this process), so nothing waits for a sweep.
@@ -14,8 +26,9 @@ Time, two ways:
   the timed jobs itself in this process with that `now` (`advance-clocks` at each level change,
   `process-no-shows` at the late-registration close, `finalize-tournaments` after the void window,
   `publish-results` at the end), each a real flow run reporting to the Prefect API.
-`complete-rounds` runs in this process after the last report of a round, as `tourney pusoy report`
-does, in both modes."""
+`complete-rounds` runs at a round's last report in both modes: in the web app, as the report
+operation does, over the API; in this process, as `tourney pusoy report` does, in virtual time.
+A demo cup that is filling is joined by its players (`cup_joiners`) at the first Pusoy Dos tick."""
 
 from __future__ import annotations
 
@@ -25,11 +38,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from domain.access.services import audit
 from domain.errors import DomainError
 from domain.ops.services import run_tags
 from domain.poker.services import clock as clock_service
+from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services.rows import find
 from domain.simulate.rules.script import (
     ADDON,
@@ -41,17 +56,87 @@ from domain.simulate.rules.script import (
     poker_script,
 )
 from domain.simulate.services.demo import (
+    TICK,
+    Game,
+    Tokens,
+    cup_joiners,
     poker_facts,
     poker_status,
     poker_step,
     pusoy_next_games,
     pusoy_report,
     pusoy_status,
+    revoke_simulator_tokens,
+    simulator_tokens,
     start_poker,
 )
 from flows import bootstrap
 
-TICK = timedelta(seconds=20)
+
+class Hands(Protocol):
+    """The simulator's writes (the port): each acts once, returns what it did, and raises the
+    `DomainError` of a refusal (its code and message), whichever way it acts."""
+
+    def start(self, tournament_id: int, now: datetime, seed: str) -> int:
+        """Start the live tournament (seats by lot, the clock): how many were seated."""
+
+    def poker_step(self, tournament_id: int, step, now: datetime, seed: str, final_table_from: datetime | None) -> str:
+        """One scripted floor action (and the final table it makes due): what happened, in words."""
+
+    def join(self, code: str, player: str, now: datetime) -> bool:
+        """A player joins a filling cup: whether it started."""
+
+    def report(self, code: str, game: Game, finishes, two_of_diamonds: str | None, now: datetime) -> list | str | None:
+        """One table's game: None, or the round's completion it made (what complete-rounds did)."""
+
+
+class InProcess:
+    """The port over the use cases themselves, each in its own transaction at the simulator's `now`,
+    audited as the simulator (AC-3) in that transaction (over the API, the API audits its callers)."""
+
+    def start(self, tournament_id, now, seed):
+        return len(
+            _audited("start", now, lambda s: start_poker(s, tournament_id, now, seed), poker=tournament_id)["seats"]
+        )
+
+    def poker_step(self, tournament_id, step, now, seed, final_table_from):
+        return _audited(
+            f"{step.kind} {step.player}",
+            now,
+            lambda s: poker_step(s, tournament_id, step, now, seed, final_table_from),
+            poker=tournament_id,
+        )
+
+    def join(self, code, player, now):
+        return _audited(f"join {player}", now, lambda s: pusoy_setup.join(s, code, player, now).started, cup=code)
+
+    def report(self, code, game, finishes, two_of_diamonds, now):
+        what = f"report {code} r{game.round_no} t{game.table}"
+        if not _audited(what, now, lambda s: pusoy_report(s, code, game, finishes, two_of_diamonds, now), cup=code):
+            return None
+        from flows.jobs.pusoy import complete_now
+
+        try:
+            return complete_now(_read(lambda s: find(s, code).id))
+        except Exception as exc:  # no API: the every-minute sweep completes the round
+            return f"complete-rounds not run here ({exc.__class__.__name__}); the sweep completes it"
+
+
+def _audited(what: str, now: datetime, action, *, poker: int | None = None, cup: str | None = None):
+    """`action(session)` in one transaction with its audit row as `system:simulator` (AC-3): the poker
+    tournament's, or the cup's."""
+    with bootstrap.unit_of_work() as session:
+        done = action(session)
+        audit.record_if_written(
+            session,
+            audit.system("system:simulator"),
+            f"simulate {what.split()[0]}",
+            now,
+            poker=[poker] if poker is not None else [],
+            pusoy=[find(session, cup).id] if cup else [],
+            data={"step": what},
+        )
+        return done
 
 
 class WallClock:
@@ -113,7 +198,7 @@ def _brief(result: object) -> str:
 
 @dataclass
 class Tally:
-    done: Counter = field(default_factory=Counter)  # checkin, bust, reentry, addon, game, no-show
+    done: Counter = field(default_factory=Counter)  # checkin, bust, reentry, addon, join, game, no-show
     refused: list[str] = field(default_factory=list)
 
 
@@ -128,24 +213,55 @@ def simulate(
     timeout: timedelta = timedelta(minutes=30),
     say: Callable[[str], None] = print,
     start: datetime | None = None,
+    tick: timedelta = TICK,
+    api: str | None = None,
 ) -> dict:
     """Drive both tournaments to their end and publish their documents; returns a summary.
-    `start`: where virtual time begins (default: now)."""
+    `start`: where virtual time begins (default: now); `tick`: the script's beat (busts, a Pusoy Dos
+    game a table); `api`: the web app's address on the wall clock (default TOURNEY_PUBLIC_URL)."""
     clock = WallClock() if speed == 1 else VirtualClock(start or datetime.now(UTC).replace(microsecond=0), speed)
-    run = Simulation(poker_id, pusoy_code, seed, clock, random.Random(seed), clock.now() + timeout, say)
-    if poker_id is not None:
-        run.plan_poker(play, absent)
-    if pusoy_code is not None:
-        run.plan_pusoy()
-    while clock.now() < run.give_up:
-        run.step(clock.now())
-        if run.poker_done and run.pusoy_done:
-            break
-        clock.wait_until(run.next_moment())
-    else:
-        run.log("gave up: the time limit passed before both tournaments finished")
+    joiners = _read(lambda s: cup_joiners(s, pusoy_code)) if pusoy_code is not None else ()
+    tokens = (
+        _audited(
+            "tokens",
+            clock.now(),
+            lambda s: simulator_tokens(s, poker_id, pusoy_code, joiners, clock.now()),
+            poker=poker_id,
+            cup=pusoy_code,
+        )
+        if clock.live
+        else None
+    )
+    hands = _over_api(api, tokens) if tokens is not None else InProcess()
+    run = Simulation(poker_id, pusoy_code, seed, clock, random.Random(seed), clock.now() + timeout, say, hands, tick)
+    run.joiners = list(joiners)
+    try:
+        if poker_id is not None:
+            run.plan_poker(play, absent)
+        if pusoy_code is not None:
+            run.plan_pusoy()
+        while clock.now() < run.give_up:
+            run.step(clock.now())
+            if run.poker_done and run.pusoy_done:
+                break
+            clock.wait_until(run.next_moment())
+        else:
+            run.log("gave up: the time limit passed before both tournaments finished")
+    finally:
+        if tokens is not None:
+            now = datetime.now(UTC)
+            revoke = lambda s: revoke_simulator_tokens(s, list(tokens.names), now)  # noqa: E731
+            _audited("tokens-revoked", now, revoke, poker=poker_id, cup=pusoy_code)
+            getattr(hands, "close", lambda: None)()
     published = _publish(poker_id, pusoy_code, clock, run.log, run.give_up) if run.poker_done and run.pusoy_done else []
     return run.summary(speed, published)
+
+
+def _over_api(api: str | None, tokens: Tokens) -> Hands:
+    from flows.simulate_api import OverApi
+    from infra.config import load_settings
+
+    return OverApi(f"{(api or load_settings().public_url()).rstrip('/')}/api/v1", tokens)
 
 
 @dataclass
@@ -160,7 +276,10 @@ class Simulation:
     rng: random.Random
     give_up: datetime
     say: Callable[[str], None]
+    hands: Hands = field(default_factory=InProcess)
+    tick: timedelta = TICK
     tally: Tally = field(default_factory=Tally)
+    joiners: list[str] = field(default_factory=list)  # who joins the cup while it fills
     script: list = field(default_factory=list)
     moments: dict[str, datetime] = field(default_factory=dict)
     poker_tags: tuple[str, ...] = ()
@@ -172,22 +291,10 @@ class Simulation:
     def log(self, what: str) -> None:
         self.say(f"{self.clock.now():%H:%M:%S} {what}")
 
-    def attempt(self, what: str, action: Callable[..., object], *, cup: str | None = None) -> object:
-        """`action(session)` in one transaction, audited as the simulator (AC-3) in that transaction (the
-        poker tournament's, or the cup's); a refusal is tallied and logged, and the run goes on."""
+    def attempt(self, what: str, action: Callable[[], object]) -> object:
+        """`action()`, one write by the hands; a refusal is tallied and logged, and the run goes on."""
         try:
-            with bootstrap.unit_of_work() as session:
-                done = action(session)
-                audit.record_if_written(
-                    session,
-                    audit.system("system:simulator"),
-                    f"simulate {what.split()[0]}",
-                    self.clock.now(),
-                    poker=[self.poker_id] if cup is None and self.poker_id is not None else [],
-                    pusoy=[find(session, cup).id] if cup else [],
-                    data={"step": what},
-                )
-                return done
+            return action()
         except DomainError as exc:
             self.tally.refused.append(f"{what}: {exc.message}")
             self.log(f"refused ({what}): {exc.message}")
@@ -199,7 +306,7 @@ class Simulation:
         pid, now = self.poker_id, self.clock.now()
         self.poker_tags = _read(lambda s: run_tags.poker_tags(s, [pid]))[pid]
         with bootstrap.unit_of_work() as session:
-            facts = poker_facts(session, pid, now, play)
+            facts = poker_facts(session, pid, now, play, self.tick)
         absent_ones = no_shows(self.rng, facts.arriving, absent) if facts.status == "registration_open" else ()
         self.tally.done["no-show"] = len(absent_ones)
         arriving = [p for p in facts.arriving if p not in absent_ones]
@@ -240,7 +347,7 @@ class Simulation:
             self._finalize(now)
         if not self.pusoy_done and now >= self.moments["pusoy"]:
             self.pusoy_done = self._pusoy(now)
-            self.moments["pusoy"] = now + TICK
+            self.moments["pusoy"] = now + self.tick
 
     def _due(self, moment: str, now: datetime) -> bool:
         """A one-off moment that has come: taken off the plan."""
@@ -250,16 +357,16 @@ class Simulation:
         return False
 
     def _start(self, now: datetime) -> None:
-        drawn = self.attempt("start", lambda s: start_poker(s, self.poker_id, now, f"simulate-{self.seed}"))
-        if drawn is not None:
-            self.log(f"poker {self.poker_id}: started, {len(drawn['seats'])} seated by lot, clock running")
+        seated = self.attempt("start", lambda: self.hands.start(self.poker_id, now, f"simulate-{self.seed}"))
+        if seated is not None:
+            self.log(f"poker {self.poker_id}: started, {seated} seated by lot, clock running")
         if not self.clock.live:
             self.moments["advance"] = now
 
     def _play(self, step, now: datetime) -> None:
         said = self.attempt(
             f"{step.kind} {step.player}",
-            lambda s: poker_step(s, self.poker_id, step, now, f"simulate-{self.seed}", self.final_table_from),
+            lambda: self.hands.poker_step(self.poker_id, step, now, f"simulate-{self.seed}", self.final_table_from),
         )
         if said is not None:
             self.tally.done[step.kind] += 1
@@ -274,42 +381,44 @@ class Simulation:
         live = self.clock.live
         if now >= self.finalize_next:  # on the wall clock a run a minute, checked every 5 s
             self.log(run_job("finalize-tournaments", self.clock, self.poker_tags))
-            self.finalize_next = now + (timedelta(minutes=1) if live else TICK)
+            self.finalize_next = now + (timedelta(minutes=1) if live else self.tick)
         self.poker_done = _read(lambda s: poker_status(s, self.poker_id)) == "finished"
-        self.moments["finalize"] = now + (timedelta(seconds=5) if live else TICK)
+        self.moments["finalize"] = now + (timedelta(seconds=5) if live else self.tick)
         if self.poker_done:
             self.log(f"poker {self.poker_id}: finished")
 
     def _pusoy(self, now: datetime) -> bool:
-        """Report the next game of every table; complete the round at once when it is ready."""
+        """Join the players of a filling cup; else report the next game of every table, the round
+        completed at its last report."""
         code, log = self.pusoy_code, self.log
+        if self.joiners:
+            joined = [
+                p
+                for p in self.joiners
+                if self.attempt(f"join {code} {p}", lambda: self.hands.join(code, p, now)) is not None
+            ]
+            self.tally.done["join"] += len(joined)
+            self.joiners = []
+            log(f"pusoy {code}: {len(joined)} joined")
         games = _read(lambda s: pusoy_next_games(s, code))
-        ready = False
         for game in games:
             finishes, diamond = game_finishes(self.rng, game.seated)
             done = self.attempt(
                 f"report {code} r{game.round_no} t{game.table}",
-                lambda s: pusoy_report(s, code, game, finishes, diamond, now),
-                cup=code,
+                lambda: self.hands.report(code, game, finishes, diamond, now) or (),
             )
             if done is not None:
                 self.tally.done["game"] += 1
-                ready = ready or bool(done)
+            if isinstance(done, str):
+                log(f"pusoy {code}: {done}")
+            for c in done if isinstance(done, list) else ():
+                log(
+                    f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
+                    + (f", champion {c['champion']}" if c.get("champion") else "")
+                )
         if games:
             what = f"round {games[0].round_no}" + (f" playoff {games[0].playoff}" if games[0].playoff else "")
             log(f"pusoy {code}: {what}, {len(games)} game(s) reported")
-        if ready:
-            from flows.jobs.pusoy import complete_now
-
-            tid = _read(lambda s: find(s, code).id)
-            try:
-                for c in complete_now(tid):
-                    log(
-                        f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
-                        + (f", champion {c['champion']}" if c.get("champion") else "")
-                    )
-            except Exception as exc:  # no API: the every-minute sweep completes the round
-                log(f"pusoy {code}: complete-rounds not run here ({exc.__class__.__name__}); the sweep completes it")
         status = _read(lambda s: pusoy_status(s, code))
         if status == "complete":
             log(f"pusoy {code}: complete")
@@ -345,6 +454,7 @@ class Simulation:
             else {
                 "code": code,
                 "status": _read(lambda s: pusoy_status(s, code)),
+                "joined": done["join"],
                 "games": done["game"],
             },
             "documents": published,

@@ -1,5 +1,5 @@
 """The demo's seed: a club, a series, a live tournament open with its players, a Pusoy Dos cup
-started; seeded once (a second seed is refused and writes nothing)."""
+filling (its players made, the simulator joins them); seeded once (a second seed is refused and writes nothing)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ from domain.poker.services import structures as poker_structures
 from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.tables.tournaments import Registration
 from domain.pusoy.services import rows as pusoy_rows
-from domain.simulate.services.demo import demo_club, poker_facts, seed_demo
+from domain.simulate.services.demo import cup_joiners, demo_club, poker_facts, seed_demo
 
 NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
 
 
-def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_a_full_pusoy_cup(session):
+def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_a_filling_pusoy_cup(session):
+    """The cup's players are made, not joined: the simulator joins them (over /api/v1 on the wall clock)."""
     demo = seed_demo(session, NOW, random.Random(1))
     t = poker_tournaments.get_tournament(session, demo.poker_id)
     assert (t.status, t.scheduled_start, t.club_id) == (
@@ -35,7 +36,8 @@ def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_
     ]
     assert session.scalar(select(func.count()).where(Registration.tournament_id == t.id)) == 30
     cup = pusoy_rows.find(session, demo.pusoy_code)
-    assert (cup.status, cup.entrants, cup.club_id) == ("active", 16, demo.club_id)
+    assert (cup.status, cup.entrants, cup.club_id) == ("setup", 0, demo.club_id)
+    assert cup_joiners(session, demo.pusoy_code) == tuple(f"pd{i:02d}" for i in range(1, 17))
     assert demo_club(session) == demo.club_id and demo.series_id
     facts = poker_facts(session, t.id, NOW, timedelta(minutes=4))
     assert len(facts.arriving) == 30 and facts.in_play == ()
@@ -70,9 +72,10 @@ def test_a_second_demo_seed_is_refused_and_writes_nothing(session):
 
 
 def test_ac_4_the_demo_s_accounts_are_seeded_once_with_argon2id_passwords(session):
-    """The demo club's owner, floor manager and cashier (the second club's are
-    test_demo_accounts.py's) and three players' accounts, their passwords drawn at seeding and hashed by the port; a second seed adds
-    nothing and changes no account (`make run` again)."""
+    """The demo club's owner, floor manager and cashier (the second club's are test_demo_accounts.py's)
+    and three players' accounts, their passwords drawn at seeding and hashed by the port; the cup's 8
+    players and the game server get accounts with no password (the simulator acts for them with
+    tokens); a second seed adds nothing and changes no account (`make run` again)."""
     from domain.access.services import accounts
     from domain.access.tables import Account
     from domain.simulate.services.demo import seed_demo_accounts
@@ -100,4 +103,12 @@ def test_ac_4_the_demo_s_accounts_are_seeded_once_with_argon2id_passwords(sessio
     before = contents(session)
     assert seed_demo_accounts(session, hasher, demo.club_id, NOW + timedelta(minutes=5)) == []
     assert contents(session) == before
-    assert session.scalar(select(func.count()).select_from(Account)) == 6
+    assert session.scalar(select(func.count()).select_from(Account)) == 6 + 8 + 1
+    machines = session.execute(
+        select(Account.email, Account.player_id.is_not(None))
+        .where(Account.password_hash.is_(None))
+        .order_by(Account.id)
+    ).all()
+    assert machines == [(f"pd{i:02d}@demo-club.example", True) for i in range(1, 9)] + [
+        ("games@demo-club.example", False)
+    ]

@@ -95,6 +95,7 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
         "poker.void-knockout": ("POST", "/tournaments/{t}/knockouts/1/void", None, "tournament"),
         "poker.clock": ("POST", "/tournaments/{t}/clock", {"action": "pause"}, "tournament"),
         "poker.finish": ("POST", "/tournaments/{t}/finish", None, "tournament"),
+        "poker.start": ("POST", "/tournaments/{t}/start", {"seed": "s"}, "tournament"),
         "poker.debts": ("GET", "/tournaments/{t}/debts", None, "tournament"),
         "poker.settle": ("POST", "/tournaments/{t}/settlements", player, "tournament"),
         "poker.void-settlement": ("POST", "/settlements/{s}/void", {"reason": "typed twice"}, "settlement"),

@@ -87,6 +87,7 @@ POLICY: dict[str, Rule] = {
     "poker.void-knockout": _rule(Scope.CLUB, F),
     "poker.clock": _rule(Scope.CLUB, F),
     "poker.finish": _rule(Scope.CLUB, F),
+    "poker.start": _rule(Scope.CLUB, F),
     # the cashier
     "poker.debts": _rule(Scope.CLUB, C, O, writes=False),
     "poker.settle": _rule(Scope.CLUB, C),

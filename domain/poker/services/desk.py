@@ -13,10 +13,19 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from domain.poker.rules.knockouts import Bust
-from domain.poker.services import clock, entries, knockouts, players, seating
+from domain.poker.services import clock, entries, knockouts, players, seating, tournaments
 from domain.poker.tables.clock_seating import NoShowRun
 from domain.poker.tables.knockouts_places import Knockout, MysteryDraw
 from domain.poker.tables.tournaments import Entry, Registration, TopUp
+
+
+def start(session: Session, tournament_id: int, now: datetime, seed: str | None = None) -> dict:
+    """The start in one step: registration open -> running (3.9, the settings freeze), the initial
+    seating by lot (3.6, SP-13; `seed` is the floor's part of the draw) and the clock started."""
+    tournaments.change_status(session, tournament_id, "start", now)
+    drawn = seating.draw_initial(session, tournament_id, now, seed)
+    clock.act(session, tournament_id, "start", now)
+    return drawn
 
 
 def check_in(

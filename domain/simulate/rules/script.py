@@ -108,3 +108,15 @@ def game_finishes(
     rng.shuffle(order)
     finishes = tuple((player, position) for position, player in enumerate(order, start=1))
     return finishes, (order[0] if rng.randrange(100) < two_of_diamonds_percent else None)
+
+
+def step_said(step: Step, seat: dict | None = None, left: int | None = None, final_table: bool = False) -> str:
+    """What a floor action did, in words (the same line whichever way the simulator acted): a
+    check-in with the seat it got, a bust with the players left and whether it made the final table."""
+    if step.kind == CHECKIN:
+        return f"{step.player} checks in" + (f" (table {seat['table']} seat {seat['seat']})" if seat else "")
+    if step.kind == REENTRY:
+        return f"{step.player} re-enters"
+    if step.kind == ADDON:
+        return f"{step.player} takes the add-on"
+    return f"{step.player} busted by {step.killer} ({left} left)" + ("; final table assembled" if final_table else "")

@@ -1,6 +1,7 @@
 """The simulator's reads and writes: the demo's seed, what a tournament looks like to the simulator,
-and each simulated floor action — every one through the same service the CLI command calls
-(`poker checkin`, `poker knockout`, `poker reentry`, `poker addon`, `pusoy join`, `pusoy report`, ...).
+each simulated action in process (virtual time) through the same use case the API's operation and
+the CLI command call (`desk.start`, `desk.check_in`, `desk.knock_out`, `pusoy join`, `pusoy report`,
+...), and the tokens the simulator acts with over `/api/v1` on the wall clock (`simulator_tokens`).
 The caller owns the transaction and passes `now`."""
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from domain.access.ports import PasswordHasher
-from domain.access.services import accounts
-from domain.access.tables import Account
+from domain.access.services import accounts, signin
+from domain.access.tables import Account, Grant, Token
 from domain.clubs.rules.catalog import NewClub
 from domain.clubs.services import clubs
 from domain.clubs.tables import Club
@@ -26,7 +27,6 @@ from domain.errors import DomainError
 from domain.poker.rules.knockouts import Bust
 from domain.poker.rules.settings import TournamentSettings
 from domain.poker.rules.structures import LevelSpec
-from domain.poker.services import clock as clock_service
 from domain.poker.services import desk
 from domain.poker.services import entries as poker_entries
 from domain.poker.services import knockouts as knockout_service
@@ -39,10 +39,10 @@ from domain.poker.tables.tournaments import Entry, Player, Registration, Tournam
 from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import rows as pusoy_rows
 from domain.pusoy.services import setup as pusoy_setup
-from domain.pusoy.tables import PusoyGame, PusoyRound, PusoySeat, PusoyTournament
+from domain.pusoy.tables import PusoyEntry, PusoyGame, PusoyRound, PusoySeat, PusoyTournament
 from domain.series.services.series import SeriesSpec, add_series
 from domain.series.tables import Series
-from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step
+from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step, step_said
 
 DEMO_CLUB = "Tourney Demo Club"
 # the demo's prizes: the `cup` preset's three lines, so three prize places whatever the field
@@ -74,6 +74,7 @@ FIRST = (
 LAST = ("Petrova", "Ivanov", "Smirnova", "Orlov", "Kuznetsova", "Popov", "Volkova", "Sokolov")
 # a simulator holds these session-level advisory locks (with the tournament's id) while it drives
 SIMULATING_POKER, SIMULATING_PUSOY = 7411901, 7411902
+TICK = timedelta(seconds=20)  # the script's beat: busts, and a Pusoy Dos game a table
 # (small blind, big blind), one minute each by default; a break after level 2
 BLINDS = (
     (100, 200),
@@ -100,6 +101,12 @@ DEMO_STAFF = (
     ("cashier", "cashier@demo-club.example"),
 )
 DEMO_PLAYER_ACCOUNTS = ("demo01", "demo02", "demo03")
+# the cup's players (`pd01`..): players with an account each, no password (the simulator joins them
+# with tokens of their own); the machine that reports the cup's games (a token bound to the cup)
+CUP_PLAYER, GAME_SERVER = "pd{:02d}", "games@demo-club.example"
+# the names of the tokens the simulator makes for a tournament (revoked when it stops): "simulator poker 1",
+# "simulator cup 93KHGA"; one simulator at a time drives a tournament (`driving`), so one set of them
+SIMULATOR_TOKEN = "simulator {}"
 
 
 @dataclass(frozen=True)
@@ -173,8 +180,8 @@ def seed_demo(
     level: timedelta = timedelta(minutes=1),
 ) -> Demo:
     """A club, a weekly series, a live poker tournament open for registration starting `starts_in`
-    from `now` with `players` registered, and a Pusoy Dos tournament of the club filled (so
-    started) by `pusoy_players` players."""
+    from `now` with `players` registered, and a Pusoy Dos cup of the club for `pusoy_players`
+    players, filling: its players (`pd01`..) are made now and join when the simulator plays it."""
     if demo_club(session) is not None:
         raise DomainError("demo-exists", f"the demo is already seeded ('{DEMO_CLUB}'); not seeding twice")
     now = now.replace(microsecond=0)
@@ -246,28 +253,31 @@ def seed_demo(
         now=now,
         rng=rng,
     )
-    for i in range(1, pusoy_players + 1):
-        pusoy_setup.join(session, cup.code, f"pd{i:02d}", now)
+    for i in range(1, pusoy_players + 1):  # they join when the simulator plays the cup (`cup_joiners`)
+        name = f"{FIRST[(players + i) % len(FIRST)]} {LAST[(players + i) % len(LAST)]}"
+        poker_players.add_player(session, name, CUP_PLAYER.format(i), date(1990 + i % 10, 1 + i % 12, 1 + i % 28), now)
     return Demo(club.id, series_id, t.id, cup.code)
 
 
 def seed_demo_accounts(session: Session, hasher: PasswordHasher, club_id: int, now: datetime) -> list[DemoAccount]:
     """The demo club's owner, floor manager and cashier, and accounts of the first demo players, each
-    with a password drawn now (hashed by `hasher`) and its address taken as verified. Idempotent: an
-    account that is there is left as it is (its password too), so a second seed adds nothing and
-    returns no account; the first returns each account it made with its password."""
+    with a password drawn now (hashed by `hasher`) and its address taken as verified; and, with no
+    password (machines act with tokens), an account for each of the cup's players and the game
+    server's. Idempotent: an account that is there is left as it is (its password too), so a second
+    seed adds nothing and returns no account; the first returns each account it made with a password."""
     made: list[DemoAccount] = []
 
-    def account(email: str, player_id: int | None = None) -> tuple[Account, str] | None:
+    def account(email: str, player_id: int | None = None, password: bool = True) -> tuple[Account, str] | None:
         if session.scalar(select(Account.id).where(Account.email_key == email)) is not None:
             return None
         if player_id is not None and session.scalar(select(Account.id).where(Account.player_id == player_id)):
             return None
         new = accounts.add(session, email, now, player_id=player_id)
-        password = secrets.token_urlsafe(12)
-        accounts.set_password(session, hasher, new, password, now)
+        secret = secrets.token_urlsafe(12) if password else ""
+        if password:
+            accounts.set_password(session, hasher, new, secret, now)
         new.email_verified_at = now
-        return new, password
+        return new, secret
 
     for role, email in DEMO_STAFF:
         found = account(email)
@@ -281,6 +291,13 @@ def seed_demo_accounts(session: Session, hasher: PasswordHasher, club_id: int, n
         found = account(f"{handle}@demo-club.example", player_id)
         if found is not None:
             made.append(DemoAccount(found[0].email, f"player {handle}", found[1]))
+    code = session.scalar(
+        select(PusoyTournament.code).where(PusoyTournament.club_id == club_id, PusoyTournament.name == DEMO_PUSOY)
+    )
+    for handle in _cup_players(session, code):
+        player_id = session.scalar(select(Player.id).where(Player.handle == handle))
+        account(f"{handle}@demo-club.example", player_id, password=False)
+    account(GAME_SERVER, password=False)
     session.flush()
     return made
 
@@ -361,6 +378,99 @@ def demo_sign_ins(session: Session) -> list[DemoSignIn]:
     return found
 
 
+def _cup_players(session: Session, code: str | None) -> tuple[str, ...]:
+    """The demo cup's players that are players of the platform (a demo seeded before they were made
+    has none: its cup was filled by handles alone)."""
+    cup = pusoy_rows.find(session, code) if code else None
+    if cup is None:
+        return ()
+    handles = [CUP_PLAYER.format(i) for i in range(1, cup.capacity + 1)]
+    return _handles(session, select(Player.handle).where(Player.handle.in_(handles)).order_by(Player.handle))
+
+
+def cup_joiners(session: Session, code: str) -> tuple[str, ...]:
+    """Who the simulator joins to a cup that is filling: the demo cup's players not in it yet (none
+    for another cup, which the simulator plays once it is filled)."""
+    cup = pusoy_rows.find(session, code)
+    demo = find_demo(session)
+    if cup.status != "setup" or demo is None or demo.pusoy_code != cup.code:
+        return ()
+    seated = set(session.scalars(select(PusoyEntry.player).where(PusoyEntry.tournament_id == cup.id)))
+    return tuple(h for h in _cup_players(session, cup.code) if h not in seated)
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """What the simulator acts with over `/api/v1`: the floor's token for the live tournament, the
+    game server's bound to the cup, and each joining player's own; the secrets exist only here."""
+
+    floor: str | None = field(repr=False)
+    game_server: str | None = field(repr=False)
+    players: dict[str, str] = field(repr=False)
+    names: tuple[str, ...]  # to revoke them by (`revoke_simulator_tokens`)
+
+
+def _floor_account(session: Session, tournament_id: int) -> Account:
+    """The account the simulator runs the floor as: the demo's floor manager, else the first account
+    holding `floor` in the tournament's club."""
+    club_id = poker_tournaments.get_tournament(session, tournament_id).club_id
+    held = (
+        select(Account)
+        .join(Grant, Grant.account_id == Account.id)
+        .where(Grant.role == "floor", Grant.club_id == club_id, Account.blocked_at.is_(None))
+    )
+    found = session.scalars(held.order_by((Account.email_key != DEMO_STAFF[1][1]), Grant.id).limit(1)).first()
+    if found is None:
+        raise DomainError(
+            "simulate-no-floor",
+            f"nobody runs the floor of club {club_id}: grant one (tourney user add EMAIL --club {club_id} "
+            "--role floor), or simulate in virtual time (--speed 0)",
+        )
+    return found
+
+
+def simulator_tokens(
+    session: Session, poker_id: int | None, code: str | None, joiners: tuple[str, ...], now: datetime
+) -> Tokens:
+    """Tokens made now through the same service as `tourney token create`: `floor@CLUB` of the floor's
+    account for the live tournament (named `simulator poker ID`), `cup:CODE` of the game server's
+    account (made if missing) and `player` of each joiner's account for the cup (`simulator cup
+    CODE`). The tokens of those names an earlier simulator left (stopped before it revoked them) are
+    revoked first."""
+    names = [SIMULATOR_TOKEN.format(f"poker {poker_id}")] if poker_id is not None else []
+    cup = pusoy_rows.find(session, code) if code is not None else None
+    names += [SIMULATOR_TOKEN.format(f"cup {cup.code}")] if cup is not None else []
+    revoke_simulator_tokens(session, names, now)
+
+    def token(account: Account, name: str, scope: str) -> str:
+        return signin.create_token(session, account, name, [scope], now)[1]
+
+    floor = server = None
+    if poker_id is not None:
+        club_id = poker_tournaments.get_tournament(session, poker_id).club_id
+        floor = token(_floor_account(session, poker_id), names[0], f"floor@{club_id}")
+    players = {}
+    if cup is not None:
+        found = session.scalar(select(Account).where(Account.email_key == GAME_SERVER))
+        server = token(found or accounts.add(session, GAME_SERVER, now), names[-1], f"cup:{cup.code}")
+        for handle in joiners:
+            account = session.scalar(
+                select(Account).join(Player, Player.id == Account.player_id).where(Player.handle == handle)
+            )
+            if account is None:
+                raise DomainError("simulate-no-account", f"player {handle} has no account to join the cup with")
+            players[handle] = token(account, names[-1], "player")
+    return Tokens(floor, server, players, tuple(names))
+
+
+def revoke_simulator_tokens(session: Session, names: list[str], now: datetime) -> int:
+    """Revoke the simulator's tokens of these names that are still valid: returns how many."""
+    found = list(session.scalars(select(Token.id).where(Token.name.in_(names), Token.revoked_at.is_(None))))
+    for token_id in found:
+        signin.revoke_token(session, token_id, now)
+    return len(found)
+
+
 # -- live poker ----------------------------------------------------------------------------------
 
 
@@ -377,9 +487,12 @@ def _handles(session: Session, stmt) -> tuple[str, ...]:
     return tuple(session.scalars(stmt))
 
 
-def poker_facts(session: Session, tournament_id: int, now: datetime, play: timedelta) -> PokerFacts:
-    """The tournament as the simulator plans it at `now`: busts from the start until `play` later (at
-    least past the re-entry window and the add-on); check-ins only while late registration is open."""
+def poker_facts(
+    session: Session, tournament_id: int, now: datetime, play: timedelta, tick: timedelta = TICK
+) -> PokerFacts:
+    """The tournament as the simulator plans it at `now`: busts every `tick` from the start until
+    `play` later (at least three ticks past the re-entry window and the add-on); check-ins only while
+    late registration is open."""
     t = poker_tournaments.get_tournament(session, tournament_id)
     arriving = _handles(
         session,
@@ -415,7 +528,7 @@ def poker_facts(session: Session, tournament_id: int, now: datetime, play: timed
                     break
                 elapsed += lv.duration_seconds
     latest = max(x for x in (start, reentry_until if offered else None, addon_at) if x is not None)
-    finish_by = max(start + play, latest + timedelta(minutes=1))
+    finish_by = max(start + play, latest + 3 * tick)
     times = PokerTimes(
         opens=min(now, start),
         start=start,
@@ -423,6 +536,7 @@ def poker_facts(session: Session, tournament_id: int, now: datetime, play: timed
         reentry_until=reentry_until if offered else None,
         addon_at=addon_at,
         finish_by=finish_by,
+        tick=tick,
     )
     if now >= late_close:  # a simulation resumed late: those not checked in can no longer come
         arriving = ()
@@ -434,11 +548,8 @@ def poker_status(session: Session, tournament_id: int) -> str:
 
 
 def start_poker(session: Session, tournament_id: int, now: datetime, seed: str) -> dict:
-    """`poker start`, `poker seat draw --seed`, `poker clock start`."""
-    poker_tournaments.change_status(session, tournament_id, "start", now)
-    drawn = seating_service.draw_initial(session, tournament_id, now, seed)
-    clock_service.act(session, tournament_id, "start", now)
-    return drawn
+    """The start (`poker.start`): running, seats drawn by lot (`seed`: the floor's), the clock started."""
+    return desk.start(session, tournament_id, now, seed)
 
 
 def _entry_of(session: Session, tournament_id: int, handle: str) -> int:
@@ -460,25 +571,23 @@ def poker_step(
     --confirm`), from `final_table_from` on: once no one can enter any more (the final-table draw
     happens once per tournament)."""
     if step.kind == CHECKIN:
-        _, seat = desk.check_in(session, tournament_id, step.player, now)
-        return f"{step.player} checks in" + (f" (table {seat['table']} seat {seat['seat']})" if seat else "")
+        return step_said(step, desk.check_in(session, tournament_id, step.player, now)[1])
     if step.kind == REENTRY:
         desk.reenter(session, tournament_id, step.player, now)
-        return f"{step.player} re-enters"
+        return step_said(step)
     if step.kind == ADDON:
         desk.add_on(session, tournament_id, step.player, now)
-        return f"{step.player} takes the add-on"
+        return step_said(step)
     assert step.kind == BUST and step.killer is not None
     bust = Bust(_entry_of(session, tournament_id, step.player), _entry_of(session, tournament_id, step.killer))
     desk.knock_out(session, tournament_id, [bust], now=now, actor="simulator")
     left = session.scalar(select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active"))
-    said = f"{step.player} busted by {step.killer} ({left} left)"
-    if (final_table_from is None or now >= final_table_from) and seating_service.final_table(
+    final = (final_table_from is None or now >= final_table_from) and seating_service.final_table(
         session, tournament_id, now, confirm=False
-    )["proposed"]:
+    )["proposed"]
+    if final:
         seating_service.final_table(session, tournament_id, now, confirm=True, seed=f"{seed}-final-table")
-        said += "; final table assembled"
-    return said
+    return step_said(step, left=left, final_table=final)
 
 
 # -- Pusoy Dos ------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from flows.web.api.core import (
     KnockoutBody,
     PlayerBody,
     ReasonBody,
+    SeedBody,
     SettleBody,
     api_of,
     club_of,
@@ -230,6 +231,25 @@ def clock(request: Request, tournament_id: Id, body: ClockBody) -> dict:
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} clock {body.action}",
+        data=body.model_dump(exclude_none=True),
+    )
+
+
+@router.post("/tournaments/{tournament_id}/start", operation_id="poker.start", tags=["floor"])
+def start(request: Request, tournament_id: Id, body: SeedBody | None = None) -> dict:
+    """Start the tournament in one step (3.9, 3.6, SP-13): registration open -> running (the settings
+    freeze), every entry seated by lot (`seed`: the floor's part of the draw) and the clock started."""
+    body = body or SeedBody()
+
+    def do(s, actor, now):
+        return desk.start(s, tournament_id, now, body.seed) | {"status": "running"}
+
+    return api_of(request).run(
+        request,
+        "poker.start",
+        tournament_of(tournament_id),
+        do,
+        describe=f"tournament {tournament_id}",
         data=body.model_dump(exclude_none=True),
     )
 

@@ -97,6 +97,12 @@ class ClockBody(Strict):
     ante: int | None = Field(None, ge=0, le=10**12)
 
 
+class SeedBody(Strict):
+    seed: str | None = Field(
+        None, min_length=1, max_length=64, description="the floor's part of the draw (SP-13); default none"
+    )
+
+
 class SettleBody(PlayerBody):
     method: Literal["cash", "card", "transfer", "other"] = "cash"
 

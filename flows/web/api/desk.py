@@ -104,6 +104,7 @@ def state(session, tournament_id: int, actor, now: datetime) -> dict:
             "scheduled_start": t.scheduled_start,
             "start_text": i18n.day_and_time(t.scheduled_start.astimezone(zone), locale),
             "currency": t.currency,
+            "seat_cap": t.seat_cap,
             "locale": locale,
             "offers": {
                 "rebuy": prices["rebuy_amount"] is not None,

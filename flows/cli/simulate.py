@@ -189,8 +189,15 @@ def _demo_accounts(session, club_id: int) -> tuple[str, list[str]]:
 
 
 def _say_each(held: list[str]) -> None:
+    """How to sign in as each account, then where each works (the desk, the players' pages)."""
     for line in held:
         say(f"  sign in as {line}")
+    say(where_to_work())
+
+
+def where_to_work() -> str:
+    url = load_settings().public_url().rstrip("/")
+    return f"  the floor and the counter work at {url}/desk, players at {url}/play"
 
 
 def _held(account) -> str:

@@ -315,8 +315,9 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
     url = load_settings().public_url()
     expected = f"demo accounts: sign in at {url}/signin with an e-mail and password from {file}"
     each = [{"message": f"  sign in as {e}: {h}"} for e, h in held]
-    assert said[0]["sign_in"] == expected and said[1:9] == each
-    assert said[9:] == [{"message": expected}, *each]
+    each.append({"message": f"  the floor and the counter work at {url}/desk, players at {url}/play"})
+    assert said[0]["sign_in"] == expected and said[1:10] == each
+    assert said[10:] == [{"message": expected}, *each]
     assert not any(p in line for p in passwords for line in printed)
     with unit_of_work(committed) as session:
         # besides those who sign in: the cup's 8 players and the game server, with no password (the

@@ -61,8 +61,8 @@ def _poker_holders(session: Session, tournament_ids) -> dict[str, tuple[int, str
     return {serial_of("poker", r.tournament_id, r.ordinal): (r.player_id, r.name) for r in rows}
 
 
-def holder(session: Session, serial: str) -> Held | None:
-    """The stored certificate with this serial and its holder, or None when there is no such certificate."""
+def stored_certificate(session: Session, serial: str) -> tuple[Document, DocumentPublication] | None:
+    """The latest stored certificate with this serial and its publication, or None."""
     row = session.execute(
         select(Document, DocumentPublication)
         .join(DocumentPublication, DocumentPublication.id == Document.publication_id)
@@ -70,6 +70,12 @@ def holder(session: Session, serial: str) -> Held | None:
         .order_by(Document.id.desc())
         .limit(1)
     ).first()
+    return None if row is None else (row[0], row[1])
+
+
+def holder(session: Session, serial: str) -> Held | None:
+    """The stored certificate with this serial and its holder, or None when there is no such certificate."""
+    row = stored_certificate(session, serial)
     if row is None:
         return None
     doc, pub = row

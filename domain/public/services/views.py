@@ -16,8 +16,8 @@ from sqlalchemy.orm.util import AliasedClass
 from domain.clubs.tables import Club
 from domain.documents.rules.signing import verification_code
 from domain.documents.services import locales
+from domain.documents.services.holders import stored_certificate
 from domain.documents.services.sources.pusoy import step_wording
-from domain.documents.tables import Document, DocumentPublication
 from domain.errors import DomainError, NotFound
 from domain.leagues.services import leagues
 from domain.leagues.tables import Season
@@ -415,13 +415,7 @@ def pusoy_version(session: Session, code: str) -> str | None:
 
 def certificate(session: Session, serial: str) -> dict[str, Any] | None:
     """The stored certificate with this serial and its publication, or None."""
-    row = session.execute(
-        select(Document, DocumentPublication)
-        .join(DocumentPublication, DocumentPublication.id == Document.publication_id)
-        .where(Document.kind == "certificate", Document.serial == serial)
-        .order_by(Document.id.desc())
-        .limit(1)
-    ).first()
+    row = stored_certificate(session, serial)
     if row is None:
         return None
     doc, pub = row

@@ -19,14 +19,12 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime
 
 import httpx
 
-from bench.harness import Report
+from bench.harness import Report, serve
 from domain.access.services import accounts, signin
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyTournament
@@ -34,7 +32,6 @@ from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
 from tests.support import poker_world
 from tests.support.access_world import web_auth
-from tests.support.net import free_port
 from tests.support.pusoy_world import seating
 
 FOLLOWERS = int(os.environ.get("BENCH_PLAYERS_FOLLOWERS") or 1000)
@@ -186,27 +183,13 @@ def _tables(codes) -> dict[str, dict[int, list[str]]]:
         return {code: seating(session, ids[code], 1) for code in codes}
 
 
-def _serve(mode: str) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", SERVER, str(port), mode], env=os.environ.copy())
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-            return process, port
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("the web server did not start")
-
-
 def run(report: Report) -> None:
     engine = bootstrap.engine()
     name = f"players: {FOLLOWERS} followers of {CUPS} live cups"
     results = {}
     for mode in MODES:
         codes, followers, token = _world(engine, mode)
-        process, port = _serve(mode)
+        process, port = serve(SERVER, mode)
         try:
             results[mode] = asyncio.run(_measure(port, codes, followers, token))
         finally:

@@ -13,15 +13,10 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 
-import httpx
-
-from bench.harness import Report
+from bench.harness import Report, serve
 from flows import bootstrap
-from tests.support.net import free_port
 from tests.web import world
 
 CLIENTS = int(os.environ.get("BENCH_WEB_CLIENTS") or 500)
@@ -107,27 +102,13 @@ async def _measure(port: int, pid: int, tournament_id: int, engine) -> dict:
     }
 
 
-def _serve(mode: str) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", SERVER, str(port), mode], env=os.environ.copy())
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-            return process, port
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("the web server did not start")
-
-
 def run(report: Report) -> None:
     engine = bootstrap.engine()
     name = f"web: {CLIENTS} SSE clients on one tournament's screen"
     results = {}
     for mode in MODES:
         t = world.running_poker(engine, players=30, handles=f"{mode}-{{n}}")  # handles unique per database
-        process, port = _serve(mode)
+        process, port = serve(SERVER, mode)
         try:
             results[mode] = asyncio.run(_measure(port, process.pid, t["id"], engine))
         finally:

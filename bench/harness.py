@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import subprocess
 import sys
@@ -106,3 +107,23 @@ def runner(script: str, *args: str, env: dict[str, str], cwd: Path) -> Iterator[
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def serve(script: str, mode: str) -> tuple[subprocess.Popen, int]:
+    """A web server of the bench's own (`python -c script PORT MODE`) on a free loopback port, once it
+    answers `/`."""
+    import httpx
+
+    from tests.support.net import free_port
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-c", script, str(port), mode], env=os.environ.copy())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            return process, port
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the web server did not start")

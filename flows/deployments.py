@@ -11,13 +11,21 @@ not the limit's. Each takes its tournament's row (`advance-clocks`: the clock ro
 in the transaction that does the work, so a second run skips a tournament the first one holds and
 finds it done afterwards. One sweep at a time is all a job needs (limit 1). The `timekeeper` admits
 `TIMEKEEPER_RUNS` (2): the active run and its standby (flows/jobs/timekeeper.py); it has no schedule, it
-is started by `tourney serve` and keeps its standby itself."""
+is started by `tourney serve` and keeps its standby itself.
+
+A sweep runs when something is due, not on a clock: the active timekeeper counts each job's pending
+work (PENDING_WORK, domain/ops/services/status.py) every few seconds and starts a run of a job whose
+count is above 0, at most once per its `when_due` (flows/jobs/sweeps.py), named by what is due
+(`verify-clubs (2 due)`). A sweep's schedule is only its safety net, hourly, each job at its own
+minute (`minute`, so no two of them fall within 5 minutes of each other), and its runs are named
+`<job> safety net`; the timekeeper's own moments (clocks, no-shows, finalize) are done by the
+timekeeper itself, their sweeps are that safety net alone."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from prefect import Flow
 
@@ -52,26 +60,42 @@ class Job:
     name: str
     flow: Flow
     description: str
-    interval: timedelta | None = None
+    interval: timedelta | None = None  # its schedule: the safety net of a sweep
     cron: str | None = None
     tags: tuple[str, ...] = field(default=())
     concurrency: int = 1  # runs of this job at once, across every runner and worker
+    when_due: timedelta | None = None  # started by the timekeeper when its work is due, at most this often
+    minute: int = 0  # the interval's offset in minutes past the hour (so the safety nets never bunch)
+    label: str = "safety net"  # what its scheduled runs are (their names: `<job> safety net`, flows/runs.py)
 
     @property
     def schedule(self) -> str:
+        due = f"when due (at most every {int(self.when_due.total_seconds())} s)" if self.when_due else ""
         if self.cron:
-            return f"cron {self.cron}"
-        if self.interval:
-            return f"every {int(self.interval.total_seconds())} s"
-        return "on demand"
+            clock = f"cron {self.cron}"
+        elif self.interval:
+            clock = f"every {int(self.interval.total_seconds())} s from :{self.minute:02d}"
+        else:
+            clock = ""
+        if due and clock:
+            return f"{due}; {self.label} {clock}"
+        return due or clock or "on demand"
 
+    @property
+    def anchor(self) -> datetime:
+        return datetime(2020, 1, 1, 0, self.minute, tzinfo=UTC)
+
+
+HOURLY = timedelta(hours=1)
 
 JOBS: tuple[Job, ...] = (
     Job(
         "status-report",
         status_report,
         "checks the database and the migration head; counts pending work",
-        interval=timedelta(minutes=5),
+        interval=HOURLY,
+        minute=0,
+        label="hourly",
         tags=("ops",),
     ),
     # area: clubs
@@ -79,7 +103,9 @@ JOBS: tuple[Job, ...] = (
         "verify-clubs",
         verify_clubs,
         "checks every pending club application against the state registry (or queues it for moderators)",
-        interval=timedelta(minutes=10),
+        interval=HOURLY,
+        minute=5,
+        when_due=timedelta(minutes=10),
         tags=("clubs",),
     ),
     Job(
@@ -87,6 +113,7 @@ JOBS: tuple[Job, ...] = (
         reverify_clubs,
         "re-checks verified clubs whose last check is 30 days old; revokes those no longer active",
         cron="30 2 * * *",
+        when_due=timedelta(days=1),
         tags=("clubs",),
     ),
     # area: pusoy
@@ -94,7 +121,9 @@ JOBS: tuple[Job, ...] = (
         "complete-rounds",
         complete_rounds,
         "Pusoy Dos: completes every round whose games are all reported (advance, playoff, champion)",
-        interval=timedelta(minutes=1),
+        interval=HOURLY,
+        minute=10,
+        when_due=timedelta(minutes=1),
         tags=("pusoy",),
     ),
     # area: poker
@@ -110,21 +139,24 @@ JOBS: tuple[Job, ...] = (
         "process-no-shows",
         process_no_shows,
         "safety net behind the timekeeper: applies the no-show policy of every closed late registration",
-        interval=timedelta(minutes=5),
+        interval=HOURLY,
+        minute=15,
         tags=("poker",),
     ),
     Job(
         "advance-clocks",
         advance_clocks,
         "safety net behind the timekeeper: records due level changes and break events, charges dead stacks",
-        interval=timedelta(minutes=5),
+        interval=HOURLY,
+        minute=20,
         tags=("poker",),
     ),
     Job(
         "finalize-tournaments",
         finalize_tournaments_flow,
         "safety net behind the timekeeper: places, prizes and finished for every tournament down to one player",
-        interval=timedelta(minutes=1),
+        interval=HOURLY,
+        minute=40,
         tags=("poker",),
     ),
     # area: documents
@@ -132,7 +164,9 @@ JOBS: tuple[Job, ...] = (
         "publish-results",
         publish_results,
         "renders, stores and e-mails results sheets and certificates of finished tournaments",
-        interval=timedelta(minutes=5),
+        interval=HOURLY,
+        minute=45,
+        when_due=timedelta(minutes=1),
         tags=("documents",),
     ),
     # area: webhooks
@@ -140,7 +174,9 @@ JOBS: tuple[Job, ...] = (
         "deliver-webhooks",
         deliver_webhooks,
         "POSTs every due webhook delivery, signed; retries with back-off (10 s ... 6 h, for 24 h)",
-        interval=timedelta(minutes=1),
+        interval=HOURLY,
+        minute=50,
+        when_due=timedelta(seconds=10),  # the back-off decides when a delivery is due again
         tags=("webhooks",),
     ),
     # area: series
@@ -148,7 +184,10 @@ JOBS: tuple[Job, ...] = (
         "materialize-series",
         materialize_series,
         "plans every series' tournaments within its horizon, opens registration when due",
-        interval=timedelta(hours=1),
+        interval=HOURLY,
+        minute=55,
+        when_due=timedelta(minutes=5),
+        label="hourly",
         tags=("series",),
     ),
 )
@@ -170,12 +209,18 @@ def deployment(j: Job, module_path: bool = False):
         ConcurrencyLimitStrategy,
     )
     from prefect.deployments.runner import EntrypointType
+    from prefect.schedules import Cron, Interval
 
+    if j.cron:
+        schedules = [Cron(j.cron, timezone="UTC", slug=j.label.replace(" ", "-"))]
+    elif j.interval:
+        schedules = [Interval(j.interval, anchor_date=j.anchor, slug=j.label.replace(" ", "-"))]
+    else:
+        schedules = []
     return j.flow.to_deployment(
         name=j.name,
         description=j.description,
-        interval=j.interval,
-        cron=j.cron,
+        schedules=schedules,
         tags=["tourney", *j.tags],
         concurrency_limit=ConcurrencyLimitConfig(
             limit=j.concurrency, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE

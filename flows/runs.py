@@ -13,7 +13,7 @@ When the Prefect API does not answer, neither starts anything: the job's sweep d
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from prefect import Flow, tags
@@ -72,3 +72,20 @@ def run_here(job: Flow, parameters: dict[str, Any], run_tags: Iterable[str]) -> 
             deployment.id, parameters=parameters, tags=run_tags, state=Pending()
         )
     return run_flow(job, flow_run=run, parameters=parameters)
+
+
+def scheduled_name(job: str, label: str = "safety net") -> Callable[[], str]:
+    """A job's `flow_run_name`: a run its deployment's schedule made is `<job> <label>` (`verify-clubs
+    safety net`, `status-report hourly`); any other run keeps the name it was given (`publish-results
+    poker-2`, `verify-clubs (1 due)`) or drew."""
+
+    def name() -> str:
+        from prefect.context import FlowRunContext
+
+        context = FlowRunContext.get()
+        run = context.flow_run if context else None
+        if run is None:
+            return job
+        return f"{job} {label}" if run.auto_scheduled else run.name
+
+    return name

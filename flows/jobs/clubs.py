@@ -27,7 +27,7 @@ from domain.clubs.services.rate import SharedRateLimiter
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.retrying import unless_refused
-from flows.runs import run_now
+from flows.runs import run_now, scheduled_name
 from flows.tags import inherited, tag_this_run
 
 
@@ -108,7 +108,7 @@ def _publish(key: str, rows: list[dict], what: str) -> dict:
     return dict(sorted(counts.items()))
 
 
-@flow(name="verify-clubs", log_prints=True)
+@flow(name="verify-clubs", log_prints=True, flow_run_name=scheduled_name("verify-clubs"))
 def verify_clubs(concurrency: int | None = None) -> dict:
     """Every pending application checked against the registry once (or queued for moderators when no
     provider is configured)."""
@@ -118,7 +118,7 @@ def verify_clubs(concurrency: int | None = None) -> dict:
         return _publish("verify-clubs", rows, "Club verification")
 
 
-@flow(name="reverify-clubs", log_prints=True)
+@flow(name="reverify-clubs", log_prints=True, flow_run_name=scheduled_name("reverify-clubs"))
 def reverify_clubs(max_age_days: int | None = None, concurrency: int | None = None) -> dict:
     """Verified clubs whose last check is `max_age_days` old (default REGISTRY_RECHECK_DAYS, 30)
     checked again; those no longer active lose the status (CL-4)."""

@@ -27,7 +27,7 @@ from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.jobs.webhooks import start_delivering
 from flows.retrying import unless_refused
-from flows.runs import run_now
+from flows.runs import run_now, scheduled_name
 from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
 
 
@@ -93,7 +93,7 @@ def send_documents(now: datetime) -> list[dict]:
     return send_due(bootstrap.engine(), outbox_root(bootstrap.settings().home), bootstrap.mailer(), now)
 
 
-@flow(name="publish-results", log_prints=True)
+@flow(name="publish-results", log_prints=True, flow_run_name=scheduled_name("publish-results"))
 def publish_results(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
     with inherited():

@@ -16,6 +16,7 @@ from domain.poker.services.results import Finalized, final_table, finalize_tourn
 from flows import bootstrap
 from flows.jobs.documents import start_publishing
 from flows.retrying import unless_refused
+from flows.runs import scheduled_name
 from flows.tags import inherited, merged, of_poker, tag_this_run
 
 
@@ -35,7 +36,7 @@ def finalize_ready(now: datetime) -> list[Finalized]:
         return done
 
 
-@flow(name="finalize-tournaments", log_prints=True)
+@flow(name="finalize-tournaments", log_prints=True, flow_run_name=scheduled_name("finalize-tournaments"))
 def finalize_tournaments_flow(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
     with inherited():

@@ -19,6 +19,7 @@ from domain.access.services import audit
 from domain.poker.services import clock as clock_service
 from domain.poker.services import noshow as noshow_service
 from flows import bootstrap
+from flows.runs import scheduled_name
 from flows.tags import inherited, merged, of_poker, tag_this_run
 
 NO_SHOWS = "process-no-shows"
@@ -30,7 +31,7 @@ def _artifact(key: str, rows: list[dict], description: str) -> None:
     create_table_artifact(key=key, table=table or [{"result": "nothing was due"}], description=description)
 
 
-@flow(name=NO_SHOWS, log_prints=True)
+@flow(name=NO_SHOWS, log_prints=True, flow_run_name=scheduled_name(NO_SHOWS))
 def process_no_shows(tournament_id: int | None = None, now: datetime | None = None) -> dict:
     """Apply the no-show policy of every tournament whose late registration has closed (or one)."""
     now = now or datetime.now(UTC)
@@ -45,7 +46,7 @@ def process_no_shows(tournament_id: int | None = None, now: datetime | None = No
     return {"processed": done}
 
 
-@flow(name=ADVANCE, log_prints=True)
+@flow(name=ADVANCE, log_prints=True, flow_run_name=scheduled_name(ADVANCE))
 def advance_clocks(tournament_id: int | None = None, now: datetime | None = None) -> dict:
     """Record the due level changes and break events of every running tournament (or one) and
     charge dead stacks."""

@@ -18,7 +18,7 @@ from flows import bootstrap
 from flows.jobs.documents import start_publishing
 from flows.jobs.webhooks import start_delivering
 from flows.retrying import unless_refused
-from flows.runs import run_here
+from flows.runs import run_here, scheduled_name
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
 
 
@@ -80,7 +80,7 @@ def _artifact(completion: pusoy_rounds.Completion) -> None:
     )
 
 
-@flow(name="complete-rounds", log_prints=True)
+@flow(name="complete-rounds", log_prints=True, flow_run_name=scheduled_name("complete-rounds"))
 def complete_rounds(tournament_id: int | None = None) -> dict:
     with inherited():
         completions = complete_ready_rounds(tournament_id, datetime.now(UTC))

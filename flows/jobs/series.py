@@ -19,6 +19,7 @@ from domain.access.services import audit
 from domain.series.services.series import Materialized, materialize, upcoming_openings
 from flows import bootstrap
 from flows.retrying import unless_refused
+from flows.runs import scheduled_name
 from flows.tags import inherited
 
 JOB = "materialize-series"
@@ -62,7 +63,7 @@ def materialize_task(now: datetime) -> Materialized:
         return done
 
 
-@flow(name=JOB, log_prints=True)
+@flow(name=JOB, log_prints=True, flow_run_name=scheduled_name(JOB, "hourly"))
 def materialize_series(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
     with inherited():

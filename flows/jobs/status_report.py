@@ -9,6 +9,7 @@ from prefect.artifacts import create_table_artifact
 from domain.ops.services.status import Status, read_status
 from flows import bootstrap
 from flows.retrying import unless_refused
+from flows.runs import scheduled_name
 from flows.tags import inherited
 
 
@@ -18,7 +19,7 @@ def read_status_task() -> Status:
     return read_status(engine)
 
 
-@flow(name="status-report", log_prints=True)
+@flow(name="status-report", log_prints=True, flow_run_name=scheduled_name("status-report", "hourly"))
 def status_report() -> dict:
     with inherited():
         status = read_status_task()

@@ -2,7 +2,7 @@
 
 One run is active (it holds the advisory lock, flows/jobs/timekeeper_loop.py), another waits as its
 standby; the active one makes sure a standby run exists (`ensure_runs`), and `tourney serve` starts
-the first two. Cancel a run in the UI and the other takes over; start one with the deployment's Run.
+the first two. The active one also starts the sweeps whose work is due (flows/jobs/sweeps.py). Cancel a run in the UI and the other takes over; start one with the deployment's Run.
 
 Each moment it handles becomes a task run of its flow run, named by job, tournament and instant
 (`advance-clocks poker-17 18:20:00 UTC`), tagged with the tournament's tags (kind:poker, club:<id>,
@@ -280,9 +280,11 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
     standby = threading.Thread(
         target=_keep_a_standby, args=(keeper, UUID(flow_run.id)), name="timekeeper-standby", daemon=True
     )
+    sweeps = threading.Thread(target=_sweep_when_due, args=(keeper,), name="timekeeper-sweeps", daemon=True)
     if stop:
         stop.start()
     standby.start()
+    sweeps.start()
     try:
         keeper.run()
     finally:
@@ -326,3 +328,17 @@ def _keep_a_standby(keeper: Timekeeper, run_id: UUID, every: float = 60) -> None
                 ensure_runs()
             except Exception as exc:
                 keeper.log.warning("could not check the standby timekeeper run: %s", exc)
+
+
+def _sweep_when_due(keeper: Timekeeper, every: float | None = None) -> None:
+    """While active, every `EVERY` seconds: start the sweeps whose work is due (flows/jobs/sweeps.py)."""
+    from flows.jobs import sweeps
+
+    checker = sweeps.Sweeps(log=keeper.log)
+    while not keeper.stopping.wait(every or sweeps.EVERY):
+        if keeper.state != "active":
+            continue
+        try:
+            checker.check()
+        except Exception as exc:  # the database or the API is away: checked again next time
+            keeper.log.warning("could not check the sweeps' pending work: %s", exc)

@@ -22,7 +22,7 @@ from domain.webhooks.ports import Sender
 from domain.webhooks.services import delivery
 from flows import bootstrap
 from flows.retrying import unless_refused
-from flows.runs import run_now
+from flows.runs import run_now, scheduled_name
 from flows.tags import inherited
 
 BATCH = 1000  # most attempts in one run; the next run goes on
@@ -51,7 +51,7 @@ def deliver_due_webhooks(now: datetime) -> list[dict]:
         return deliver_due(bootstrap.engine(), sender, bootstrap.webhook_key(), now)
 
 
-@flow(name="deliver-webhooks", log_prints=True)
+@flow(name="deliver-webhooks", log_prints=True, flow_run_name=scheduled_name("deliver-webhooks"))
 def deliver_webhooks(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
     with inherited():

@@ -34,7 +34,7 @@ def test_every_job_is_served_as_a_deployment_with_its_schedule():
     assert set(served) == {j.name for j in JOBS}
     status = served["status-report"]
     assert len(status.schedules) == 1
-    assert status.schedules[0].schedule.interval.total_seconds() == 300
+    assert status.schedules[0].schedule.interval.total_seconds() == 3600
 
 
 def test_a_runner_can_leave_a_job_to_a_work_pool_and_never_the_timekeeper():

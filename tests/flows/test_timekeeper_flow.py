@@ -65,11 +65,12 @@ def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(pr
     assert art[nothing] == []  # a run that did nothing leaves no artifact
 
 
-def test_the_timekeeper_is_in_the_one_list_unscheduled_with_two_runs_and_the_sweeps_every_5_minutes():
+def test_the_timekeeper_is_in_the_one_list_unscheduled_with_two_runs_and_its_sweeps_an_hourly_safety_net():
     served = {d.name: d for d in deployments()}
     assert served["timekeeper"].schedules == [] and job("timekeeper").concurrency == 2
-    for sweep in ("advance-clocks", "process-no-shows"):
-        assert served[sweep].schedules[0].schedule.interval == timedelta(minutes=5)
+    for sweep in ("advance-clocks", "process-no-shows", "finalize-tournaments"):
+        [net] = served[sweep].schedules
+        assert (net.schedule.interval, net.slug, job(sweep).when_due) == (timedelta(hours=1), "safety-net", None)
 
 
 def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_run_of_that_tournament(

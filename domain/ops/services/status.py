@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session
 
 from domain.documents.services.sources import pending_seasons_sql
 from domain.documents.tables import PENDING_SQL as documents_pending_sql
@@ -72,3 +74,13 @@ def read_status(engine: Engine) -> Status:
         migrations_expected=expected,
         pending=pending,
     )
+
+
+def due_counts(session: Session, jobs: Iterable[str]) -> dict[str, int]:
+    """How much work each of `jobs` would pick up now (PENDING_WORK), in one query: the timekeeper
+    starts a job's run only when its count is above 0 (flows/jobs/sweeps.py)."""
+    names = [job for job in jobs if job in PENDING_WORK]
+    if not names:
+        return {}
+    row = session.execute(text("SELECT " + ", ".join(f"({PENDING_WORK[job]})" for job in names))).one()
+    return dict(zip(names, (int(n) for n in row), strict=True))

@@ -201,9 +201,11 @@ def job(name: str) -> Job:
     raise DomainError("unknown-job", f"unknown job '{name}'; known jobs: {known}")
 
 
-def deployment(j: Job, module_path: bool = False):
+def deployment(j: Job, module_path: bool = False, machine: str | None = None):
     """The RunnerDeployment of one job. `module_path`: the entrypoint names the installed module
-    (`flows.jobs.series.materialize_series`), for workers that import it (`tourney deploy`)."""
+    (`flows.jobs.series.materialize_series`), for workers that import it (`tourney deploy`).
+    `machine`: the timekeeper's deployment is that machine's own, `timekeeper-<machine>`, tagged
+    `machine:<machine>` (flows/jobs/timekeeper.py places its standby on another machine)."""
     from prefect.client.schemas.objects import (
         ConcurrencyLimitConfig,
         ConcurrencyLimitStrategy,
@@ -211,17 +213,20 @@ def deployment(j: Job, module_path: bool = False):
     from prefect.deployments.runner import EntrypointType
     from prefect.schedules import Cron, Interval
 
+    from flows.jobs.timekeeper import deployment_name
+
     if j.cron:
         schedules = [Cron(j.cron, timezone="UTC", slug=j.label.replace(" ", "-"))]
     elif j.interval:
         schedules = [Interval(j.interval, anchor_date=j.anchor, slug=j.label.replace(" ", "-"))]
     else:
         schedules = []
+    own = j.flow is timekeeper and machine is not None
     return j.flow.to_deployment(
-        name=j.name,
-        description=j.description,
+        name=deployment_name(machine) if own else j.name,
+        description=j.description + (f" (machine {machine})" if own else ""),
         schedules=schedules,
-        tags=["tourney", *j.tags],
+        tags=["tourney", *j.tags, *([f"machine:{machine}"] if own else [])],
         concurrency_limit=ConcurrencyLimitConfig(
             limit=j.concurrency, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE
         ),
@@ -229,7 +234,8 @@ def deployment(j: Job, module_path: bool = False):
     )
 
 
-def deployments(skip: Iterable[str] = ()) -> list:
-    """The RunnerDeployments `tourney serve` serves: every job but the `skip` ones."""
+def deployments(skip: Iterable[str] = (), machine: str | None = None) -> list:
+    """The RunnerDeployments `tourney serve` serves: every job but the `skip` ones (the timekeeper's
+    as `machine`'s own, when given)."""
     skipped = {job(name).name for name in skip}
-    return [deployment(j) for j in JOBS if j.name not in skipped]
+    return [deployment(j, machine=machine) for j in JOBS if j.name not in skipped]

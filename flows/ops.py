@@ -29,6 +29,8 @@ from typing import Any
 AUTOMATION = "tourney: requeue runs whose worker died"
 AUTOMATION_PENDING = "tourney: requeue runs claimed and never started"
 HEARTBEAT_SECONDS = 30
+REQUEUE_AFTER = timedelta(seconds=90)  # `tourney deploy --requeue-after`'s default, and `tourney serve`'s
+REQUEUE_PENDING_AFTER = timedelta(seconds=300)
 DEFAULT_POOL = "tourney"
 
 
@@ -56,19 +58,38 @@ def ensure_pool(name: str, limit: int | None) -> str:
         return f"reused the work pool '{name}'"
 
 
-def ensure_requeue_automation(within: timedelta, pending_within: timedelta) -> None:
-    """The two automations that requeue a tourney run whose worker died (created or replaced): one
-    for a run Running without heartbeats for `within`, one for a run left Pending for `pending_within`."""
+def ensure_requeue_automation(within: timedelta, pending_within: timedelta, replace: bool = True) -> list[str]:
+    """The two automations that requeue a tourney run whose worker died (created or, when `replace`,
+    replaced; `tourney serve` only creates a missing one, so `tourney deploy`'s windows stay): one for
+    a run Running without heartbeats for `within`, one for a run left Pending for `pending_within`.
+    Returns the names of those created."""
+    if not replace:
+        from prefect.automations import Automation
+        from prefect.exceptions import ObjectNotFound
+
+        missing = []
+        for name in (AUTOMATION, AUTOMATION_PENDING):
+            try:
+                Automation.read(name=name)
+            except (ObjectNotFound, ValueError):
+                missing.append(name)
+        if not missing:
+            return []
+    else:
+        missing = [AUTOMATION, AUTOMATION_PENDING]
     # the server's own Running event opens the heartbeat watch too: a run killed before its first
     # heartbeat reached the server would otherwise never be noticed
-    _requeue_automation(AUTOMATION, "stopped sending heartbeats", {"Running", "heartbeat"}, {"heartbeat"}, within)
-    _requeue_automation(
-        AUTOMATION_PENDING,
-        "was claimed (Pending) and never started",
-        {"Pending"},
-        {"Running", "heartbeat"},
-        pending_within,
-    )
+    if AUTOMATION in missing:
+        _requeue_automation(AUTOMATION, "stopped sending heartbeats", {"Running", "heartbeat"}, {"heartbeat"}, within)
+    if AUTOMATION_PENDING in missing:
+        _requeue_automation(
+            AUTOMATION_PENDING,
+            "was claimed (Pending) and never started",
+            {"Pending"},
+            {"Running", "heartbeat"},
+            pending_within,
+        )
+    return missing
 
 
 def _requeue_automation(name: str, what: str, after: set[str], expect: set[str], within: timedelta) -> None:

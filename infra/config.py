@@ -14,6 +14,12 @@ TOURNEY_PUBLIC_URL  where the public verification page is served (certificate QR
 TOURNEY_RENDER_WORKERS  processes that render a large batch of certificates; default the CPU count
 TOURNEY_PUBLIC_URL  the public web pages' address (certificates' QR codes point there); default
                  http://127.0.0.1:8080
+TOURNEY_PREFECT_LISTEN  host:port the Prefect server `tourney server up` starts listens on; default
+                 127.0.0.1:4200 (PREFECT_API_URL's default follows it)
+TOURNEY_MACHINE  this machine's name among those serving the jobs (the timekeeper's standby is placed on
+                 another machine than its active run); default the host name
+TOURNEY_WEB_HEADER_TIMEOUT  seconds a client of the web pages has to send a request's headers; default 10
+TOURNEY_WEB_IDLE_TIMEOUT  seconds an idle kept-alive connection to the web pages stays open; default 5
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -29,6 +36,7 @@ from domain.errors import ConfigurationError
 
 DEFAULT_PREFECT_API_URL = "http://127.0.0.1:4200/api"
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080"
+DEFAULT_PREFECT_LISTEN = "127.0.0.1:4200"
 MIN_KEY_BYTES = 32  # an HMAC-SHA256 key shorter than its output weakens every signature (DOC-2)
 # a key long enough but guessable is refused too (DOC-2, docs/decisions.md): three plain measures
 MIN_KEY_DISTINCT = 8  # distinct characters
@@ -155,6 +163,23 @@ class Settings:
             create_key_file(path, prefix=b"admin:")
         return path.read_text().strip()
 
+    def prefect_listen(self) -> tuple[str, int]:
+        """TOURNEY_PREFECT_LISTEN as (host, port): where `tourney server up` makes the Prefect server listen."""
+        return prefect_listen()
+
+    def machine(self) -> str:
+        """TOURNEY_MACHINE, else the host name: this machine among those serving the jobs."""
+        given = os.environ.get("TOURNEY_MACHINE") or socket.gethostname()
+        name = re.sub(r"[^A-Za-z0-9._-]+", "-", given).strip("-")[:40]
+        if not name:
+            raise ConfigurationError("bad-setting", f"TOURNEY_MACHINE must hold letters or digits, not {given!r}")
+        return name
+
+    def web_timeouts(self) -> tuple[float, float]:
+        """(TOURNEY_WEB_HEADER_TIMEOUT, TOURNEY_WEB_IDLE_TIMEOUT) in seconds: a request's headers must be
+        in within the first, a kept-alive connection is closed after the second without a request."""
+        return _positive_seconds("TOURNEY_WEB_HEADER_TIMEOUT", 10.0), _positive_seconds("TOURNEY_WEB_IDLE_TIMEOUT", 5.0)
+
     def public_url(self) -> str:
         """TOURNEY_PUBLIC_URL without a trailing slash: http(s)://host[:port][/prefix]."""
         value = (os.environ.get("TOURNEY_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/")
@@ -251,12 +276,43 @@ def load_settings() -> Settings:
     return Settings(
         home=home,
         database_url=os.environ.get("DATABASE_URL") or None,
-        prefect_api_url=os.environ.get("PREFECT_API_URL") or DEFAULT_PREFECT_API_URL,
+        prefect_api_url=os.environ.get("PREFECT_API_URL") or _default_api_url(),
         smtp_url=os.environ.get("SMTP_URL") or None,
         registry_url=os.environ.get("REGISTRY_URL") or None,
         registry_token=os.environ.get("REGISTRY_TOKEN") or None,
         render_workers=_positive_int("TOURNEY_RENDER_WORKERS", os.cpu_count() or 1),
     )
+
+
+def _default_api_url() -> str:
+    if not os.environ.get("TOURNEY_PREFECT_LISTEN"):
+        return DEFAULT_PREFECT_API_URL
+    host, port = prefect_listen()
+    host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/api"
+
+
+def prefect_listen() -> tuple[str, int]:
+    value = os.environ.get("TOURNEY_PREFECT_LISTEN") or DEFAULT_PREFECT_LISTEN
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or "/" in host:
+        raise ConfigurationError(
+            "bad-setting", f"TOURNEY_PREFECT_LISTEN must look like 127.0.0.1:4200 (host:port), not {value!r}"
+        )
+    return host.strip("[]"), int(port)
+
+
+def _positive_seconds(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise ConfigurationError("bad-setting", f"{name} must be a number of seconds above 0, not '{value}'")
+    return seconds
 
 
 def default_home() -> Path:

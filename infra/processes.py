@@ -3,7 +3,9 @@
 
 A pid file holds the pid and the process's start time (from /proc), so a pid the kernel has since
 given to another process is never signalled. Stopping sends SIGTERM to the process and all its
-descendants, waits, then SIGKILLs what is left."""
+descendants, waits, then SIGKILLs what is left. The process is signalled first, and given half the
+grace to end what it started itself (the runner cancels its flow runs, so `make stop` leaves no
+Crashed run), before its descendants are."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from infra.config import Settings
 NAMES = ("simulator", "web", "serve")
 
 
-def _start_time(pid: int) -> str | None:
+def start_time(pid: int) -> str | None:
+    """The process's start time (/proc), which tells it from a later process given the same pid."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError, PermissionError):
@@ -35,7 +38,7 @@ def record(settings: Settings, name: str, pid: int | None = None) -> None:
     pid = pid or os.getpid()
     path = _pid_file(settings, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{pid} {_start_time(pid)}\n")
+    path.write_text(f"{pid} {start_time(pid)}\n")
 
 
 def recorded(settings: Settings, name: str) -> int | None:
@@ -45,7 +48,7 @@ def recorded(settings: Settings, name: str) -> int | None:
     except (FileNotFoundError, ValueError):
         return None
     pid = int(pid_text)
-    return pid if _start_time(pid) == started else None
+    return pid if start_time(pid) == started else None
 
 
 def _descendants(pid: int) -> list[int]:
@@ -73,6 +76,14 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _signal(pids: list[int], sig: int) -> None:
+    for member in pids:
+        try:
+            os.kill(member, sig)
+        except ProcessLookupError:
+            pass
+
+
 def stop(settings: Settings, name: str, grace: float = 10.0) -> str:
     """End the process recorded as `name` and everything it started."""
     pid = recorded(settings, name)
@@ -80,12 +91,13 @@ def stop(settings: Settings, name: str, grace: float = 10.0) -> str:
     if pid is None:
         return f"{name}: not running"
     tree = [pid, *_descendants(pid)]
-    for member in tree:
-        try:
-            os.kill(member, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
     deadline = time.monotonic() + grace
+    # the process first: the runner of `tourney serve` cancels its flow runs itself (they end
+    # Cancelled, not Crashed: a run's process signalled directly would crash) and exits
+    _signal([pid], signal.SIGTERM)
+    while time.monotonic() < deadline - grace / 2 and _alive(pid):
+        time.sleep(0.1)
+    _signal([m for m in tree if _alive(m)], signal.SIGTERM)
     while time.monotonic() < deadline and any(_alive(m) for m in tree):
         time.sleep(0.1)
     killed = [m for m in tree if _alive(m)]

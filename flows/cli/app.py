@@ -292,21 +292,26 @@ def serve(
 ) -> None:
     """Serve every deployment (but the `--skip` ones) with its schedule, in the foreground (Ctrl-C
     stops); start the timekeeper (its active run and its standby, which take two slots beside the
-    `limit`)."""
+    `limit`; its deployment is this machine's, TOURNEY_MACHINE); make the requeue automations when
+    missing."""
     from prefect import serve as prefect_serve
 
     from flows.deployments import deployments
-    from flows.jobs.timekeeper import RUNS, start_when_served
+    from flows.jobs.timekeeper import RUNS, deployment_name, start_when_served
+    from flows.ops import REQUEUE_AFTER, REQUEUE_PENDING_AFTER, ensure_requeue_automation
     from infra import processes
 
     if "timekeeper" in (skip or ()):
         raise DomainError(
             "timekeeper-not-skippable", "the timekeeper runs where `tourney serve` runs: it cannot be skipped"
         )
-    served = deployments(skip or ())  # an unknown job is refused before anything starts
+    settings = load_settings()
+    machine = settings.machine()
+    served = deployments(skip or (), machine=machine)  # an unknown job is refused before anything starts
     _require_prefect_api()
-    processes.record(load_settings(), "serve")
-    start_when_served()
+    processes.record(settings, "serve")
+    ensure_requeue_automation(REQUEUE_AFTER, REQUEUE_PENDING_AFTER, replace=False)  # as `tourney deploy` makes it
+    start_when_served(own=deployment_name(machine))
     prefect_serve(*served, limit=limit + RUNS)
 
 

@@ -38,7 +38,7 @@ from prefect.client.schemas.filters import (
 from prefect.client.schemas.objects import StateType
 from prefect.exceptions import ObjectNotFound
 from prefect.runtime import flow_run
-from prefect.states import Completed, Crashed, Failed, Running
+from prefect.states import Cancelled, Completed, Crashed, Failed, Running
 
 from flows import bootstrap
 from flows.jobs.documents import start_publishing
@@ -46,6 +46,7 @@ from flows.jobs.poker_finalize import final_table_key
 from flows.jobs.timekeeper_loop import (
     Moment,
     Timekeeper,
+    active_run,
     connected_runs,
     connection_name,
 )
@@ -56,6 +57,7 @@ RUNS = 2  # one active, one standby
 QUEUE = 10_000  # moments waiting to be reported, at most
 LIVE = [StateType.SCHEDULED, StateType.PENDING, StateType.RUNNING]
 GRACE = timedelta(minutes=2)  # a run this long Running is connected to the database, unless it died
+POLLED = timedelta(seconds=60)  # a machine whose runner asked for runs this recently is alive
 GONE = "its process is gone: Running, but no connection of it to the database (killed, or its machine stopped)"
 
 
@@ -208,24 +210,46 @@ class Events:
         self._pool.shutdown(wait=True)
 
 
-def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
-    """Create runs of the served timekeeper deployment until `want` are scheduled, pending or running
-    (an active one and its standby); returns how many were created. No deployment: none.
+def deployment_name(machine: str | None) -> str:
+    """The timekeeper's deployment of one machine (`timekeeper-<machine>`: `tourney serve` serves its
+    own machine's), or the one of `tourney deploy` (`timekeeper`)."""
+    return f"{NAME}-{machine}" if machine else NAME
+
+
+def ensure_runs(want: int = RUNS, grace: timedelta = GRACE, own: str = NAME, polled: timedelta = POLLED) -> int:
+    """Create runs of the timekeeper until `want` are scheduled, pending or running (an active one and
+    its standby); returns how many were created. No deployment `own` (this machine's): none.
+
+    Machines: every machine that serves the jobs serves a timekeeper deployment of its own
+    (`deployment_name`); one whose runner asked the API for runs within `polled` is alive. A new run
+    goes to the alive machine with the fewest live runs (this machine's on a tie), and when one alive
+    machine has none while another has two, the standby of the crowded one (never the run holding the
+    lock) is cancelled and a run is created on the empty one: the standby is on another machine than
+    the active run whenever there are two, so a machine that dies takes only one run with it.
 
     A run Running for longer than `grace` without its connection to the database (`connected_runs`)
     is a process that died without telling the API (killed, or its machine stopped): it is marked
     Crashed and does not count, so a restarted `tourney serve` starts a timekeeper again."""
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+    from prefect.states import Cancelling
+
     with get_client(sync_client=True) as client:
         try:
-            deployment = client.read_deployment_by_name(f"{NAME}/{NAME}")
+            mine = client.read_deployment_by_name(f"{NAME}/{own}")
         except ObjectNotFound:
             return 0
+        now = datetime.now(UTC)
+        places = {mine.id: mine}
+        for d in client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[NAME]))):
+            if d.name.startswith(f"{NAME}-") and d.last_polled is not None and now - d.last_polled < polled:
+                places.setdefault(d.id, d)
         live = client.read_flow_runs(
-            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment.id])),
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=list(places))),
             flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
         )
-        connected = connected_runs(bootstrap.engine())
-        since = datetime.now(UTC) - grace
+        engine = bootstrap.engine()
+        connected = connected_runs(engine)
+        since = now - grace
         for gone in [
             r
             for r in live
@@ -236,13 +260,32 @@ def ensure_runs(want: int = RUNS, grace: timedelta = GRACE) -> int:
         ]:
             client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
             live.remove(gone)
+        runs_on = {place: [r for r in live if r.deployment_id == place] for place in places}
+        created = 0
         for _ in range(want - len(live)):
-            client.create_flow_run_from_deployment(deployment.id, name=role_name("standby"))
-        return max(0, want - len(live))
+            place = min(places, key=lambda p: (len(runs_on[p]), p != mine.id))
+            runs_on[place].append(client.create_flow_run_from_deployment(place, name=role_name("standby")))
+            created += 1
+        empty = [p for p in places if not runs_on[p]]
+        crowded = [p for p in places if len(runs_on[p]) >= 2]
+        if empty and crowded:
+            holder = active_run(engine)
+            standbys = sorted(
+                (r for r in runs_on[crowded[0]] if r.id != holder),
+                key=lambda r: r.state_type == StateType.RUNNING,  # one not started yet first
+            )
+            if standbys:
+                moved = "moved: the standby goes to another machine than the active run"
+                running = standbys[0].state_type == StateType.RUNNING  # its runner ends its process
+                end = Cancelling(message=moved) if running else Cancelled(message=moved)
+                client.set_flow_run_state(standbys[0].id, end, force=True)
+                client.create_flow_run_from_deployment(empty[0], name=role_name("standby"))
+                created += 1
+        return created
 
 
 def start_when_served(
-    want: int = RUNS, watch: float = GRACE.total_seconds() + 60, every: float = 10
+    want: int = RUNS, watch: float = GRACE.total_seconds() + 60, every: float = 10, own: str = NAME
 ) -> threading.Thread:
     """For `tourney serve`: make sure `want` runs exist, every `every` seconds for `watch` seconds:
     long enough for the deployment to be registered and for a run a dead process left Running to
@@ -254,7 +297,7 @@ def start_when_served(
         deadline = time.monotonic() + watch
         while time.monotonic() < deadline:
             try:
-                ensure_runs(want)
+                ensure_runs(want, own=own)
             except Exception:  # the API is still starting
                 pass
             time.sleep(every)
@@ -325,7 +368,7 @@ def _keep_a_standby(keeper: Timekeeper, run_id: UUID, every: float = 60) -> None
         if keeper.state == "active" and (checked is None or time.monotonic() - checked >= every):
             checked = time.monotonic()
             try:
-                ensure_runs()
+                ensure_runs(own=_own_deployment())
             except Exception as exc:
                 keeper.log.warning("could not check the standby timekeeper run: %s", exc)
 
@@ -342,3 +385,10 @@ def _sweep_when_due(keeper: Timekeeper, every: float | None = None) -> None:
             checker.check()
         except Exception as exc:  # the database or the API is away: checked again next time
             keeper.log.warning("could not check the sweeps' pending work: %s", exc)
+
+
+def _own_deployment() -> str:
+    """The deployment this run belongs to (its machine's), `timekeeper` when run bare."""
+    from prefect.runtime import deployment
+
+    return deployment.name or NAME

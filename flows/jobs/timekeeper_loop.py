@@ -257,6 +257,14 @@ def active_pid(engine: Engine) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def active_run(engine: Engine) -> UUID | None:
+    """The flow run id of the active timekeeper (from its lock connection's name), or None."""
+    with engine.connect() as conn:
+        name = conn.execute(text(HOLDER_SQL), {"k1": LOCK[0], "k2": LOCK[1]}).scalar()
+    found = re.search(r"pid \d+ ([0-9a-f]{32})$", name or "")
+    return UUID(found.group(1)) if found else None
+
+
 def connection_name(run_id: UUID) -> str:
     """A timekeeper flow run's name for its connections (`connected_runs`, `active_pid`)."""
     return f"tourney-timekeeper pid {os.getpid()} {run_id.hex}"

@@ -1,0 +1,118 @@
+"""`tourney serve` on two "machines" (two processes with their own TOURNEY_MACHINE and data folder)
+against the test session's Prefect API: each machine's timekeeper deployment holds one of the two
+runs (the standby is on the other machine than the active one), the requeue automations exist, an
+idle system makes no sweep run, a machine that dies leaves the lock to the other's standby, and a
+clean stop (`tourney stop`'s way) leaves no Crashed run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from prefect.automations import Automation
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.objects import StateType
+from prefect.settings import PREFECT_API_URL
+
+from flows import bootstrap
+from flows.jobs.timekeeper import LIVE, deployment_name
+from flows.jobs.timekeeper_loop import active_run
+from flows.ops import AUTOMATION, AUTOMATION_PENDING
+from infra import processes
+from infra.config import load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _serve(machine: str) -> tuple[subprocess.Popen, Path]:
+    home = Path(tempfile.mkdtemp(prefix=f"serve-{machine}-"))
+    env = {
+        **os.environ,
+        "TOURNEY_HOME": str(home),
+        "TOURNEY_MACHINE": machine,
+        "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
+    }
+    log = (home / "serve.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from flows.cli.app import main; main()", "serve", "--limit", "2"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process, home
+
+
+def _wait(what, timeout: float = 240, every: float = 1.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = what()
+        if found:
+            return found
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s: {what.__doc__}")
+
+
+def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clean_stop_crashes_none(
+    prefect_api, committed
+):
+    machines = {m: _serve(m) for m in ("alpha", "beta")}
+    names = {m: deployment_name(m) for m in machines}
+    try:
+        with get_client(sync_client=True) as client:
+
+            def placed():
+                """one live timekeeper run on each machine's deployment, one of them holding the lock"""
+                ids = {}
+                for m, name in names.items():
+                    try:
+                        ids[m] = client.read_deployment_by_name(f"timekeeper/{name}").id
+                    except Exception:
+                        return None
+                live = [r for r in client.read_flow_runs() if r.deployment_id in ids.values() and r.state_type in LIVE]
+                per = {m: [r for r in live if r.deployment_id == d] for m, d in ids.items()}
+                holder = active_run(bootstrap.engine())
+                running = all(len(rs) == 1 and rs[0].state_type == StateType.RUNNING for rs in per.values())
+                return per if running and holder in {r.id for r in live} else None
+
+            per = _wait(placed)
+            holder = active_run(bootstrap.engine())
+            [active_machine] = [m for m, rs in per.items() if rs[0].id == holder]
+            assert [Automation.read(name=n).name for n in (AUTOMATION, AUTOMATION_PENDING)] == [
+                AUTOMATION,
+                AUTOMATION_PENDING,
+            ]
+
+            time.sleep(12)  # more than one count of the pending work (every 10 s) by the active run
+            timekeepers = {client.read_deployment_by_name(f"timekeeper/{n}").id for n in names.values()}
+            made = [r for r in client.read_flow_runs() if not r.auto_scheduled and r.deployment_id not in timekeepers]
+            assert [r.name for r in made if r.created and r.created > per[active_machine][0].created] == []
+
+            # the active machine dies: the other machine's standby holds the lock at once
+            dead, _ = machines[active_machine]
+            os.killpg(dead.pid, signal.SIGKILL)
+            dead.wait(timeout=30)
+            [other] = [m for m in machines if m != active_machine]
+            _wait(lambda: active_run(bootstrap.engine()) == per[other][0].id, timeout=60, every=0.2)
+
+            # a clean stop of the other machine: its runs end Cancelled or Completed, none Crashed
+            said = processes.stop(replace(load_settings(), home=machines[other][1]), "serve")
+            assert said.startswith("serve: stopped") and "killed" not in said, said
+            mine = client.read_deployment_by_name(f"timekeeper/{names[other]}").id
+            ended = [r for r in client.read_flow_runs() if r.deployment_id == mine]
+            assert ended and {r.state_type for r in ended} <= {StateType.CANCELLED, StateType.COMPLETED}, [
+                (r.name, r.state_name, r.state.message) for r in ended
+            ]
+    finally:
+        for process, _ in machines.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=30)

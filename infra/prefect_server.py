@@ -1,5 +1,7 @@
-"""The Prefect server `make run` starts: UI and API on 127.0.0.1:4200, its database in the same
-PostgreSQL cluster (database `prefect`, asyncpg) when the cluster is the embedded one."""
+"""The Prefect server `make run` starts: UI and API on TOURNEY_PREFECT_LISTEN (127.0.0.1:4200), its
+database in the same PostgreSQL cluster (database `prefect`, asyncpg) when the cluster is the embedded
+one. What it started is recorded in TOURNEY_HOME/prefect-server.pid (pid, start time, host, port):
+`tourney server up` reuses only that server, and refuses anything else answering on its port."""
 
 from __future__ import annotations
 
@@ -13,8 +15,6 @@ from pathlib import Path
 from domain.errors import ConfigurationError
 from infra.cluster import Cluster
 from infra.config import Settings
-
-HOST, PORT = "127.0.0.1", 4200
 
 
 def prefect_env(settings: Settings, server: bool = False) -> dict[str, str]:
@@ -47,28 +47,78 @@ def healthy(api_url: str) -> bool:
         return False
 
 
+def _pid_file(settings: Settings) -> Path:
+    return settings.home / "prefect-server.pid"
+
+
+def started_here(settings: Settings) -> tuple[int, str, int] | None:
+    """(pid, host, port) of the Prefect server `tourney server up` started for this data folder, when
+    that very process still runs (the pid file holds its start time too: a reused pid is not it)."""
+    from infra.processes import start_time
+
+    try:
+        pid_text, started, host, port = _pid_file(settings).read_text().split()
+    except (FileNotFoundError, ValueError):
+        return None
+    pid = int(pid_text)
+    return (pid, host, int(port)) if start_time(pid) == started else None
+
+
+def answers(host: str, port: int) -> bool:
+    """Whether anything accepts a connection on host:port."""
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 def up(settings: Settings, timeout: float = 120) -> str:
-    """Start the server in the background, or reuse one that already answers."""
-    api = f"http://{HOST}:{PORT}/api"
-    if healthy(api):
-        return f"reused the Prefect server at http://{HOST}:{PORT}"
-    log = settings.home / "prefect-server.log"
-    settings.home.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, **prefect_env(settings, server=True), "PREFECT_UI_API_URL": api}
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "prefect", "server", "start", "--host", HOST, "--port", str(PORT)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
+    """Start the server in the background on TOURNEY_PREFECT_LISTEN, or reuse the one this data folder
+    started. Anything else answering on that port is refused, never adopted."""
+    from infra.processes import start_time
+
+    host, port = settings.prefect_listen()
+    near = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    api = f"http://{near}:{port}/api"
+    mine = started_here(settings)
+    if mine is not None:
+        pid, was_host, was_port = mine
+        if (was_host, was_port) != (host, port):
+            raise ConfigurationError(
+                "prefect-server-elsewhere",
+                f"the Prefect server of this data folder (pid {pid}) listens on {was_host}:{was_port}, not "
+                f"{host}:{port}: stop it first (`tourney server stop`)",
+            )
+        process = None
+    elif answers(near, port):
+        raise ConfigurationError(
+            "prefect-port-taken",
+            f"something else answers on {host}:{port}, not a Prefect server this data folder started: "
+            "stop it, or set TOURNEY_PREFECT_LISTEN to a free host:port",
         )
-    (settings.home / "prefect-server.pid").write_text(str(process.pid))
+    log = settings.home / "prefect-server.log"
+    if mine is None:
+        settings.home.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, **prefect_env(settings, server=True), "PREFECT_UI_API_URL": api}
+        with log.open("ab") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
+        _pid_file(settings).write_text(f"{process.pid} {start_time(process.pid)} {host} {port}\n")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if healthy(api):
-            return f"started the Prefect server: UI at http://{HOST}:{PORT} (log {log})"
-        if process.poll() is not None:
+            if process is None:
+                return f"reused the Prefect server of this data folder (pid {mine[0]}) at http://{near}:{port}"
+            return f"started the Prefect server: UI at http://{near}:{port} (log {log})"
+        if process is not None and process.poll() is not None:
             break
         time.sleep(1)
     raise ConfigurationError(
@@ -78,10 +128,14 @@ def up(settings: Settings, timeout: float = 120) -> str:
 
 
 def stop(settings: Settings) -> str:
-    pid_file: Path = settings.home / "prefect-server.pid"
+    pid_file: Path = _pid_file(settings)
     if not pid_file.exists():
         return "the Prefect server is not running (no pid file)"
-    pid = int(pid_file.read_text())
+    fields = pid_file.read_text().split()
+    pid = int(fields[0])
+    if len(fields) > 1 and started_here(settings) is None:  # that process is gone; the pid is another's now
+        pid_file.unlink()
+        return "the Prefect server was not running"
     try:
         os.killpg(pid, signal.SIGTERM)
     except ProcessLookupError:

@@ -19,7 +19,9 @@ from infra.config import load_settings, redact
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The database: embedded cluster and migrations.")
 server_app = typer.Typer(
-    rich_markup_mode=None, no_args_is_help=True, help="The Prefect server (API and UI) on 127.0.0.1:4200."
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    help="The Prefect server (API and UI) on TOURNEY_PREFECT_LISTEN (127.0.0.1:4200).",
 )
 jobs_app = typer.Typer(
     rich_markup_mode=None, no_args_is_help=True, help="The jobs (Prefect flows) and their schedules."
@@ -224,7 +226,8 @@ def db_url() -> None:
 
 @server_app.command("up")
 def server_up() -> None:
-    """Start the Prefect server in the background (reused when it already answers)."""
+    """Start the Prefect server in the background on TOURNEY_PREFECT_LISTEN (the one this data folder
+    started is reused; anything else answering there is refused)."""
     from infra import prefect_server as server
 
     say(server.up(load_settings()))

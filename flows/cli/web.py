@@ -80,14 +80,7 @@ def web_command(
     import uvicorn
 
     from flows.web.app import create_app
+    from infra.web_server import config
 
     engine = bootstrap.check_reachable()
-    uvicorn.run(
-        create_app(engine),
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        proxy_headers=False,
-    )
+    uvicorn.Server(config(create_app(engine), host, port, settings)).run()

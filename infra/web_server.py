@@ -1,0 +1,76 @@
+"""The web pages' uvicorn settings: how long a client may take to send a request's headers, and how
+long an idle kept-alive connection stays open (TOURNEY_WEB_HEADER_TIMEOUT, TOURNEY_WEB_IDLE_TIMEOUT).
+
+uvicorn closes an idle kept-alive connection itself (`timeout_keep_alive`), but a connection that
+sends its headers a byte at a time is never timed out by it: `guarded` is its HTTP/1.1 protocol with
+a timer from the connection (or from the end of the last response) to the end of the next request's
+headers, which closes the connection when it runs out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from infra.config import Settings
+
+
+def guarded(header_timeout: float) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, closing a connection whose request headers are not in within
+    `header_timeout` seconds."""
+
+    class Guarded(H11Protocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def _waiting_for_headers(self) -> bool:
+            return self.cycle is None or self.cycle.response_complete
+
+        def _arm(self) -> None:
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(header_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _too_slow(self) -> None:
+            self._header_timer = None
+            if self._waiting_for_headers() and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._waiting_for_headers():
+                self._arm()
+            super().data_received(data)
+            if not self._waiting_for_headers():
+                self._disarm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return Guarded
+
+
+def config(app: Any, host: str, port: int, settings: Settings) -> Any:
+    """The uvicorn.Config `tourney web` serves the pages with."""
+    import uvicorn
+
+    header_timeout, idle_timeout = settings.web_timeouts()
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=guarded(header_timeout),
+        timeout_keep_alive=idle_timeout,  # type: ignore[arg-type]  # a float is fine: call_later
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        proxy_headers=False,
+    )

@@ -1,0 +1,74 @@
+"""The web pages' server times out slow headers and idle connections (infra/web_server.py): a client
+sending its headers a byte at a time is disconnected after TOURNEY_WEB_HEADER_TIMEOUT, an idle
+kept-alive one after TOURNEY_WEB_IDLE_TIMEOUT; a client that sends its request in time is served."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import replace
+
+import uvicorn
+
+from infra.config import load_settings
+from infra.web_server import config
+
+
+async def _hello(scope, receive, send):
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _closed(conn: socket.socket, dribble: bytes, within: float) -> bool:
+    """Send `dribble` a byte every 0.2 s; True when the server closes the connection before `within` s."""
+    deadline = time.monotonic() + within
+    conn.settimeout(0.2)
+    for byte in dribble * 100:
+        if time.monotonic() > deadline:
+            return False
+        try:
+            conn.send(bytes([byte]))
+            if conn.recv(1024) == b"":
+                return True
+        except TimeoutError:
+            continue
+        except (BrokenPipeError, ConnectionResetError):
+            return True
+    return False
+
+
+def test_slow_headers_and_idle_connections_are_closed_within_the_configured_time(monkeypatch):
+    monkeypatch.setenv("TOURNEY_WEB_HEADER_TIMEOUT", "1")
+    monkeypatch.setenv("TOURNEY_WEB_IDLE_TIMEOUT", "1")
+    port = _free_port()
+    server = uvicorn.Server(config(_hello, "127.0.0.1", port, replace(load_settings())))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.02)
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\n")
+            assert _closed(slow, b"X-Slow: 1234567890", within=10)  # 1 s configured; never done in 10
+        with socket.create_connection(("127.0.0.1", port)) as kept:
+            kept.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            kept.settimeout(10)
+            assert kept.recv(1024).startswith(b"HTTP/1.1 200")
+            assert kept.recv(1024) == b""  # idle after its response: closed by the keep-alive timeout
+            # a second slow request on a kept-alive connection is timed out too
+        with socket.create_connection(("127.0.0.1", port)) as again:
+            again.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            again.settimeout(10)
+            assert again.recv(1024).startswith(b"HTTP/1.1 200")
+            again.sendall(b"GET / HTTP/1.1\r\n")
+            assert _closed(again, b"X-Slow: 1234567890", within=10)
+    finally:
+        server.should_exit = True
+        thread.join(10)

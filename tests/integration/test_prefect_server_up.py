@@ -8,6 +8,8 @@ import threading
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
+import pytest
+
 from infra import prefect_server
 from infra.config import load_settings
 from tests.support.cli import run
@@ -45,6 +47,7 @@ def test_server_up_refuses_another_server_answering_on_its_port_in_one_line(tmp_
     assert not (tmp_path / "prefect-server.pid").exists()
 
 
+@pytest.mark.soak  # a real Prefect server start, about 20 s; the refusal above is the normal suite's
 def test_server_up_takes_its_address_from_the_settings_records_it_and_reuses_only_its_own(
     database_url, tmp_path, monkeypatch
 ):

@@ -1,6 +1,6 @@
 """Screenshots of every public page for the docs (`make screenshots`, docs/web.md#screenshots).
 
-    python -m tests.web.screenshots [--out docs/pictures/web] [--width 1000]
+    python -m tests.web.screenshots [--out docs/pictures/web] [--width 1000] [--only play.png ...]
 
 Builds a world on a throwaway database of the project's cluster (`scratch_database`, dropped at the
 end) with the tests' world builders and the real services, at the club Pik (Moscow, Russian): a
@@ -8,7 +8,9 @@ running poker tournament with its clock started and a few busts, one open for re
 in 45 minutes, one at its break, one finished; a season of two finished tournaments with their
 documents published (a certificate to check, the season's standings), a complete Pusoy Dos cup of
 the club with a playoff and a public one filling (no club); the desk's day and the running tournament at
-the desk, signed in as Pik's floor and cashier. The browser asks for Russian. Serves the
+the desk, signed in as Pik's floor and cashier; the sign-up form, and `/play` and `/play/<code>` signed
+in as the season's anna (Russian): registered for the upcoming tournament, in round 2 of a running cup
+of 16, champion of another cup. The browser asks for Russian. `--only NAME` takes only those PNGs. Serves the
 pages with uvicorn on a free loopback port, opens each in Debian's headless Chromium through
 Playwright (`/usr/bin/chromium`, never a downloaded browser) at `--width` CSS pixels, and writes one
 palette PNG per page (at most `MAX_HEIGHT` pixels tall), optimized. Nothing outside `--out` is written.
@@ -30,11 +32,16 @@ OUT = ROOT / "docs" / "pictures" / "web"
 MAX_HEIGHT = 1400
 KEY = b"screenshots-only-key-of-at-least-32-bytes"
 DESK = ("desk@pik.example", "screenshots only, a desk password")  # the floor and the cashier of Pik at once
+PLAYER = ("anna@pik.example", "screenshots only, a player password")  # Анна Белова (anna), Russian
+CUP_PLAYERS = ("anna", "misha", "dasha", "kolya", "lena", "petya", "sasha", "tanya")
+CUP_FIELD = (*CUP_PLAYERS, "vanya", "galya", "fedya", "zhenya", "olya", "yura", "nina", "stas")
 
 
-def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str]]:
+def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """The pages to take, by file name: their paths on the server; the public ones, then the desk's
-    (taken signed in as `DESK`: Pik's floor and cashier, with two walk-ins owing and one settled)."""
+    (taken signed in as `DESK`: Pik's floor and cashier, with two walk-ins owing and one settled), then
+    the player's (taken signed in as `PLAYER`: anna of the season, registered for the upcoming
+    tournament, playing round 2 of a running cup, champion of another)."""
     from datetime import timedelta
 
     from sqlalchemy import select
@@ -74,9 +81,11 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str]]:
     with unit_of_work(engine) as session:
         pusoy, _, _ = complete_pusoy(session, club_id=poker_world.club(session).id)
         code = pusoy.code
-        filling = pusoy_setup.create(session, name="Sunday Pusoy Cup", organizer="royal", capacity=16, now=w.now())
+        filling = pusoy_setup.create(session, name="Воскресный кубок", organizer="royal", capacity=16, now=w.now())
         for i, name in enumerate(("ann", "bob", "cyd", "dee", "eve", "fay", "gus")):
             pusoy_setup.join(session, filling.code, name, w.now() + timedelta(seconds=i))
+        running, won = player_cups(session, poker_world.club(session).id, w.now())
+        player_account(session, upcoming["id"], w.now())
     with Renderer(KEY) as renderer:
         for due in (sources.due, sources.season_bundles):  # results sheets, then the season's standings
             with unit_of_work(engine) as session:
@@ -86,23 +95,85 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str]]:
     with unit_of_work(engine) as session:
         cert = session.scalars(select(Document).where(Document.kind == "certificate").order_by(Document.id)).first()
         serial, check = cert.serial, verification_code(cert.signature)
-    return {
-        "home.png": "/",
-        "screen.png": f"/t/{poker['id']}/screen",
-        "screen-start.png": f"/t/{upcoming['id']}/screen",
-        "screen-break.png": f"/t/{on_break['id']}/screen",
-        "screen-finished.png": f"/t/{done['id']}/screen",
-        "results.png": f"/t/{poker['id']}",
-        "results-finished.png": f"/t/{done['id']}",
-        "season.png": f"/seasons/{season['id']}",
-        "pusoy.png": f"/p/{code}",
-        "verify.png": f"/verify/{serial}?code={check}",
-        "verify-form.png": "/verify",
-    }, {
-        "desk.png": "/desk",
-        "desk-tournament.png": f"/desk/t/{poker['id']}",
-        "desk-counter.png": f"/desk/t/{poker['id']}#counter",
-    }
+    return (
+        {
+            "home.png": "/",
+            "screen.png": f"/t/{poker['id']}/screen",
+            "screen-start.png": f"/t/{upcoming['id']}/screen",
+            "screen-break.png": f"/t/{on_break['id']}/screen",
+            "screen-finished.png": f"/t/{done['id']}/screen",
+            "results.png": f"/t/{poker['id']}",
+            "results-finished.png": f"/t/{done['id']}",
+            "season.png": f"/seasons/{season['id']}",
+            "pusoy.png": f"/p/{code}",
+            "verify.png": f"/verify/{serial}?code={check}",
+            "verify-form.png": "/verify",
+            "signup.png": "/signup",
+        },
+        {
+            "desk.png": "/desk",
+            "desk-tournament.png": f"/desk/t/{poker['id']}",
+            "desk-counter.png": f"/desk/t/{poker['id']}#counter",
+        },
+        {
+            "play.png": "/play",
+            "play-cup.png": f"/play/{running}",
+            "play-champion.png": f"/play/{won}",
+        },
+    )
+
+
+def player_cups(session, club_id: int, now) -> tuple[str, str]:
+    """Two cups of Pik anna plays (their codes): a running one of 16, round 1 played (anna first at her
+    table) and round 2 with only anna's table reported; and one of 8 she won."""
+    from datetime import timedelta
+
+    from domain.pusoy.services import reports, rounds
+    from domain.pusoy.services import setup as pusoy_setup
+    from tests.support.pusoy_world import in_order, seating
+
+    running = pusoy_setup.create(
+        session, name="Кубок четверга", organizer="pik", capacity=16, games_per_round=1, now=now, club_id=club_id
+    )
+    for i, name in enumerate(CUP_FIELD):
+        pusoy_setup.join(session, running.code, name, now + timedelta(seconds=i))
+    in_order(session, running, 1, "anna", now)
+    assert rounds.complete_round(session, running.id, 1, now).outcome == "advanced"
+    table, players = next((t, ps) for t, ps in seating(session, running.id, 2).items() if "anna" in ps)
+    reports.report(
+        session,
+        running.code,
+        round_no=2,
+        table=table,
+        game=1,
+        finishes=[(p, i) for i, p in enumerate(sorted(players, key=lambda p: (p != "anna", p)), start=1)],
+        two_of_diamonds=None,
+        now=now,
+        by="floor",
+    )
+    won = pusoy_setup.create(
+        session, name="Осенний кубок", organizer="pik", capacity=8, games_per_round=1, now=now, club_id=club_id
+    )
+    for i, name in enumerate(CUP_PLAYERS):
+        pusoy_setup.join(session, won.code, name, now + timedelta(seconds=i))
+    for round_no in (1, 2):
+        in_order(session, won, round_no, "anna", now)
+        rounds.complete_round(session, won.id, round_no, now)
+    return running.code, won.code
+
+
+def player_account(session, upcoming_id: int, now) -> None:
+    """anna (the season's Анна Белова) gets an account in Russian with a password, registered for the
+    upcoming tournament."""
+    from sqlalchemy import select
+
+    from domain.access.services import accounts
+    from tests.support import poker_world
+
+    anna = session.scalar(select(poker_world.Player).where(poker_world.Player.handle == "anna"))
+    poker_world.register(session, session.get(poker_world.Tournament, upcoming_id), False, player_id=anna.id)
+    account = accounts.add(session, PLAYER[0], now, player_id=anna.id, locale="ru")
+    accounts.set_password(session, bootstrap.password_hasher(), account, PLAYER[1], now)
 
 
 def desk_tournament(session, tournament_id: int, club_id: int, now) -> None:
@@ -178,6 +249,9 @@ def main(argv: list[str]) -> int:
     parser = _Parser(prog="python -m tests.web.screenshots", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help="the folder of the PNGs (default docs/pictures/web)")
     parser.add_argument("--width", type=int, default=1000, help="the pages' width in CSS pixels (default 1000)")
+    parser.add_argument(
+        "--only", action="append", metavar="NAME", help="take only this PNG (e.g. play.png; repeatable; default all)"
+    )
     args = parser.parse_args(argv)
     if not 320 <= args.width <= 3000:
         print(f"error: --width {args.width} must be from 320 to 3000", file=sys.stderr)
@@ -208,12 +282,16 @@ def main(argv: list[str]) -> int:
             upgrade(engine)
             outbox = Path(tmp) / "outbox"
             outbox.mkdir()
-            pages, desk_pages = world(engine, outbox)
+            pages, desk_pages, player_pages = (
+                {name: path for name, path in group.items() if not args.only or name in args.only}
+                for group in world(engine, outbox)
+            )
             with Server(create_app(engine, outbox=outbox), free_port()) as server, sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
                 try:
                     written = take(browser, server.url, pages, args.out, args.width)
                     written += take(browser, server.url, desk_pages, args.out, args.width, sign_in=DESK)
+                    written += take(browser, server.url, player_pages, args.out, args.width, sign_in=PLAYER)
                 finally:
                     browser.close()
         finally:

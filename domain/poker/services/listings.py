@@ -221,6 +221,14 @@ def entry_names(session: Session, entry_ids) -> dict[int, str]:
     )
 
 
+def player_names(session: Session, player_ids) -> dict[int, str]:
+    """The name (or pseudonym, once forgotten) of each player named; None ids are skipped."""
+    wanted = [i for i in player_ids if i is not None]
+    if not wanted:
+        return {}
+    return dict(session.execute(select(Player.id, _name()).where(Player.id.in_(wanted))).all())
+
+
 def knockout_of(session: Session, tournament_id: int, knockout_id: int) -> Knockout:
     """The knockout, only if it is the tournament's (the floor names both)."""
     k = session.get(Knockout, knockout_id)

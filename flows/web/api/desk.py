@@ -240,7 +240,7 @@ def desk_today(request: Request, club_id: Id) -> list:
                     "entries": view["entries"],
                     "players_in": entries.players_in(s, t["id"]),
                     "clock": {"status": reading["status"], "level": reading["level"]},
-                    "attention": attention(s, tournament_service.get_tournament(s, t["id"]), now, locale, zone),
+                    "attention": attention(s, tournament_service.get_tournament(s, t["id"]), now, locale, t["zone"]),
                 }
             )
         return out

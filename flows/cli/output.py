@@ -282,6 +282,24 @@ def money(minor: int, currency: str, locale: str) -> str:
     return i18n.money(minor, currency, locale)
 
 
+def amount_text(minor: int, currency: str | None = None) -> str:
+    """An amount for a line or a question of the command (not a table): as the club of the tournament
+    (or club) the command named writes it ("1 500,00 ₽", the desk's formatter), else "1500.00 RUB"."""
+    shown = display()
+    currency = currency or (shown.currency if shown else None) or "RUB"
+    if shown is None:
+        from domain.poker.rules.money import major
+
+        return major(minor, currency)
+    return money(minor, currency, shown.locale)
+
+
+def local_moment(at: datetime) -> str:
+    """An instant for a line of the command: in the club's timezone and language, else UTC ISO 8601."""
+    shown = display()
+    return at.isoformat() if shown is None else moment(at, shown)
+
+
 def duration(seconds: int) -> str:
     """Seconds as a clock shows them: M:SS under an hour, else H:MM:SS."""
     hours, rest = divmod(abs(seconds), 3600)
@@ -304,7 +322,7 @@ def _print_table(data: Mapping[str, Any] | Sequence[Mapping[str, Any]], title: s
     if not isinstance(data, Mapping) and not list(data):
         console.print(Text(f"{clean(title or 'nothing')}: none"))
         return
-    table = _table(data, shown, None, nested=False)
+    table = _table(data, shown, shown.currency if shown else None, nested=False)
     table.title = Text(clean(title)) if title else None
     console.print(table)
 

@@ -7,13 +7,15 @@ The `poker` group also holds the floor's commands (flows/cli/poker_clock_seating
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
 
 from domain.errors import DomainError, Problem, raise_problems
 from domain.poker.rules.lifecycle import STATUSES
-from domain.poker.rules.settings import TournamentSettings, setting_from_text
+from domain.poker.rules.settings import AMOUNT_FIELDS, TournamentSettings, setting_from_text
+from flows.cli import output
 from flows.cli.arguments import PlayerRef, TournamentId, Yes
 from flows.cli.clock import now as _now
 from flows.cli.lazy import lazy
@@ -21,6 +23,8 @@ from flows.cli.output import emit, transaction
 from flows.cli.params import confirm, name_problems, one_of
 
 desk = lazy("domain.poker.services.desk")
+money_rules = lazy("domain.poker.rules.money")  # Babel: loaded by a command that reads an amount
+listings = lazy("domain.poker.services.listings")
 entries_service = lazy("domain.poker.services.entries")
 fees_service = lazy("domain.poker.services.fees")
 players_service = lazy("domain.poker.services.players")
@@ -33,7 +37,10 @@ app = typer.Typer(
 SetOption = Annotated[list[str], typer.Option("--set", help="setting=value (repeatable); see README")]
 
 
-def _parse_sets(pairs: list[str]) -> dict[str, Any]:
+def _parse_sets(pairs: list[str], currency: str | None = None, refused: list[Problem] | None = None) -> dict[str, Any]:
+    """`--set setting=value` pairs. A fee amount is typed in the currency's major units ("1 500",
+    "1500,50"), read by the desk's parser (domain/poker/rules/money.parse_amount) in `currency`; one it
+    refuses goes to `refused` (standing in as 0, so the other settings are still checked) when given."""
     values: dict[str, Any] = {}
     problems: list[Problem] = []
     for pair in pairs:
@@ -44,6 +51,14 @@ def _parse_sets(pairs: list[str]) -> dict[str, Any]:
         if key.strip() in values:
             problems.append(Problem("setting-twice", f"setting '{key.strip()}' is given twice"))
             continue
+        if key.strip() in AMOUNT_FIELDS and raw.strip().lower() not in ("none", ""):
+            try:
+                raw = str(money_rules.parse_amount(raw, currency or "RUB"))
+            except DomainError as bad:
+                (problems if refused is None else refused).append(Problem(bad.code, f"{key.strip()}: {bad.message}"))
+                if refused is None:
+                    continue
+                raw = "0"
         value, found = setting_from_text(key.strip(), raw)
         problems += found
         values[key.strip()] = value
@@ -62,20 +77,24 @@ def poker_create(
     start: Annotated[str, typer.Option(help="scheduled start, ISO 8601 with offset")],
     stack: Annotated[str, typer.Option(help="starting stack (chips)")],
     currency: Annotated[str, typer.Option(help="ISO 4217 code, e.g. RUB")],
-    buy_in: Annotated[str, typer.Option(help="buy-in in minor units (kopecks, cents)")],
+    buy_in: Annotated[str, typer.Option(help='buy-in in roubles (major units) as typed: "1 500", "1500,50"')],
     set_: SetOption = [],  # noqa: B006
 ) -> None:
-    """Create a draft tournament; other settings by --set (e.g. --set seat_cap=8)."""
+    """Create a draft tournament; other settings by --set (e.g. --set seat_cap=8, --set rebuy_amount=1000).
+    Amounts are in major units (roubles), as the desk types them."""
     name_problems("tournament name", name)
+    refused: list[Problem] = []
     core = _parse_sets(
-        [f"scheduled_start={start}", f"starting_stack={stack}", f"currency={currency}", f"buy_in={buy_in}"]
+        [f"scheduled_start={start}", f"starting_stack={stack}", f"currency={currency}", f"buy_in={buy_in}"],
+        currency.strip().upper(),
+        refused,
     )
-    extra = _parse_sets(set_)
+    extra = _parse_sets(set_, currency.strip().upper(), refused)
     twice = sorted(set(extra) & (set(core) | {"name"}))
     if twice:
         raise DomainError("setting-twice", f"setting '{twice[0]}' is given twice (as an option and by --set)")
     settings = TournamentSettings(name=name, **core, **extra)
-    with transaction() as session:
+    with transaction() as session, _with_refused(refused):
         t = tournaments_service.create_tournament(session, club, structure, settings, _now())
         emit(tournaments_service.tournament_view(session, t))
 
@@ -86,13 +105,33 @@ def poker_edit(
     set_: SetOption = [],  # noqa: B006
     structure: Annotated[int | None, typer.Option(help="another blind structure of the club")] = None,
 ) -> None:
-    """Change settings (draft or registration open only, 3.9)."""
-    changes = _parse_sets(set_)
+    """Change settings (draft or registration open only, 3.9); amounts in major units (roubles)."""
+    currency = next(
+        (p.partition("=")[2].strip().upper() for p in set_ if p.partition("=")[0].strip() == "currency"), None
+    )
+    if currency is None and any(p.partition("=")[0].strip() in AMOUNT_FIELDS for p in set_):
+        with transaction() as session:
+            currency = tournaments_service.get_tournament(session, tournament).currency
+    refused: list[Problem] = []
+    changes = _parse_sets(set_, currency, refused)
     now = _now()
-    with transaction() as session:
+    with transaction() as session, _with_refused(refused):
         t = tournaments_service.edit_tournament(session, tournament, changes, now, structure_id=structure)
         view = tournaments_service.tournament_view(session, t)
     emit(view)  # a moved deadline wakes the timekeeper (domain/poker/services/due.py)
+
+
+@contextmanager
+def _with_refused(refused: list[Problem]):
+    """The amounts refused as typed, said on one line with whatever else the service refuses; when it
+    refuses nothing else, refused still (inside the transaction: nothing is written)."""
+    try:
+        yield
+    except DomainError as other:
+        if refused:
+            raise_problems([*refused, *other.problems])
+        raise
+    raise_problems(refused)
 
 
 def _status_command(action: str, doc: str) -> None:
@@ -187,6 +226,7 @@ def poker_register(tournament: TournamentId, player: PlayerRef) -> None:
                 "status": reg.status,
                 "late": reg.late,
             }
+            | _named(session, reg.tournament_id, reg.player_id)
         )
 
 
@@ -195,7 +235,7 @@ def poker_unregister(tournament: TournamentId, player: PlayerRef) -> None:
     """Withdraw a registration (before check-in)."""
     with transaction() as session:
         reg = entries_service.unregister(session, tournament, player, _now())
-        emit({"registration_id": reg.id, "status": reg.status})
+        emit({"registration_id": reg.id, "status": reg.status} | _named(session, reg.tournament_id, reg.player_id))
 
 
 @app.command("checkin")
@@ -204,14 +244,15 @@ def poker_checkin(tournament: TournamentId, player: PlayerRef) -> None:
     now = _now()
     with transaction() as session:
         entry, seat = desk.check_in(session, tournament, player, now)
-        emit(entries_service.entry_view(entry) | _seat_of(seat))
+        emit(entries_service.entry_view(entry) | _seat_of(seat) | _named(session, entry.tournament_id, entry.player_id))
 
 
 @app.command("rebuy")
 def poker_rebuy(tournament: TournamentId, player: PlayerRef) -> None:
     """Top the current entry up by the starting stack at the rebuy amount (3.1)."""
     with transaction() as session:
-        emit(entries_service.topup_view(desk.rebuy(session, tournament, player, _now())))
+        top = desk.rebuy(session, tournament, player, _now())
+        emit(entries_service.topup_view(top) | _named(session, top.tournament_id, top.player_id))
 
 
 @app.command("reentry")
@@ -220,14 +261,20 @@ def poker_reentry(tournament: TournamentId, player: PlayerRef) -> None:
     now = _now()
     with transaction() as session:
         entry, seat = desk.reenter(session, tournament, player, now)
-        emit(entries_service.entry_view(entry) | _seat_of(seat))
+        emit(entries_service.entry_view(entry) | _seat_of(seat) | _named(session, entry.tournament_id, entry.player_id))
 
 
 @app.command("addon")
 def poker_addon(tournament: TournamentId, player: PlayerRef) -> None:
     """The add-on into the current entry, within its window (3.1)."""
     with transaction() as session:
-        emit(entries_service.topup_view(desk.add_on(session, tournament, player, _now())))
+        top = desk.add_on(session, tournament, player, _now())
+        emit(entries_service.topup_view(top) | _named(session, top.tournament_id, top.player_id))
+
+
+def _named(session, tournament_id: int, player_id: int) -> dict[str, Any]:
+    """Beside the ids: the player's name and what they owe now (shown in roubles, as the desk does)."""
+    return listings.owed_by(session, tournament_id, player_id)
 
 
 def _seat_of(seat: dict[str, Any] | None) -> dict[str, Any]:
@@ -241,22 +288,43 @@ def _seat_of(seat: dict[str, Any] | None) -> dict[str, Any]:
 @app.command("settle")
 def poker_settle(
     tournament: TournamentId,
-    player: Annotated[str | None, typer.Argument(help="player id or handle; omit with --all")] = None,
+    player: Annotated[str | None, typer.Argument(help="player id, handle or name; omit with --all")] = None,
     all_: Annotated[bool, typer.Option("--all", help="settle every debtor of the tournament")] = False,
+    amount: Annotated[
+        str | None,
+        typer.Option(help='what is taken, in roubles as typed ("1 500", "1500,50"): refused unless it is what is owed'),
+    ] = None,
     method: Annotated[str, typer.Option(help="cash, card, transfer or other")] = "cash",
     by: Annotated[str, typer.Option(help="who takes the payment")] = "",
 ) -> None:
-    """Close all of a player's unpaid fees with one settlement record (3.4)."""
+    """Close all of a player's unpaid fees with one settlement record (3.4); says who and what is owed now."""
     if (player is None) == (not all_):
         raise DomainError("bad-param", "name one player or pass --all")
+    if all_ and amount is not None:
+        raise DomainError("bad-param", "--amount is for one player; --all settles what each owes")
     now = _now()
     with transaction() as session:
+        t = tournaments_service.get_tournament(session, tournament)
         if all_:
             made = fees_service.settle_all(session, tournament, method, by, now)
-            emit([{"settlement_id": s, "player_id": p, "amount": a} for s, p, a in made], "settlements")
-            return
-        settlement = fees_service.settle(session, tournament, player, method, by, now)
-        emit(fees_service.settlement_view(settlement) if settlement else {"settlement_id": None, "owed": 0})
+            names = listings.player_names(session, [p for _, p, _ in made])
+            emit(
+                [{"settlement_id": s, "player_id": p, "player": names[p], "amount": a} for s, p, a in made],
+                "settlements",
+            )
+            total, count = sum(a for _, _, a in made), len(made)
+        else:
+            expected = None if amount is None else money_rules.parse_amount(amount, t.currency)
+            settlement = fees_service.settle(session, tournament, player, method, by, now, expected=expected)
+            found = players_service.find_player(session, player)
+            named = listings.owed_by(session, t.id, found.id)
+            emit(
+                (fees_service.settlement_view(settlement) if settlement else {"settlement_id": None})
+                | {"player": named["player"], "owed": named["owed"]}
+            )
+    if all_ and not output.STATE["json"]:
+        noun = "player" if count == 1 else "players"
+        output.say(f"{count} {noun} settled: {output.amount_text(total, t.currency)}; nobody owes anything now.")
 
 
 @app.command("void-settlement")
@@ -267,21 +335,20 @@ def poker_void_settlement(
     reason: Annotated[str, typer.Option(help="why")],
     yes: Yes = False,
 ) -> None:
-    """Void a settlement: the record stays, marked voided; the fees are owed again (3.4). Asks unless --yes."""
+    """Void a settlement: the record stays, marked voided; the fees are owed again (3.4). Asks unless --yes,
+    naming the player and the amount."""
     with transaction() as session:
         s = fees_service.get_settlement(session, settlement, tournament)
         who = players_service.find_player(session, s.player_id).display_name
-        plan = (
-            f"void settlement {s.id} of tournament {tournament}: {who}, {s.amount} {s.currency} minor units "
-            f"by {s.method}{' (already voided)' if s.voided_at else ''}; the fees are owed again"
-        )
+        amount, currency, method, already = s.amount, s.currency, s.method, s.voided_at is not None
+    plan = (
+        f"void settlement {settlement} of tournament {tournament}: {who}, {output.amount_text(amount, currency)} "
+        f"by {method}{' (already voided)' if already else ''}; the fees are owed again"
+    )
     confirm(plan, yes)
     with transaction() as session:
-        emit(
-            fees_service.settlement_view(
-                fees_service.void_settlement(session, settlement, by, reason, _now(), tournament)
-            )
-        )
+        voided = fees_service.void_settlement(session, settlement, by, reason, _now(), tournament)
+        emit(fees_service.settlement_view(voided) | listings.owed_by(session, voided.tournament_id, voided.player_id))
 
 
 @app.command("debts")
@@ -300,7 +367,29 @@ def poker_entries(tournament: TournamentId) -> None:
     from domain.poker.services import listings
 
     with transaction() as session:
-        emit(listings.entries(session, tournament), f"entries of tournament {tournament}")
+        rows = listings.entries(session, tournament)
+    if output.STATE["json"]:
+        emit(rows, f"entries of tournament {tournament}")
+        return
+    emit([_entry_line(r) for r in rows], f"entries of tournament {tournament}")
+
+
+def _entry_line(r: dict[str, Any]) -> dict[str, Any]:
+    """An entry as the floor reads it at 120 columns: seven columns (the desk's words), no timestamps;
+    `--json` keeps every field."""
+    if r["registration"] != "active" and r["entry_id"] is None:
+        state = r["registration"]  # withdrawn, no-show
+    else:
+        state = {"active": "in play", None: "registered"}.get(r["state"], r["state"])
+    return {
+        "entry": r["entry_id"],
+        "player": r["player"],
+        "handle": r["handle"],
+        "state": state + (" (late)" if r["late"] else ""),
+        "seat": r["seat"],
+        "re-entries": r["reentries"] or None,
+        "owed": r["owed"],  # shown in the tournament's currency
+    }
 
 
 @app.command("knockouts")

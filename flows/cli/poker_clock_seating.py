@@ -22,6 +22,14 @@ noshow_service = lazy("domain.poker.services.noshow")
 players_service = lazy("domain.poker.services.players")
 seating_service = lazy("domain.poker.services.seating")
 tournaments_service = lazy("domain.poker.services.tournaments")
+listings = lazy("domain.poker.services.listings")
+
+
+def _by_name(session, rows: list[dict]) -> list[dict]:
+    """Moves (or suggestions) with the player's name beside each entry id, as the floor reads them."""
+    names = listings.entry_names(session, [r.get("entry_id") for r in rows])
+    return [({"player": names.get(r["entry_id"])} | r if r.get("entry_id") is not None else r) for r in rows]
+
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -165,13 +173,15 @@ def seat_break_table(
     """Break a table: its players go to free seats of the other tables by lot. Asks unless --yes."""
     with transaction() as session:
         seated = [s for s in seating_service.show(session, tournament)["seats"] if s.get("table") == table]
+    who = ", ".join(f"{s['player']} ({s['table']}/{s['seat']})" for s in seated)
     confirm(
         f"break table {table} of tournament {tournament}: its {len(seated)} player"
-        f"{'s' if len(seated) != 1 else ''} go to free seats of the other tables by lot",
+        f"{'s' if len(seated) != 1 else ''}{': ' + who if who else ''} go to free seats of the other tables by lot",
         yes,
     )
     with transaction() as session:
         out = seating_service.break_table(session, tournament, table, _now(), seed)
+        out["moves"] = _by_name(session, out["moves"])
     _emit_drawn(out, out["moves"], f"table {table} broken")
 
 
@@ -179,7 +189,7 @@ def seat_break_table(
 def seat_suggest(tournament: TournamentId) -> None:
     """Balancing the floor may apply (nothing is moved)."""
     with transaction() as session:
-        emit(seating_service.suggest(session, tournament), "suggestions")
+        emit(_by_name(session, seating_service.suggest(session, tournament)), "suggestions")
 
 
 @seat_app.command("final-table")
@@ -198,10 +208,16 @@ def seat_final_table(
                 if deadline is not None and deadline > now:
                     raise DomainError(
                         "final-table-entries-open",
-                        f"{label} is open until {deadline.isoformat()}: the final table waits for it "
+                        f"{label} is open until {_local(session, t, deadline)}: the final table waits for it "
                         f"to close (a new entry could still come)",
                     )
-        emit(seating_service.final_table(session, tournament, _now(), confirm, seed), "final table")
+        out = seating_service.final_table(session, tournament, _now(), confirm, seed)
+        if "entries" in out:  # the proposal: who would sit at it, by name
+            names = listings.entry_names(session, out["entries"])
+            out["players"] = [names.get(e) for e in out["entries"]]
+        if "moves" in out:
+            out["moves"] = _by_name(session, out["moves"])
+        emit(out, "final table")
 
 
 @app.command("no-shows")
@@ -231,6 +247,17 @@ def poker_draw_proof(tournament: TournamentId) -> None:
     with transaction() as session:
         tournaments_service.get_tournament(session, tournament)
         emit(draws_service.proof(session, tournament), "draws")
+
+
+def _local(session, t, at) -> str:
+    """An instant in a refusal: in the club's timezone and language ("04.12.2026, 21:00 MSK")."""
+    from zoneinfo import ZoneInfo
+
+    from domain.documents.services import locales
+    from flows.cli.output import Display, moment
+
+    club = listings.club_of(session, t.id)
+    return moment(at, Display(locales.tournament_locale(session, t.id), ZoneInfo(club.timezone), club.currency))
 
 
 def _emit_drawn(out: dict, rows: list[dict], title: str) -> None:

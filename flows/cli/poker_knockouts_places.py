@@ -138,21 +138,30 @@ def knockout(
 @app.command("void-knockout")
 def void_knockout(
     tournament: TournamentId,
-    knockout_id: KnockoutId,
+    bust: Annotated[int, typer.Argument(help="the bust number the floor sees (poker knockouts)", min=1, max=INT_MAX)],
+    player: Annotated[
+        str | None, typer.Option(help="of a shared bust: the busted entry (id, table/seat, handle or name)")
+    ] = None,
     by: By = "floor",
     yes: Yes = False,
 ) -> None:
-    """Void a knockout within the window (SP-5): kept, marked voided; the player is back in. Asks unless --yes."""
+    """Void a knockout by its bust number within the window (SP-5): kept, marked voided; the player is
+    back in and seated. Says who comes back first, and asks unless --yes."""
     with transaction() as session:
-        k = listings.knockout_of(session, tournament, knockout_id)
+        entry = None if player is None else entries_service.entry_named(session, tournament, player)
+        k = knockout_service.knockout_by_bust_number(session, tournament, bust, entry)
+        names = listings.entry_names(session, [k.busted_entry_id, k.killer_entry_id])
+        knockout_id = k.id
+        killer = f" (knocked out by {names[k.killer_entry_id]})" if k.killer_entry_id else ""
         plan = (
-            f"void knockout {k.id} of tournament {tournament} (bust {k.bust_number}, entry "
-            f"{k.busted_entry_id}): the player is back in and seated"
+            f"void bust {k.bust_number} of tournament {tournament}: {names[k.busted_entry_id]}{killer} comes back "
+            f"into play and is seated again; the bust stays on record, marked voided"
         )
     confirm(plan, yes)
     with transaction() as session:
         listings.knockout_of(session, tournament, knockout_id)
-        emit(knockout_view(knockout_service.void_knockout(session, knockout_id, now=_now(), actor=by)))
+        voided = knockout_service.void_knockout(session, knockout_id, now=_now(), actor=by)
+        emit(knockout_view(voided) | {"busted": names[voided.busted_entry_id]}, f"bust {bust} voided")
 
 
 @app.command("void-window")

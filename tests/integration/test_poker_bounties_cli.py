@@ -48,7 +48,7 @@ def test_sp9_sp10_sp12_settings_knockouts_and_a_rebuy_limit_on_the_command_line(
         "--set",
         "shared_knockouts=true",
         "--set",
-        "rebuy_amount=100",
+        "rebuy_amount=1",
         "--set",
         "rebuy_limit=1",
     )

@@ -47,9 +47,9 @@ def test_a_tournament_from_structure_import_to_settlement(committed, tmp_path):
         "--currency",
         "rub",
         "--buy-in",
-        "150000",
+        "1 500",
         "--set",
-        "rebuy_amount=100000",
+        "rebuy_amount=1000",
         "--set",
         "seat_cap=8",
     )
@@ -88,7 +88,7 @@ def test_bad_settings_exit_2_with_every_problem_on_one_line_and_nothing_written(
         "--currency",
         "XYZ",
         "--buy-in",
-        "10.5",
+        "10,555",
         "--set",
         "seat_cap=11",
         "--set",
@@ -96,7 +96,7 @@ def test_bad_settings_exit_2_with_every_problem_on_one_line_and_nothing_written(
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    for fragment in ("seat cap 11", "fractional", "'XYZ'", "rule 3.9", "no blind structure 999"):
+    for fragment in ("seat cap 11", "buy_in: 10,555 has 3 decimals", "'XYZ'", "rule 3.9", "no blind structure 999"):
         assert fragment in result.stderr
     under_18 = run("player", "add", "Kid", "kid", "--born", (now - timedelta(days=365 * 11)).date().isoformat())
     assert under_18.returncode == 2 and "rule 1.2.1" in under_18.stderr

@@ -66,7 +66,7 @@ def test_a_twelve_player_tournament_runs_end_to_end_from_the_cli_with_names_roub
         "--currency",
         "RUB",
         "--buy-in",
-        "150000",
+        "1500",
         "--set",
         "seat_cap=6",
         "--set",

@@ -116,6 +116,13 @@ def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]
         "desk.move": ("POST", "/desk/tournaments/{t}/moves", {"player": MISSING, "table": 1, "seat": 1}, "tournament"),
         "desk.break-table": ("POST", "/desk/tournaments/{t}/tables/1/break", None, "tournament"),
         "desk.final-table": ("POST", "/desk/tournaments/{t}/final-table", None, "tournament"),
+        "desk.settle-all": (
+            "POST",
+            "/desk/tournaments/{t}/settlements/all",
+            {"total": "1 500", "count": 1},
+            "tournament",
+        ),
+        "desk.totals": ("GET", "/desk/clubs/{c}/totals", None, "club"),
         "pusoy.report": (
             "POST",
             "/pusoy/{cup}/reports",

@@ -105,6 +105,8 @@ POLICY: dict[str, Rule] = {
     "desk.move": _rule(Scope.CLUB, F),
     "desk.break-table": _rule(Scope.CLUB, F),
     "desk.final-table": _rule(Scope.CLUB, F),
+    "desk.settle-all": _rule(Scope.CLUB, C),
+    "desk.totals": _rule(Scope.CLUB, C, O, writes=False),
     # the owner
     "club.audit": _rule(Scope.CLUB, O, writes=False),
     "club.staff": _rule(Scope.CLUB, O, writes=False),

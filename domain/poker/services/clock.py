@@ -109,7 +109,10 @@ def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None,
 def status(session: Session, tournament_id: int, now: datetime) -> dict:
     t = get_tournament(session, tournament_id)
     _, loaded = _load(session, t, lock=False)
-    return reading_dict(t.id, pure.read(loaded.clock, loaded.levels, now), len(loaded.levels))
+    reading = reading_dict(t.id, pure.read(loaded.clock, loaded.levels, now), len(loaded.levels))
+    if t.status in ("finished", "cancelled"):  # the clock stops with the tournament: say so, not "running"
+        reading["status"] = t.status
+    return reading
 
 
 def furthest_level(session: Session, tournament_id: int, now: datetime) -> int | None:

@@ -3,6 +3,7 @@ closes all of a player's unpaid fees at once; a void reopens them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.poker.rules import counter
 from domain.poker.rules import entries as rules
 from domain.poker.rules.money import major
 from domain.poker.services.audit import audit
@@ -126,13 +128,28 @@ def settle(
 
 
 def settle_all(
-    session: Session, tournament_id: int, method: str, settled_by: str, now: datetime
+    session: Session,
+    tournament_id: int,
+    method: str,
+    settled_by: str,
+    now: datetime,
+    *,
+    expected: tuple[int, int] | None = None,
 ) -> list[tuple[int, int, int]]:
     """3.4 for every debtor of the tournament at once: (settlement id, player id, amount) each.
-    Three statements whatever the number of players."""
+    A few statements whatever the number of players. `expected`: (the total, the number of players)
+    the cashier confirmed, read under the debtors' locks: refused unless it is what is owed now
+    (`nothing-owed`, `totals-differ`, domain/poker/rules/counter.py)."""
     t = get_tournament(session, tournament_id, lock="share")
     raise_problems(rules.settlement_problems(t.status, method, settled_by))
     session.execute(_LOCK_DEBTORS, {"t": t.id})
+    if expected is not None:
+        owed, debtors = session.execute(
+            select(func.coalesce(func.sum(Fee.amount), 0), func.count(func.distinct(Fee.player_id))).where(
+                Fee.tournament_id == t.id, Fee.settlement_id.is_(None)
+            )
+        ).one()
+        counter.check_settle_all(int(owed), int(debtors), *expected, lambda m: major(m, t.currency))
     return _settle(session, t, method, settled_by, now, None)
 
 
@@ -197,6 +214,64 @@ def debts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
         {"player_id": pid, "player": name, "owed": int(owed), "currency": t.currency, "fees": n, "kinds": list(kinds)}
         for pid, name, owed, n, kinds in rows
     ]
+
+
+def totals(session: Session, tournament_ids: Sequence[int]) -> dict[int, counter.CounterTotals]:
+    """The counter's figures of each tournament (SP-1, 3.4): taken and owed by kind of fee, taken by
+    method, the settlements voided. Three queries whatever the number of tournaments; a tournament
+    with no fee has zero figures in its own currency."""
+    ids = list(tournament_ids)
+    if not ids:
+        return {}
+    currencies = dict(session.execute(select(Tournament.id, Tournament.currency).where(Tournament.id.in_(ids))).all())
+    kinds: dict[int, list[counter.KindTotal]] = {}
+    for tid, kind, n, taken, owed in session.execute(
+        select(
+            Fee.tournament_id,
+            Fee.kind,
+            func.count(),
+            func.coalesce(func.sum(Fee.amount).filter(Fee.settlement_id.is_not(None)), 0),
+            func.coalesce(func.sum(Fee.amount).filter(Fee.settlement_id.is_(None)), 0),
+        )
+        .where(Fee.tournament_id.in_(ids))
+        .group_by(Fee.tournament_id, Fee.kind)
+    ):
+        kinds.setdefault(tid, []).append(counter.KindTotal(kind, int(n), int(taken), int(owed)))
+    standing: dict[int, list[tuple[str, int, int]]] = {}
+    voided: dict[int, tuple[int, int]] = {}
+    for tid, method, is_void, n, amount in session.execute(
+        select(
+            Settlement.tournament_id,
+            Settlement.method,
+            Settlement.voided_at.is_not(None),
+            func.count(),
+            func.sum(Settlement.amount),
+        )
+        .where(Settlement.tournament_id.in_(ids))
+        .group_by(Settlement.tournament_id, Settlement.method, Settlement.voided_at.is_not(None))
+    ):
+        if is_void:
+            count, total = voided.get(tid, (0, 0))
+            voided[tid] = (count + int(n), total + int(amount))
+        else:
+            standing.setdefault(tid, []).append((method, int(n), int(amount)))
+    out = {}
+    for tid in ids:
+        if tid not in currencies:
+            continue
+        ks = sorted(kinds.get(tid, []), key=lambda k: counter.KINDS.index(k.kind))
+        ms = sorted(standing.get(tid, []), key=lambda m: counter.METHODS.index(m[0]))
+        out[tid] = counter.CounterTotals(
+            currencies[tid],
+            taken=sum(k.taken for k in ks),
+            owed=sum(k.owed for k in ks),
+            voided=voided.get(tid, (0, 0))[1],
+            voided_count=voided.get(tid, (0, 0))[0],
+            settlements=sum(n for _, n, _ in ms),
+            kinds=tuple(ks),
+            methods=tuple((m, a) for m, _, a in ms),
+        )
+    return out
 
 
 def settlement_view(s: Settlement) -> dict[str, Any]:

@@ -262,6 +262,27 @@ def _audit_recorded(
     )
 
 
+def knockout_by_bust_number(
+    session: Session, tournament_id: int, number: int, busted_entry_id: int | None = None
+) -> Knockout:
+    """The knockout the floor names by the bust number it sees (3.2), only the tournament's: the one
+    standing (else the voided one, so a second void says it is voided already). A shared bust (several
+    players out under one number) needs the busted entry: refused `bust-shared` without it."""
+    query = select(Knockout).where(Knockout.tournament_id == tournament_id, Knockout.bust_number == number)
+    if busted_entry_id is not None:
+        query = query.where(Knockout.busted_entry_id == busted_entry_id)
+    found = list(session.scalars(query.order_by(Knockout.id)))
+    if not found:
+        raise NotFound("knockout-not-found", f"no bust {number} in tournament {tournament_id}")
+    standing = [k for k in found if k.voided_at is None] or found
+    if len({k.busted_entry_id for k in standing}) > 1:
+        raise DomainError(
+            "bust-shared",
+            f"bust {number} took out {len(standing)} players together: name the one to void (--player)",
+        )
+    return standing[0]
+
+
 def locked_knockout(session: Session, knockout_id: int) -> tuple[Knockout, Tournament]:
     tournament_id = session.scalar(select(Knockout.tournament_id).where(Knockout.id == knockout_id))
     if tournament_id is None:

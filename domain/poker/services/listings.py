@@ -221,6 +221,26 @@ def entry_names(session: Session, entry_ids) -> dict[int, str]:
     )
 
 
+def player_names(session: Session, player_ids) -> dict[int, str]:
+    """The name (or pseudonym, once forgotten) of each player named; None ids are skipped."""
+    wanted = [i for i in player_ids if i is not None]
+    if not wanted:
+        return {}
+    return dict(session.execute(select(Player.id, _name()).where(Player.id.in_(wanted))).all())
+
+
+def owed_by(session: Session, tournament_id: int, player_id: int) -> dict[str, Any]:
+    """What a write at the desk or the command line says beside its ids: the player's name (or
+    pseudonym, once forgotten) and what they owe in the tournament now (minor units, SP-1)."""
+    name = session.scalar(select(_name()).where(Player.id == player_id))
+    owed = session.scalar(
+        select(func.coalesce(func.sum(Fee.amount), 0)).where(
+            Fee.tournament_id == tournament_id, Fee.player_id == player_id, Fee.settlement_id.is_(None)
+        )
+    )
+    return {"player": name, "owed": int(owed)}
+
+
 def knockout_of(session: Session, tournament_id: int, knockout_id: int) -> Knockout:
     """The knockout, only if it is the tournament's (the floor names both)."""
     k = session.get(Knockout, knockout_id)

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from domain.access.rules.policy import may
 from domain.access.services import targets
 from domain.documents.services import locales
+from domain.poker.rules import counter
 from domain.poker.rules.money import parse_amount
 from domain.poker.rules.settings import AMOUNT_FIELDS
 from domain.poker.services import clock as clock_service
@@ -43,6 +44,8 @@ ACTIONS = (
     "desk.players",
     "desk.arrive",
     "desk.settle",
+    "desk.settle-all",
+    "desk.totals",
 )
 LIVE = ("registration_open", "running")
 
@@ -63,6 +66,12 @@ class ArrivalBody(Strict):
         return self
 
 
+class DeskSettleAllBody(Strict):
+    total: str = Field(max_length=40, description="the total the cashier was shown and takes, as typed: 15 000")
+    count: Annotated[int, Field(ge=1, le=10_000)] = Field(description="the number of players the cashier was shown")
+    method: Literal["cash", "card", "transfer", "other"] = "cash"
+
+
 class DeskSettleBody(Strict):
     player: Ref = Field(description="the player's id or handle")
     amount: str = Field(max_length=40, description="what the cashier takes, in major units as typed: 1 500 or 1500,50")
@@ -74,6 +83,24 @@ def _money(minor: int, currency: str, locale: str) -> dict:
         "amount": minor,
         "text": i18n.money(minor, currency, locale),
         "input": i18n.amount_input(minor, currency, locale),
+    }
+
+
+def totals_view(totals, locale: str) -> dict:
+    """The counter's figures (domain/poker/rules/counter.py) with every amount as the club writes it."""
+    c = totals.currency
+    return {
+        "currency": c,
+        "taken": _money(totals.taken, c, locale),
+        "owed": _money(totals.owed, c, locale),
+        "voided": _money(totals.voided, c, locale),
+        "voided_count": totals.voided_count,
+        "settlements": totals.settlements,
+        "kinds": [
+            {"kind": k.kind, "fees": k.fees, "taken": _money(k.taken, c, locale), "owed": _money(k.owed, c, locale)}
+            for k in totals.kinds
+        ],
+        "methods": [{"method": m, "amount": _money(a, c, locale)} for m, a in totals.methods],
     }
 
 
@@ -95,6 +122,7 @@ def state(session, tournament_id: int, actor, now: datetime) -> dict:
     prices = {f: getattr(settings, f) for f in AMOUNT_FIELDS}
     owed = sum(r["owed"] for r in rows)
     knockouts = listings.knockouts(session, t.id)[::-1][:RECENT]
+    allowed = [a for a in ACTIONS + FLOOR_ACTIONS if may(actor, a, target) is None]
     return {
         "tournament": {
             "id": t.id,
@@ -158,7 +186,8 @@ def state(session, tournament_id: int, actor, now: datetime) -> dict:
             }
             for s in listings.settlements(session, t.id)[::-1][:RECENT]
         ],
-        "may": [a for a in ACTIONS + FLOOR_ACTIONS if may(actor, a, target) is None],
+        "may": allowed,
+        "totals": totals_view(fees.totals(session, [t.id])[t.id], locale) if "desk.totals" in allowed else None,
         "server_now": now,
     } | floor_state(session, t, rows, now, locale, zone)
 
@@ -178,18 +207,25 @@ def desk_state(request: Request, tournament_id: Id) -> dict:
     )
 
 
+def _todays(s, club_id: int, now: datetime) -> list[dict]:
+    """The club's tournaments of the day: scheduled today in the club's time, or open or running."""
+    zone, out = None, []
+    for t in tournament_service.list_tournaments(s, club_id=club_id):
+        zone = zone or _zone(s, t["id"])
+        today = t["scheduled_start"].astimezone(zone).date() == now.astimezone(zone).date()
+        if today or t["status"] in LIVE:
+            out.append(t | {"zone": zone})
+    return out
+
+
 @router.get("/desk/clubs/{club_id}/today", operation_id="desk.today", tags=["desk"])
 def desk_today(request: Request, club_id: Id) -> list:
     """The club's tournaments of the day (scheduled today in the club's time, or open or running):
     state, start in the club's time, registrations, players in, the clock's level."""
 
     def do(s, actor, now):
-        zone, out = None, []
-        for t in tournament_service.list_tournaments(s, club_id=club_id):
-            zone = zone or _zone(s, t["id"])
-            today = t["scheduled_start"].astimezone(zone).date() == now.astimezone(zone).date()
-            if not (today or t["status"] in LIVE):
-                continue
+        out = []
+        for t in _todays(s, club_id, now):
             locale = locales.tournament_locale(s, t["id"])
             view = tournament_service.tournament_view(s, tournament_service.get_tournament(s, t["id"]))
             reading = clock_service.status(s, t["id"], now)
@@ -199,17 +235,38 @@ def desk_today(request: Request, club_id: Id) -> list:
                     "name": t["name"],
                     "status": t["status"],
                     "scheduled_start": t["scheduled_start"],
-                    "start_text": i18n.day_and_time(t["scheduled_start"].astimezone(zone), locale),
+                    "start_text": i18n.day_and_time(t["scheduled_start"].astimezone(t["zone"]), locale),
                     "registrations": view["registrations"],
                     "entries": view["entries"],
                     "players_in": entries.players_in(s, t["id"]),
                     "clock": {"status": reading["status"], "level": reading["level"]},
-                    "attention": attention(s, tournament_service.get_tournament(s, t["id"]), now, locale, zone),
+                    "attention": attention(s, tournament_service.get_tournament(s, t["id"]), now, locale, t["zone"]),
                 }
             )
         return out
 
     return api_of(request).run(request, "desk.today", club_of(club_id), do, describe=f"club {club_id}")
+
+
+@router.get("/desk/clubs/{club_id}/totals", operation_id="desk.totals", tags=["desk"])
+def desk_totals(request: Request, club_id: Id) -> dict:
+    """The counter's figures of the club's day: each tournament of the day (as `desk.today` lists them)
+    and the day's sum, one per currency: taken, owed, the settlements voided, by kind of fee and by
+    method, every amount in minor units and as the club writes it."""
+
+    def do(s, actor, now):
+        day = _todays(s, club_id, now)
+        locale = locales.club_locale(s, club_id)
+        figures = fees.totals(s, [t["id"] for t in day])
+        return {
+            "tournaments": [
+                {"id": t["id"], "name": t["name"], "status": t["status"]} | totals_view(figures[t["id"]], locale)
+                for t in day
+            ],
+            "day": [totals_view(c, locale) for c in counter.combine(figures[t["id"]] for t in day)],
+        }
+
+    return api_of(request).run(request, "desk.totals", club_of(club_id), do, describe=f"club {club_id}")
 
 
 @router.get("/desk/tournaments/{tournament_id}/players", operation_id="desk.players", tags=["desk"])
@@ -278,5 +335,36 @@ def desk_settle(request: Request, tournament_id: Id, body: DeskSettleBody) -> di
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} player {body.player}",
+        data=body.model_dump(),
+    )
+
+
+@router.post("/desk/tournaments/{tournament_id}/settlements/all", operation_id="desk.settle-all", tags=["desk"])
+def desk_settle_all(request: Request, tournament_id: Id, body: DeskSettleAllBody) -> dict:
+    """Settle every player owing at once, as the cashier confirmed it: the total (typed in major units,
+    "15 000") and the number of players; refused unless both are what is owed now (`totals-differ`,
+    `nothing-owed`), writing nothing. Each player's settlement named, with its amount."""
+
+    def do(s, actor, now):
+        t = tournament_service.get_tournament(s, tournament_id)
+        expected = (parse_amount(body.total, t.currency), body.count)
+        made = fees.settle_all(s, tournament_id, body.method, actor.label, now, expected=expected)
+        locale = locales.tournament_locale(s, t.id)
+        names = listings.player_names(s, [p for _, p, _ in made])
+        return {
+            "count": len(made),
+            "total": _money(sum(a for _, _, a in made), t.currency, locale),
+            "settlements": [
+                {"id": sid, "player_id": pid, "player": names[pid], "amount": _money(a, t.currency, locale)}
+                for sid, pid, a in made
+            ],
+        }
+
+    return api_of(request).run(
+        request,
+        "desk.settle-all",
+        tournament_of(tournament_id),
+        do,
+        describe=f"tournament {tournament_id} every debtor",
         data=body.model_dump(),
     )

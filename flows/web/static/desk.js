@@ -114,6 +114,19 @@
           ]));
         });
       }, function (error) { say(error.message, true); });
+      // the counter's figures of the day, for those the policy lets read them (desk.totals): else a 404, shown nowhere
+      api("GET", "/desk/clubs/" + clubId + "/totals").then(function (figures) {
+        var table = document.getElementById("totals-" + clubId);
+        var rows = [];
+        function money(t, label, strong) {
+          rows.push(el("tr", { className: strong ? "total" : "" }, [el("th", { scope: "row", text: label }),
+            el("td", { text: t.taken.text }), el("td", { text: t.owed.text }), el("td", { text: t.voided.text })]));
+        }
+        figures.tournaments.forEach(function (t) { money(t, t.name, false); });
+        figures.day.forEach(function (d) { money(d, dayWords.the_day, true); });
+        table.tBodies[0].replaceChildren.apply(table.tBodies[0], rows);
+        table.hidden = !figures.tournaments.length;
+      }, function () {});
     });
   }
 
@@ -193,9 +206,51 @@
         step(ev.target, api("POST", "/desk/tournaments/" + tid + "/settlements", { player: String(e.player_id), amount: amount }),
           function (made) { return fill(w.done_settle, { name: e.name, amount: made.amount_text }); });
       });
-    }, { "aria-label": w.settle + ": " + e.name });
+    }, { "aria-label": w.settle + ": " + e.name, "data-settle": String(e.player_id) });
+    input.addEventListener("keydown", function (ev) {  // Enter in the amount settles the row (asked first)
+      if (ev.key === "Enter") { ev.preventDefault(); settle.click(); }
+    });
     return el("tr", { "data-player": String(e.player_id) }, [cell(e.name), cell(e.owed.text), el("td", {}, [input]),
       el("td", { className: "actions" }, [settle])]);
+  }
+  // -- the counter: settle everyone at once, as confirmed (the total and the number of players) --------
+  function settleAll(source) {
+    var owing = state.entries.filter(function (e) { return e.owed.amount > 0; });
+    if (!owing.length) return;
+    var shown = { total: state.owed.input, count: owing.length };
+    ask(fill(w.settle_all_confirm, { amount: state.owed.text, n: owing.length })).then(function (ok) {
+      if (!ok) return;
+      step(source, api("POST", "/desk/tournaments/" + tid + "/settlements/all", shown), function (made) {
+        return fill(w.done_settle_all, { n: made.count, amount: made.total.text });
+      });
+    });
+  }
+  // -- the counter's figures: this tournament's (from the desk state) and the club's day --------------
+  function totalsRows(label, t, strong) {
+    var rows = [el("tr", { className: strong ? "total" : "" }, [el("th", { scope: "row", text: label }), cell(t.taken.text),
+      cell(t.owed.text), cell(t.voided_count ? fill(w.voided_n, { amount: t.voided.text, n: t.voided_count }) : t.voided.text)])];
+    t.kinds.forEach(function (k) {
+      rows.push(el("tr", { className: "kind" }, [el("th", { scope: "row", text: w["kind_" + k.kind] || k.kind }),
+        cell(k.taken.text), cell(k.owed.text), cell("")]));
+    });
+    if (t.methods.length) {
+      rows.push(el("tr", { className: "kind" }, [el("th", { scope: "row", text: w.by_method }), el("td", { colSpan: 3,
+        text: t.methods.map(function (m) { return (w["method_" + m.method] || m.method) + ": " + m.amount.text; }).join(" · ") })]));
+    }
+    return rows;
+  }
+  var day = null;
+  function renderTotals() {
+    var body = document.querySelector("#totals-table tbody");
+    if (!body || !state.totals) return;
+    var rows = totalsRows(w.this_tournament, state.totals, true);
+    (day ? day.day : []).forEach(function (d) { rows = rows.concat(totalsRows(w.the_day, d, true)); });
+    body.replaceChildren.apply(body, rows);
+  }
+  function refreshDay() {
+    if (!may("desk.totals")) return;
+    api("GET", "/desk/clubs/" + state.tournament.club_id + "/totals").then(function (data) { day = data; renderTotals(); },
+      function () { day = null; });
   }
   function settlementRow(s) {
     var actions = el("td", { className: "actions" });
@@ -203,7 +258,9 @@
       actions.appendChild(button(w.void, function (ev) {
         ask(fill(w.void_settlement_confirm, { amount: s.amount.text, name: s.player }), true).then(function (reason) {
           if (!reason) return;
-          step(ev.target, api("POST", "/settlements/" + s.id + "/void", { reason: reason }), function () { return w.done_void_settlement; });
+          step(ev.target, api("POST", "/settlements/" + s.id + "/void", { reason: reason }), function () {
+            return fill(w.done_void_settlement, { amount: s.amount.text, name: s.player });
+          });
         });
       }, { "aria-label": w.void + ": " + s.player + " " + s.amount.text }));
     }
@@ -234,6 +291,7 @@
     tick();
     document.querySelectorAll(".floor-only").forEach(function (n) { n.hidden = !may("desk.arrive"); });
     document.querySelectorAll(".cashier-only").forEach(function (n) { n.hidden = !may("desk.settle"); });
+    document.querySelectorAll(".totals-only").forEach(function (n) { n.hidden = !may("desk.totals"); });
     // keep what a person is typing and where the focus is across the redraw
     var focused = document.activeElement && document.activeElement.id;
     var typed = {};
@@ -246,6 +304,8 @@
     fillBody("debts", owing.map(function (e) { return debtRow(e, typed["amount-" + e.player_id]); }), w.nothing_owed);
     fillBody("settlements", state.settlements.map(settlementRow), "");
     text("owed-total", state.owed.text);
+    $("settle-all").hidden = !(may("desk.settle-all") && owing.length > 1);
+    renderTotals();
     if (focused && $(focused)) $(focused).focus();
     root.dataset.version = String((Number(root.dataset.version) || 0) + 1);
   }
@@ -288,7 +348,7 @@
   function refresh() {
     if (busy) { again = true; return; }
     busy = true;
-    api("GET", "/desk/tournaments/" + tid).then(function (data) { state = data; render(); },
+    api("GET", "/desk/tournaments/" + tid).then(function (data) { state = data; render(); refreshDay(); },
       function (error) { say(error.message || w.stale, true); })
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
   }
@@ -373,6 +433,7 @@
       });
     });
   }
+  $("settle-all").addEventListener("click", function (ev) { settleAll(ev.target); });
   function moveOne(source, m) {
     ask(fill(w.move_confirm, moveWords(m))).then(function (ok) {
       if (!ok) return;

@@ -12,15 +12,13 @@ import asyncio
 import os
 import statistics
 import subprocess
-import sys
 import time
 
 import httpx
 
-from bench.harness import Report
+from bench.harness import Report, serve
 from flows import bootstrap
 from tests.support import access_world
-from tests.support.net import free_port
 
 DESKS = int(os.environ.get("BENCH_DESK_DESKS") or 50)
 ROUNDS = int(os.environ.get("BENCH_DESK_ROUNDS") or 4)
@@ -32,18 +30,8 @@ uvicorn.run(create_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="wa
 
 
 def _serve() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], env=os.environ.copy())
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(url + "/", timeout=1)
-            return process, url
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("the web server did not start")
+    process, port = serve(SERVER)
+    return process, f"http://127.0.0.1:{port}"
 
 
 def _p(values: list[float], q: float) -> float:

@@ -109,15 +109,15 @@ def runner(script: str, *args: str, env: dict[str, str], cwd: Path) -> Iterator[
             process.kill()
 
 
-def serve(script: str, mode: str) -> tuple[subprocess.Popen, int]:
-    """A web server of the bench's own (`python -c script PORT MODE`) on a free loopback port, once it
-    answers `/`."""
+def serve(script: str, *args: str) -> tuple[subprocess.Popen, int]:
+    """A web server of the bench's own (`python -c script PORT ARGS...`) on a free loopback port, once
+    it answers `/`."""
     import httpx
 
     from tests.support.net import free_port
 
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", script, str(port), mode], env=os.environ.copy())
+    process = subprocess.Popen([sys.executable, "-c", script, str(port), *args], env=os.environ.copy())
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -57,7 +58,7 @@ def test_destructive_commands_say_what_they_will_do_and_without_yes_change_nothi
     settled = j("poker", "settle", a, "ann1", "--by", "Olga")
     line = refused(committed, "poker", "void-settlement", a, str(settled["id"]), "--by", "Igor", "--reason", "typo")
     assert line == (
-        f"error: void settlement {settled['id']} of tournament {a}: Ann1, 150000 RUB minor units by cash; "
+        f"error: void settlement {settled['id']} of tournament {a}: Ann1, 1 500,00 ₽ by cash; "
         "the fees are owed again: pass --yes to go ahead (no terminal to ask on)"
     )
     line = refused(committed, "poker", "cancel", a)
@@ -79,9 +80,10 @@ def test_the_final_table_is_refused_while_late_registration_is_open_with_the_rea
     a, _ = map(str, two)
     with unit_of_work(committed) as session:
         deadline = poker_tournaments.get_tournament(session, int(a)).late_reg_deadline
+    local = deadline.astimezone(ZoneInfo("Europe/Moscow"))  # the club's time, in its language (Russian)
     line = refused(committed, "poker", "seat", "final-table", a, "--confirm")
     assert line == (
-        f"error: late registration is open until {deadline.isoformat()}: the final table waits for it "
+        f"error: late registration is open until {local:%d.%m.%Y, %H:%M} MSK: the final table waits for it "
         "to close (a new entry could still come)"
     )
 

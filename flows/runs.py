@@ -48,6 +48,7 @@ def run_now(name: str, idempotency_key: str, tags: Iterable[str] = (), run_name:
             idempotency_key=idempotency_key,
             tags=list(tags),
             flow_run_name=run_name,
+            _sync=True,  # sync even where an event loop runs in this thread (a web request's, a browser's)
         )
     except Exception as exc:  # deployment not served, API gone meanwhile: the schedule covers it
         return f"{name} not started now ({exc.__class__.__name__}); its next scheduled run does it"

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
 from prefect.flow_engine import run_flow
-from prefect.states import Completed, Pending
+from prefect.states import Cancelled, Completed, Pending
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
@@ -30,8 +30,14 @@ def test_a_sweep_makes_no_run_when_nothing_is_due_and_one_run_named_by_what_is_d
     # served without their safety nets here: this test moves its clock past their next scheduled run
     ids = {j.name: deployment(replace(j, interval=None, cron=None)).apply() for j in JOBS if j.when_due}
     with get_client(sync_client=True) as client:
+        for d in ids.values():  # what earlier tests of this session left waiting (nothing serves them here)
+            for r in _runs(client, d) + _runs(client, d, scheduled=True):
+                if not r.state.is_final():
+                    client.set_flow_run_state(r.id, Cancelled(), force=True)
         before = {name: {r.id for r in _runs(client, d)} for name, d in ids.items()}
-    at = datetime.now(UTC)
+    # past every job's spacing after the runs earlier tests of this session made (the counts are the
+    # database's, at its own now(); only the spacing reads this clock)
+    at = datetime.now(UTC) + max(j.when_due for j in JOBS if j.when_due)
     clock = [at]
     sweeps = Sweeps(now=lambda: clock[0])
 

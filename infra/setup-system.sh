@@ -26,6 +26,10 @@ fi
 if ! command -v chromium >/dev/null; then
   missing+=(chromium)
 fi
+# its Russian (the browser's own parts of a page, e.g. a date field's "дд.мм.гггг", in make screenshots)
+if [ ! -e /usr/lib/chromium/locales/ru.pak ]; then
+  missing+=(chromium-l10n)
+fi
 optional=()
 if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
   optional+=(faketime)

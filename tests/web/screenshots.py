@@ -23,6 +23,7 @@ import io
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from flows import bootstrap
@@ -30,6 +31,8 @@ from flows import bootstrap
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "pictures" / "web"
 MAX_HEIGHT = 1400
+MARGIN = 12  # CSS pixels around an element taken alone (a fragment)
+Step = Callable[[object], None]  # a step on an open page (Playwright's Page) before its picture
 KEY = b"screenshots-only-key-of-at-least-32-bytes"
 DESK = ("desk@pik.example", "screenshots only, a desk password")  # the floor and the cashier of Pik at once
 PLAYER = ("anna@pik.example", "screenshots only, a player password")  # Анна Белова (anna), Russian
@@ -60,12 +63,10 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
     season = w.season(engine, name="Зима 2026/27")
     prizes = ("Кубок и вход на турнир клуба", "Вход на турнир клуба", "Медаль")
     poker = w.running_poker(
-        engine, players=18, name="Пятничный дипстек", prizes=prizes, names="Игрок {n}", handles="deep{n}"
+        engine, players=18, name="Пятничный дипстек", prizes=prizes, names="Игрок {n}", handles="deep{n}", seat_cap=8
     )
-    for busted in poker["entries"][:4]:
-        w.bust(engine, poker["id"], busted, poker["entries"][-1])
     with unit_of_work(engine) as session:
-        desk_tournament(session, poker["id"], poker["club_id"], w.now())
+        floor = desk_tournament(session, poker["id"], poker["club_id"], w.now())
     upcoming = w.upcoming_poker(engine, timedelta(minutes=45), players=20, name="Субботний турбо", prizes=prizes)
     on_break = w.running_poker(
         engine, players=9, name="Вечерний фриролл", prizes=prizes[:1], names="Игрок {n}", handles="free{n}"
@@ -110,11 +111,7 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
             "verify-form.png": "/verify",
             "signup.png": "/signup",
         },
-        {
-            "desk.png": "/desk",
-            "desk-tournament.png": f"/desk/t/{poker['id']}",
-            "desk-counter.png": f"/desk/t/{poker['id']}#counter",
-        },
+        desk_pages(poker["id"], floor),
         {
             "play.png": "/play",
             "play-cup.png": f"/play/{running}",
@@ -176,20 +173,79 @@ def player_account(session, upcoming_id: int, now) -> None:
     accounts.set_password(session, bootstrap.password_hasher(), account, PLAYER[1], now)
 
 
-def desk_tournament(session, tournament_id: int, club_id: int, now) -> None:
-    """Three players arrive at the desk (registered late, checked in, owing the buy-in), one settles;
-    the account that takes the desk's pictures holds Pik's floor and cashier roles."""
+def desk_tournament(session, tournament_id: int, club_id: int, now) -> dict[str, str]:
+    """The seats drawn (three tables of 8 seats), three players arriving at the desk (registered late,
+    checked in and seated, owing the buy-in), one settling; then five busts at the last table, one
+    shared by two killers, so that table can be broken. The account that takes the desk's pictures
+    holds Pik's floor and cashier roles. Says who the pictures' steps name: `busted` (in play, the
+    bust begun), `killer` (the first of its two killers)."""
+    from sqlalchemy import select
+
     from domain.access.services import accounts
-    from domain.poker.services import desk, fees
+    from domain.poker.rules.knockouts import Bust
+    from domain.poker.services import desk, fees, seating
+    from domain.poker.tables.tournaments import Entry
     from tests.support import poker_world
 
+    seating.draw_initial(session, tournament_id, now, seed="screenshots")
     for name, handle in (("Вера Менчик", "menchik"), ("Людмила Руденко", "rudenko"), ("Нона Гаприндашвили", "nona")):
         desk.arrive(session, tournament_id, poker_world.player(session, name, handle=handle).id, now)
     fees.settle(session, tournament_id, "nona", "cash", DESK[0], now)
+    entries = session.scalars(select(Entry).where(Entry.tournament_id == tournament_id).order_by(Entry.id)).all()
+    seats = seating.seats_of(session, [e.id for e in entries])
+    last = max(table for table, _ in seats.values())
+    here = sorted((e for e in entries if seats[e.id][0] == last), key=lambda e: seats[e.id][1])
+    others = sorted((e for e in entries if seats[e.id][0] != last), key=lambda e: seats[e.id])
+    room = 8 * (last - 1) - len(others)
+    gone = here[: len(here) - room]
+    for n, busted in enumerate(gone):
+        killers = (others[n].id, others[n + 1].id) if n == 1 else (others[n].id, None)
+        desk.knock_out(session, tournament_id, [Bust(busted.id, *killers)], now=now, actor="floor")
+    names = {e.id: session.get(poker_world.Player, e.player_id).name for e in entries}
     account = accounts.add(session, DESK[0], now)
     for role in ("floor", "cashier"):
         accounts.grant(session, account, role, club_id, now)
     accounts.set_password(session, bootstrap.password_hasher(), account, DESK[1], now)
+    playing = sorted(e.id for e in others if e.id not in {b.id for b in gone})  # the first two of the list
+    return {"busted": names[playing[0]], "killer": names[playing[1]]}
+
+
+def desk_pages(tournament_id: int, floor: dict[str, str]) -> dict[str, str | tuple[str, Step]]:
+    """The desk's pictures: a page, or a page and the step taken on it before the picture (then the
+    window as it shows, or the fragment's element)."""
+    t = f"/desk/t/{tournament_id}"
+
+    def bust(page) -> None:  # a shared bust under way: the busted player, two killers, the first
+        page.get_by_role("button", name=f"Вылет: {floor['busted']}", exact=True).click()
+        page.click("#bust-two")
+        page.get_by_role("button", name=f"Выбил: {floor['killer']}", exact=True).click()
+        page.wait_for_selector("#bust-bar:not([hidden])")
+        page.evaluate("window.scrollTo(0, document.getElementById('entries-h').offsetTop - 160)")
+
+    def void(page) -> None:  # the last bust's void, what it will do asked first
+        page.click("#void-last")
+        page.wait_for_selector("#confirm[open]")
+
+    def settle_all(page) -> None:
+        page.click("#settle-all")
+        page.wait_for_selector("#confirm[open]")
+
+    def keys(page) -> None:
+        page.wait_for_selector('#desk[data-keys="ready"]')
+        page.locator("body").press("?")
+        page.wait_for_selector("#keys[open]")
+
+    return {
+        "desk.png": "/desk",
+        "desk-tournament.png": t,
+        "desk-bust.png": (t, bust),
+        "desk-void.png": (t, void),
+        "desk-balancing.png": f"{t}#floor-needs",
+        "desk-counter.png": f"{t}#counter",
+        "desk-settle-all.png": (t, settle_all),
+        "desk-totals.png": f"{t}#totals",
+        "desk-keys.png": (t, keys),
+    }
 
 
 def small_png(data: bytes) -> bytes:
@@ -203,10 +259,16 @@ def small_png(data: bytes) -> bytes:
 
 
 def take(
-    browser, url: str, pages: dict[str, str], out: Path, width: int, sign_in: tuple[str, str] | None = None
+    browser,
+    url: str,
+    pages: dict[str, str | tuple[str, Step]],
+    out: Path,
+    width: int,
+    sign_in: tuple[str, str] | None = None,
 ) -> list[tuple[str, int]]:
-    """Each page of `pages` (file name: path) opened in `browser` and written into `out`: (name, bytes);
-    `sign_in`: (e-mail, password) signed in first (`POST /api/v1/session`), for the desk's pages."""
+    """Each page of `pages` (file name: path, or path and a step taken on the page first, then the
+    window as it shows) opened in `browser` and written into `out`: (name, bytes); `sign_in`:
+    (e-mail, password) signed in first (`POST /api/v1/session`), for the desk's pages."""
     written = []
     context = browser.new_context(viewport={"width": width, "height": 700}, locale="ru-RU")
     try:
@@ -215,17 +277,33 @@ def take(
             signed = page.request.post(url + "/api/v1/session", data={"email": sign_in[0], "password": sign_in[1]})
             assert signed.ok, signed.text()
         for name, address in pages.items():
+            address, step = address if isinstance(address, tuple) else (address, None)
             path, _, part = address.partition("#")  # a fragment: only that element of the page
             page.goto(url + path, wait_until="load")
             if path.endswith("/screen"):
                 page.wait_for_selector('#live[data-state="live"]', timeout=5000)
             if path == "/desk":
                 page.wait_for_selector(".day li", timeout=5000)
+                page.wait_for_selector(".totals tbody tr", timeout=5000)
             if path.startswith("/desk/t/"):
                 page.wait_for_selector("#desk[data-version]", timeout=5000)
+                page.wait_for_selector("#totals-table tbody tr", timeout=5000)  # the day's, a second call
                 page.wait_for_timeout(300)  # the countdown's first tick
-            if part:
-                data = small_png(page.locator("#" + part).screenshot())
+            if step:
+                step(page)
+                page.wait_for_timeout(200)  # the dialog's or the bar's first paint
+            if part:  # the element and a margin around it
+                box = page.locator("#" + part).bounding_box()  # in the window: to the page's place
+                top = box["y"] + page.evaluate("window.scrollY")
+                x, y = max(0, box["x"] - MARGIN), max(0, top - MARGIN)
+                clip = {"x": x, "y": y, "width": min(width, box["x"] + box["width"] + MARGIN) - x,
+                        "height": box["height"] + 2 * MARGIN}  # fmt: skip
+                data = small_png(page.screenshot(clip=clip, full_page=True))
+                (out / name).write_bytes(data)
+                written.append((name, len(data)))
+                continue
+            if step and not part:
+                data = small_png(page.screenshot())
                 (out / name).write_bytes(data)
                 written.append((name, len(data)))
                 continue
@@ -287,7 +365,9 @@ def main(argv: list[str]) -> int:
                 for group in world(engine, outbox)
             )
             with Server(create_app(engine, outbox=outbox), free_port()) as server, sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+                browser = p.chromium.launch(
+                    executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, env={**os.environ, "LANGUAGE": "ru"}
+                )  # LANGUAGE: the browser's own parts (a date field's mask) in Russian too (chromium-l10n)
                 try:
                     written = take(browser, server.url, pages, args.out, args.width)
                     written += take(browser, server.url, desk_pages, args.out, args.width, sign_in=DESK)

@@ -29,11 +29,13 @@ def running_poker(
     levels=None,
     names: str = "Player {n}",
     handles: str = "ace{n}",
+    seat_cap: int = 9,
 ) -> dict:
     """A running tournament of the club Pik (Moscow; Russian, it chose no language) with checked-in
     entries of players named `names` with handles `handles` (n from 1; handles are unique in a
     database, so the tournaments of one world each give their own), its clock started now, and
-    prizes; `levels` (small, big, ante, seconds, is_break) rows, default poker_world.LEVELS."""
+    prizes; `levels` (small, big, ante, seconds, is_break) rows, default poker_world.LEVELS; `seat_cap` the
+    seats a table has."""
     with unit_of_work(engine) as session:
         structure_id = world.structure(session, levels=levels).id if levels else None
         t = world.tournament(
@@ -42,6 +44,7 @@ def running_poker(
             name=name,
             start=now() - timedelta(minutes=5),
             late_reg=timedelta(hours=1, minutes=5),
+            seat_cap=seat_cap,
         )
         people = [
             world.player(session, names.format(n=n), handle=handles.format(n=n), at=t.scheduled_start)

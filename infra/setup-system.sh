@@ -26,19 +26,19 @@ fi
 if ! command -v chromium >/dev/null; then
   missing+=(chromium)
 fi
-# its Russian (the browser's own parts of a page, e.g. a date field's "дд.мм.гггг", in make screenshots)
-if [ ! -e /usr/lib/chromium/locales/ru.pak ]; then
-  missing+=(chromium-l10n)
-fi
 optional=()
 if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
-  optional+=(faketime)
+  optional+=(faketime)  # make test-shifted
+fi
+# Chromium's Russian: the browser's own parts of a page (a date field's "дд.мм.гггг") in make screenshots
+if [ ! -e /usr/lib/chromium/locales/ru.pak ]; then
+  optional+=(chromium-l10n)
 fi
 [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
   if [ ${#missing[@]} -eq 0 ]; then
-    echo "make test-shifted needs: ${optional[*]} (e.g. sudo apt-get install ${optional[*]})" >&2
+    echo "optional system packages (faketime: make test-shifted; chromium-l10n: make screenshots in Russian): ${optional[*]} (e.g. sudo apt-get install ${optional[*]})" >&2
     exit 0
   fi
   missing+=("${optional[@]}")

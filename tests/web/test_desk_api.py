@@ -132,6 +132,7 @@ def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
         "desk.move",
         "desk.break-table",
         "desk.final-table",
+        "poker.start",
         "poker.finish",
     ]
     assert cashier["may"] == ["poker.settle", "poker.void-settlement", "desk.settle", "desk.settle-all", "desk.totals"]

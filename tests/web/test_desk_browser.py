@@ -166,7 +166,7 @@ def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, 
         floor.get_by_role("button", name="Вылет: Игрок 2").click()
         floor.get_by_role("button", name="Без выбившего").click()
         _said(floor, "Вылет № 2: Игрок 2.")
-        floor.get_by_role("button", name="Отменить #2").click()
+        _ask(floor, floor.get_by_role("button", name="Отменить #2"))
         floor.wait_for_selector("#confirm[open]", timeout=WAIT_MS)
         assert floor.text_content("#confirm-text") == (
             "Отменить вылет № 2? Игрок 2 вернётся в игру. Вылет останется в записи с пометкой «отменён»."
@@ -211,22 +211,18 @@ def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, 
         axe_ctx.close()
 
 
-def _seated(committed, club_id: int, players: int, seat_cap: int) -> dict:
-    """A running tournament of club A with its seats drawn (Игрок 1..N), re-entry offered, the clock started."""
-    from domain.poker.services.seating import draw_initial
+TOTALS = "() => [...document.querySelectorAll('#totals-table tbody tr')].map(r => [...r.cells].map(c => c.textContent))"
 
-    with unit_of_work(committed) as session:
-        t = poker_world.tournament(
-            session, club_id=club_id, name="Суббота", start=world.now() - timedelta(minutes=5), seat_cap=seat_cap,
-            late_reg=timedelta(hours=1), reentry_amount=150000,
-        )  # fmt: skip
-        ids = {}
-        for n in range(1, players + 1):
-            ids[n] = poker_world.enter(session, t, player_id=poker_world.player(session, f"Игрок {n}").id).player_id
-        set_prizes(session, t.id, ["Кубок"])
-        clock_service.act(session, t.id, "start", world.now())
-        draw_initial(session, t.id, world.now(), seed="browser")
-        return {"id": t.id, "players": ids}
+
+def _totals_become(page, expected: list[list[str]]) -> None:
+    """The figures shown become `expected` (the day's come in a second call after the desk state)."""
+    try:
+        page.wait_for_function(
+            f"e => JSON.stringify(({TOTALS})()) === JSON.stringify(e)", arg=expected, timeout=WAIT_MS
+        )
+    except Exception:
+        assert page.evaluate(TOTALS) == expected
+        raise
 
 
 def _desk_state(web, w, tid: int) -> dict:
@@ -252,160 +248,344 @@ def _confirm(page, expected: str | None = None) -> None:
     page.click("#confirm-yes")
 
 
-def test_the_floor_runs_the_tables_from_two_tablets(committed, web, browser):
-    """3.2, 3.3, 3.6, 3.7, SP-5, AC-3: two floor tablets and the club's screen. The seat map names every
-    seat; a shared bust with two killers and the re-entry offered; the other tablet's bust of a player
-    this one is busting is one plain message, writing nothing; the last bust voided, said first, the
-    player back at the seat they had; a balancing move confirmed; the final table refused in place with
-    the late-registration deadline in the club's time, then assembled; finish; axe-core."""
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor",))
-    t = _seated(committed, w.club_a, players=10, seat_cap=5)
-    tid = t["id"]
-    a_ctx, a = _tablet(browser, web, w, "floor", bypass_csp=True)
-    b_ctx, b = _tablet(browser, web, w, "floor")
+def _ask(page, button) -> None:
+    """Tap a button of a row that asks first. The rows are drawn again on every message of the stream,
+    so a tap landing as its row is replaced is lost: then it is tapped again."""
+    button.click()
+    try:
+        page.wait_for_selector("#confirm[open]", timeout=2_000)
+    except Exception:
+        button.click()
+
+
+def _says(page, text: str) -> None:
+    """The page's message becomes `text` (on a timeout, the message it shows instead)."""
+    try:
+        _said(page, text)
+    except Exception:
+        assert page.text_content("#desk-message") == text
+        raise
+
+
+def _unchanged(committed):
+    """Nothing is written while the block runs (the database's contents before and after)."""
+
+    class Same:
+        def __enter__(self):
+            with Session(committed) as session:
+                self.before = contents(session)
+                session.rollback()
+
+        def __exit__(self, *exc):
+            if exc[0] is None:
+                with Session(committed) as session:
+                    assert contents(session) == self.before
+                    session.rollback()
+
+    return Same()
+
+
+def _shows(screen, element: str, text: str) -> None:
+    try:
+        screen.wait_for_function(
+            "([id, t]) => document.getElementById(id).textContent === t", arg=[element, text], timeout=WAIT_MS
+        )
+    except Exception:
+        assert screen.text_content(f"#{element}") == text
+        raise
+
+
+def _bust(page, name: str, *killers: str) -> None:
+    """A bust from the page: the busted player's "Вылет", then the killer(s) or "Без выбившего"."""
+    page.get_by_role("button", name=f"Вылет: {name}", exact=True).click()
+    if len(killers) == 2:
+        page.click("#bust-two")
+    for killer in killers:
+        page.get_by_role("button", name=f"Выбил: {killer}", exact=True).click()
+    if not killers:
+        page.click("#bust-none")
+    page.locator("#desk-message", has_text=re.compile(f": {re.escape(name)}[.,]")).wait_for(timeout=WAIT_MS)
+
+
+# the walkthrough's twelve (docs/poker.md#the-floors-walkthrough-a-12-player-tournament-from-the-cli):
+# nine the club knows, found at the desk by a part of the name, and three walk-ins made players there
+KNOWN = [
+    "Анна Петрова",
+    "Борис Иванов",
+    "Вера Орлова",
+    "Глеб Смирнов",
+    "Дина Попова",
+    "Егор Волков",
+    "Зоя Лебедева",
+    "Илья Козлов",
+    "Кира Новикова",
+]
+WALK_INS = ["Лев Морозов", "Мила Соколова", "Олег Павлов"]
+WINNER = "Анна Петрова"
+
+
+def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
+    """3.1, 3.2, 3.4, 3.5, 3.6, 3.7, 3.10, SP-1, SP-5, SP-12, AC-3: the floor's walkthrough at the desk
+    alone, a floor tablet, a cashier tablet and the club's screen open: twelve registered and checked
+    in from the desk (three walk-ins), the start (the seats drawn), rebuys (one past its limit refused
+    in place writing nothing), a shared bust with two killers and the re-entry offered and taken, a
+    second floor tablet's bust of the same player refused, a void by bust number (back at the seat
+    they had), add-ons at the break, a table break confirmed by names, the final table refused with
+    the deadline in the club's time then assembled, busts down to one, finish; the cashier settles one
+    and all and reads the day's totals; the screen's level, blinds, players left and the winner; axe-core
+    on every state of the desk visited."""
+    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
+    with unit_of_work(committed) as session:
+        t = poker_world.tournament(
+            session, club_id=w.club_a, name="Пятница 12", status="registration_open",
+            start=world.now() - timedelta(minutes=1), late_reg=timedelta(hours=1), seat_cap=5, format="rebuy",
+            rebuy_amount=100000, rebuy_limit=1, rebuy_until_level=2, reentry_amount=150000, reentry_limit=1,
+            addon_amount=50000, addon_break=1,
+        )  # fmt: skip
+        for n, name in enumerate(KNOWN, start=1):
+            poker_world.player(session, name, handle=f"walk{n}")
+        set_prizes(session, t.id, ["Кубок", "Вход на турнир клуба"])
+        tid = t.id
+    floor_ctx, floor = _tablet(browser, web, w, "floor", bypass_csp=True)  # axe is injected on both tablets
+    cashier_ctx, cashier = _tablet(browser, web, w, "cashier", bypass_csp=True)
     screen_ctx = browser.new_context(locale="ru-RU")
+    for context in (floor_ctx, cashier_ctx, screen_ctx):
+        context.set_default_timeout(WAIT_MS)
     try:
         screen = screen_ctx.new_page()
         screen.goto(f"{web.url}/t/{tid}/screen")
         screen.wait_for_selector('#live[data-state="live"]', timeout=WAIT_MS)
-        _open(a, web, tid)
-        _open(b, web, tid)
+        for page in (floor, cashier):
+            page.goto(f"{web.url}/desk/t/{tid}")
+            page.wait_for_selector('#desk[data-live="live"]', timeout=WAIT_MS)
+        floor.wait_for_function("() => document.getElementById('t-status').textContent === 'идёт регистрация'")
+
+        # registration and check-in at the desk: the club's players found by a part of the name, the walk-ins made
+        for name in KNOWN:
+            floor.fill("#find", name.split()[1][:-1])
+            floor.press("#find", "Enter")
+            floor.get_by_role("button", name=f"Зарегистрировать и отметить: {name}", exact=True).click()
+            _says(floor, f"{name} отмечен(а); долг 1\xa0500,00\xa0₽.")
+        for n, name in enumerate(WALK_INS, start=1):
+            floor.get_by_label("Полное имя", exact=True).fill(name)
+            floor.get_by_label("Ник", exact=True).fill(f"walkin{n}")
+            floor.get_by_label("Дата рождения", exact=True).fill("1991-04-12")
+            floor.locator("#walk-in button").click()
+            _says(floor, f"{name} отмечен(а); долг 1\xa0500,00\xa0₽.")
+        cashier.wait_for_function("() => document.getElementById('owed-total').textContent === '18\xa0000,00\xa0₽'")
+        assert cashier.locator("#debts tbody tr").count() == 12
+        assert _axe(floor) == []
+
+        # the counter takes one buy-in at once, in roubles
+        _ask(cashier, cashier.get_by_role("button", name="Рассчитать: Олег Павлов"))
+        _confirm(cashier, "Принять 1\xa0500,00\xa0₽ от Олег Павлов?")
+        _says(cashier, "Олег Павлов: принято 1\xa0500,00\xa0₽.")
+
+        # the start: asked first; the seats drawn by lot (three tables of four), the clock on
+        floor.click("#start-tournament")
+        _confirm(
+            floor,
+            "Начать турнир? Регистрация открыта до своего срока; места разыгрываются по жребию, часы запускаются. "
+            "Это нельзя отменить.",
+        )
+        _says(floor, "Турнир начат: места разыграны.")
+        cashier.wait_for_function("() => document.querySelectorAll('.table-card').length === 3", timeout=WAIT_MS)
         state = _desk_state(web, w, tid)
-        # the seat map: each table with its players' names in their seats
-        for table in (1, 2):
-            card = a.locator(f'.table-card[data-table="{table}"]')
-            assert card.locator("h3").text_content() == f"Стол {table} · игроков: 5"
-            assert sorted(card.locator("li.taken").all_inner_texts()) == sorted(
+        for table in (1, 2, 3):
+            card = floor.locator(f'.table-card[data-table="{table}"]')
+            assert card.locator("h3").text_content() == f"Стол {table} · игроков: 4"
+            assert card.locator("li.taken").all_inner_texts() == [
                 f"{s['seat']} {s['name']}" for x in state["seating"]["tables"] if x["table"] == table
                 for s in x["seats"] if "name" in s
-            )  # fmt: skip
-        first, second = _at_table(state, 1), _at_table(state, 2)
+            ]  # fmt: skip
+        assert floor.text_content("#d-level") == "Уровень 1" and floor.text_content("#d-blinds") == "100 / 200"
+        _shows(screen, "level", "Уровень 1")
+        _shows(screen, "blinds", "100 / 200")
+        _shows(screen, "players", "Осталось 12 игроков из 12 входов")
+        assert _axe(floor) == []
+        seated = {n: _where(state, n) for n in KNOWN + WALK_INS}
+        by_table = {x["table"]: _at_table(state, x["table"]) for x in state["seating"]["tables"]}
 
-        # a shared bust: the busted player, "two killers", then both killers
-        busted, k1, k2 = second[0], first[0], second[1]
-        a.get_by_role("button", name=f"Вылет: {busted}", exact=True).click()
-        a.click("#bust-two")
-        a.get_by_role("button", name=f"Выбил: {k1}", exact=True).click()
-        assert a.text_content("#bust-text") == f"Кто ещё выбил {busted}? Первый выбивший: {k1}. Нажмите на второго:"
-        a.get_by_role("button", name=f"Выбил: {k2}", exact=True).click()
-        _said(a, f"Вылет № 1: {busted}, выбили {k1}, {k2}.")
-        assert a.text_content("#after-bust") == f"Повторный вход для {busted}? Повторный входНе сейчас"
-        a.get_by_role("button", name="Не сейчас").click()
-        _row(b, "knockouts", busted).wait_for(timeout=WAIT_MS)  # the other tablet, no reload
+        # rebuys: one each for two players; a second one past the limit is said in place and writes nothing
+        r1, r2 = "Борис Иванов", "Вера Орлова"
+        floor.get_by_role("button", name=f"Ребай: {r1}", exact=True).click()
+        _says(floor, f"{r1}: Ребай записан.")
+        with _unchanged(committed):
+            floor.get_by_role("button", name=f"Ребай: {r1}", exact=True).click()
+            _says(floor, "the player has taken 1 rebuy(s): the limit is 1 per player (rebuy_limit, SP-12)")
+        floor.get_by_role("button", name=f"Ребай: {r2}", exact=True).click()
+        _says(floor, f"{r2}: Ребай записан.")
+        _row(cashier, "debts", r1).get_by_text("2\xa0500,00\xa0₽").wait_for(timeout=WAIT_MS)
+
+        # a shared bust: two killers; the re-entry offered at once, taken, and seated
+        table_b = seated["Глеб Смирнов"][0]
+        busted = "Глеб Смирнов"
+        k1 = next(n for n in by_table[seated[WINNER][0]] if n != busted) if seated[WINNER][0] != table_b else WINNER
+        k2 = next(n for n in by_table[table_b] if n not in (busted, k1))
+        _bust(floor, busted, k1, k2)
+        _says(floor, f"Вылет № 1: {busted}, выбили {k1}, {k2}.")
+        assert floor.text_content("#after-bust") == f"Повторный вход для {busted}? Повторный входНе сейчас"
         with Session(committed) as session:
             audit = session.scalars(select(KnockoutAudit).where(KnockoutAudit.tournament_id == tid)).one()
             entries = {e["name"]: e["entry_id"] for e in state["entries"]}
             assert audit.second_killer_entry_id == entries[k2]  # AC-3
             session.rollback()
+        floor.locator("#after-bust").get_by_role("button", name=f"Повторный вход: {busted}", exact=True).click()
+        floor.locator("#desk-message", has_text=f"{busted}: Повторный вход записан. Место ").wait_for(timeout=WAIT_MS)
+        again = _where(_desk_state(web, w, tid), busted)
+        _says(floor, f"{busted}: Повторный вход записан. Место {again[0]}/{again[1]}.")
+        _shows(screen, "players", "Осталось 12 игроков из 13 входов")
 
-        # two tablets on one player: B starts a bust, A records it first; B's is one plain message
-        target = second[2]
-        had = _where(state, target)
-        b.get_by_role("button", name=f"Вылет: {target}", exact=True).click()
-        a.get_by_role("button", name=f"Вылет: {target}", exact=True).click()
-        a.click("#bust-none")
-        _said(a, f"Вылет № 2: {target}.")
-        with Session(committed) as session:
-            before = contents(session)
-            session.rollback()
-        b.click("#bust-none")
-        _said(
-            b,
-            f"{target}: изменено на другом планшете, пока страница была открыта (сейчас: вылетел). "
-            "Ничего не сделано; страница показывает, как есть сейчас.",
-        )
-        with Session(committed) as session:
-            assert contents(session) == before
-            session.rollback()
+        # a second floor tablet starts a bust of a player this one records first: its bust is one plain message
+        target = next(n for n in by_table[seated["Дина Попова"][0]] if n not in (WINNER, k1, k2, busted))
+        other = floor_ctx.new_page()
+        _open(other, web, tid)
+        other.get_by_role("button", name=f"Вылет: {target}", exact=True).click()
+        _bust(floor, target)
+        _says(floor, f"Вылет № 2: {target}.")
+        with _unchanged(committed):
+            other.click("#bust-none")
+            _says(
+                other,
+                f"{target}: изменено на другом планшете, пока страница была открыта (сейчас: вылетел). "
+                "Ничего не сделано; страница показывает, как есть сейчас.",
+            )
+        other.close()
 
-        # void the last bust: what it will do first, then the player back at the seat they had
-        a.click("#void-last")
+        # another bust, then bust 2 voided by its number: said first, the player back at the seat they had
+        third = next(n for n in KNOWN + WALK_INS if n not in (WINNER, k1, k2, busted, target, r1, r2))
+        _bust(floor, third)
+        _says(floor, f"Вылет № 3: {third}.")
+        _ask(floor, floor.get_by_role("button", name="Отменить #2"))
+        had = seated[target]
         _confirm(
-            a,
+            floor,
             f"Отменить вылет № 2? {target} вернётся в игру за стол {had[0]}, место {had[1]} — на своё место. "
             "Вылет останется в записи с пометкой «отменён».",
         )
-        _said(a, f"Вылет № 2 отменён: {target} снова в игре.")
-        b.locator(f'.table-card[data-table="{had[0]}"] li[data-seat="{had[1]}"]', has_text=target).wait_for(
+        _says(floor, f"Вылет № 2 отменён: {target} снова в игре.")
+        cashier.locator(f'.table-card[data-table="{had[0]}"] li[data-seat="{had[1]}"]', has_text=target).wait_for(
             timeout=WAIT_MS
         )
+        _shows(screen, "players", "Осталось 11 игроков из 13 входов")
 
-        # table 2 down to 3 players (5 and 3): the floor confirms the move the desk suggests
-        for name in second[3:4]:
-            a.get_by_role("button", name=f"Вылет: {name}", exact=True).click()
-            a.click("#bust-none")
-            a.locator("#desk-message", has_text=re.compile(f": {name}\\.$")).wait_for(timeout=WAIT_MS)
+        # the break (the clock moved on at the desk): add-ons for two players
+        for _ in range(2):
+            floor.locator('[data-clock="next"]').click()
+            _says(floor, "Часы: готово.")
+            floor.evaluate("() => { document.getElementById('desk-message').textContent = ''; }")
+        _shows(screen, "level", "Перерыв")
+        _shows(floor, "d-level", "Перерыв")
+        for name in (WINNER, r2):
+            floor.get_by_role("button", name=f"Аддон: {name}", exact=True).click()
+            _says(floor, f"{name}: Аддон записан.")
+        floor.locator('[data-clock="next"]').click()
+        _shows(screen, "level", "Уровень 4")
+        _shows(screen, "blinds", "300 / 600")
+
+        # busts at the emptiest table until another can take its players: the break, confirmed by names
         state = _desk_state(web, w, tid)
-        [move] = state["balancing"]
-        line = (
-            f"{move['name']}: стол {move['from_table']}, место {move['from_seat']} → "
-            f"стол {move['to_table']}, место {move['to_seat']}"
+        while not any(m["kind"] == "break-table" for m in state["balancing"]):
+            counts = {x["table"]: x["players"] for x in state["seating"]["tables"]}
+            emptiest = min(counts, key=lambda n: (counts[n], n))
+            _bust(floor, next(n for n in reversed(_at_table(state, emptiest)) if n != WINNER))
+            state = _desk_state(web, w, tid)
+        [suggested] = state["balancing"]
+        broken, leaving = suggested["table"], suggested["names"]
+        floor.locator("#balancing li", has_text=f"Стол {broken} можно разбить: {', '.join(leaving)}").wait_for(
+            timeout=WAIT_MS
         )
-        a.locator("#balancing li", has_text=line).wait_for(timeout=WAIT_MS)
-        a.get_by_role("button", name=f"Пересадить: {move['name']}", exact=True).click()
-        _confirm(a)
-        _said(a, line + ".")
-        b.locator(
-            f'.table-card[data-table="{move["to_table"]}"] li[data-seat="{move["to_seat"]}"]', has_text=move["name"]
-        ).wait_for(timeout=WAIT_MS)
+        _ask(floor, floor.get_by_role("button", name=f"Разбить стол {broken}", exact=True))
+        floor.wait_for_selector("#confirm[open]", timeout=WAIT_MS)
+        assert _axe(floor) == []  # the question open
+        _confirm(
+            floor,
+            f"Разбить стол {broken}? Его игроки по жребию пересаживаются на свободные места других столов. "
+            "Это нельзя отменить.",
+        )
+        floor.locator("#desk-message", has_text="Пересадки: ").wait_for(timeout=WAIT_MS)
+        after = _desk_state(web, w, tid)
+        moves = [
+            f"{n}: стол {broken}, место {_where(state, n)[1]} → стол {_where(after, n)[0]}, место {_where(after, n)[1]}."
+            for n in leaving
+        ]  # in the order of the draw, by lot
+        said = floor.text_content("#desk-message")
+        assert said.startswith("Пересадки: ")
+        assert sorted(s.strip() for s in re.findall(r"[^.]+\.", said.removeprefix("Пересадки: "))) == sorted(moves)
+        state = after
+        cashier.wait_for_function("() => document.querySelectorAll('.table-card').length === 2", timeout=WAIT_MS)
+        assert state["players_in"] == 10
 
-        # three more busts: 5 left at two tables, the final table proposed; refused while late registration is open
-        for name in _at_table(_desk_state(web, w, tid), 1)[:3]:
-            a.get_by_role("button", name=f"Вылет: {name}", exact=True).click()
-            a.click("#bust-none")
-            a.locator("#desk-message", has_text=re.compile(f": {name}\\.$")).wait_for(timeout=WAIT_MS)
-        a.locator("#attention li", has_text="Финальный стол готов").wait_for(timeout=WAIT_MS)
-        day = b_ctx.new_page()  # the day at /desk says it too
-        day.goto(f"{web.url}/desk")
-        day.locator(f"#day-{w.club_a} .attention li", has_text="Финальный стол готов").wait_for(timeout=WAIT_MS)
-        ours = day.locator(f"#day-{w.club_a} > li", has=day.locator(f'a[href="/desk/t/{tid}"]'))
-        assert ours.locator(".attention li").all_inner_texts() == [
-            "Стол 1 можно разбить",  # 1 left there, 4 at table 2
-            "Финальный стол готов",
-        ]
-        day.close()
+        # busts from the fullest table down to five at two tables: the final table proposed, refused while
+        # late registration (and so re-entry) is open, with its deadline in the club's time
+        while state["players_in"] > 5:
+            counts = {x["table"]: x["players"] for x in state["seating"]["tables"]}
+            fullest = max(counts, key=lambda n: (counts[n], n))
+            _bust(floor, next(n for n in reversed(_at_table(state, fullest)) if n != WINNER))
+            state = _desk_state(web, w, tid)
+        floor.locator("#attention li", has_text="Финальный стол готов").wait_for(timeout=WAIT_MS)
         with Session(committed) as session:
             deadline = session.get(Tournament, tid).late_reg_deadline
             session.rollback()
         local = deadline.astimezone(ZoneInfo("Europe/Moscow")).strftime("%H:%M")
-        with Session(committed) as session:
-            before = contents(session)
-            session.rollback()
-        a.click("#final-table")
-        _said(a, f"Поздняя регистрация: открыто до {local}; финальный стол ждёт закрытия (может прийти новый вход).")
-        with Session(committed) as session:
-            assert contents(session) == before
-            session.rollback()
-        with unit_of_work(committed) as session:
+        with _unchanged(committed):
+            floor.click("#final-table")
+            _says(
+                floor,
+                f"Поздняя регистрация: открыто до {local}; финальный стол ждёт закрытия (может прийти новый вход).",
+            )
+        with unit_of_work(committed) as session:  # the deadline passes
             session.execute(
                 update(Tournament)
                 .where(Tournament.id == tid)
                 .values(late_reg_deadline=world.now() - timedelta(seconds=1))
             )
-        a.reload()
-        _open(a, web, tid)
-        a.click("#final-table")
-        _confirm(a, "Собрать финальный стол? Все оставшиеся игроки пересаживаются по жребию. Это нельзя отменить.")
-        a.locator("#desk-message", has_text="Пересадки: ").wait_for(timeout=WAIT_MS)
-        b.wait_for_function("() => document.querySelectorAll('.table-card').length === 1", timeout=WAIT_MS)
+        floor.reload()
+        _open(floor, web, tid)
+        floor.click("#final-table")
+        _confirm(floor, "Собрать финальный стол? Все оставшиеся игроки пересаживаются по жребию. Это нельзя отменить.")
+        floor.locator("#desk-message", has_text="Пересадки: ").wait_for(timeout=WAIT_MS)
+        cashier.wait_for_function("() => document.querySelectorAll('.table-card').length === 1", timeout=WAIT_MS)
+        _shows(screen, "players", "Осталось 5 игроков из 13 входов")
 
-        # finish: refused in place while players are in, then done once one is left
-        a.click("#finish")
-        _said(a, "Игроков в игре: 5. Записывайте вылеты, пока не останется один.")
-        assert _axe(a) == []
-        left = _at_table(_desk_state(web, w, tid), 1)
-        for name in left[:-1]:
-            a.get_by_role("button", name=f"Вылет: {name}", exact=True).click()
-            a.click("#bust-none")
-            a.locator("#desk-message", has_text=re.compile(f": {name}\\.$")).wait_for(timeout=WAIT_MS)
-        a.wait_for_function("() => document.getElementById('t-players').textContent === 'в игре: 1'", timeout=WAIT_MS)
-        a.click("#finish")
-        _confirm(a, "Завершить турнир? Места и призы станут окончательными. Это нельзя отменить.")
-        _said(a, "Турнир завершён.")
-        b.wait_for_function("() => document.getElementById('t-status').textContent === 'завершён'", timeout=WAIT_MS)
-        assert a.errors == [] and b.errors == []
+        # finish: refused in place while players are in; busts down to one; then finished
+        with _unchanged(committed):
+            floor.click("#finish")
+            _says(floor, "Игроков в игре: 5. Записывайте вылеты, пока не останется один.")
+        for name in [n for n in _at_table(_desk_state(web, w, tid), 1) if n != WINNER]:
+            _bust(floor, name, WINNER)
+        floor.wait_for_function("() => document.getElementById('t-players').textContent === 'в игре: 1'")
+        floor.click("#finish")
+        _confirm(floor, "Завершить турнир? Места и призы станут окончательными. Это нельзя отменить.")
+        _says(floor, "Турнир завершён.")
+        cashier.wait_for_function("() => document.getElementById('t-status').textContent === 'завершён'")
+        _shows(screen, "winner", "Победитель: walk1")
+        _shows(screen, "level", "Турнир завершён")
+        assert _axe(floor) == []
+
+        # the counter: every player owing settled at once, as confirmed; the day's totals
+        cashier.get_by_role("button", name="Рассчитать всех").click()
+        _confirm(cashier, "Принять 21\xa0000,00\xa0₽ со всех должников (игроков: 11), с каждого ровно его долг?")
+        _says(cashier, "Рассчитаны все должники (игроков: 11): 21\xa0000,00\xa0₽.")
+        rub = "\xa0₽"
+        figures = [
+            ["Бай-ины", f"18\xa0000,00{rub}", f"0,00{rub}", ""],
+            ["Ребаи", f"2\xa0000,00{rub}", f"0,00{rub}", ""],
+            ["Повторные входы", f"1\xa0500,00{rub}", f"0,00{rub}", ""],
+            ["Аддоны", f"1\xa0000,00{rub}", f"0,00{rub}", ""],
+            ["Принято по способам", f"наличные: 22\xa0500,00{rub}"],
+        ]
+        _totals_become(
+            cashier,
+            [["Этот турнир", f"22\xa0500,00{rub}", f"0,00{rub}", f"0,00{rub}"], *figures]
+            + [["День клуба", f"24\xa0000,00{rub}", f"0,00{rub}", f"0,00{rub}"]]  # the world's own tournament too
+            + [["Бай-ины", f"19\xa0500,00{rub}", f"0,00{rub}", ""], *figures[1:4]]
+            + [["Принято по способам", f"наличные: 24\xa0000,00{rub}"]],
+        )
+        assert _axe(cashier) == []
+        assert floor.errors == [] and cashier.errors == []
     finally:
-        for context in (a_ctx, b_ctx, screen_ctx):
+        for context in (floor_ctx, cashier_ctx, screen_ctx):
             context.close()
 
 

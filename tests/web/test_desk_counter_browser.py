@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from flows import bootstrap
 from tests.support import access_world
 from tests.support.db import contents
-from tests.web.test_desk_browser import WAIT_MS, _axe, _open, _row, _said, _tablet, _tournament
+from tests.web.test_desk_browser import WAIT_MS, _axe, _open, _row, _said, _tablet, _totals_become, _tournament
 
 FOCUSED = (
     "() => document.activeElement && (document.activeElement.getAttribute('aria-label') || document.activeElement.id)"
@@ -23,20 +23,6 @@ def _walk_in(web, w, tid: int, name: str, handle: str) -> None:
     body = {"name": name, "handle": handle, "birth_date": "1990-02-16"}
     made = httpx.post(f"{web.url}/api/v1/desk/tournaments/{tid}/arrivals", json=body, headers=w.headers("floor"))
     assert made.status_code == 200, made.text
-
-
-TOTALS = "() => [...document.querySelectorAll('#totals-table tbody tr')].map(r => [...r.cells].map(c => c.textContent))"
-
-
-def _totals_become(page, expected: list[list[str]]) -> None:
-    """The figures shown become `expected` (the day's come in a second call after the desk state)."""
-    try:
-        page.wait_for_function(
-            f"e => JSON.stringify(({TOTALS})()) === JSON.stringify(e)", arg=expected, timeout=WAIT_MS
-        )
-    except Exception:
-        assert page.evaluate(TOTALS) == expected
-        raise
 
 
 def test_sp_1_the_cashier_settles_everyone_as_confirmed_and_reads_the_day_and_the_keys_work(committed, web, browser):

@@ -36,6 +36,7 @@ FLOOR_ACTIONS = (
     "desk.move",
     "desk.break-table",
     "desk.final-table",
+    "poker.start",
     "poker.finish",
 )
 

@@ -342,6 +342,7 @@
     }));
     $("final-table").hidden = !(state.final_table.proposed && may("desk.final-table"));
     $("finish").hidden = !(state.tournament.status === "running" && may("poker.finish"));
+    $("start-tournament").hidden = !(state.tournament.status === "registration_open" && may("poker.start"));
   }
 
   var busy = false, again = false;
@@ -462,6 +463,11 @@
     if (state.finish.refusal) { say(state.finish.refusal, true); return; }
     ask(w.finish_confirm).then(function (ok) {
       if (ok) step(ev.target, api("POST", "/tournaments/" + tid + "/finish"), function () { return w.done_finish; });
+    });
+  });
+  $("start-tournament").addEventListener("click", function (ev) {   // registration open -> running, seats drawn, clock on
+    ask(w.start_tournament_confirm).then(function (ok) {
+      if (ok) step(ev.target, api("POST", "/tournaments/" + tid + "/start"), function () { return w.done_start; });
     });
   });
   $("void-last").addEventListener("click", function (ev) { voidBust(ev.target, null, null); });

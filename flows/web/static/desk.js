@@ -271,7 +271,16 @@
     body.replaceChildren.apply(body, rows.length ? rows : [el("tr", {}, [el("td", { colSpan: 6, className: "sub", text: empty })])]);
   }
 
+  function withoutClock(data) {  // the state but the clock's ticking figures (server_now, time left)
+    return JSON.stringify(data, function (key, value) { return key === "screen" ? undefined : value; });
+  }
   function render() {
+    renderHead();
+    // keep what a person is typing and where the focus is across the redraw
+    var focused = document.activeElement && document.activeElement.id;
+    renderRows(focused);
+  }
+  function renderHead() {
     var t = state.tournament, s = state.screen;
     offsetMs = s ? Date.parse(s.server_now) - Date.now() : 0;
     text("t-name", t.name);
@@ -292,8 +301,8 @@
     document.querySelectorAll(".floor-only").forEach(function (n) { n.hidden = !may("desk.arrive"); });
     document.querySelectorAll(".cashier-only").forEach(function (n) { n.hidden = !may("desk.settle"); });
     document.querySelectorAll(".totals-only").forEach(function (n) { n.hidden = !may("desk.totals"); });
-    // keep what a person is typing and where the focus is across the redraw
-    var focused = document.activeElement && document.activeElement.id;
+  }
+  function renderRows(focused) {
     var typed = {};
     document.querySelectorAll("#debts input.amount").forEach(function (i) { typed[i.id] = i.value; });
     renderSeats();
@@ -349,7 +358,13 @@
   function refresh() {
     if (busy) { again = true; return; }
     busy = true;
-    api("GET", "/desk/tournaments/" + tid).then(function (data) { state = data; render(); refreshDay(); },
+    api("GET", "/desk/tournaments/" + tid).then(function (data) {
+      // rows that did not change are not redrawn: a tap on a row as an update arrives is never lost
+      var same = state && withoutClock(state) === withoutClock(data);
+      state = data;
+      if (same) renderHead(); else render();
+      refreshDay();
+    },
       function (error) { say(error.message || w.stale, true); })
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
   }

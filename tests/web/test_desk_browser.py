@@ -249,8 +249,9 @@ def _confirm(page, expected: str | None = None) -> None:
 
 
 def _ask(page, button) -> None:
-    """Tap a button of a row that asks first. The rows are drawn again on every message of the stream,
-    so a tap landing as its row is replaced is lost: then it is tapped again."""
+    """Tap a button of a row that asks first. The rows are drawn again when the state they show changed
+    (the step's own answer may still be on its way), so a tap landing as its row is replaced is lost:
+    then it is tapped again."""
     button.click()
     try:
         page.wait_for_selector("#confirm[open]", timeout=2_000)

@@ -39,6 +39,7 @@ from prefect.client.schemas.objects import StateType
 from prefect.exceptions import ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.states import Cancelled, Completed, Crashed, Failed, Running
+from sqlalchemy import text
 
 from flows import bootstrap
 from flows.jobs.documents import start_publishing
@@ -58,6 +59,7 @@ QUEUE = 10_000  # moments waiting to be reported, at most
 LIVE = [StateType.SCHEDULED, StateType.PENDING, StateType.RUNNING]
 GRACE = timedelta(minutes=2)  # a run this long Running is connected to the database, unless it died
 POLLED = timedelta(seconds=60)  # a machine whose runner asked for runs this recently is alive
+PLACING = (7411800, 1)  # the advisory lock `ensure_runs` decides under (the timekeeper's own is (7411800, 0))
 GONE = "its process is gone: Running, but no connection of it to the database (killed, or its machine stopped)"
 
 
@@ -217,71 +219,100 @@ def deployment_name(machine: str | None) -> str:
 
 
 def ensure_runs(want: int = RUNS, grace: timedelta = GRACE, own: str = NAME, polled: timedelta = POLLED) -> int:
-    """Create runs of the timekeeper until `want` are scheduled, pending or running (an active one and
-    its standby); returns how many were created. No deployment `own` (this machine's): none.
+    """Keep exactly `want` runs of the timekeeper scheduled, pending or running across the machines
+    (an active one and its standby): create the missing ones, cancel the extra ones; returns how many
+    were created. No deployment `own` (this machine's): nothing done.
 
     Machines: every machine that serves the jobs serves a timekeeper deployment of its own
-    (`deployment_name`); one whose runner asked the API for runs within `polled` is alive. A new run
-    goes to the alive machine with the fewest live runs (this machine's on a tie), and when one alive
-    machine has none while another has two, the standby of the crowded one (never the run holding the
-    lock) is cancelled and a run is created on the empty one: the standby is on another machine than
-    the active run whenever there are two, so a machine that dies takes only one run with it.
+    (`deployment_name`); one whose runner asked the API for runs (or that was registered) within
+    `polled` is alive, its live runs count. A new run goes to the alive machine with the fewest live
+    runs (this machine's on a tie); an extra one is a standby (never the run holding the lock, one not
+    started yet first) of the machine with the most; and when one alive machine has none while another
+    has two, the standby of the crowded one is cancelled and a run is created on the empty one: the
+    standby is on another machine than the active run whenever there are two, so a machine that dies
+    takes only one run with it. The decision is taken under an advisory lock of its own (`PLACING`):
+    two machines starting at once do not both see no run and both create the pair.
 
     A run Running for longer than `grace` without its connection to the database (`connected_runs`)
     is a process that died without telling the API (killed, or its machine stopped): it is marked
     Crashed and does not count, so a restarted `tourney serve` starts a timekeeper again."""
     from prefect.client.schemas.filters import FlowFilter, FlowFilterName
-    from prefect.states import Cancelling
 
+    engine = bootstrap.engine()
     with get_client(sync_client=True) as client:
         try:
             mine = client.read_deployment_by_name(f"{NAME}/{own}")
         except ObjectNotFound:
             return 0
-        now = datetime.now(UTC)
-        places = {mine.id: mine}
-        for d in client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[NAME]))):
-            if d.name.startswith(f"{NAME}-") and d.last_polled is not None and now - d.last_polled < polled:
-                places.setdefault(d.id, d)
-        live = client.read_flow_runs(
-            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=list(places))),
-            flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
-        )
-        engine = bootstrap.engine()
-        connected = connected_runs(engine)
-        since = now - grace
-        for gone in [
-            r
-            for r in live
-            if r.state_type == StateType.RUNNING
-            and r.id not in connected
-            and r.start_time is not None
-            and r.start_time < since
-        ]:
-            client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
-            live.remove(gone)
-        runs_on = {place: [r for r in live if r.deployment_id == place] for place in places}
-        created = 0
-        for _ in range(want - len(live)):
-            place = min(places, key=lambda p: (len(runs_on[p]), p != mine.id))
-            runs_on[place].append(client.create_flow_run_from_deployment(place, name=role_name("standby")))
-            created += 1
-        empty = [p for p in places if not runs_on[p]]
-        crowded = [p for p in places if len(runs_on[p]) >= 2]
-        if empty and crowded:
-            holder = active_run(engine)
-            standbys = sorted(
-                (r for r in runs_on[crowded[0]] if r.id != holder),
-                key=lambda r: r.state_type == StateType.RUNNING,  # one not started yet first
+        with engine.begin() as placing:  # released at the end of the transaction, or with its connection
+            placing.execute(text("SELECT pg_advisory_xact_lock(:k1, :k2)"), {"k1": PLACING[0], "k2": PLACING[1]})
+            now = datetime.now(UTC)
+            places = {mine.id: mine}
+            for d in client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[NAME]))):
+                seen = max(filter(None, (d.last_polled, d.updated)), default=None)
+                if d.name.startswith(f"{NAME}-") and seen is not None and now - seen < polled:
+                    places.setdefault(d.id, d)
+            live = client.read_flow_runs(
+                deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=list(places))),
+                flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
             )
-            if standbys:
-                moved = "moved: the standby goes to another machine than the active run"
-                running = standbys[0].state_type == StateType.RUNNING  # its runner ends its process
-                end = Cancelling(message=moved) if running else Cancelled(message=moved)
-                client.set_flow_run_state(standbys[0].id, end, force=True)
-                client.create_flow_run_from_deployment(empty[0], name=role_name("standby"))
-                created += 1
-        return created
+            connected = connected_runs(engine)
+            since = now - grace
+            for gone in [
+                r
+                for r in live
+                if r.state_type == StateType.RUNNING
+                and r.id not in connected
+                and r.start_time is not None
+                and r.start_time < since
+            ]:
+                client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
+                live.remove(gone)
+            return _place(client, engine, want, mine.id, {p: [r for r in live if r.deployment_id == p] for p in places})
+
+
+def _place(client, engine, want: int, mine: UUID, runs_on: dict[UUID, list]) -> int:
+    """`ensure_runs`' placement, given each alive machine's live runs (`runs_on`, by deployment)."""
+    created = 0
+    for _ in range(want - sum(map(len, runs_on.values()))):
+        place = min(runs_on, key=lambda p: (len(runs_on[p]), p != mine))
+        runs_on[place].append(client.create_flow_run_from_deployment(place, name=role_name("standby")))
+        created += 1
+    holder = active_run(engine)  # never cancelled
+    while sum(map(len, runs_on.values())) > want:
+        crowded = max(runs_on, key=lambda p: len(runs_on[p]))
+        if not _cancel_standby(
+            client, runs_on[crowded], holder, "extra: the timekeeper keeps one active run and one standby"
+        ):
+            break
+    empty = [p for p in runs_on if not runs_on[p]]
+    crowded = [p for p in runs_on if len(runs_on[p]) >= 2]
+    if (
+        empty
+        and crowded
+        and _cancel_standby(
+            client, runs_on[crowded[0]], holder, "moved: the standby goes to another machine than the active run"
+        )
+    ):
+        runs_on[empty[0]].append(client.create_flow_run_from_deployment(empty[0], name=role_name("standby")))
+        created += 1
+    return created
+
+
+def _cancel_standby(client, runs: list, holder: UUID | None, why: str) -> bool:
+    """Cancel one of `runs` that is not `holder` (one not started yet first) and drop it from `runs`;
+    False when there is none."""
+    from prefect.states import Cancelling
+
+    standbys = sorted((r for r in runs if r.id != holder), key=lambda r: r.state_type == StateType.RUNNING)
+    if not standbys:
+        return False
+    running = standbys[0].state_type == StateType.RUNNING  # its runner ends its process
+    client.set_flow_run_state(
+        standbys[0].id, Cancelling(message=why) if running else Cancelled(message=why), force=True
+    )
+    runs.remove(standbys[0])
+    return True
 
 
 def start_when_served(

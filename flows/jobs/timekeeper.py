@@ -20,6 +20,7 @@ import json
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from itertools import count
@@ -218,10 +219,17 @@ def deployment_name(machine: str | None) -> str:
     return f"{NAME}-{machine}" if machine else NAME
 
 
-def ensure_runs(want: int = RUNS, grace: timedelta = GRACE, own: str = NAME, polled: timedelta = POLLED) -> int:
+def ensure_runs(
+    want: int = RUNS,
+    grace: timedelta = GRACE,
+    own: str = NAME,
+    polled: timedelta = POLLED,
+    stopping: Callable[[], bool] = lambda: False,
+) -> int:
     """Keep exactly `want` runs of the timekeeper scheduled, pending or running across the machines
     (an active one and its standby): create the missing ones, cancel the extra ones; returns how many
-    were created. No deployment `own` (this machine's): nothing done.
+    were created. No deployment `own` (this machine's), or `stopping()` once the lock is ours:
+    nothing done.
 
     Machines: every machine that serves the jobs serves a timekeeper deployment of its own
     (`deployment_name`); one whose runner asked the API for runs (or that was registered) within
@@ -246,6 +254,8 @@ def ensure_runs(want: int = RUNS, grace: timedelta = GRACE, own: str = NAME, pol
             return 0
         with engine.begin() as placing:  # released at the end of the transaction, or with its connection
             placing.execute(text("SELECT pg_advisory_xact_lock(:k1, :k2)"), {"k1": PLACING[0], "k2": PLACING[1]})
+            if stopping():
+                return 0
             now = datetime.now(UTC)
             places = {mine.id: mine}
             for d in client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[NAME]))):
@@ -316,19 +326,24 @@ def _cancel_standby(client, runs: list, holder: UUID | None, why: str) -> bool:
 
 
 def start_when_served(
-    want: int = RUNS, watch: float = GRACE.total_seconds() + 60, every: float = 10, own: str = NAME
+    want: int = RUNS,
+    watch: float = GRACE.total_seconds() + 60,
+    every: float = 10,
+    own: str = NAME,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> threading.Thread:
     """For `tourney serve`: make sure `want` runs exist, every `every` seconds for `watch` seconds:
     long enough for the deployment to be registered and for a run a dead process left Running to
-    pass the grace, be marked Crashed and be replaced."""
+    pass the grace, be marked Crashed and be replaced. Never once `stopping()` (the runner shutting
+    down cancels this machine's runs: a run made then would be left Scheduled)."""
 
     def work() -> None:
         import time
 
         deadline = time.monotonic() + watch
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not stopping():
             try:
-                ensure_runs(want, own=own)
+                ensure_runs(want, own=own, stopping=stopping)
             except Exception:  # the API is still starting
                 pass
             time.sleep(every)
@@ -399,7 +414,7 @@ def _keep_a_standby(keeper: Timekeeper, run_id: UUID, every: float = 60) -> None
         if keeper.state == "active" and (checked is None or time.monotonic() - checked >= every):
             checked = time.monotonic()
             try:
-                ensure_runs(own=_own_deployment())
+                ensure_runs(own=_own_deployment(), stopping=keeper.stopping.is_set)
             except Exception as exc:
                 keeper.log.warning("could not check the standby timekeeper run: %s", exc)
 
@@ -416,6 +431,16 @@ def _sweep_when_due(keeper: Timekeeper, every: float | None = None) -> None:
             checker.check()
         except Exception as exc:  # the database or the API is away: checked again next time
             keeper.log.warning("could not check the sweeps' pending work: %s", exc)
+
+
+def runner_stopping() -> bool:
+    """Whether this process's Prefect runner (`tourney serve`'s) is shutting down: its SIGTERM
+    handler, installed on the main thread when it starts, is its bound `handle_sigterm`, and sets
+    its `stopping`."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGTERM)
+    return bool(getattr(getattr(handler, "__self__", None), "stopping", False))
 
 
 def _own_deployment() -> str:

@@ -300,7 +300,7 @@ def serve(
     from prefect import serve as prefect_serve
 
     from flows.deployments import deployments
-    from flows.jobs.timekeeper import RUNS, deployment_name, start_when_served
+    from flows.jobs.timekeeper import RUNS, deployment_name, runner_stopping, start_when_served
     from flows.ops import REQUEUE_AFTER, REQUEUE_PENDING_AFTER, ensure_requeue_automation
     from infra import processes
 
@@ -314,7 +314,7 @@ def serve(
     _require_prefect_api()
     processes.record(settings, "serve")
     ensure_requeue_automation(REQUEUE_AFTER, REQUEUE_PENDING_AFTER, replace=False)  # as `tourney deploy` makes it
-    start_when_served(own=deployment_name(machine))
+    start_when_served(own=deployment_name(machine), stopping=runner_stopping)
     prefect_serve(*served, limit=limit + RUNS)
 
 

@@ -20,6 +20,7 @@ import json
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from itertools import count
@@ -39,6 +40,7 @@ from prefect.client.schemas.objects import StateType
 from prefect.exceptions import ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.states import Cancelled, Completed, Crashed, Failed, Running
+from sqlalchemy import text
 
 from flows import bootstrap
 from flows.jobs.documents import start_publishing
@@ -58,6 +60,7 @@ QUEUE = 10_000  # moments waiting to be reported, at most
 LIVE = [StateType.SCHEDULED, StateType.PENDING, StateType.RUNNING]
 GRACE = timedelta(minutes=2)  # a run this long Running is connected to the database, unless it died
 POLLED = timedelta(seconds=60)  # a machine whose runner asked for runs this recently is alive
+PLACING = (7411800, 1)  # the advisory lock `ensure_runs` decides under (the timekeeper's own is (7411800, 0))
 GONE = "its process is gone: Running, but no connection of it to the database (killed, or its machine stopped)"
 
 
@@ -216,88 +219,131 @@ def deployment_name(machine: str | None) -> str:
     return f"{NAME}-{machine}" if machine else NAME
 
 
-def ensure_runs(want: int = RUNS, grace: timedelta = GRACE, own: str = NAME, polled: timedelta = POLLED) -> int:
-    """Create runs of the timekeeper until `want` are scheduled, pending or running (an active one and
-    its standby); returns how many were created. No deployment `own` (this machine's): none.
+def ensure_runs(
+    want: int = RUNS,
+    grace: timedelta = GRACE,
+    own: str = NAME,
+    polled: timedelta = POLLED,
+    stopping: Callable[[], bool] = lambda: False,
+) -> int:
+    """Keep exactly `want` runs of the timekeeper scheduled, pending or running across the machines
+    (an active one and its standby): create the missing ones, cancel the extra ones; returns how many
+    were created. No deployment `own` (this machine's), or `stopping()` once the lock is ours:
+    nothing done.
 
     Machines: every machine that serves the jobs serves a timekeeper deployment of its own
-    (`deployment_name`); one whose runner asked the API for runs within `polled` is alive. A new run
-    goes to the alive machine with the fewest live runs (this machine's on a tie), and when one alive
-    machine has none while another has two, the standby of the crowded one (never the run holding the
-    lock) is cancelled and a run is created on the empty one: the standby is on another machine than
-    the active run whenever there are two, so a machine that dies takes only one run with it.
+    (`deployment_name`); one whose runner asked the API for runs (or that was registered) within
+    `polled` is alive, its live runs count. A new run goes to the alive machine with the fewest live
+    runs (this machine's on a tie); an extra one is a standby (never the run holding the lock, one not
+    started yet first) of the machine with the most; and when one alive machine has none while another
+    has two, the standby of the crowded one is cancelled and a run is created on the empty one: the
+    standby is on another machine than the active run whenever there are two, so a machine that dies
+    takes only one run with it. The decision is taken under an advisory lock of its own (`PLACING`):
+    two machines starting at once do not both see no run and both create the pair.
 
     A run Running for longer than `grace` without its connection to the database (`connected_runs`)
     is a process that died without telling the API (killed, or its machine stopped): it is marked
     Crashed and does not count, so a restarted `tourney serve` starts a timekeeper again."""
     from prefect.client.schemas.filters import FlowFilter, FlowFilterName
-    from prefect.states import Cancelling
 
+    engine = bootstrap.engine()
     with get_client(sync_client=True) as client:
         try:
             mine = client.read_deployment_by_name(f"{NAME}/{own}")
         except ObjectNotFound:
             return 0
-        now = datetime.now(UTC)
-        places = {mine.id: mine}
-        for d in client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[NAME]))):
-            if d.name.startswith(f"{NAME}-") and d.last_polled is not None and now - d.last_polled < polled:
-                places.setdefault(d.id, d)
-        live = client.read_flow_runs(
-            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=list(places))),
-            flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
-        )
-        engine = bootstrap.engine()
-        connected = connected_runs(engine)
-        since = now - grace
-        for gone in [
-            r
-            for r in live
-            if r.state_type == StateType.RUNNING
-            and r.id not in connected
-            and r.start_time is not None
-            and r.start_time < since
-        ]:
-            client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
-            live.remove(gone)
-        runs_on = {place: [r for r in live if r.deployment_id == place] for place in places}
-        created = 0
-        for _ in range(want - len(live)):
-            place = min(places, key=lambda p: (len(runs_on[p]), p != mine.id))
-            runs_on[place].append(client.create_flow_run_from_deployment(place, name=role_name("standby")))
-            created += 1
-        empty = [p for p in places if not runs_on[p]]
-        crowded = [p for p in places if len(runs_on[p]) >= 2]
-        if empty and crowded:
-            holder = active_run(engine)
-            standbys = sorted(
-                (r for r in runs_on[crowded[0]] if r.id != holder),
-                key=lambda r: r.state_type == StateType.RUNNING,  # one not started yet first
+        with engine.begin() as placing:  # released at the end of the transaction, or with its connection
+            placing.execute(text("SELECT pg_advisory_xact_lock(:k1, :k2)"), {"k1": PLACING[0], "k2": PLACING[1]})
+            if stopping():
+                return 0
+            now = datetime.now(UTC)
+            places = {mine.id: mine}
+            for d in client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[NAME]))):
+                seen = max(filter(None, (d.last_polled, d.updated)), default=None)
+                if d.name.startswith(f"{NAME}-") and seen is not None and now - seen < polled:
+                    places.setdefault(d.id, d)
+            live = client.read_flow_runs(
+                deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=list(places))),
+                flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
             )
-            if standbys:
-                moved = "moved: the standby goes to another machine than the active run"
-                running = standbys[0].state_type == StateType.RUNNING  # its runner ends its process
-                end = Cancelling(message=moved) if running else Cancelled(message=moved)
-                client.set_flow_run_state(standbys[0].id, end, force=True)
-                client.create_flow_run_from_deployment(empty[0], name=role_name("standby"))
-                created += 1
-        return created
+            connected = connected_runs(engine)
+            since = now - grace
+            for gone in [
+                r
+                for r in live
+                if r.state_type == StateType.RUNNING
+                and r.id not in connected
+                and r.start_time is not None
+                and r.start_time < since
+            ]:
+                client.set_flow_run_state(gone.id, Crashed(message=GONE), force=True)
+                live.remove(gone)
+            return _place(client, engine, want, mine.id, {p: [r for r in live if r.deployment_id == p] for p in places})
+
+
+def _place(client, engine, want: int, mine: UUID, runs_on: dict[UUID, list]) -> int:
+    """`ensure_runs`' placement, given each alive machine's live runs (`runs_on`, by deployment)."""
+    created = 0
+    for _ in range(want - sum(map(len, runs_on.values()))):
+        place = min(runs_on, key=lambda p: (len(runs_on[p]), p != mine))
+        runs_on[place].append(client.create_flow_run_from_deployment(place, name=role_name("standby")))
+        created += 1
+    holder = active_run(engine)  # never cancelled
+    while sum(map(len, runs_on.values())) > want:
+        crowded = max(runs_on, key=lambda p: len(runs_on[p]))
+        if not _cancel_standby(
+            client, runs_on[crowded], holder, "extra: the timekeeper keeps one active run and one standby"
+        ):
+            break
+    empty = [p for p in runs_on if not runs_on[p]]
+    crowded = [p for p in runs_on if len(runs_on[p]) >= 2]
+    if (
+        empty
+        and crowded
+        and _cancel_standby(
+            client, runs_on[crowded[0]], holder, "moved: the standby goes to another machine than the active run"
+        )
+    ):
+        runs_on[empty[0]].append(client.create_flow_run_from_deployment(empty[0], name=role_name("standby")))
+        created += 1
+    return created
+
+
+def _cancel_standby(client, runs: list, holder: UUID | None, why: str) -> bool:
+    """Cancel one of `runs` that is not `holder` (one not started yet first) and drop it from `runs`;
+    False when there is none."""
+    from prefect.states import Cancelling
+
+    standbys = sorted((r for r in runs if r.id != holder), key=lambda r: r.state_type == StateType.RUNNING)
+    if not standbys:
+        return False
+    running = standbys[0].state_type == StateType.RUNNING  # its runner ends its process
+    client.set_flow_run_state(
+        standbys[0].id, Cancelling(message=why) if running else Cancelled(message=why), force=True
+    )
+    runs.remove(standbys[0])
+    return True
 
 
 def start_when_served(
-    want: int = RUNS, watch: float = GRACE.total_seconds() + 60, every: float = 10, own: str = NAME
+    want: int = RUNS,
+    watch: float = GRACE.total_seconds() + 60,
+    every: float = 10,
+    own: str = NAME,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> threading.Thread:
     """For `tourney serve`: make sure `want` runs exist, every `every` seconds for `watch` seconds:
     long enough for the deployment to be registered and for a run a dead process left Running to
-    pass the grace, be marked Crashed and be replaced."""
+    pass the grace, be marked Crashed and be replaced. Never once `stopping()` (the runner shutting
+    down cancels this machine's runs: a run made then would be left Scheduled)."""
 
     def work() -> None:
         import time
 
         deadline = time.monotonic() + watch
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not stopping():
             try:
-                ensure_runs(want, own=own)
+                ensure_runs(want, own=own, stopping=stopping)
             except Exception:  # the API is still starting
                 pass
             time.sleep(every)
@@ -368,7 +414,7 @@ def _keep_a_standby(keeper: Timekeeper, run_id: UUID, every: float = 60) -> None
         if keeper.state == "active" and (checked is None or time.monotonic() - checked >= every):
             checked = time.monotonic()
             try:
-                ensure_runs(own=_own_deployment())
+                ensure_runs(own=_own_deployment(), stopping=keeper.stopping.is_set)
             except Exception as exc:
                 keeper.log.warning("could not check the standby timekeeper run: %s", exc)
 
@@ -385,6 +431,16 @@ def _sweep_when_due(keeper: Timekeeper, every: float | None = None) -> None:
             checker.check()
         except Exception as exc:  # the database or the API is away: checked again next time
             keeper.log.warning("could not check the sweeps' pending work: %s", exc)
+
+
+def runner_stopping() -> bool:
+    """Whether this process's Prefect runner (`tourney serve`'s) is shutting down: its SIGTERM
+    handler, installed on the main thread when it starts, is its bound `handle_sigterm`, and sets
+    its `stopping`."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGTERM)
+    return bool(getattr(getattr(handler, "__self__", None), "stopping", False))
 
 
 def _own_deployment() -> str:

@@ -116,3 +116,9 @@ def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clea
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=30)
+        with get_client(sync_client=True) as client:  # not alive machines for the session's other tests
+            for name in names.values():
+                try:
+                    client.delete_deployment(client.read_deployment_by_name(f"timekeeper/{name}").id)
+                except Exception:
+                    pass

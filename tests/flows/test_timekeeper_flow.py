@@ -145,3 +145,58 @@ def test_a_timekeeper_run_left_running_by_a_dead_process_is_marked_crashed_and_r
             for run in client.read_flow_runs():
                 if run.deployment_id == deployment_id and run.state_type in LIVE:
                     client.set_flow_run_state(run.id, Cancelled(), force=True)
+
+
+def test_two_machines_placing_at_once_make_exactly_two_runs_one_on_each_and_extra_ones_are_cancelled(
+    prefect_api, committed
+):
+    """`ensure_runs` decides under an advisory lock: two machines (just registered, so alive) asking
+    at the same instant make two runs in all, one on each machine's deployment, not a pair each;
+    runs beyond the two (here three more on one machine) are cancelled, leaving one on each."""
+    import threading
+
+    from prefect.client.schemas.objects import StateType
+
+    from flows.deployments import deployment
+    from flows.jobs.timekeeper import LIVE, deployment_name, ensure_runs
+
+    machines = ("placing-a", "placing-b")
+    ids = {m: deployment(job("timekeeper"), machine=m).apply() for m in machines}
+    gate = threading.Barrier(len(machines))
+    made: dict[str, int] = {}
+
+    def serve(m: str) -> None:
+        gate.wait()
+        made[m] = ensure_runs(2, own=deployment_name(m))
+
+    def live() -> dict[str, list]:
+        with get_client(sync_client=True) as client:
+            runs = [r for r in client.read_flow_runs() if r.state_type in LIVE]
+        return {m: [r for r in runs if r.deployment_id == d] for m, d in ids.items()}
+
+    try:
+        threads = [threading.Thread(target=serve, args=(m,)) for m in machines]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert sorted(made.values()) == [0, 2]
+        assert {m: len(rs) for m, rs in live().items()} == {"placing-a": 1, "placing-b": 1}
+
+        with get_client(sync_client=True) as client:
+            extra = [client.create_flow_run_from_deployment(ids["placing-a"]) for _ in range(3)]
+        assert ensure_runs(2, own=deployment_name("placing-b")) == 0
+        after = live()
+        assert {m: len(rs) for m, rs in after.items()} == {"placing-a": 1, "placing-b": 1}
+        with get_client(sync_client=True) as client:
+            ended = [
+                r for r in client.read_flow_runs() if r.deployment_id == ids["placing-a"] and r.state_type not in LIVE
+            ]
+        assert (
+            len(extra) == 3
+            and [(r.state_type, r.state.message.split(":")[0]) for r in ended] == [(StateType.CANCELLED, "extra")] * 3
+        )
+    finally:
+        with get_client(sync_client=True) as client:
+            for d in ids.values():
+                client.delete_deployment(d)

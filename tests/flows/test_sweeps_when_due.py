@@ -25,15 +25,21 @@ def _runs(client, deployment_id, scheduled: bool = False):
     return [r for r in runs if r.auto_scheduled == scheduled]
 
 
+def _cancel_waiting(client, deployment_id) -> None:
+    """Cancel the deployment's runs still waiting that this test did not make: what earlier tests of the
+    session left, and what Prefect's scheduler made from a schedule they applied (nothing serves them)."""
+    for r in _runs(client, deployment_id) + _runs(client, deployment_id, scheduled=True):
+        if not r.state.is_final():
+            client.set_flow_run_state(r.id, Cancelled(), force=True)
+
+
 def test_a_sweep_makes_no_run_when_nothing_is_due_and_one_run_named_by_what_is_due(prefect_api, committed):
     verify = job("verify-clubs")
     # served without their safety nets here: this test moves its clock past their next scheduled run
     ids = {j.name: deployment(replace(j, interval=None, cron=None)).apply() for j in JOBS if j.when_due}
     with get_client(sync_client=True) as client:
-        for d in ids.values():  # what earlier tests of this session left waiting (nothing serves them here)
-            for r in _runs(client, d) + _runs(client, d, scheduled=True):
-                if not r.state.is_final():
-                    client.set_flow_run_state(r.id, Cancelled(), force=True)
+        for d in ids.values():
+            _cancel_waiting(client, d)
         before = {name: {r.id for r in _runs(client, d)} for name, d in ids.items()}
     # past every job's spacing after the runs earlier tests of this session made (the counts are the
     # database's, at its own now(); only the spacing reads this clock)
@@ -60,6 +66,7 @@ def test_a_sweep_makes_no_run_when_nothing_is_due_and_one_run_named_by_what_is_d
         assert sweeps.check()["verify-clubs"] == "its run verify-clubs (1 due) is Scheduled"  # one at a time
 
         client.set_flow_run_state(started.id, Completed(), force=True)  # the runner ran it; still due
+        _cancel_waiting(client, ids["verify-clubs"])
         clock[0] = started.expected_start_time + verify.when_due - timedelta(seconds=1)
         assert sweeps.check()["verify-clubs"].startswith("its last run verify-clubs (1 due) was due")
         clock[0] = started.expected_start_time + verify.when_due

@@ -106,8 +106,8 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
     assert moment.state.message.startswith("finished: 2 players placed")
     assert artifact.key == f"poker-final-table-{tid}"
     assert [row["place"] for row in json.loads(artifact.data)] == [1, 2]
-    [run] = publishing
-    assert f"tournament:poker-{tid}" in run.tags and run.state.is_scheduled()
+    [run] = publishing  # created at once, one; whatever serves the deployment in this session may take it
+    assert f"tournament:poker-{tid}" in run.tags
 
 
 def test_a_timekeeper_run_left_running_by_a_dead_process_is_marked_crashed_and_replaced(prefect_api, committed):

@@ -28,6 +28,8 @@ def test_add_skip_pause_resume_edit_end_as_json(committed):
         '{"organizer": "royal", "capacity": 16}',
         "--horizon-days",
         "28",
+        "--opens-before-minutes",
+        "1",  # none opens at once, whatever the day and hour the test runs (but the minute before a start)
     )
     assert added.returncode == 0, added.stderr
     series = json.loads(added.stdout)

@@ -72,18 +72,24 @@ def play(session: Session, tournament, round_no: int, case: dict) -> dict[str, s
 def play_playoff(session: Session, tournament, round_no: int, stage: int, orders: dict[int, list[str]]):
     last = None
     for table, order in orders.items():
-        last = pusoy_reports.report(
-            session,
-            tournament.code,
-            round_no=round_no,
-            table=table,
-            game=1,
-            playoff=stage,
-            finishes=[(p, i) for i, p in enumerate(order, start=1)],
-            two_of_diamonds=None,
-            now=NOW,
-        )
+        last = _one_game(session, tournament, round_no, table, order, NOW, playoff=stage)
     return last
+
+
+def _one_game(session: Session, tournament, round_no: int, table: int, order, now: datetime, playoff=0, by=None):
+    """Game 1 at `table` (of the playoff stage `playoff`), its players finishing in `order`."""
+    return pusoy_reports.report(
+        session,
+        tournament.code,
+        round_no=round_no,
+        table=table,
+        game=1,
+        playoff=playoff,
+        finishes=[(p, i) for i, p in enumerate(order, start=1)],
+        two_of_diamonds=None,
+        now=now,
+        by=by,
+    )
 
 
 def complete_pusoy(session, crown: bool = True, **kw):
@@ -114,17 +120,7 @@ def in_order(session: Session, tournament, round_no: int, first: str | None = No
     last = None
     for table, players in seating(session, tournament.id, round_no).items():
         order = sorted(players, key=lambda p: (p != first, p))
-        last = pusoy_reports.report(
-            session,
-            tournament.code,
-            round_no=round_no,
-            table=table,
-            game=1,
-            finishes=[(p, i) for i, p in enumerate(order, start=1)],
-            two_of_diamonds=None,
-            now=now,
-            by="floor",
-        )
+        last = _one_game(session, tournament, round_no, table, order, now, by="floor")
     return last
 
 

@@ -281,20 +281,27 @@ def desk_bust(request: Request, tournament_id: Id, body: BustBody) -> dict:
 
 def _knockout(session: Session, tournament_id: int, number: int | None, player: int | None, locale: str) -> dict:
     """The knockout the floor names by its bust number (the number the floor sees), the last live one
-    when no number is given, and the busted player when one number holds several (a multi-bust)."""
-    live = [k for k in listings.knockouts(session, tournament_id)]
+    when no number is given, and the busted player when one number holds several (a multi-bust): the
+    rule's own look-up (`knockouts.knockout_by_bust_number`), its refusals in the desk's words."""
+    live = listings.knockouts(session, tournament_id)
     if number is None:
         numbers = [k["bust_number"] for k in live if not k["voided"]]
         if not numbers:
             raise NotFound("desk-no-bust", _t(locale, "There is no bust to void."))
         number = max(numbers)
-    found = [k for k in live if k["bust_number"] == number]
+    same = [k for k in live if k["bust_number"] == number]
+    entry = None
     if player is not None:
-        found = [k for k in found if desk.player_of(session, k["busted_entry_id"]) == player]
-    if not found:
-        raise NotFound("desk-no-bust", _t(locale, "There is no bust #%(n)s.", n=number))
-    open_ = [k for k in found if not k["voided"]] or found
-    if len(open_) > 1:
+        mine = (k["busted_entry_id"] for k in same if desk.player_of(session, k["busted_entry_id"]) == player)
+        entry = next(mine, 0)  # 0: not busted in this bust, so no knockout is found
+    try:
+        found = knockout_service.knockout_by_bust_number(session, tournament_id, number, entry)
+    except NotFound:
+        raise NotFound("desk-no-bust", _t(locale, "There is no bust #%(n)s.", n=number)) from None
+    except DomainError as exc:
+        if exc.code != "bust-shared":
+            raise
+        open_ = [k for k in same if not k["voided"]]
         raise DomainError(
             "desk-bust-block",
             _t(
@@ -304,8 +311,8 @@ def _knockout(session: Session, tournament_id: int, number: int | None, player: 
                 count=len(open_),
                 names=", ".join(k["busted"] for k in open_),
             ),
-        )
-    return open_[0]
+        ) from None
+    return next(k for k in live if k["id"] == found.id)
 
 
 def _void_refusal(problem, k: dict, locale: str, zone: ZoneInfo, window_end: datetime) -> str:

@@ -3,9 +3,10 @@
 
 A pid file holds the pid and the process's start time (from /proc), so a pid the kernel has since
 given to another process is never signalled. Stopping sends SIGTERM to the process and all its
-descendants, waits, then SIGKILLs what is left. The process is signalled first, and given half the
-grace to end what it started itself (the runner cancels its flow runs, so `make stop` leaves no
-Crashed run), before its descendants are."""
+descendants, waits, then SIGKILLs what is left. The process is signalled first, and given all but
+the last 5 s of a 30 s grace to end what it started itself (the runner cancels its flow runs, so
+`make stop` leaves no Crashed run; on a loaded machine that takes several seconds), before its
+descendants are."""
 
 from __future__ import annotations
 
@@ -84,8 +85,10 @@ def _signal(pids: list[int], sig: int) -> None:
             pass
 
 
-def stop(settings: Settings, name: str, grace: float = 10.0) -> str:
-    """End the process recorded as `name` and everything it started."""
+def stop(settings: Settings, name: str, grace: float = 30.0, tree_grace: float = 5.0) -> str:
+    """End the process recorded as `name` and everything it started: the process alone for up to
+    `grace - tree_grace` seconds (a loaded machine's runner takes several to cancel its runs), then
+    every process of its tree is asked, then what is left is killed at `grace`."""
     pid = recorded(settings, name)
     _pid_file(settings, name).unlink(missing_ok=True)
     if pid is None:
@@ -95,7 +98,7 @@ def stop(settings: Settings, name: str, grace: float = 10.0) -> str:
     # the process first: the runner of `tourney serve` cancels its flow runs itself (they end
     # Cancelled, not Crashed: a run's process signalled directly would crash) and exits
     _signal([pid], signal.SIGTERM)
-    while time.monotonic() < deadline - grace / 2 and _alive(pid):
+    while time.monotonic() < deadline - tree_grace and _alive(pid):
         time.sleep(0.1)
     _signal([m for m in tree if _alive(m)], signal.SIGTERM)
     while time.monotonic() < deadline and any(_alive(m) for m in tree):

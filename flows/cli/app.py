@@ -296,11 +296,15 @@ def serve(
     """Serve every deployment (but the `--skip` ones) with its schedule, in the foreground (Ctrl-C
     stops); start the timekeeper (its active run and its standby, which take two slots beside the
     `limit`; its deployment is this machine's, TOURNEY_MACHINE); make the requeue automations when
-    missing."""
-    from prefect import serve as prefect_serve
+    missing. The runner is Prefect's public `Runner`, held here so that the timekeeper's start sees
+    its `stopping` (set by its SIGTERM handler) and makes no run while it shuts down."""
+    import asyncio
+
+    from prefect.exceptions import TerminationSignal
+    from prefect.runner import Runner
 
     from flows.deployments import deployments
-    from flows.jobs.timekeeper import RUNS, deployment_name, runner_stopping, start_when_served
+    from flows.jobs.timekeeper import RUNS, deployment_name, start_when_served
     from flows.ops import REQUEUE_AFTER, REQUEUE_PENDING_AFTER, ensure_requeue_automation
     from infra import processes
 
@@ -314,8 +318,15 @@ def serve(
     _require_prefect_api()
     processes.record(settings, "serve")
     ensure_requeue_automation(REQUEUE_AFTER, REQUEUE_PENDING_AFTER, replace=False)  # as `tourney deploy` makes it
-    start_when_served(own=deployment_name(machine), stopping=runner_stopping)
-    prefect_serve(*served, limit=limit + RUNS)
+    runner = Runner(limit=limit + RUNS)
+    for d in served:
+        runner.add_deployment(d)
+    start_when_served(own=deployment_name(machine), stopping=lambda: runner.stopping)
+    say(f"serving {len(served)} jobs on machine {machine} (Ctrl-C stops)")
+    try:
+        asyncio.run(runner.start())
+    except (KeyboardInterrupt, TerminationSignal):
+        say("stopped serving")
 
 
 @app.command("stop")

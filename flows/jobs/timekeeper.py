@@ -433,16 +433,6 @@ def _sweep_when_due(keeper: Timekeeper, every: float | None = None) -> None:
             keeper.log.warning("could not check the sweeps' pending work: %s", exc)
 
 
-def runner_stopping() -> bool:
-    """Whether this process's Prefect runner (`tourney serve`'s) is shutting down: its SIGTERM
-    handler, installed on the main thread when it starts, is its bound `handle_sigterm`, and sets
-    its `stopping`."""
-    import signal
-
-    handler = signal.getsignal(signal.SIGTERM)
-    return bool(getattr(getattr(handler, "__self__", None), "stopping", False))
-
-
 def _own_deployment() -> str:
     """The deployment this run belongs to (its machine's), `timekeeper` when run bare."""
     from prefect.runtime import deployment

@@ -9,7 +9,11 @@ All three through real processes: a Prefect API, a runner serving the deployment
 does (its poll every 2 s, `prefect_env`), the timekeeper's run, the CLI. Time = when the results
 sheet's row is written (a trigger stamps clock_timestamp()) minus the last bust's instant; for the
 timekeeper also minus the instant the window closed (what the platform controls).
-TOURNEY_BENCH_LAST_BUST_OLD=0 skips the old way (up to 6 minutes)."""
+TOURNEY_BENCH_LAST_BUST_OLD=0 skips the old way (up to 6 minutes).
+
+And the same for Pusoy Dos: from the last game's report (`tourney pusoy report`, a real process: the
+round completes in it, `complete-rounds` at once, and the champion's cup starts its `publish-results`
+run) to its results sheet's row; the target is 30 s."""
 
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ from flows import bootstrap
 from infra.config import load_settings
 from infra.prefect_server import prefect_env
 from tests.support.poker_world import BOUNTY, field, tournament
+from tests.support.pusoy_world import in_order, seating
 
 ROOT = Path(__file__).resolve().parent.parent
 WINDOW = timedelta(minutes=1)
@@ -52,7 +57,8 @@ from flows.jobs.timekeeper import RUNS
 
 if __name__ == "__main__":
     # no schedules: the sweeps' runs are created by the bench as their interval schedules would
-    jobs = [replace(job(n), interval=None) for n in ("timekeeper", "finalize-tournaments", "publish-results")]
+    names = ("timekeeper", "finalize-tournaments", "publish-results", "complete-rounds")
+    jobs = [replace(job(n), interval=None) for n in names]
     serve(*(deployment(j) for j in jobs), limit=4 + RUNS)
 """
 
@@ -80,15 +86,15 @@ def _seed(label: str, busted_at: list[datetime]) -> dict[int, datetime]:
     return made
 
 
-def _written(ids: list[int], deadline: float) -> dict[int, datetime]:
+def _written(ids: list[int], deadline: float, source: str = "poker") -> dict[int, datetime]:
     """The instant each tournament's results sheet was written, waiting until all are or the deadline."""
     sql = text(
         "SELECT p.tournament_id, min(w.written_at) FROM bench_sheets w JOIN document_publications p "
-        "ON p.id = w.publication_id WHERE p.source = 'poker' AND p.tournament_id = ANY(:ids) GROUP BY 1"
+        "ON p.id = w.publication_id WHERE p.source = :source AND p.tournament_id = ANY(:ids) GROUP BY 1"
     )
     while True:
         with bootstrap.engine().connect() as conn:
-            found = dict(conn.execute(sql, {"ids": ids}).all())
+            found = dict(conn.execute(sql, {"ids": ids, "source": source}).all())
         if len(found) == len(ids) or time.monotonic() > deadline:
             return found
         time.sleep(0.5)
@@ -140,6 +146,46 @@ def _finish_way(report: Report, env: dict[str, str]) -> None:
         "last bust to PDFs: `tourney poker finish` right after it",
         [(found[t] - asked[t]).total_seconds() for t in made if t in found],
         len(made) - len(found),
+    )
+
+
+def _champion_way(report: Report, env: dict[str, str]) -> None:
+    """COUNT 8-player cups, their first round completed; the final's one game reported by the CLI."""
+    from domain.pusoy.services import rounds as pusoy_rounds
+    from domain.pusoy.services import setup as pusoy_setup
+
+    finals = {}
+    with bootstrap.unit_of_work() as session:
+        now = datetime.now(UTC)
+        for n in range(COUNT):
+            t = pusoy_setup.create(
+                session, name=f"champion-{n}", organizer="bench", capacity=8, now=now, organizer_email="b@example.org"
+            )
+            for i in range(8):
+                pusoy_setup.join(session, t.code, f"p{i}", now)
+            in_order(session, t, 1, "p0", now)
+            pusoy_rounds.complete_round(session, t.id, 1, now)
+            [final] = seating(session, t.id, 2).values()
+            finals[t.id] = (t.code, sorted(final))
+    tourney = str(Path(sys.executable).with_name("tourney"))
+    asked = {}
+    for tid, (code, players) in finals.items():
+        asked[tid] = datetime.now(UTC)
+        places = [f"{p}={k}" for k, p in enumerate(players, start=1)]
+        subprocess.run(
+            [tourney, "pusoy", "report", code, *places, "--round", "2", "--table", "1"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+        )
+    found = _written(list(finals), time.monotonic() + 120, source="pusoy")
+    _note(
+        report,
+        "Pusoy Dos champion to PDFs: the final's last report (`tourney pusoy report`)",
+        [(found[t] - asked[t]).total_seconds() for t in finals if t in found],
+        len(finals) - len(found),
     )
 
 
@@ -200,6 +246,7 @@ def run(report: Report) -> None:
                 time.sleep(20)  # it takes the lock and settles
                 _timekeeper_way(report)
                 _finish_way(report, env)
+                _champion_way(report, env)
                 for _ in range(3):  # the active one may have made a new standby meanwhile
                     for r in client.read_flow_runs(limit=200):
                         if r.deployment_id == timekeeper.id and r.state and not r.state.is_final():

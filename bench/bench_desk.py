@@ -30,10 +30,11 @@ from tests.support.web_server import Server
 DESKS = int(os.environ.get("BENCH_DESK_DESKS") or 50)
 ROUNDS = int(os.environ.get("BENCH_DESK_ROUNDS") or 3)
 FIELD = 30  # players seated before the desks start (the world's two make 32)
+THREADS = os.environ.get("BENCH_DESK_THREADS") or ""  # the server's worker threads; "": anyio's default (40)
 # The bench's server: the app as `make run` serves it, with each request's time in the handler and in
 # the app sent back as `Server-Timing: app;dur=…, handler;dur=…` (ms).
 SERVER = """
-import contextvars, sys, time, uvicorn
+import contextvars, sys, time, anyio, uvicorn
 from flows.web.api.core import Api
 from flows.web.app import create_app
 
@@ -55,6 +56,8 @@ def timing(app):
     async def asgi(scope, receive, send):
         if scope["type"] != "http":
             return await app(scope, receive, send)
+        if len(sys.argv) > 2 and sys.argv[2]:
+            anyio.to_thread.current_default_thread_limiter().total_tokens = int(sys.argv[2])
         spent, start = [], time.perf_counter()
         SPENT.set(spent)
 
@@ -79,7 +82,7 @@ def _loadavg() -> str:
 
 
 def _serve() -> tuple[subprocess.Popen, str]:
-    process, port = serve(SERVER)
+    process, port = serve(SERVER, THREADS)
     return process, f"http://127.0.0.1:{port}"
 
 
@@ -214,6 +217,7 @@ def run(report: Report) -> None:
     t = w.tournament_a
     seated_field(engine, t, FIELD)
     report.note("desk: the machine", "load average at the start (1, 5, 15 min)", _loadavg())
+    report.note("desk: the machine", "the server's worker threads", THREADS or "40 (anyio's default)")
     _in_process(report, engine, w, t)
     process, url = _serve()
     name = f"desk: {DESKS} desks at once on one running tournament"

@@ -1,10 +1,14 @@
-"""The desk (docs/desk.md): 50 desks acting at once on one tournament through `/api/v1`, against a real
-uvicorn process on the bench's database. Two ways side by side: one desk alone, then DESKS at once
-(medians and their ratio), for each action's time as the desk sees it (request sent to answer read,
-on localhost: the server's time plus a loopback round trip) — p50 and p95 per action. Then a change
-reaching another desk: from a step's answer to the next message of the tournament's event stream
-`/t/{id}/events` that a listening desk reads (p50/p95), and the desk page's weight (the shell, its
-scripts and the style sheet). Figures only: no timed assertion anywhere."""
+"""The desk (docs/desk.md#speed): 50 desks acting at once on one running tournament through `/api/v1`,
+against a real uvicorn process on the bench's database. First, in this process, each action's SQL
+statements and CPU ms for one request (tests/support/desk_budget.py: the budget the tests pin). Then two
+ways side by side: one desk alone, then DESKS at once, each action's time three ways: the SERVER's time
+inside the handler (`Api.run`: identify, CSRF, locate, allow, the use case, the audit row, the commit;
+the target), the app's (from the request entering the app to its answer starting: waiting for a worker
+thread included), both sent back by the bench's server in a `Server-Timing` header, and the client's
+(request sent to answer read, on localhost: the client's own event loop and queue included). Then a
+change reaching another desk: from a step's answer to the next message of the tournament's event stream
+`/t/{id}/events` that a listening desk reads, and the desk page's weight (the shell, its scripts and the
+style sheet). Figures only: no timed assertion anywhere."""
 
 from __future__ import annotations
 
@@ -19,18 +23,66 @@ import httpx
 from bench.harness import Report, serve
 from flows import bootstrap
 from tests.support import access_world
+from tests.support.desk_budget import BUDGET, counted, seated_field
+from tests.support.net import free_port
+from tests.support.web_server import Server
 
 DESKS = int(os.environ.get("BENCH_DESK_DESKS") or 50)
-ROUNDS = int(os.environ.get("BENCH_DESK_ROUNDS") or 4)
+ROUNDS = int(os.environ.get("BENCH_DESK_ROUNDS") or 3)
+FIELD = 30  # players seated before the desks start (the world's two make 32)
+THREADS = os.environ.get("BENCH_DESK_THREADS") or ""  # the server's worker threads; "": anyio's default (40)
+# The bench's server: the app as `make run` serves it, with each request's time in the handler and in
+# the app sent back as `Server-Timing: app;dur=…, handler;dur=…` (ms).
 SERVER = """
-import sys, uvicorn
+import contextvars, sys, time, anyio, uvicorn
+from flows.web.api.core import Api
 from flows.web.app import create_app
-uvicorn.run(create_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
+
+SPENT = contextvars.ContextVar("spent")  # the request's list of handler times (the worker thread sees it)
+run = Api.run
+
+def timed(self, *args, **kwargs):
+    start = time.perf_counter()
+    try:
+        return run(self, *args, **kwargs)
+    finally:
+        spent = SPENT.get(None)
+        if spent is not None:
+            spent.append(time.perf_counter() - start)
+
+Api.run = timed
+
+def timing(app):
+    async def asgi(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        if len(sys.argv) > 2 and sys.argv[2]:
+            anyio.to_thread.current_default_thread_limiter().total_tokens = int(sys.argv[2])
+        spent, start = [], time.perf_counter()
+        SPENT.set(spent)
+
+        async def answer(message):
+            if message["type"] == "http.response.start":
+                total = 1000 * (time.perf_counter() - start)
+                header = f"app;dur={total:.2f}, handler;dur={1000 * sum(spent):.2f}".encode()
+                message = message | {"headers": [*message.get("headers", []), (b"server-timing", header)]}
+            await send(message)
+
+        await app(scope, receive, answer)
+    return asgi
+
+uvicorn.run(timing(create_app()), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
+WAYS = ("handler", "app", "client")
+
+
+def _loadavg() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def _serve() -> tuple[subprocess.Popen, str]:
-    process, port = serve(SERVER)
+    process, port = serve(SERVER, THREADS)
     return process, f"http://127.0.0.1:{port}"
 
 
@@ -39,14 +91,21 @@ def _p(values: list[float], q: float) -> float:
     return values[int(q * (len(values) - 1))]
 
 
-async def _desk(client, w, t: int, n: int, timings: dict[str, list[float]]) -> None:
+def _server_timing(response: httpx.Response) -> dict[str, float]:
+    parts = (p.strip().split(";dur=") for p in response.headers["server-timing"].split(","))
+    return {name: float(ms) / 1000 for name, ms in parts}
+
+
+async def _desk(client, w, t: int, n: int, timings: dict[str, dict[str, list[float]]]) -> None:
     """One desk's round: read the state, a walk-in arrives, read again, the cashier settles them."""
     floor, cashier = w.headers("floor"), w.headers("cashier")
 
     async def timed(action, method, path, headers, body=None):
         start = time.perf_counter()
         r = await client.request(method, "/api/v1" + path, json=body, headers=headers)
-        timings.setdefault(action, []).append(time.perf_counter() - start)
+        spent = _server_timing(r) | {"client": time.perf_counter() - start}
+        for way in WAYS:
+            timings.setdefault(action, {}).setdefault(way, []).append(spent[way])
         assert r.status_code == 200, r.text
         return r.json()
 
@@ -64,13 +123,46 @@ async def _desk(client, w, t: int, n: int, timings: dict[str, list[float]]) -> N
     )
 
 
-async def _round(url, w, t, desks: int, first: int) -> tuple[float, dict[str, list[float]]]:
-    timings: dict[str, list[float]] = {}
+async def _round(url, w, t, desks: int, first: int) -> tuple[float, dict[str, dict[str, list[float]]]]:
+    timings: dict[str, dict[str, list[float]]] = {}
     limits = httpx.Limits(max_connections=desks + 4)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
         start = time.perf_counter()
         await asyncio.gather(*(_desk(client, w, t, first + i, timings) for i in range(desks)))
         return time.perf_counter() - start, timings
+
+
+def _in_process(report: Report, engine, w, t: int, repeat: int = 5) -> None:
+    """Each action's statements and CPU ms (the process's: the server's thread and the client's) for one
+    request, served in this process on the bench's engine; the median of `repeat` requests."""
+    from flows.web.app import create_app
+
+    name = "desk: one request in process (statements / CPU ms, median of 5)"
+    with Server(create_app(engine), free_port()) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+
+        def call(who, method, path, body=None):
+            r = http.request(method, "/api/v1" + path, json=body, headers=w.headers(who))
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        state = f"/desk/tournaments/{t}"
+        for who in ("floor", "cashier"):
+            call(who, "GET", state)  # warm: imports, compiled statements, each token's last-use write
+        runs: dict[str, list[tuple[int, float]]] = {}
+        for n in range(repeat):
+            for label, who in (("desk.state", "floor"), ("desk.state (cashier)", "cashier")):
+                _, statements, cpu = counted(engine, lambda who=who: call(who, "GET", state))
+                runs.setdefault(label, []).append((statements, cpu))
+            walk_in = {"name": f"Counted Player {n}", "handle": f"counted{n}", "birth_date": "1990-01-01"}
+            made, statements, cpu = counted(engine, lambda: call("floor", "POST", f"{state}/arrivals", walk_in))
+            runs.setdefault("desk.arrive", []).append((statements, cpu))
+            settle = {"player": str(made["player_id"]), "amount": made["owed"]["input"]}
+            _, statements, cpu = counted(engine, lambda: call("cashier", "POST", f"{state}/settlements", settle))
+            runs.setdefault("desk.settle", []).append((statements, cpu))
+    for label, values in runs.items():
+        statements = max(s for s, _ in values)
+        cpu = statistics.median(c for _, c in values)
+        report.note(name, f"{label}: statements (budget {BUDGET[label]}) / CPU ms", f"{statements} / {cpu:.1f}")
 
 
 async def _propagation(url, w, t: int, changes: int) -> list[float]:
@@ -123,32 +215,34 @@ def run(report: Report) -> None:
     engine = bootstrap.engine()
     w = access_world.build(engine)
     t = w.tournament_a
+    seated_field(engine, t, FIELD)
+    report.note("desk: the machine", "load average at the start (1, 5, 15 min)", _loadavg())
+    report.note("desk: the machine", "the server's worker threads", THREADS or "40 (anyio's default)")
+    _in_process(report, engine, w, t)
     process, url = _serve()
-    name = f"desk: {DESKS} desks at once on one tournament"
+    name = f"desk: {DESKS} desks at once on one running tournament"
     try:
-        alone: dict[str, list[float]] = {}
-        together: dict[str, list[float]] = {}
+        alone: dict[str, dict[str, list[float]]] = {}
+        together: dict[str, dict[str, list[float]]] = {}
         walls = []
         for r in range(ROUNDS):  # alternate, so the machine's noise hits both
             _, one = asyncio.run(_round(url, w, t, 1, 10_000 + r))
             wall, many = asyncio.run(_round(url, w, t, DESKS, 1 + r * DESKS))
             walls.append(wall)
-            for action, values in one.items():
-                alone.setdefault(action, []).extend(values)
-            for action, values in many.items():
-                together.setdefault(action, []).extend(values)
+            for into, got in ((alone, one), (together, many)):
+                for action, ways in got.items():
+                    for way, values in ways.items():
+                        into.setdefault(action, {}).setdefault(way, []).extend(values)
         for action in sorted(together):
-            a, m = statistics.median(alone[action]), statistics.median(together[action])
-            report.note(
-                name,
-                f"{action}: median alone / {DESKS} at once, ms (ratio)",
-                f"{1000 * a:.1f} / {1000 * m:.1f} ({m / a:.1f}x)",
-            )
-            report.note(
-                name,
-                f"{action}: p95 alone / {DESKS} at once, ms (target ≤ 50)",
-                f"{1000 * _p(alone[action], 0.95):.1f} / {1000 * _p(together[action], 0.95):.1f}",
-            )
+            for way in WAYS:
+                a, m = alone[action][way], together[action][way]
+                target = " (target p95 ≤ 50 at once)" if way == "handler" else ""
+                report.note(
+                    name,
+                    f"{action}: {way} p50 / p95 ms, alone | {DESKS} at once{target}",
+                    f"{1000 * statistics.median(a):.1f} / {1000 * _p(a, 0.95):.1f} | "
+                    f"{1000 * statistics.median(m):.1f} / {1000 * _p(m, 0.95):.1f}",
+                )
         report.note(name, f"{DESKS} desks' round (4 steps each), median wall, s", round(statistics.median(walls), 2))
         lags = asyncio.run(_propagation(url, w, t, 20))
         report.note(
@@ -163,6 +257,7 @@ def run(report: Report) -> None:
         report.note(
             "desk: the page's weight", "shell + scripts + style sheet, KB (target ≤ 150)", round(total / 1024, 1)
         )
+        report.note("desk: the machine", "load average at the end (1, 5, 15 min)", _loadavg())
     finally:
         process.terminate()
         process.wait(10)

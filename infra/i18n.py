@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from babel import Locale
@@ -97,12 +97,14 @@ def number(value: int | Decimal, locale: str) -> str:
     return format_decimal(value, locale=checked(locale))
 
 
+@lru_cache(maxsize=4096)  # a desk state writes every player's debt: most are the same few amounts
 def money(minor: int, currency: str, locale: str) -> str:
     """1 500,00 ₽ / RUB 1,500.00: an amount in minor units, in the currency's major units as the locale
     writes them (SP-1)."""
     return format_currency(Decimal(minor).scaleb(-get_currency_precision(currency)), currency, locale=checked(locale))
 
 
+@lru_cache(maxsize=4096)
 def amount_input(minor: int, currency: str, locale: str) -> str:
     """1500 / 1500,50 (Russian) / 1500.50 (English): an amount as a person types it back into a field,
     ungrouped (a grouping comma would read as a decimal mark), decimals only when there are any."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Engine, create_engine, event
@@ -19,6 +20,7 @@ from domain.draw import SeedSource
 from domain.errors import ConfigurationError
 
 SEEDS = "draw_seeds"
+T = TypeVar("T")
 _SEED_SOURCES: WeakKeyDictionary[Engine, SeedSource] = WeakKeyDictionary()
 
 
@@ -57,6 +59,17 @@ def unit_of_work(engine: Engine) -> Iterator[Session]:
     factory = sessionmaker(bind=engine, expire_on_commit=False)
     with factory.begin() as session:
         yield session
+
+
+HELD = "held"
+
+
+def hold(session: Session, obj: T) -> T:
+    """Keep `obj` in the session's identity map until the session closes (the map holds what nobody
+    references weakly, and lets it go): a row that many steps of one transaction name (a tournament,
+    its club, its structure) is then read once, and `session.get` finds it without a statement."""
+    session.info.setdefault(HELD, set()).add(obj)
+    return obj
 
 
 class StatementCounter:

@@ -14,20 +14,36 @@ from domain.documents.services.holders import Held
 from domain.poker.tables.tournaments import Settlement, Tournament
 from domain.pusoy.rules.codes import normalise
 from domain.pusoy.tables import PusoyTournament
+from domain.store.db import hold
 
 
 def club(session: Session, club_id: int) -> Target | None:
-    status = session.scalar(select(Club.listing_status).where(Club.id == club_id))
-    return None if status is None else Target(club_id, status == Listing.LISTED)
+    """The club's target; its row read afresh and held by the session (`hold`: the use case reads it no
+    more)."""
+    found = session.scalar(select(Club).where(Club.id == club_id).execution_options(populate_existing=True))
+    return None if found is None else Target(hold(session, found).id, found.listing_status == Listing.LISTED)
 
 
 def tournament(session: Session, tournament_id: int) -> Target | None:
+    """The tournament's target. The tournament's and its club's rows are read afresh and held by the
+    session (`hold`), so the use case that follows reads neither again (`get_tournament`, `get_club`)."""
     row = session.execute(
-        select(Tournament.club_id, Club.listing_status)
+        select(Tournament, Club)
         .join(Club, Club.id == Tournament.club_id)
         .where(Tournament.id == tournament_id)
+        .execution_options(populate_existing=True)
     ).first()
-    return None if row is None else Target(row.club_id, row.listing_status == Listing.LISTED)
+    if row is None:
+        return None
+    hold(session, row.Club)
+    return held_tournament(session, hold(session, row.Tournament))
+
+
+def held_tournament(session: Session, t: Tournament) -> Target:
+    """The target of a tournament the session holds (as `tournament` read it): its club from the
+    session's identity map, so no statement after `tournament`."""
+    club = session.get_one(Club, t.club_id)
+    return Target(club.id, club.listing_status == Listing.LISTED)
 
 
 def settlement(session: Session, settlement_id: int) -> tuple[Target, int] | None:

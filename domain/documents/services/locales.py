@@ -72,11 +72,12 @@ def club_locale(session: Session, club_id: int) -> str:
 
 
 def tournament_locale(session: Session, tournament_id: int) -> str:
-    """The language of a poker tournament's documents and public pages: its club's."""
-    club_id = session.scalar(select(PokerTournament.club_id).where(PokerTournament.id == tournament_id))
-    if club_id is None:
+    """The language of a poker tournament's documents and public pages: its club's (the tournament as
+    the session read it already, else one read)."""
+    t = session.get(PokerTournament, tournament_id)
+    if t is None:
         raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
-    return club_locale(session, club_id)
+    return club_locale(session, t.club_id)
 
 
 def pusoy_tournament_locale(session: Session, tournament_id: int) -> str:

@@ -35,6 +35,7 @@ from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.clock_seating import Clock as ClockRow
 from domain.poker.tables.tournaments import Level as LevelRow
 from domain.poker.tables.tournaments import Structure, Tournament
+from domain.store.db import hold
 
 # The floor's transitions of one tournament queue on this lock, then lock the clock row; the batch
 # job locks clock rows (skipping held ones) and then, for a dead stack's bust, the tournament row.
@@ -96,7 +97,7 @@ def levels_by_structure(session: Session, structure_ids: Iterable[int]) -> dict[
 def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None, Loaded]:
     stmt = select(ClockRow).where(ClockRow.tournament_id == t.id)
     row = session.execute(stmt.with_for_update() if lock else stmt).scalar_one_or_none()
-    ante_type = session.execute(select(Structure.ante_type).where(Structure.id == t.structure_id)).scalar_one()
+    ante_type = hold(session, session.get_one(Structure, t.structure_id)).ante_type
     levels = levels_by_structure(session, [t.structure_id]).get(t.structure_id, ())
     clock = decode(row.segments, row.pauses, row.overrides) if row else Clock()
     hands = row.hands_per_hour if row else DEFAULT_HANDS_PER_HOUR
@@ -109,10 +110,22 @@ def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None,
 def status(session: Session, tournament_id: int, now: datetime) -> dict:
     t = get_tournament(session, tournament_id)
     _, loaded = _load(session, t, lock=False)
+    return _status(t, loaded, now)
+
+
+def _status(t: Tournament, loaded: Loaded, now: datetime) -> dict:
     reading = reading_dict(t.id, pure.read(loaded.clock, loaded.levels, now), len(loaded.levels))
     if t.status in ("finished", "cancelled"):  # the clock stops with the tournament: say so, not "running"
         reading["status"] = t.status
     return reading
+
+
+def status_and_upcoming(session: Session, tournament_id: int, now: datetime) -> tuple[dict, dict | None]:
+    """The clock's status at `now` and the next level to be played (`_upcoming`), from one read of the
+    clock (the club's screen shows both)."""
+    t = get_tournament(session, tournament_id)
+    _, loaded = _load(session, t, lock=False)
+    return _status(t, loaded, now), _upcoming(loaded, now)
 
 
 def furthest_level(session: Session, tournament_id: int, now: datetime) -> int | None:
@@ -123,11 +136,9 @@ def furthest_level(session: Session, tournament_id: int, now: datetime) -> int |
     return pure.furthest_level(loaded.clock, loaded.levels, now)
 
 
-def upcoming(session: Session, tournament_id: int, now: datetime) -> dict | None:
+def _upcoming(loaded: Loaded, now: datetime) -> dict | None:
     """The next level to be played after the one the clock shows at `now` (before the start: the
     first), with its blinds and ante as they stand; None when no level to play is left."""
-    t = get_tournament(session, tournament_id)
-    _, loaded = _load(session, t, lock=False)
     reading = pure.read(loaded.clock, loaded.levels, now)
     index = pure.next_play_level(loaded.levels, reading.level)
     if index is None:

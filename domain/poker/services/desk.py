@@ -13,7 +13,7 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from domain.poker.rules.knockouts import Bust
-from domain.poker.services import clock, entries, knockouts, players, seating, tournaments
+from domain.poker.services import clock, entries, knockouts, seating, tournaments
 from domain.poker.tables.clock_seating import NoShowRun
 from domain.poker.tables.knockouts_places import Knockout, MysteryDraw
 from domain.poker.tables.tournaments import Entry, Registration, TopUp
@@ -42,12 +42,8 @@ def arrive(
     """A player at the counter in one step: registered now unless already (3.10, SP-2, late
     registration by its deadline), then checked in (the buy-in owed, 3.4) and seated once seats are
     drawn (3.6). Also says whether this step registered them."""
-    player = players.find_player(session, player_ref)
-    registered = entries.active_registration(session, tournament_id, player.id) is not None
-    if not registered:
-        entries.register(session, tournament_id, player.id, now)
-    entry, seat = check_in(session, tournament_id, player.id, now)
-    return entry, seat, not registered
+    entry, registered = entries.arrive(session, tournament_id, player_ref, now)
+    return entry, seating.seat_if_drawn(session, entry.id, now), registered
 
 
 def reenter(
@@ -96,14 +92,15 @@ def knock_out(
 def no_shows_waiting(session: Session, tournament_id: int) -> int | None:
     """3.8: how many registered players have not checked in, while the tournament's no-shows are not
     processed yet (None once they are)."""
-    if session.scalar(select(exists().where(NoShowRun.tournament_id == tournament_id))):
-        return None
-    return session.scalar(
+    waiting = (
         select(func.count())
         .select_from(Registration)
         .where(Registration.tournament_id == tournament_id, Registration.status == "active")
         .where(~select(Entry.id).where(Entry.registration_id == Registration.id).exists())
+        .scalar_subquery()
     )
+    processed, count = session.execute(select(exists().where(NoShowRun.tournament_id == tournament_id), waiting)).one()
+    return None if processed else count
 
 
 def drawn_knockouts(session: Session, tournament_id: int) -> list[int]:

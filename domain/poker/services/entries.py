@@ -26,7 +26,7 @@ from domain.poker.services.tournaments import (
     tournament_window,
 )
 from domain.poker.tables.clock_seating import Seat
-from domain.poker.tables.tournaments import Entry, Registration, TopUp, Tournament
+from domain.poker.tables.tournaments import Entry, Player, Registration, TopUp, Tournament
 
 
 def _active_registration(session: Session, tournament_id: int, player_id: int) -> Registration | None:
@@ -49,11 +49,18 @@ def active_registration(session: Session, tournament_id: int, player_id: int) ->
 def register(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> Registration:
     """3.10 sign-up (late registration while running, before its deadline); SP-2 parallel check."""
     t, player = locked(session, tournament_id, player_ref)
+    return _register(session, t, player, _active_registration(session, t.id, player.id), now)
+
+
+def _register(
+    session: Session, t: Tournament, player: Player, active: Registration | None, now: datetime
+) -> Registration:
+    """`register` of a tournament and a player locked already, `active` their active registration."""
     problems = eligibility_problems(
         player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date()
     )
     problems += rules.registration_problems(t.status, t.late_reg_deadline, now)
-    if not problems and _active_registration(session, t.id, player.id) is not None:
+    if not problems and active is not None:
         problems.append(Problem("already-registered", f"the player is already registered in tournament {t.id}"))
     if not problems:
         held = [(tid, name, window) for _, tid, name, window in held_windows(session, [player.id], t.id)]
@@ -117,7 +124,23 @@ def check_in(session: Session, tournament_id: int, player_ref: str | int, now: d
     stack and the buy-in is recorded as a debt. Returns the entry for the seating area to seat in
     the same transaction."""
     t, player = locked(session, tournament_id, player_ref)
+    return _check_in(session, t, player, _active_registration(session, t.id, player.id), now)
+
+
+def arrive(session: Session, tournament_id: int, player_ref: str | int, now: datetime) -> tuple[Entry, bool]:
+    """A player at the counter: registered now unless already (`register`), then checked in
+    (`check_in`), under one lock of the tournament and the player; also says whether this step
+    registered them."""
+    t, player = locked(session, tournament_id, player_ref)
     reg = _active_registration(session, t.id, player.id)
+    registered_now = reg is None
+    if reg is None:
+        reg = _register(session, t, player, None, now)
+    return _check_in(session, t, player, reg, now), registered_now
+
+
+def _check_in(session: Session, t: Tournament, player: Player, reg: Registration | None, now: datetime) -> Entry:
+    """`check_in` of a tournament and a player locked already, `reg` their active registration."""
     if reg is None:
         raise DomainError("not-registered", f"the player is not registered in tournament {t.id} (rule 3.10)")
     if reg.checked_in_at is not None:

@@ -4,9 +4,10 @@ command's output is written for. One query each; no writes."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from sqlalchemy import func, literal, or_, select
+from sqlalchemy import bindparam, func, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from domain.clubs.tables import Club
@@ -32,24 +33,24 @@ def _name():
     return func.coalesce(Player.name, Player.pseudonym)
 
 
-def entries(session: Session, tournament_id: int) -> list[dict[str, Any]]:
-    """Every registration of the tournament: checked in or not, its current entry's seat and
-    state, its re-entries and what the player owes."""
-    t = get_tournament(session, tournament_id)
+@cache
+def _entries(one: bool):
+    """`entries`' statement, built once (the desk state runs it at every redraw): of the tournament `t`,
+    and of its registration `r` when `one`."""
     latest = (
         select(Entry.registration_id, func.max(Entry.sequence).label("sequence"))
-        .where(Entry.tournament_id == t.id)
+        .where(Entry.tournament_id == bindparam("t"))
         .group_by(Entry.registration_id)
         .subquery()
     )
     current = aliased(Entry)
     owed = (
         select(Fee.player_id, func.sum(Fee.amount).label("owed"))
-        .where(Fee.tournament_id == t.id, Fee.settlement_id.is_(None))
+        .where(Fee.tournament_id == bindparam("t"), Fee.settlement_id.is_(None))
         .group_by(Fee.player_id)
         .subquery()
     )
-    rows = session.execute(
+    return (
         select(
             Registration,
             Player.id,
@@ -67,9 +68,17 @@ def entries(session: Session, tournament_id: int) -> list[dict[str, Any]]:
         .outerjoin(current, (current.registration_id == Registration.id) & (current.sequence == latest.c.sequence))
         .outerjoin(Seat, Seat.entry_id == current.id)
         .outerjoin(owed, owed.c.player_id == Player.id)
-        .where(Registration.tournament_id == t.id)
+        .where(Registration.tournament_id == bindparam("t"), *((Registration.id == bindparam("r"),) if one else ()))
         .order_by(Registration.registered_at, Registration.id)
     )
+
+
+def entries(session: Session, tournament_id: int, registration_id: int | None = None) -> list[dict[str, Any]]:
+    """Every registration of the tournament (or the one `registration_id`): checked in or not, its
+    current entry's seat and state, its re-entries and what the player owes."""
+    t = get_tournament(session, tournament_id)
+    one = registration_id is not None
+    rows = session.execute(_entries(one), {"t": t.id} | ({"r": registration_id} if one else {}))
     return [
         {
             "player_id": pid,
@@ -90,12 +99,12 @@ def entries(session: Session, tournament_id: int) -> list[dict[str, Any]]:
     ]
 
 
-def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
-    """Every knockout of the tournament in bust order, with who busted whom."""
-    t = get_tournament(session, tournament_id)
+@cache
+def _knockouts():
+    """`knockouts`' statement, built once: of the tournament `t`."""
     busted, killer = aliased(Entry), aliased(Entry)
     busted_player, killer_player = aliased(Player), aliased(Player)
-    rows = session.execute(
+    return (
         select(
             Knockout,
             func.coalesce(busted_player.name, busted_player.pseudonym),
@@ -105,9 +114,15 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
         .join(busted_player, busted_player.id == busted.player_id)
         .outerjoin(killer, killer.id == Knockout.killer_entry_id)
         .outerjoin(killer_player, killer_player.id == killer.player_id)
-        .where(Knockout.tournament_id == t.id)
+        .where(Knockout.tournament_id == bindparam("t"))
         .order_by(Knockout.bust_number, Knockout.id)
     )
+
+
+def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
+    """Every knockout of the tournament in bust order, with who busted whom."""
+    t = get_tournament(session, tournament_id)
+    rows = session.execute(_knockouts(), {"t": t.id})
     return [
         {
             "id": k.id,

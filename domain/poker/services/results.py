@@ -58,16 +58,25 @@ def set_prizes(session: Session, tournament_id: int, lines: Sequence[str]) -> tu
 
 def field_size(session: Session, tournament_id: int) -> tuple[int, int]:
     """(entries, distinct players): the non-voided entries; before any entry, the active registrations."""
-    entries, players = session.execute(
-        select(func.count(), func.count(func.distinct(Entry.player_id))).where(
-            Entry.tournament_id == tournament_id, Entry.state != "voided"
-        )
+    return _field(session, tournament_id)[:2]
+
+
+def _field(session: Session, tournament_id: int) -> tuple[int, int, int]:
+    """`field_size` and the active entries (the players remaining, SP-3), in one statement (two before
+    any entry)."""
+    kept = Entry.state != "voided"
+    entries, players, remaining = session.execute(
+        select(
+            func.count().filter(kept),
+            func.count(func.distinct(Entry.player_id)).filter(kept),
+            func.count().filter(Entry.state == "active"),
+        ).where(Entry.tournament_id == tournament_id)
     ).one()
     if entries == 0:
         entries = players = session.scalar(
             select(func.count()).where(Registration.tournament_id == tournament_id, Registration.status == "active")
         )
-    return entries, players
+    return entries, players, remaining
 
 
 def apply_preset(session: Session, tournament_id: int, name: str, locale: str) -> tuple[str, ...]:
@@ -88,12 +97,14 @@ def prizes(session: Session, tournament_id: int) -> tuple[str, ...]:
 
 
 def itm_status(session: Session, tournament_id: int) -> Itm:
+    return field_and_itm(session, tournament_id)[2]
+
+
+def field_and_itm(session: Session, tournament_id: int) -> tuple[int, int, Itm]:
+    """(entries, distinct players) as `field_size` counts them, and the ITM standing (SP-3), from one count."""
     tournament = get_tournament(session, tournament_id)
-    entries, players = field_size(session, tournament_id)
-    remaining = session.scalar(
-        select(func.count()).where(Entry.tournament_id == tournament_id, Entry.state == "active")
-    )
-    return itm(entries, players, remaining, tournament.itm_percent, tournament.itm_min)
+    entries, players, remaining = _field(session, tournament_id)
+    return entries, players, itm(entries, players, remaining, tournament.itm_percent, tournament.itm_min)
 
 
 # -- final places (3.7, SP-7) ---------------------------------------------------------------------

@@ -30,17 +30,19 @@ def lock(session: Session, tournament_id: int) -> None:
 
 
 def load(session: Session, tournament_id: int, seat_cap: int) -> Seating:
-    tables = session.execute(
-        select(TableRow.table_no, TableRow.broken_at).where(TableRow.tournament_id == tournament_id)
+    """The tables and their seats in one statement, so a reader without the lock (the desk state) sees
+    them as one moment: never a seat at a table opened or broken after its tables were read."""
+    rows = session.execute(
+        select(TableRow.table_no, TableRow.broken_at, SeatRow.seat_no, SeatRow.entry_id)
+        .outerjoin(SeatRow, (SeatRow.tournament_id == TableRow.tournament_id) & (SeatRow.table_no == TableRow.table_no))
+        .where(TableRow.tournament_id == tournament_id)
     ).all()
-    seats = session.execute(
-        select(SeatRow.table_no, SeatRow.seat_no, SeatRow.entry_id).where(SeatRow.tournament_id == tournament_id)
-    ).all()
+    broken = {r.table_no: r.broken_at is not None for r in rows}
     return Seating(
         seat_cap,
-        tuple(sorted(t.table_no for t in tables if t.broken_at is None)),
-        frozenset(t.table_no for t in tables if t.broken_at is not None),
-    ).with_seats(Seat(*s) for s in seats)
+        tuple(sorted(n for n, out in broken.items() if not out)),
+        frozenset(n for n, out in broken.items() if out),
+    ).with_seats(Seat(r.table_no, r.seat_no, r.entry_id) for r in rows if r.entry_id is not None)
 
 
 def save(session: Session, tournament_id: int, before: Seating, after: Seating, now: datetime) -> None:
@@ -158,10 +160,14 @@ def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
     entry = session.get(Entry, entry_id)
     if entry is None:
         raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
-    before = _begin(session, entry.tournament_id)
-    after, seat, opened, drawn = _seat_one(session, entry.tournament_id, before, entry_id, now)
+    return _seat_entry(session, entry, _begin(session, entry.tournament_id), now)
+
+
+def _seat_entry(session: Session, entry: Entry, before: Seating, now: datetime) -> dict:
+    """`seat_new_entry` with the tournament's seating loaded under its lock (`_begin`)."""
+    after, seat, opened, drawn = _seat_one(session, entry.tournament_id, before, entry.id, now)
     save(session, entry.tournament_id, before, after, now)
-    shown = {"entry_id": entry_id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
+    shown = {"entry_id": entry.id, "table": seat.table, "seat": seat.seat, "opened_table": opened}
     return shown | {"draw": drawn} if drawn else shown
 
 
@@ -237,8 +243,13 @@ def break_table(
 
 def suggest(session: Session, tournament_id: int) -> list[dict]:
     t = get_tournament(session, tournament_id)
+    return suggestions(load(session, t.id, t.seat_cap))
+
+
+def suggestions(seating: Seating) -> list[dict]:
+    """`suggest` of a seating loaded already: the moves and table breaks balancing asks for."""
     out = []
-    for s in pure.suggest(load(session, t.id, t.seat_cap)):
+    for s in pure.suggest(seating):
         row = {"kind": s.kind, "table": s.table}
         row.update(_move_dict(s.move) if s.move else {})
         out.append(row)
@@ -294,17 +305,28 @@ def show(session: Session, tournament_id: int) -> dict:
             .where(SeatRow.tournament_id == t.id)
         ).all()
     )
-    counts = seating.counts()
+    shown = layout(seating)
     return {
         "tournament_id": t.id,
+        "stage": shown["stage"],
+        "seat_cap": shown["seat_cap"],
+        "tables": shown["tables"],
+        "broken": shown["broken"],
+        "next_draw_commitment": draws.pending_commitment(session, t.id),
+        "seats": [s | {"player": names.get(s["entry_id"])} for s in shown["seats"]],
+    }
+
+
+def layout(seating: Seating) -> dict:
+    """What `show` says of a seating loaded already, but the names and the next draw's commitment:
+    its stage, seat cap, tables in play with their players' counts, broken tables, every seat taken."""
+    counts = seating.counts()
+    return {
         "stage": pure.stage(seating),
         "seat_cap": seating.seat_cap,
         "tables": [{"table": n, "players": counts[n]} for n in seating.tables],
         "broken": sorted(seating.broken),
-        "next_draw_commitment": draws.pending_commitment(session, t.id),
-        "seats": [
-            {"table": s.table, "seat": s.seat, "entry_id": s.entry, "player": names.get(s.entry)} for s in seating.seats
-        ],
+        "seats": [{"table": s.table, "seat": s.seat, "entry_id": s.entry} for s in seating.seats],
     }
 
 
@@ -345,7 +367,7 @@ def seat_back(session: Session, entry_id: int, had: tuple[int, int] | None, now:
         after = before.with_seats([*before.seats, Seat(had[0], had[1], entry_id)])
         save(session, entry.tournament_id, before, after, now)
         return {"entry_id": entry_id, "table": had[0], "seat": had[1], "opened_table": False, "same_seat": True}
-    return seat_if_drawn(session, entry_id, now)
+    return _seat_if_drawn(session, entry, before, now)
 
 
 def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None:
@@ -355,8 +377,9 @@ def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None
     entry = session.get(Entry, entry_id)
     if entry is None:
         raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
-    lock(session, entry.tournament_id)
-    drawn = session.execute(
-        select(func.count()).select_from(TableRow).where(TableRow.tournament_id == entry.tournament_id)
-    ).scalar_one()
-    return seat_new_entry(session, entry_id, now) if drawn else None
+    return _seat_if_drawn(session, entry, _begin(session, entry.tournament_id), now)
+
+
+def _seat_if_drawn(session: Session, entry: Entry, before: Seating, now: datetime) -> dict | None:
+    drawn = before.tables or before.broken  # a table opened, in play or broken since
+    return _seat_entry(session, entry, before, now) if drawn else None

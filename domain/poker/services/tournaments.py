@@ -39,6 +39,7 @@ from domain.poker.tables.tournaments import (
     Structure,
     Tournament,
 )
+from domain.store.db import hold
 
 
 def settings_of(t: Tournament) -> TournamentSettings:
@@ -46,14 +47,17 @@ def settings_of(t: Tournament) -> TournamentSettings:
 
 
 def get_tournament(session: Session, tournament_id: int, *, lock: str | None = None) -> Tournament:
-    """`lock` = 'update' (status changes, edits) or 'share' (registration, top-ups, settlement)."""
-    query = select(Tournament).where(Tournament.id == tournament_id).execution_options(populate_existing=True)
+    """`lock` = 'update' (status changes, edits) or 'share' (registration, top-ups, settlement): the row
+    is locked and read afresh. Without a lock, the tournament as this transaction read it already, else
+    one read; the session holds it (`hold`), so the steps of a request that name it read it once."""
     if lock:
-        query = query.with_for_update(read=lock == "share")
-    t = session.scalar(query)
+        query = select(Tournament).where(Tournament.id == tournament_id).execution_options(populate_existing=True)
+        t = session.scalar(query.with_for_update(read=lock == "share"))
+    else:
+        t = session.get(Tournament, tournament_id)
     if t is None:
         raise NotFound("tournament-not-found", f"no tournament {tournament_id}")
-    return t
+    return hold(session, t)
 
 
 def _structure_problems(session: Session, club_id: int, structure_id: int) -> list[Problem]:

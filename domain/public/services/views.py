@@ -96,9 +96,10 @@ def _iso(value: datetime | None) -> str | None:
 # -- the club's screen (SP-8, SP-3) -------------------------------------------------------------------
 
 
-def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any]:
+def screen(session: Session, tournament_id: int, now: datetime, *, locale: str | None = None) -> dict[str, Any]:
     """Everything the club's screen shows, as JSON-able values; instants as ISO strings so the
-    browser counts down from them, and the club's language and timezone for the words (DOC-4).
+    browser counts down from them, and the club's language and timezone for the words (DOC-4;
+    `locale`: the tournament's, when the caller read it already).
 
     Before the clock starts it counts down to the scheduled start and announces the first level's
     blinds; at a break it announces the next level's; once the tournament is finished (or cancelled)
@@ -108,7 +109,7 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
         raise NotFound("unknown-tournament", f"no tournament {tournament_id}")
     ended_at = {"finished": t.finished_at, "cancelled": t.cancelled_at}.get(t.status)
     at = ended_at or now  # the clock stops with the tournament
-    reading = clock_service.status(session, tournament_id, at)
+    reading, upcoming = clock_service.status_and_upcoming(session, tournament_id, at)
     counts_to = reading["level_ends_at"] if reading["status"] == "running" and not ended_at else None
     time_left_s = reading["time_left_s"]
     if ended_at:
@@ -118,16 +119,15 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
         counts_to = t.scheduled_start if t.scheduled_start > now else None
         if t.status == "registration_open":
             reading = {**reading, "status": "registration open"}
-    entries, players = results.field_size(session, tournament_id)
-    itm = results.itm_status(session, tournament_id)
-    ante_type = session.scalar(select(Structure.ante_type).where(Structure.id == t.structure_id))
-    club = session.execute(select(Club.name, Club.timezone).where(Club.id == t.club_id)).one()
+    entries, players, itm = results.field_and_itm(session, tournament_id)
+    ante_type = session.get_one(Structure, t.structure_id).ante_type
+    club = session.get_one(Club, t.club_id)
     return {
         "tournament_id": t.id,
         "name": t.name,
         "club": club.name,
         "timezone": club.timezone,
-        "locale": locales.tournament_locale(session, t.id),
+        "locale": locale or locales.tournament_locale(session, t.id),
         "status": t.status,
         "server_now": now.isoformat(),
         "scheduled_start": t.scheduled_start.isoformat(),
@@ -145,7 +145,7 @@ def screen(session: Session, tournament_id: int, now: datetime) -> dict[str, Any
             "level_ends_at": _iso(reading["level_ends_at"]) if reading["status"] == "running" else None,
             "next_break_in_s": None if ended_at else reading["next_break_in_s"],
             "next_break_at": _iso(reading["next_break_at"]) if reading["status"] == "running" else None,
-            "next_level": None if ended_at else clock_service.upcoming(session, tournament_id, at),
+            "next_level": None if ended_at else upcoming,
             "stopped_at": _iso(ended_at),
         },
         "entries": entries,

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from domain.access.rules.policy import may
 from domain.access.services import targets
+from domain.clubs.services.clubs import get_club
 from domain.documents.services import locales
 from domain.poker.rules import counter
 from domain.poker.rules.money import parse_amount
@@ -104,20 +105,21 @@ def totals_view(totals, locale: str) -> dict:
     }
 
 
-def _zone(session, tournament_id: int) -> ZoneInfo:
-    return ZoneInfo(listings.club_of(session, tournament_id=tournament_id).timezone)
+def _zone(session, club_id: int) -> ZoneInfo:
+    return ZoneInfo(get_club(session, club_id).timezone)
 
 
 def state(session, tournament_id: int, actor, now: datetime) -> dict:
     """A tournament at the desk: what it is, its clock with the screen's words, every registration with
     its name, state, seat and what is owed, the recent knockouts and settlements, and which of the
-    desk's actions the caller may take."""
+    desk's actions the caller may take. The tournament and its club are the session's (as the API's
+    locate step read them): each of the desk's figures is read once."""
     t = tournament_service.get_tournament(session, tournament_id)
     locale = locales.tournament_locale(session, t.id)
-    zone = _zone(session, t.id)
-    screen = None if t.status == "draft" else with_text(views.screen(session, t.id, now))
+    zone = _zone(session, t.club_id)
+    screen = None if t.status == "draft" else with_text(views.screen(session, t.id, now, locale=locale))
     rows = listings.entries(session, t.id)
-    target = targets.tournament(session, t.id)
+    target = targets.held_tournament(session, t)
     settings = tournament_service.settings_of(t)
     prices = {f: getattr(settings, f) for f in AMOUNT_FIELDS}
     owed = sum(r["owed"] for r in rows)
@@ -189,7 +191,9 @@ def state(session, tournament_id: int, actor, now: datetime) -> dict:
         "may": allowed,
         "totals": totals_view(fees.totals(session, [t.id])[t.id], locale) if "desk.totals" in allowed else None,
         "server_now": now,
-    } | floor_state(session, t, rows, now, locale, zone)
+    } | floor_state(
+        session, t, rows, knockouts, now, locale, zone, on_bubble=None if screen is None else screen["on_bubble"]
+    )
 
 
 @router.get("/desk/tournaments/{tournament_id}", operation_id="desk.state", tags=["desk"])
@@ -211,7 +215,7 @@ def _todays(s, club_id: int, now: datetime) -> list[dict]:
     """The club's tournaments of the day: scheduled today in the club's time, or open or running."""
     zone, out = None, []
     for t in tournament_service.list_tournaments(s, club_id=club_id):
-        zone = zone or _zone(s, t["id"])
+        zone = zone or _zone(s, club_id)
         today = t["scheduled_start"].astimezone(zone).date() == now.astimezone(zone).date()
         if today or t["status"] in LIVE:
             out.append(t | {"zone": zone})
@@ -297,7 +301,7 @@ def desk_arrive(request: Request, tournament_id: Id, body: ArrivalBody) -> dict:
         entry, seat, registered = desk.arrive(s, tournament_id, ref, now)
         t = tournament_service.get_tournament(s, tournament_id)
         locale = locales.tournament_locale(s, t.id)
-        row = next(r for r in listings.entries(s, tournament_id) if r["entry_id"] == entry.id)
+        [row] = listings.entries(s, tournament_id, registration_id=entry.registration_id)
         return entries.entry_view(entry) | {
             "name": row["player"],
             "seat": row["seat"],

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Path, Query, Request
 from pydantic import Field
 from sqlalchemy.orm import Session
 
+from domain.clubs.services.clubs import get_club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
 from domain.poker.rules.entries import reentry_problems
@@ -47,9 +48,9 @@ def _t(locale: str, message: str, **values: Any) -> str:
 
 
 def _locale_zone(session: Session, tournament_id: int) -> tuple[str, ZoneInfo]:
-    return locales.tournament_locale(session, tournament_id), ZoneInfo(
-        listings.club_of(session, tournament_id=tournament_id).timezone
-    )
+    """The club's language and timezone (its club as the API's locate step read it: no statement)."""
+    club = get_club(session, tournament_service.get_tournament(session, tournament_id).club_id)
+    return locales.tournament_locale(session, tournament_id), ZoneInfo(club.timezone)
 
 
 def row_version(row: dict) -> str:
@@ -80,8 +81,9 @@ def _rows(session: Session, tournament_id: int) -> dict[int, dict]:
     return {r["player_id"]: r for r in listings.entries(session, tournament_id)}
 
 
-def _row(session: Session, tournament_id: int, player_id: int, locale: str, seen: str | None) -> dict:
-    row = _rows(session, tournament_id).get(player_id)
+def _row(rows: dict[int, dict], player_id: int, locale: str, seen: str | None) -> dict:
+    """The player's row of `rows` (`_rows`), refused when it has no entry or changed since `seen`."""
+    row = rows.get(player_id)
     if row is None or row["entry_id"] is None:
         raise NotFound("player-not-in-tournament", _t(locale, "This player has no entry in the tournament."))
     if seen is not None and seen != row_version(row):
@@ -108,11 +110,23 @@ def _final_table_wait(t, now: datetime, zone: ZoneInfo, locale: str) -> str | No
     return None
 
 
-def floor_state(session: Session, t, rows: list[dict], now: datetime, locale: str, zone: ZoneInfo) -> dict:
+def floor_state(
+    session: Session,
+    t,
+    rows: list[dict],
+    recent: list[dict],
+    now: datetime,
+    locale: str,
+    zone: ZoneInfo,
+    *,
+    on_bubble: bool | None = None,
+) -> dict:
     """The seat map, the balancing the floor may confirm, the final table's and the finish's readiness
-    (with the reason they wait), each row's version and re-entry offer, and what needs the floor."""
+    (with the reason they wait), each row's version and re-entry offer, and what needs the floor; from
+    the desk state's rows and `recent` knockouts (`on_bubble`: the screen's, SP-3)."""
     by_entry = {r["entry_id"]: r for r in rows if r["entry_id"] is not None}
-    shown = seating.show(session, t.id)
+    loaded = seating.load(session, t.id, t.seat_cap)
+    shown = seating.layout(loaded)
     drawn = bool(shown["tables"] or shown["broken"])
     sits = {(s["table"], s["seat"]): s for s in shown["seats"]}
 
@@ -132,7 +146,7 @@ def floor_state(session: Session, t, rows: list[dict], now: datetime, locale: st
         for n in shown["tables"]
     ]
     moves = []
-    for s in seating.suggest(session, t.id) if drawn and t.status == "running" else []:
+    for s in seating.suggestions(loaded) if drawn and t.status == "running" else []:
         if s["kind"] == "break-table":
             names = [who(x["entry_id"])["name"] for x in shown["seats"] if x["table"] == s["table"]]
             moves.append({"kind": "break-table", "table": s["table"], "names": names})
@@ -152,7 +166,6 @@ def floor_state(session: Session, t, rows: list[dict], now: datetime, locale: st
         finish_wait = None
     settings = tournament_service.settings_of(t)
     prizes = mystery.declared_prizes(session, t.id)
-    recent = listings.knockouts(session, t.id)[::-1][:12]  # as the desk state lists them
     players = desk.players_of(session, [k["busted_entry_id"] for k in recent])
     versions, reentry = {}, {}
     for r in rows:
@@ -177,21 +190,32 @@ def floor_state(session: Session, t, rows: list[dict], now: datetime, locale: st
         "mystery": {"on": bool(t.mystery_draw) or bool(prizes), "table": bool(prizes)},
         "drawn": desk.drawn_knockouts(session, t.id),
         "busted_players": {str(k["id"]): players.get(k["busted_entry_id"]) for k in recent},
-        "attention": attention(session, t, now, locale, zone, shown=shown, moves=moves),
+        "attention": attention(session, t, now, locale, zone, shown=shown, moves=moves, on_bubble=on_bubble),
     }
 
 
-def attention(session: Session, t, now: datetime, locale: str, zone: ZoneInfo, *, shown=None, moves=None) -> list:
+def attention(
+    session: Session,
+    t,
+    now: datetime,
+    locale: str,
+    zone: ZoneInfo,
+    *,
+    shown: dict | None = None,
+    moves: list[dict] | None = None,
+    on_bubble: bool | None = None,
+) -> list:
     """What needs the floor now, each {"kind", "text"}: no-shows due, a table to break, the final
-    table ready, the bubble."""
+    table ready, the bubble. What the caller read already (`shown`: the seating's layout, `moves`:
+    its suggestions, `on_bubble`) is not read again."""
     if t.status != "running":
         return []
     out = []
     if shown is None:
-        shown = seating.show(session, t.id)
-    if moves is None:
+        loaded = seating.load(session, t.id, t.seat_cap)
+        shown = seating.layout(loaded)
         drawn = bool(shown["tables"] or shown["broken"])
-        moves = [{"kind": s["kind"], "table": s["table"]} for s in seating.suggest(session, t.id)] if drawn else []
+        moves = [{"kind": s["kind"], "table": s["table"]} for s in seating.suggestions(loaded)] if drawn else []
     waiting = desk.no_shows_waiting(session, t.id)
     if waiting:
         closes = t.late_reg_deadline
@@ -207,8 +231,9 @@ def attention(session: Session, t, now: datetime, locale: str, zone: ZoneInfo, *
             out.append({"kind": "break-table", "text": _t(locale, "Table %(n)s can be broken", n=m["table"])})
     if shown["stage"] == "final-table-proposed":
         out.append({"kind": "final-table", "text": _t(locale, "The final table is ready")})
-    itm = results.itm_status(session, t.id)
-    if itm.on_bubble:
+    if on_bubble is None:
+        on_bubble = results.itm_status(session, t.id).on_bubble
+    if on_bubble:
         out.append({"kind": "bubble", "text": _t(locale, "The bubble: the next bust is the last before the prizes")})
     return out
 
@@ -234,7 +259,8 @@ def desk_bust(request: Request, tournament_id: Id, body: BustBody) -> dict:
         t = tournament_service.get_tournament(s, tournament_id)
         locale, _ = _locale_zone(s, t.id)
         knockout_service.locked_tournament(s, t.id)  # two tablets on one player: one at a time
-        busted = _row(s, t.id, body.busted, locale, body.seen)
+        rows = _rows(s, t.id)
+        busted = _row(rows, body.busted, locale, body.seen)
         if busted["state"] != "active":
             raise _stale(locale, busted)
         if len(set(body.killers)) != len(body.killers) or body.busted in body.killers:
@@ -243,7 +269,7 @@ def desk_bust(request: Request, tournament_id: Id, body: BustBody) -> dict:
             )
         killers = []
         for k in body.killers:
-            row = _row(s, t.id, k, locale, None)
+            row = _row(rows, k, locale, None)
             if row["state"] != "active":
                 raise DomainError(
                     "desk-killer-out",
@@ -254,9 +280,8 @@ def desk_bust(request: Request, tournament_id: Id, body: BustBody) -> dict:
         bust = Bust(busted["entry_id"], ids[0] if ids else None, ids[1] if len(ids) > 1 else None, tuple(ids[2:]))
         [made] = desk.knock_out(s, t.id, [bust], now=now, actor=actor.label)
         s.flush()
-        after = _rows(s, t.id)[body.busted]
-        settings = tournament_service.settings_of(t)
-        problems = reentry_problems(t.status, settings, "busted", now, reentries_taken=after["reentries"])
+        settings = tournament_service.settings_of(t)  # a bust leaves the row's re-entries as they were
+        problems = reentry_problems(t.status, settings, "busted", now, reentries_taken=busted["reentries"])
         return {
             "knockout_id": made.id,
             "bust_number": made.bust_number,
@@ -292,7 +317,8 @@ def _knockout(session: Session, tournament_id: int, number: int | None, player: 
     same = [k for k in live if k["bust_number"] == number]
     entry = None
     if player is not None:
-        mine = (k["busted_entry_id"] for k in same if desk.player_of(session, k["busted_entry_id"]) == player)
+        players = desk.players_of(session, [k["busted_entry_id"] for k in same])
+        mine = (k["busted_entry_id"] for k in same if players.get(k["busted_entry_id"]) == player)
         entry = next(mine, 0)  # 0: not busted in this bust, so no knockout is found
     try:
         found = knockout_service.knockout_by_bust_number(session, tournament_id, number, entry)
@@ -483,7 +509,7 @@ def desk_move(request: Request, tournament_id: Id, body: MoveBody) -> dict:
     def do(s, actor, now):
         locale, _ = _locale_zone(s, tournament_id)
         seating.lock(s, tournament_id)
-        row = _row(s, tournament_id, body.player, locale, body.seen)
+        row = _row(_rows(s, tournament_id), body.player, locale, body.seen)
         done = seating.move(s, tournament_id, row["entry_id"], body.table, body.seat, now, actor.label)
         return done | {
             "name": row["player"],

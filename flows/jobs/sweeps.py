@@ -1,5 +1,5 @@
 """The sweeps, started when something is due: the active timekeeper (flows/jobs/timekeeper.py)
-calls `Sweeps.check` every `EVERY` seconds.
+calls `Sweeps.check` every `EVERY` seconds (10; `TOURNEY_SWEEPS_EVERY` in its environment).
 
 One query counts the work each job would pick up now (PENDING_WORK, domain/ops/services/status.py);
 a job with nothing due costs nothing more, makes no run and asks the Prefect API nothing. For a job
@@ -14,11 +14,13 @@ them at their instants. Their sweeps, and every sweep's hourly schedule, are the
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-EVERY = 10.0  # seconds between two counts of the pending work
+# seconds between two counts of the pending work (TOURNEY_SWEEPS_EVERY: a test's idle system counts every second)
+EVERY = float(os.environ.get("TOURNEY_SWEEPS_EVERY", "10"))
 
 
 def wall_now() -> datetime:

@@ -225,11 +225,11 @@ def ensure_runs(
     own: str = NAME,
     polled: timedelta = POLLED,
     stopping: Callable[[], bool] = lambda: False,
-) -> int:
+) -> int | None:
     """Keep exactly `want` runs of the timekeeper scheduled, pending or running across the machines
     (an active one and its standby): create the missing ones, cancel the extra ones; returns how many
-    were created. No deployment `own` (this machine's), or `stopping()` once the lock is ours:
-    nothing done.
+    were created. No deployment `own` (this machine's) yet: nothing done, None; `stopping()` once the
+    lock is ours: nothing done, 0.
 
     Machines: every machine that serves the jobs serves a timekeeper deployment of its own
     (`deployment_name`); one whose runner asked the API for runs (or that was registered) within
@@ -251,7 +251,7 @@ def ensure_runs(
         try:
             mine = client.read_deployment_by_name(f"{NAME}/{own}")
         except ObjectNotFound:
-            return 0
+            return None
         with engine.begin() as placing:  # released at the end of the transaction, or with its connection
             placing.execute(text("SELECT pg_advisory_xact_lock(:k1, :k2)"), {"k1": PLACING[0], "k2": PLACING[1]})
             if stopping():
@@ -331,11 +331,13 @@ def start_when_served(
     every: float = 10,
     own: str = NAME,
     stopping: Callable[[], bool] = lambda: False,
+    first: float = 1,
 ) -> threading.Thread:
     """For `tourney serve`: make sure `want` runs exist, every `every` seconds for `watch` seconds:
-    long enough for the deployment to be registered and for a run a dead process left Running to
-    pass the grace, be marked Crashed and be replaced. Never once `stopping()` (the runner shutting
-    down cancels this machine's runs: a run made then would be left Scheduled)."""
+    long enough for a run a dead process left Running to pass the grace, be marked Crashed and be
+    replaced. Until the deployment `own` is registered (or while the API does not answer), every
+    `first` seconds: the timekeeper starts as soon as its deployment exists. Never once `stopping()`
+    (the runner shutting down cancels this machine's runs: a run made then would be left Scheduled)."""
 
     def work() -> None:
         import time
@@ -343,10 +345,10 @@ def start_when_served(
         deadline = time.monotonic() + watch
         while time.monotonic() < deadline and not stopping():
             try:
-                ensure_runs(want, own=own, stopping=stopping)
+                registered = ensure_runs(want, own=own, stopping=stopping) is not None
             except Exception:  # the API is still starting
-                pass
-            time.sleep(every)
+                registered = False
+            time.sleep(every if registered else first)
 
     thread = threading.Thread(target=work, name="timekeeper-start", daemon=True)
     thread.start()

@@ -37,6 +37,8 @@ def _serve(machine: str) -> tuple[subprocess.Popen, Path]:
         "TOURNEY_HOME": str(home),
         "TOURNEY_MACHINE": machine,
         "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PREFECT_RUNNER_POLL_FREQUENCY": "1",  # the runner looks for its runs every second, not every 10
+        "TOURNEY_SWEEPS_EVERY": "1",  # the active run counts the pending work every second, not every 10
         "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
     }
     log = (home / "serve.log").open("wb")
@@ -91,7 +93,7 @@ def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clea
                 AUTOMATION_PENDING,
             ]
 
-            time.sleep(12)  # more than one count of the pending work (every 10 s) by the active run
+            time.sleep(3.5)  # more than two counts of the pending work (every second here) by the active run
             timekeepers = {client.read_deployment_by_name(f"timekeeper/{n}").id for n in names.values()}
             made = [r for r in client.read_flow_runs() if not r.auto_scheduled and r.deployment_id not in timekeepers]
             assert [r.name for r in made if r.created and r.created > per[active_machine][0].created] == []

@@ -219,6 +219,36 @@ def test_pd_4_a_player_joins_an_open_cup_from_play_and_withdraws_while_it_fills(
     assert actions[-2:] == ["pusoy.join", "pusoy.withdraw"]
 
 
+# a join's budget: who the session is, the cup named, my handle, the cup and my seat, the seat, the count, the audit
+JOIN_STATEMENTS = 7
+
+
+def test_pd_4_a_join_through_the_api_keeps_to_its_statement_budget(web, committed, world):
+    """PD-4, AC-3: a cookie session's `POST /api/v1/pusoy/{code}/entries` sends at most JOIN_STATEMENTS SQL
+    statements (none of them per entrant; the session's last use is written at most once a minute, not
+    on this request); a second join of mine is refused on the unlocked read, before any write."""
+    from domain.store.db import StatementCounter
+    from flows.web.auth import COOKIE, CSRF_HEADER
+    from tests.support.access_world import web_auth
+
+    with unit_of_work(committed) as session:
+        for n in range(6):
+            pusoy_setup.join(session, world.cup, f"p{n}", datetime.now(UTC))
+    with _signed_in(web, world) as client:
+        secret = web_auth().secret_of(client.cookies[COOKIE])
+        with StatementCounter(committed) as counted:
+            r = client.post(f"/api/v1/pusoy/{world.cup}/entries", headers={CSRF_HEADER: web_auth().csrf(secret)})
+        assert r.status_code == 200 and r.json() == {"code": world.cup, "player": "anna", "started": False}, r.text
+        assert counted.count <= JOIN_STATEMENTS
+        with StatementCounter(committed) as twice:
+            again = client.post(f"/api/v1/pusoy/{world.cup}/entries", headers={CSRF_HEADER: web_auth().csrf(secret)})
+        assert again.status_code == 409 and again.json()["error"] == "already-joined"
+        assert twice.count <= JOIN_STATEMENTS - 3  # refused on the unlocked read: nothing written, no lock taken
+    assert _count(committed, PusoyEntry) == 7
+    with Session(committed) as session:
+        assert session.scalars(select(AuditRecord.action).order_by(AuditRecord.id)).all()[-1:] == ["pusoy.join"]
+
+
 def test_pd_3_a_private_cup_is_joined_by_its_code_only_and_codes_are_throttled_per_account(web, committed, world):
     """PD-3: a private cup is not listed on /play; its code (any case) opens its page and joins it; a
     code that names nothing is a 404; after 10 distinct codes a minute the account waits (429), while

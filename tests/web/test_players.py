@@ -249,6 +249,47 @@ def test_pd_4_a_join_through_the_api_keeps_to_its_statement_budget(web, committe
         assert session.scalars(select(AuditRecord.action).order_by(AuditRecord.id)).all()[-1:] == ["pusoy.join"]
 
 
+def test_pd_4_a_join_through_the_api_wakes_the_cup_s_event_stream_at_once(committed, world, tmp_path):
+    """PD-4: a change committed by this process (a join through `/api/v1`) reaches the cup's followers
+    at once, not at the poller's next look: with the poll interval at 60 s, the stream's next event
+    still comes within seconds, with the cup's new version."""
+    import json
+    import threading
+
+    from flows.web.app import create_app
+    from flows.web.auth import CSRF_HEADER
+    from tests.support.access_world import web_auth
+    from tests.support.net import free_port
+    from tests.support.web_server import Server
+
+    with Server(create_app(committed, poll_interval=60.0, outbox=tmp_path), free_port()) as server:
+        with _signed_in(server, world) as client:
+            secret = web_auth().secret_of(client.cookies["tourney_session"])
+            versions: list[str] = []
+            first, second = threading.Event(), threading.Event()
+
+            def follow() -> None:
+                with client.stream("GET", f"/play/{world.cup}/events", timeout=30) as r:
+                    for line in r.iter_lines():
+                        if line.startswith("data: "):
+                            versions.append(json.loads(line[6:])["version"])
+                            (second if first.is_set() else first).set()
+                            if second.is_set():
+                                return
+
+            follower = threading.Thread(target=follow, daemon=True)
+            follower.start()
+            assert first.wait(10)
+            with httpx.Client(base_url=server.url, cookies=client.cookies, timeout=10) as joiner:
+                joined = joiner.post(
+                    f"/api/v1/pusoy/{world.cup}/entries", headers={CSRF_HEADER: web_auth().csrf(secret)}
+                )
+            assert joined.status_code == 200, joined.text
+            assert second.wait(10), "the join's event waited for the poller"
+            assert versions[0] != versions[1]
+            follower.join(5)
+
+
 def test_pd_3_a_private_cup_is_joined_by_its_code_only_and_codes_are_throttled_per_account(web, committed, world):
     """PD-3: a private cup is not listed on /play; its code (any case) opens its page and joins it; a
     code that names nothing is a 404; after 10 distinct codes a minute the account waits (429), while

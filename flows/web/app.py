@@ -103,6 +103,7 @@ def create_app(
         send_reset=partial(accounts.deliver_reset, site),
         outbox=site.outbox,
         sign_up=play.sign_up_door(site),
+        changed=site.hub.changed,
     )
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]

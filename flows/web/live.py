@@ -7,6 +7,10 @@ fingerprint changes — or a known instant passes, such as the end of the curren
 changes what the screen shows without any write — does it build the full state once and hand the
 same encoded message to every subscriber. While nothing changes the cost is one statement per
 topic per interval, whatever the number of clients. The last subscriber leaving stops the task.
+
+A write this process commits (a join, a report through `/api/v1`) wakes its topic's poller at once
+(`Hub.changed`, callable from any thread), so a change made here reaches the followers without
+waiting out the interval; changes made elsewhere (another process, a job) are found by the polling.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class Topic:
     version: str | None = None
     wake_at: datetime | None = None
     task: asyncio.Task | None = None
+    woken: asyncio.Event = field(default_factory=asyncio.Event)  # a write here changed it: poll now
     polls: int = 0
     builds: int = 0
 
@@ -65,8 +70,10 @@ class Hub:
     def __init__(self, interval: float = 0.5):
         self.interval = interval
         self.topics: dict[str, Topic] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def subscribe(self, key: str, fingerprint: Fingerprint, build: Build) -> tuple[asyncio.Queue, Topic]:
+        self.loop = asyncio.get_running_loop()
         topic = self.topics.get(key)
         if topic is None:
             topic = Topic(key, fingerprint, build)
@@ -88,6 +95,16 @@ class Hub:
                 topic.task.cancel()
             self.topics.pop(topic.key, None)
 
+    def changed(self, key: str) -> None:
+        """From any thread, after a commit: the topic `key` changed; its poller looks now."""
+        if self.loop is not None and not self.loop.is_closed() and key in self.topics:
+            self.loop.call_soon_threadsafe(self._wake, key)
+
+    def _wake(self, key: str) -> None:
+        topic = self.topics.get(key)
+        if topic is not None:
+            topic.woken.set()
+
     async def _refresh(self, topic: Topic, version: str | None) -> None:
         now = datetime.now(UTC)
         state = await to_thread.run_sync(topic.build, now)
@@ -105,7 +122,11 @@ class Hub:
 
     async def _poll(self, topic: Topic) -> None:
         while topic.subscribers:
-            await asyncio.sleep(self.interval)
+            try:
+                await asyncio.wait_for(topic.woken.wait(), self.interval)
+            except TimeoutError:
+                pass
+            topic.woken.clear()
             try:
                 version = await to_thread.run_sync(topic.fingerprint)
                 topic.polls += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -70,7 +71,8 @@ async def pusoy_page(site: Site, request: Request) -> Response:
 
 async def pusoy_events(site: Site, request: Request) -> Response:
     code = site.join_code(request)
-    await site.read(views.pusoy_page, code)
+    if await site.read(views.pusoy_version, code) is None:  # one short statement, not the page's reading
+        raise HTTPException(404)
 
     def fingerprint():
         with site.db() as session:

@@ -306,6 +306,8 @@ async def _act(site, request, form, action, code, do, *, then, tournament=None) 
         return await _play_page(site, request, problem=REFUSALS.get(exc.code, exc.message), status=status)
     if not done:
         return _to_sign_in(site, "/play")
+    if code is not None:
+        site.hub.changed(f"pusoy:{code}")
     return RedirectResponse(then, status_code=303)
 
 
@@ -368,22 +370,23 @@ async def cup(site: Site, request: Request) -> Response:
 
 async def cup_events(site: Site, request: Request) -> Response:
     """`/play/<code>/events`: the cup's event stream (the public page's, one shared poller), throttled
-    per account rather than per address."""
+    per account rather than per address. Opening it costs one transaction: who I am (the session's last
+    use written at most once a minute), the throttle, then the cup's one-statement fingerprint (None: no
+    such cup, 404), never the page's reading."""
     code = request.path_params["code"].upper()[:16]
     now = site.clock()
 
-    def run(session):
+    def run(session) -> int | str | None:  # the cup's fingerprint, or the refusal's status
         caller = _signed_in(site, session, request, now)
-        return None if caller is None else _code_allowed(site, caller, code)
+        if caller is None:
+            return 404
+        if not _code_allowed(site, caller, code):
+            return 429
+        return (views.pusoy_version(session, code) if JOIN_CODE.match(code) else None) or 404
 
-    allowed = await site.write(run)
-    if allowed is None:
-        raise HTTPException(404)
-    if not allowed:
-        raise HTTPException(429)
-    if not JOIN_CODE.match(code):
-        raise HTTPException(404)
-    await site.read(views.pusoy_page, code)
+    found = await site.write(run)
+    if isinstance(found, int):
+        raise HTTPException(found)
 
     def fingerprint():
         with site.db() as session:

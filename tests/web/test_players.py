@@ -219,6 +219,77 @@ def test_pd_4_a_player_joins_an_open_cup_from_play_and_withdraws_while_it_fills(
     assert actions[-2:] == ["pusoy.join", "pusoy.withdraw"]
 
 
+# a join's budget: who the session is, the cup named, my handle, the cup and my seat, the seat, the count, the audit
+JOIN_STATEMENTS = 7
+
+
+def test_pd_4_a_join_through_the_api_keeps_to_its_statement_budget(web, committed, world):
+    """PD-4, AC-3: a cookie session's `POST /api/v1/pusoy/{code}/entries` sends at most JOIN_STATEMENTS SQL
+    statements (none of them per entrant; the session's last use is written at most once a minute, not
+    on this request); a second join of mine is refused on the unlocked read, before any write."""
+    from domain.store.db import StatementCounter
+    from flows.web.auth import COOKIE, CSRF_HEADER
+    from tests.support.access_world import web_auth
+
+    with unit_of_work(committed) as session:
+        for n in range(6):
+            pusoy_setup.join(session, world.cup, f"p{n}", datetime.now(UTC))
+    with _signed_in(web, world) as client:
+        secret = web_auth().secret_of(client.cookies[COOKIE])
+        with StatementCounter(committed) as counted:
+            r = client.post(f"/api/v1/pusoy/{world.cup}/entries", headers={CSRF_HEADER: web_auth().csrf(secret)})
+        assert r.status_code == 200 and r.json() == {"code": world.cup, "player": "anna", "started": False}, r.text
+        assert counted.count <= JOIN_STATEMENTS
+        with StatementCounter(committed) as twice:
+            again = client.post(f"/api/v1/pusoy/{world.cup}/entries", headers={CSRF_HEADER: web_auth().csrf(secret)})
+        assert again.status_code == 409 and again.json()["error"] == "already-joined"
+        assert twice.count <= JOIN_STATEMENTS - 3  # refused on the unlocked read: nothing written, no lock taken
+    assert _count(committed, PusoyEntry) == 7
+    with Session(committed) as session:
+        assert session.scalars(select(AuditRecord.action).order_by(AuditRecord.id)).all()[-1:] == ["pusoy.join"]
+
+
+def test_pd_4_a_join_through_the_api_wakes_the_cup_s_event_stream_at_once(committed, world, tmp_path):
+    """PD-4: a change committed by this process (a join through `/api/v1`) reaches the cup's followers
+    at once, not at the poller's next look: with the poll interval at 60 s, the stream's next event
+    still comes within seconds, with the cup's new version."""
+    import json
+    import threading
+
+    from flows.web.app import create_app
+    from flows.web.auth import CSRF_HEADER
+    from tests.support.access_world import web_auth
+    from tests.support.net import free_port
+    from tests.support.web_server import Server
+
+    with Server(create_app(committed, poll_interval=60.0, outbox=tmp_path), free_port()) as server:
+        with _signed_in(server, world) as client:
+            secret = web_auth().secret_of(client.cookies["tourney_session"])
+            versions: list[str] = []
+            first, second = threading.Event(), threading.Event()
+
+            def follow() -> None:
+                with client.stream("GET", f"/play/{world.cup}/events", timeout=30) as r:
+                    for line in r.iter_lines():
+                        if line.startswith("data: "):
+                            versions.append(json.loads(line[6:])["version"])
+                            (second if first.is_set() else first).set()
+                            if second.is_set():
+                                return
+
+            follower = threading.Thread(target=follow, daemon=True)
+            follower.start()
+            assert first.wait(10)
+            with httpx.Client(base_url=server.url, cookies=client.cookies, timeout=10) as joiner:
+                joined = joiner.post(
+                    f"/api/v1/pusoy/{world.cup}/entries", headers={CSRF_HEADER: web_auth().csrf(secret)}
+                )
+            assert joined.status_code == 200, joined.text
+            assert second.wait(10), "the join's event waited for the poller"
+            assert versions[0] != versions[1]
+            follower.join(5)
+
+
 def test_pd_3_a_private_cup_is_joined_by_its_code_only_and_codes_are_throttled_per_account(web, committed, world):
     """PD-3: a private cup is not listed on /play; its code (any case) opens its page and joins it; a
     code that names nothing is a 404; after 10 distinct codes a minute the account waits (429), while

@@ -1,5 +1,12 @@
-"""Creating a tournament and filling it (PD-1..PD-4, PD-11): a join locks the tournament row (`FOR
-UPDATE`), so the last seat is taken once and the start happens in the same transaction."""
+"""Creating a tournament and filling it (PD-1..PD-4, PD-11).
+
+Locks. A join reads the cup and the player's seat first, unlocked, and refuses there what it can; it
+inserts the seat (its foreign key takes only the row's key-share lock, which no other join waits
+for) and takes the tournament's row lock last, with the one `UPDATE` that counts the seat: it counts
+only while the cup fills and is under capacity, and PostgreSQL re-checks that on the row as another
+join's commit left it. So joins of one cup queue only over that statement, the audit row and the
+commit; the last seat is taken once, and the start happens in the same transaction. Withdrawing and
+cancelling lock the row (`FOR UPDATE`) before they read."""
 
 from __future__ import annotations
 
@@ -9,13 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import delete, exists, select, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from domain import draw
 from domain.clubs.tables import Club
-from domain.errors import DomainError, Problem, raise_problems
+from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.pusoy.rules import filling
 from domain.pusoy.rules.bracket import (
     bracket,
@@ -23,7 +31,7 @@ from domain.pusoy.rules.bracket import (
     capacity_problems,
     games_problems,
 )
-from domain.pusoy.rules.codes import handle_problems, new_code
+from domain.pusoy.rules.codes import handle_problems, new_code, normalise
 from domain.pusoy.rules.status import Status
 from domain.pusoy.services.draws import commit_draw, reveal
 from domain.pusoy.services.rounds import open_round
@@ -112,17 +120,53 @@ class Joined:
 
 
 def join(session: Session, code: str, player: str, now: datetime) -> Joined:
-    """PD-4: first come, first seated; the last seat starts the tournament in this transaction."""
+    """PD-4: first come, first seated; the last seat starts the tournament in this transaction. Three
+    statements (read, seat, count: the module's header says how they lock), more for the last seat."""
     raise_problems(handle_problems(player))
-    tournament = find(session, code, lock=True)
-    holds_seat = session.get(PusoyEntry, (tournament.id, player)) is not None
+    tournament, holds_seat = _cup_and_seat(session, code, player)
     raise_problems(filling.join_problems(Status(tournament.status), tournament.code, player, holds_seat))
-    session.add(PusoyEntry(tournament_id=tournament.id, player=player, joined_at=now))
-    tournament.entrants += 1
-    session.flush()
-    if filling.starts(tournament.entrants, tournament.capacity):
-        _start(session, tournament, now)
-    return Joined(tournament, player, tournament.status == Status.ACTIVE.value)
+    seated = session.scalar(
+        insert(PusoyEntry)
+        .values(tournament_id=tournament.id, player=player, joined_at=now)
+        .on_conflict_do_nothing()
+        .returning(PusoyEntry.player)
+    )
+    if seated is None:  # the same player's other join came first
+        raise_problems(filling.join_problems(Status(tournament.status), tournament.code, player, True))
+    counted = session.scalars(
+        update(PusoyTournament)
+        .where(
+            PusoyTournament.id == tournament.id,
+            PusoyTournament.status == Status.SETUP.value,
+            PusoyTournament.entrants < PusoyTournament.capacity,
+        )
+        .values(entrants=PusoyTournament.entrants + 1)
+        .returning(PusoyTournament)
+        .execution_options(populate_existing=True, synchronize_session=False)
+    ).one_or_none()
+    if counted is None:  # another join took the last seat (or the cup was cancelled) meanwhile
+        session.execute(
+            delete(PusoyEntry).where(PusoyEntry.tournament_id == tournament.id, PusoyEntry.player == player)
+        )
+        tournament = find(session, code)
+        raise_problems(filling.join_problems(Status(tournament.status), tournament.code, player, False))
+        raise DomainError("tournament-full", "tournament is full")  # unreachable: a cup in Setup is under capacity
+    if filling.starts(counted.entrants, counted.capacity):
+        _start(session, counted, now)
+    return Joined(counted, player, counted.status == Status.ACTIVE.value)
+
+
+def _cup_and_seat(session: Session, code: str, player: str) -> tuple[PusoyTournament, bool]:
+    """The tournament of `code` and whether `player` holds a seat in it, in one unlocked read."""
+    seat = exists().where(PusoyEntry.tournament_id == PusoyTournament.id, PusoyEntry.player == player)
+    row = session.execute(
+        select(PusoyTournament, seat)
+        .where(PusoyTournament.code == normalise(code))
+        .execution_options(populate_existing=True)
+    ).one_or_none()
+    if row is None:
+        raise NotFound("unknown-code", f"no tournament has the join code {normalise(code)}")
+    return row[0], row[1]
 
 
 def withdraw(session: Session, code: str, player: str, now: datetime) -> PusoyTournament:

@@ -166,11 +166,13 @@ class Api:
         code_limits=None,
         reset_limits=None,
         send_reset: Callable[[str, str, str], None] | None = None,
+        changed: Callable[[str], None] | None = None,
     ):
         self.db, self.auth, self.hasher, self.clock = db, auth, hasher, clock
         self.code_limits = code_limits  # the join-code rate limit per account (flows/web/site.RateLimit)
         self.reset_limits = reset_limits  # reset links asked for per address (the pages' limit, shared)
         self.send_reset = send_reset  # (e-mail, locale, secret): the reset letter, sent after the answer
+        self.changed = changed  # (topic key): a committed write changed it (the event streams' hub wakes)
 
     def run(
         self,
@@ -184,7 +186,8 @@ class Api:
         code: str | None = None,
     ) -> Any:
         """One operation in one transaction: identify, CSRF, the join-code rate limit of a call naming
-        a cup by `code` (per account, or per address when anonymous), locate, allow, act, audit."""
+        a cup by `code` (per account, or per address when anonymous), locate, allow, act, audit; after
+        the commit of a change to a cup, its followers' event stream is woken (`cup_changed`)."""
         rule = POLICY[action]
         now = self.clock()
         with self.db() as session:
@@ -197,7 +200,13 @@ class Api:
             result = act(
                 session, caller.actor, action, now, do, target=target, missing=missing, describe=describe, data=data
             )
+        if rule.writes and target is not None and target.cup:
+            self.cup_changed(target.cup)
         return jsonable_encoder(result)
+
+    def cup_changed(self, code: str) -> None:
+        if self.changed is not None:
+            self.changed(f"pusoy:{code}")
 
     def throttle(self, request: Request, caller: Caller, code: str) -> None:
         """Join-code guessing is slowed down before a code is looked up: per account when signed in

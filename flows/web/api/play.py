@@ -193,6 +193,7 @@ def report(request: Request, code: Code, body: ReportBody) -> dict:
         from flows.jobs.pusoy import complete_at_event
 
         out["completed"] = jsonable_encoder(complete_at_event(out["tournament_id"]))
+        api_of(request).cup_changed(code.upper())
     return out
 
 

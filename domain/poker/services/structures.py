@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from domain.clubs.services.clubs import get_club
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules.structures import (
     LevelSpec,
@@ -22,8 +23,6 @@ def import_structure(
     session: Session, club_id: int, name: str, ante_type: str, levels: list[LevelSpec], now: datetime
 ) -> Structure:
     """3.5: a club's level grid, immutable once stored (tournaments share it)."""
-    from domain.clubs.services.clubs import get_club  # the clubs' models: not loaded by a command that lists
-
     get_club(session, club_id)
     problems = ante_type_problems(ante_type) + level_problems(levels)
     if not name.strip():

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from domain.clubs.services.clubs import get_club
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules import entries as rules
 from domain.poker.rules.lifecycle import (
@@ -71,8 +72,6 @@ def _structure_problems(session: Session, club_id: int, structure_id: int) -> li
 def create_tournament(
     session: Session, club_id: int, structure_id: int, settings: TournamentSettings, now: datetime
 ) -> Tournament:
-    from domain.clubs.services.clubs import get_club  # the clubs' models: not loaded by a command that lists
-
     club = get_club(session, club_id)
     problems = settings_problems(settings) + _structure_problems(session, club_id, structure_id)
     if club.listing_status != "listed":

@@ -54,6 +54,7 @@ from domain.simulate.rules.script import (
     game_finishes,
     no_shows,
     poker_script,
+    started_late,
 )
 from domain.simulate.services.demo import (
     TICK,
@@ -284,6 +285,7 @@ class Simulation:
     moments: dict[str, datetime] = field(default_factory=dict)
     poker_tags: tuple[str, ...] = ()
     final_table_from: datetime | None = None
+    planned_start: datetime | None = None
     poker_done: bool = True
     pusoy_done: bool = True
     finalize_next: datetime | None = None
@@ -312,7 +314,7 @@ class Simulation:
         arriving = [p for p in facts.arriving if p not in absent_ones]
         self.script = list(poker_script(self.rng, arriving, facts.times, facts.in_play))
         if facts.status == "registration_open":
-            self.moments["start"] = facts.times.start
+            self.moments["start"] = self.planned_start = facts.times.start
         if facts.status in ("registration_open", "running"):
             self.moments["no-shows"] = max(facts.times.late_close, facts.times.start)
         self.final_table_from = max(x for x in (facts.times.late_close, facts.times.reentry_until) if x is not None)
@@ -360,6 +362,7 @@ class Simulation:
         seated = self.attempt("start", lambda: self.hands.start(self.poker_id, now, f"simulate-{self.seed}"))
         if seated is not None:
             self.log(f"poker {self.poker_id}: started, {seated} seated by lot, clock running")
+            self.script = list(started_late(self.script, now - self.planned_start))
         if not self.clock.live:
             self.moments["advance"] = now
 

@@ -17,6 +17,7 @@ from domain.simulate.rules.script import (
     game_finishes,
     no_shows,
     poker_script,
+    started_late,
 )
 
 START = datetime(2026, 11, 29, 12, 2, tzinfo=UTC)
@@ -75,6 +76,26 @@ def test_a_script_checks_in_everyone_who_comes_and_busts_all_but_one_in_time(see
         else:
             assert s.player in alive
     assert len(alive) == 1
+
+
+@given(late=st.integers(min_value=-5, max_value=90))
+@settings(max_examples=40, deadline=None)
+def test_a_late_start_moves_only_the_add_ons_by_as_much_and_keeps_the_script_in_time_order(late):
+    """SP 3.1: the add-on waits for the clock's break, which a late start delays; deadlines stay."""
+    _, steps = script(5)
+    moved = started_late(steps, timedelta(seconds=late))
+    shift = timedelta(seconds=max(late, 0))
+    assert sorted((s.at - (shift if s.kind == ADDON else timedelta(0)), s.kind, s.player) for s in moved) == sorted(
+        (s.at, s.kind, s.player) for s in steps
+    )
+    assert [s.at for s in moved] == sorted(s.at for s in moved)
+    assert [s for s in moved if s.kind != ADDON] == [s for s in steps if s.kind != ADDON]
+
+
+def test_a_start_on_time_or_early_changes_nothing():
+    _, steps = script(5)
+    assert started_late(steps, timedelta(0)) == steps == started_late(steps, timedelta(seconds=-3))
+    assert any(s.kind == ADDON for s in steps)
 
 
 def test_a_game_gives_every_seated_player_one_position_and_the_diamond_only_to_the_winner():

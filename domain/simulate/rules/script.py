@@ -99,6 +99,15 @@ def poker_script(
     return tuple(steps)
 
 
+def started_late(steps: Sequence[Step], late: timedelta) -> tuple[Step, ...]:
+    """The script after a start `late` past its plan: the add-ons move with the clock (its breaks
+    come `late` later), the rest keeps its times (check-in and re-entry deadlines do not move)."""
+    if late <= timedelta(0):
+        return tuple(steps)
+    moved = (Step(s.at + late, s.kind, s.player, s.killer) if s.kind == ADDON else s for s in steps)
+    return tuple(sorted(moved, key=lambda s: s.at))
+
+
 def game_finishes(
     rng: random.Random, seated: Sequence[str], two_of_diamonds_percent: int = 15
 ) -> tuple[tuple[tuple[str, int], ...], str | None]:

@@ -30,7 +30,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyTournament
 from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
-from tests.support import poker_world
+from tests.support import world
 from tests.support.access_world import web_auth
 from tests.support.pusoy_world import seating
 
@@ -61,7 +61,7 @@ def _world(engine, mode: str) -> tuple[list[str], list[tuple[str, str, str]], st
         followers = []
         for i in range(FOLLOWERS):
             handle = f"{mode[:2]}f{i:04d}"
-            player = poker_world.player(session, handle.upper(), handle=handle)
+            player = world.player(session, handle.upper(), handle=handle)
             account = accounts.add(session, f"{handle}@bench.example", now, player_id=player.id)
             secret = signin.start_session(session, account.id, now, address="127.0.0.1", agent="bench")
             followers.append((handle, secret, codes[i % CUPS]))

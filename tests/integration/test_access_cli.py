@@ -20,7 +20,7 @@ from domain.access.services import accounts, signin
 from domain.access.tables import AuditRecord
 from domain.store.db import unit_of_work
 from tests.documents_samples import smtp_inbox
-from tests.support import poker_world
+from tests.support import world
 from tests.support.cli import refused, run
 
 
@@ -58,7 +58,7 @@ def home(tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 def club_id(committed: Engine) -> int:
     with unit_of_work(committed) as session:
-        return poker_world.club(session, fresh=True, at=datetime.now(UTC)).id
+        return world.club(session, fresh=True, at=datetime.now(UTC)).id
 
 
 def _trail(engine: Engine) -> list[AuditRecord]:
@@ -119,7 +119,7 @@ def test_ac_1_user_add_grant_revoke_block_and_unblock_round_trip(committed, club
 
 def test_ac_4_user_add_links_the_player_and_refuses_a_second_account_for_them(committed, club_id, home):
     with unit_of_work(committed) as session:
-        player = poker_world.player(session, "Boris Ivanov", handle="boris")
+        player = world.player(session, "Boris Ivanov", handle="boris")
     added = j("user", "add", "boris@example.org", "--player", "boris", "--locale", "en", env=home)
     assert (added["roles"], added["player_id"], added["locale"]) == (["player"], player.id, "en")
     line = refused(committed, "user", "add", "other@example.org", "--player", str(player.id))
@@ -246,8 +246,8 @@ def test_ac_3_a_cli_write_leaves_one_audit_row_as_the_operator_named_by_as(commi
 def test_ac_3_a_poker_command_s_audit_row_names_the_tournament_s_club(committed, club_id):
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
     with unit_of_work(committed) as session:
-        t = poker_world.tournament(session, club_id=club_id, status="registration_open", start=start, late_reg=None)
-        ilya = poker_world.player(session, "Ilya Orlov", handle="ilya")
+        t = world.tournament(session, club_id=club_id, status="registration_open", start=start, late_reg=None)
+        ilya = world.player(session, "Ilya Orlov", handle="ilya")
     before = len(_trail(committed))
     assert j("--as", "floor-kira", "poker", "register", str(t.id), "ilya")["status"] == "active"
     (row,) = _trail(committed)[before:]

@@ -15,7 +15,7 @@ from domain.access.services import audit
 from domain.access.tables import AuditRecord
 from domain.poker.services import players
 from domain.store.db import unit_of_work
-from tests.support import poker_world
+from tests.support import world
 from tests.support.cli import run
 
 NOW = datetime(2026, 12, 4, 18, 0, tzinfo=UTC)
@@ -59,8 +59,8 @@ def test_ac_5_forgetting_a_player_leaves_nothing_of_them_readable_in_the_trail(c
     forgetting the trail reads as it was written, after it with the pseudonym, and no row changed."""
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
     with unit_of_work(committed) as session:
-        club = poker_world.club(session, fresh=True, at=datetime.now(UTC))
-        t = poker_world.tournament(session, club_id=club.id, status="registration_open", start=start, late_reg=None)
+        club = world.club(session, fresh=True, at=datetime.now(UTC))
+        t = world.tournament(session, club_id=club.id, status="registration_open", start=start, late_reg=None)
     made = _j("--as", "desk", "player", "add", "Rita Sokolova", "rita", "--born", "1992-03-04")
     _j("--as", "desk", "poker", "register", str(t.id), "@Rita")
     with unit_of_work(committed) as session:  # as the API records a walk-in at the desk: name and birth date typed

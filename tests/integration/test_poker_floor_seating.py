@@ -20,7 +20,7 @@ from domain.poker.tables.clock_seating import Move, Seat, SeatDraw
 from domain.poker.tables.clock_seating import Table as TableRow
 from domain.poker.tables.tournaments import Entry, Tournament
 from tests.support.db import refused, refused_by
-from tests.support.poker_world import T0, enter, register, tournament
+from tests.support.world import T0, enter, register, tournament
 
 LATER = T0 + timedelta(minutes=30)
 

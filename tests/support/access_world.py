@@ -19,7 +19,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.store.db import unit_of_work
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth
 from infra.config import load_settings
-from tests.support import poker_world
+from tests.support import world
 
 PASSWORD = "correct horse battery staple"
 
@@ -80,14 +80,14 @@ def build(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: Path | N
     place's prize, each with a stored certificate (its file in `outbox`)."""
     now = datetime.now(UTC)
     with unit_of_work(engine) as session:
-        a = poker_world.club(session, fresh=True)
-        b = poker_world.club(session, fresh=True)
+        a = world.club(session, fresh=True)
+        b = world.club(session, fresh=True)
         tournaments = []
         for club in (a, b):
-            t = poker_world.tournament(
+            t = world.tournament(
                 session, club_id=club.id, start=now - timedelta(minutes=5), late_reg=timedelta(hours=1)
             )
-            poker_world.enter(session, t, name=f"Owing Player {club.id}")
+            world.enter(session, t, name=f"Owing Player {club.id}")
             tournaments.append(t)
         settlements = [_settled(session, t, now) for t in tournaments]
         cup = pusoy_setup.create(session, name="Cup", capacity=8, games_per_round=1, now=now, organizer="org")
@@ -103,7 +103,7 @@ def build(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: Path | N
         }
         for name, roles in made.items():
             _account(session, w, name, now, roles=roles, hasher=hasher if name in passwords else None)
-        p = poker_world.player(session, "Anna Karenina", handle="anna")
+        p = world.player(session, "Anna Karenina", handle="anna")
         w.players["player"] = p.id
         _account(session, w, "player", now, player_id=p.id, hasher=hasher if "player" in passwords else None)
         server = accounts.add(session, "games@example.org", now)
@@ -122,10 +122,8 @@ def _certificates(session: Session, club_id: int, anna, outbox: Path, now) -> tu
     contents). Returns (Anna's serial, Boris's)."""
     from domain.documents.tables import Document, DocumentPublication
 
-    boris = poker_world.player(session, "Boris Godunov", handle="boris")
-    t = poker_world.played(
-        session, [boris, anna], now - timedelta(days=2), "Won", prizes=["Cup", "Medal"], club_id=club_id
-    )
+    boris = world.player(session, "Boris Godunov", handle="boris")
+    t = world.played(session, [boris, anna], now - timedelta(days=2), "Won", prizes=["Cup", "Medal"], club_id=club_id)
     folder = f"{club_id}-club/poker-{t.id}"
     pub = DocumentPublication(
         source="poker", tournament_id=t.id, tournament=t.name, folder=folder, state="stored", created_at=now
@@ -160,7 +158,7 @@ def _settled(session: Session, t, now) -> int:
     """A settlement of the tournament's first debtor (a player checked in owes the buy-in)."""
     from domain.poker.services import fees
 
-    p = poker_world.player(session)
+    p = world.player(session)
     entries.register(session, t.id, p.id, now)
     entries.check_in(session, t.id, p.id, now)
     return fees.settle(session, t.id, p.id, "cash", "cashier", now).id

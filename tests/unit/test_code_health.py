@@ -51,3 +51,18 @@ def test_every_path_module_and_link_a_document_names_exists(doc: Path):
         if not link.startswith(("http://", "https://", "mailto:")) and not (doc.parent / link).exists():
             missing.append(f"link {link}")
     assert not missing, f"{doc.relative_to(ROOT)} names what does not exist: {missing}"
+
+
+def test_the_world_builder_is_one_entry():
+    """Tests, benchmarks and `make screenshots` build their world through `tests.support.world` alone: no
+    one imports its parts (`tests/support/world/*.py`) by name, nor a world builder of its own."""
+    part = re.compile(r"tests\.support\.world\.\w+|from tests\.support\.world import (?:poker|live|pusoy|access)\b")
+    builder = ROOT / "tests" / "support" / "world"
+    found = [
+        f"{path.relative_to(ROOT)}: {m.group(0)}"
+        for folder in ("tests", "bench")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if builder not in path.parents
+        for m in part.finditer(path.read_text())
+    ]
+    assert not found, found

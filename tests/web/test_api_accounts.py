@@ -17,8 +17,9 @@ from domain.clubs.tables import Club
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
-from tests.support import access_world, poker_world
+from tests.support import access_world
 from tests.support.db import contents
+from tests.support.world import enter, player
 
 PASSWORD = access_world.PASSWORD
 
@@ -153,8 +154,8 @@ def test_ac_3_a_shared_bust_is_audited_with_its_actor_instant_and_second_killer(
 
         t = session.get(Tournament, world.tournament_a)
         for handle in ("ann", "bob", "cid"):
-            p = poker_world.player(session, handle=handle)
-            poker_world.enter(session, t, player_id=p.id)
+            p = player(session, handle=handle)
+            enter(session, t, player_id=p.id)
     before = datetime.now(UTC)
     made = http.post(
         f"/api/v1/tournaments/{world.tournament_a}/knockouts",

@@ -32,7 +32,7 @@ from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
 from tests.support import world
 from tests.support.access_world import web_auth
-from tests.support.pusoy_world import seating
+from tests.support.world import seating
 
 FOLLOWERS = int(os.environ.get("BENCH_PLAYERS_FOLLOWERS") or 1000)
 CUPS = int(os.environ.get("BENCH_PLAYERS_CUPS") or 32)

@@ -14,8 +14,7 @@ from infra import pdf
 from infra.render import Renderer, verification_url
 from tests.documents_samples import poker_sheet, pusoy_sheet
 from tests.support.cli import run
-from tests.support.pusoy_world import complete_pusoy
-from tests.support.world import SP7_FINISHED_AT, finished_poker
+from tests.support.world import SP7_FINISHED_AT, complete_pusoy, finished_poker
 
 KEY = b"locale-test-key-of-at-least-32-bytes"
 

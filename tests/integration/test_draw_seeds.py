@@ -21,7 +21,7 @@ from domain.pusoy.services import views as pusoy_views
 from domain.store.db import SEEDS
 from domain.tables import metadata
 from tests.support import world as w
-from tests.support.pusoy_world import created
+from tests.support.world import created
 
 
 def everything(session: Session) -> str:

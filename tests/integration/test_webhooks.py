@@ -25,7 +25,8 @@ from tests.documents_samples import poker_sheet
 from tests.integration.test_pusoy_tournament import play_random_round
 from tests.support import world
 from tests.support.db import refused
-from tests.support.pusoy_world import NOW, complete_pusoy, filled, in_order
+from tests.support.world import PUSOY_NOW as NOW
+from tests.support.world import complete_pusoy, filled, in_order
 
 KEY = b"test-secret-key-of-at-least-32-bytes"
 

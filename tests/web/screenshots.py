@@ -57,7 +57,7 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
     from domain.store.db import unit_of_work
     from infra.render import Renderer
     from tests.support import world as w
-    from tests.support.pusoy_world import complete_pusoy
+    from tests.support.world import complete_pusoy
 
     season = w.season(engine, name="Зима 2026/27")
     prizes = ("Кубок и вход на турнир клуба", "Вход на турнир клуба", "Медаль")
@@ -126,7 +126,7 @@ def player_cups(session, club_id: int, now) -> tuple[str, str]:
 
     from domain.pusoy.services import reports, rounds
     from domain.pusoy.services import setup as pusoy_setup
-    from tests.support.pusoy_world import in_order, seating
+    from tests.support.world import in_order, seating
 
     running = pusoy_setup.create(
         session, name="Кубок четверга", organizer="pik", capacity=16, games_per_round=1, now=now, club_id=club_id

@@ -462,8 +462,8 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
 
     from domain.pusoy.tables import PusoyRound
     from domain.store.db import unit_of_work
-    from tests.support.pusoy_world import seating
     from tests.support.seeds import fixed_seeds, played_through_seeds
+    from tests.support.world import seating
 
     rnd = random.Random(5)
     with unit_of_work(committed) as session:
@@ -497,18 +497,7 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
             while done.outcome == "playoff":
                 stage = session.get(PusoyRound, (t.id, round_no)).stage
                 for i, x in enumerate(done.playoff_tables, start=1):
-                    order = rnd.sample(list(x), len(x))
-                    pusoy_reports.report(
-                        session,
-                        t.code,
-                        round_no=round_no,
-                        table=i,
-                        game=1,
-                        playoff=stage,
-                        finishes=[(p, n) for n, p in enumerate(order, start=1)],
-                        two_of_diamonds=None,
-                        now=world.now(),
-                    )
+                    world.one_game(session, t, round_no, i, rnd.sample(list(x), len(x)), world.now(), playoff=stage)
                 done = pusoy_rounds.complete_round(session, t.id, round_no, world.now())
         session.refresh(t)
         code, champion = t.code, t.champion

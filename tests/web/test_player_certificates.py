@@ -21,9 +21,9 @@ from flows import bootstrap
 from infra import pdf
 from infra.config import load_settings
 from infra.render import Renderer
-from tests.support import access_world, pusoy_world
+from tests.support import access_world
 from tests.support.access_world import PASSWORD
-from tests.support.world import played, player
+from tests.support.world import played, player, won_by
 
 MISSING = "SP-999999-01"
 
@@ -113,7 +113,7 @@ def test_ac_5_a_cup_s_champion_downloads_their_certificate_from_the_cup_s_page_w
     `/play/<code>` links it for the champion only, `pusoy.mine` names its serial; a player who did not
     win sees no link and is refused it as a missing one."""
     with unit_of_work(committed) as session:
-        cup = pusoy_world.won_by(session, "anna", datetime.now(UTC))
+        cup = won_by(session, "anna", datetime.now(UTC))
     _publish(committed, web.outbox, "pusoy", cup.id)
     serial = f"PD-{cup.id:06d}-01"
     with _client(web) as client:

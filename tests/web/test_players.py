@@ -24,7 +24,7 @@ from flows import bootstrap
 from tests.support import access_world
 from tests.support.access_world import PASSWORD
 from tests.support.db import contents
-from tests.support.pusoy_world import seating
+from tests.support.world import seating
 from tests.web.test_account_pages import _link_from_outbox
 
 SIGN_UP = {

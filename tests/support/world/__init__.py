@@ -9,7 +9,10 @@ from nowhere else. Its modules are its parts, by what they build; every public n
   `checked_in()`), at fixed instants (`T0`, `EVENING`, `NOW`, `START`) or `recent_start()`;
 - `live`: the same at the real `now()`, each builder committing on an engine, for what runs on the
   wall clock (servers, browsers, `make screenshots`): `running_poker()`, `upcoming_poker()`,
-  `clock()`, `knock_out()` (at the level the clock shows), `finish()`, `season()`, `with_session()`.
+  `clock()`, `knock_out()` (at the level the clock shows), `finish()`, `season()`, `with_session()`;
+- `pusoy`: Pusoy Dos tournaments through the services at `PUSOY_NOW`: `created()`, `filled()`,
+  `seating()`, `play()` (a hand-built round of tests/unit/pusoy_cases.py), `play_playoff()`,
+  `one_game()` (game 1 at a table, in a given order), `in_order()` (one game at every table), `complete_pusoy()` (finished, with a playoff), `won_by()`.
 """
 
 from tests.support.world.live import (
@@ -50,6 +53,18 @@ from tests.support.world.poker import (
     tournament_through_services,
     with_no_shows,
 )
+from tests.support.world.pusoy import (
+    PUSOY_NOW,
+    complete_pusoy,
+    created,
+    filled,
+    in_order,
+    one_game,
+    play,
+    play_playoff,
+    seating,
+    won_by,
+)
 
 __all__ = [
     "BOUNTY",
@@ -87,4 +102,15 @@ __all__ = [
     "season",
     "upcoming_poker",
     "with_session",
+    # pusoy
+    "PUSOY_NOW",
+    "complete_pusoy",
+    "created",
+    "filled",
+    "in_order",
+    "one_game",
+    "play",
+    "play_playoff",
+    "seating",
+    "won_by",
 ]

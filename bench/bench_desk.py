@@ -18,7 +18,7 @@ import httpx
 
 from bench.harness import Report, serve
 from flows import bootstrap
-from tests.support import access_world
+from tests.support.world import access_world
 
 DESKS = int(os.environ.get("BENCH_DESK_DESKS") or 50)
 ROUNDS = int(os.environ.get("BENCH_DESK_ROUNDS") or 4)
@@ -121,7 +121,7 @@ def _weight(url, w, t: int) -> dict[str, int]:
 
 def run(report: Report) -> None:
     engine = bootstrap.engine()
-    w = access_world.build(engine)
+    w = access_world(engine)
     t = w.tournament_a
     process, url = _serve()
     name = f"desk: {DESKS} desks at once on one tournament"

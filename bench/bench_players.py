@@ -31,8 +31,7 @@ from domain.pusoy.tables import PusoyTournament
 from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
 from tests.support import world
-from tests.support.access_world import web_auth
-from tests.support.world import seating
+from tests.support.world import seating, web_auth
 
 FOLLOWERS = int(os.environ.get("BENCH_PLAYERS_FOLLOWERS") or 1000)
 CUPS = int(os.environ.get("BENCH_PLAYERS_CUPS") or 32)

@@ -66,3 +66,5 @@ def test_the_world_builder_is_one_entry():
         for m in part.finditer(path.read_text())
     ]
     assert not found, found
+    others = [p for p in (ROOT / "tests").rglob("*world*.py") if builder not in p.parents]
+    assert not others, others

@@ -22,7 +22,7 @@ from domain.poker.tables.knockouts_places import KnockoutAudit
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from tests.support import access_world, world
+from tests.support import world
 from tests.support.db import contents
 
 WAIT_MS = 15_000  # the longest a change may take to show on a loaded machine before the test fails
@@ -60,9 +60,7 @@ def _tablet(browser, web, w, who: str, **options):
         ),
     )
     page.on("pageerror", lambda e: page.errors.append(str(e)))
-    signed = page.request.post(
-        f"{web.url}/api/v1/session", data={"email": w.emails[who], "password": access_world.PASSWORD}
-    )
+    signed = page.request.post(f"{web.url}/api/v1/session", data={"email": w.emails[who], "password": world.PASSWORD})
     assert signed.status == 200, signed.text()
     return context, page
 
@@ -87,7 +85,7 @@ def _axe(page) -> list[str]:
 
 
 def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, web, browser):
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
     t = _tournament(committed, w.club_a)
 
     # not signed in: to the sign-in page, coming back here after
@@ -334,7 +332,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
     the deadline in the club's time then assembled, busts down to one, finish; the cashier settles one
     and all and reads the day's totals; the screen's level, blinds, players left and the winner; axe-core
     on every state of the desk visited."""
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
     with unit_of_work(committed) as session:
         t = world.tournament(
             session, club_id=w.club_a, name="Пятница 12", status="registration_open",
@@ -592,7 +590,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
 def test_a_mystery_draw_at_the_desk_and_the_bust_then_stays(committed, web, browser):
     """3.3: the killer of a bust draws at the desk, the prize typed (no prize table declared), asked
     first; the bust's void is then refused in place, plainly, and nothing is sent."""
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor",))
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("floor",))
     with unit_of_work(committed) as session:
         t = world.tournament(
             session, club_id=w.club_a, name="Мистери", start=world.now() - timedelta(minutes=5),

@@ -17,13 +17,13 @@ from domain.poker.tables.clock_seating import Seat
 from domain.poker.tables.knockouts_places import KnockoutAudit
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
-from tests.support import access_world, world
+from tests.support import world
 from tests.support.db import contents
 
 
 @pytest.fixture
 def w(web, committed):
-    return access_world.build(committed)
+    return world.access_world(committed)
 
 
 def _tournament(committed, club_id: int, players: int = 11, **columns) -> dict:

@@ -21,16 +21,14 @@ from flows import bootstrap
 from infra import pdf
 from infra.config import load_settings
 from infra.render import Renderer
-from tests.support import access_world
-from tests.support.access_world import PASSWORD
-from tests.support.world import played, player, won_by
+from tests.support.world import PASSWORD, access_world, played, player, won_by
 
 MISSING = "SP-999999-01"
 
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed, bootstrap.password_hasher(), passwords=("player",))
+    return access_world(committed, bootstrap.password_hasher(), passwords=("player",))
 
 
 def _publish(engine, outbox, source: str, tournament_id: int) -> None:

@@ -21,10 +21,8 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyEntry
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from tests.support import access_world
-from tests.support.access_world import PASSWORD
 from tests.support.db import contents
-from tests.support.world import seating
+from tests.support.world import PASSWORD, access_world, seating
 from tests.web.test_account_pages import _link_from_outbox
 
 SIGN_UP = {
@@ -38,7 +36,7 @@ SIGN_UP = {
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed, bootstrap.password_hasher(), passwords=("player",))
+    return access_world(committed, bootstrap.password_hasher(), passwords=("player",))
 
 
 def _client(web) -> httpx.Client:

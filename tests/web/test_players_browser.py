@@ -18,8 +18,7 @@ from domain.pusoy.tables import PusoyTournament
 from domain.store.db import unit_of_work
 from flows.web.auth import COOKIE
 from tests.support import world
-from tests.support.access_world import web_auth
-from tests.support.world import seating
+from tests.support.world import seating, web_auth
 from tests.web.test_browser import WAIT_S
 
 HANDLES = [f"pl{n}" for n in range(8)]

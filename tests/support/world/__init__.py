@@ -15,6 +15,7 @@ from nowhere else. Its modules are its parts, by what they build; every public n
   `one_game()` (game 1 at a table, in a given order), `in_order()` (one game at every table), `complete_pusoy()` (finished, with a playoff), `won_by()`.
 """
 
+from tests.support.world.access import PASSWORD, AccessWorld, access_world, web_auth
 from tests.support.world.live import (
     clock,
     finish,
@@ -113,4 +114,9 @@ __all__ = [
     "play_playoff",
     "seating",
     "won_by",
+    # access
+    "PASSWORD",
+    "AccessWorld",
+    "access_world",
+    "web_auth",
 ]

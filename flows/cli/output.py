@@ -89,13 +89,6 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def safe(text: str) -> str:
-    """User text as Rich markup that prints exactly as typed (minus control characters)."""
-    from rich.markup import escape
-
-    return escape(clean(text))
-
-
 @contextmanager
 def transaction() -> Iterator[Any]:
     """`with transaction() as session:` a unit of work whose output prints after the commit."""
@@ -319,12 +312,6 @@ def amount_text(minor: int, currency: str | None = None) -> str:
 
         return major(minor, currency)
     return money(minor, currency, shown.locale)
-
-
-def local_moment(at: datetime) -> str:
-    """An instant for a line of the command: in the club's timezone and language, else UTC ISO 8601."""
-    shown = display()
-    return at.isoformat() if shown is None else moment(at, shown)
 
 
 def duration(seconds: int) -> str:

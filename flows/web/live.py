@@ -47,7 +47,6 @@ class Topic:
     version: str | None = None
     wake_at: datetime | None = None
     task: asyncio.Task | None = None
-    polls: int = 0
     builds: int = 0
 
 
@@ -108,7 +107,6 @@ class Hub:
             await asyncio.sleep(self.interval)
             try:
                 version = await to_thread.run_sync(topic.fingerprint)
-                topic.polls += 1
                 due = topic.wake_at is not None and datetime.now(UTC) >= topic.wake_at
                 if version != topic.version or due:
                     await self._refresh(topic, version)

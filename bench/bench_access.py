@@ -20,9 +20,9 @@ from bench.harness import Report
 from domain.access.services import signin
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from tests.support import access_world
 from tests.support.net import free_port
 from tests.support.web_server import Server
+from tests.support.world import PASSWORD, access_world
 
 REQUESTS = 400
 
@@ -36,7 +36,7 @@ def run(report: Report) -> None:
 
     engine = bootstrap.engine()
     hasher = bootstrap.password_hasher()
-    world = access_world.build(engine, hasher, passwords=("floor", "player"))
+    world = access_world(engine, hasher, passwords=("floor", "player"))
     with Server(create_app(engine), free_port()) as server, httpx.Client(base_url=server.url) as client:
         anonymous, token = [], []
         bearer = world.headers("owner")
@@ -55,24 +55,20 @@ def run(report: Report) -> None:
         report.note(name, "bearer token p95 ms", round(_p95(token) * 1e3, 2))
         report.note(name, "authentication's p95 cost ms (budget 2)", round((_p95(token) - _p95(anonymous)) * 1e3, 2))
 
-        hashed = hasher.hash(access_world.PASSWORD)
+        hashed = hasher.hash(PASSWORD)
         email = world.emails["floor"]
 
         def sign_in():
             with httpx.Client(base_url=server.url) as fresh:
-                assert fresh.post(
-                    "/api/v1/session", json={"email": email, "password": access_world.PASSWORD}
-                ).is_success
+                assert fresh.post("/api/v1/session", json={"email": email, "password": PASSWORD}).is_success
 
         def use_case():
             with unit_of_work(engine) as session:
-                assert signin.sign_in(
-                    session, hasher, email, access_world.PASSWORD, datetime.now(UTC), address="b"
-                ).secret
+                assert signin.sign_in(session, hasher, email, PASSWORD, datetime.now(UTC), address="b").secret
 
         report.compare(
             "sign-in: one argon2id verify beside the sign-in use case (throttle, verify, session)",
-            ("argon2id verify", lambda: hasher.verify(hashed, access_world.PASSWORD)),
+            ("argon2id verify", lambda: hasher.verify(hashed, PASSWORD)),
             ("signin.sign_in", use_case),
             repeat=7,
         )

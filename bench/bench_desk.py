@@ -22,10 +22,10 @@ import httpx
 
 from bench.harness import Report, serve
 from flows import bootstrap
-from tests.support import access_world
 from tests.support.desk_budget import BUDGET, counted, seated_field
 from tests.support.net import free_port
 from tests.support.web_server import Server
+from tests.support.world import access_world
 
 DESKS = int(os.environ.get("BENCH_DESK_DESKS") or 50)
 ROUNDS = int(os.environ.get("BENCH_DESK_ROUNDS") or 3)
@@ -213,7 +213,7 @@ def _weight(url, w, t: int) -> dict[str, int]:
 
 def run(report: Report) -> None:
     engine = bootstrap.engine()
-    w = access_world.build(engine)
+    w = access_world(engine)
     t = w.tournament_a
     seated_field(engine, t, FIELD)
     report.note("desk: the machine", "load average at the start (1, 5, 15 min)", _loadavg())

@@ -35,8 +35,7 @@ from domain.poker.services.knockouts import record_knockouts
 from flows import bootstrap
 from infra.config import load_settings
 from infra.prefect_server import prefect_env
-from tests.support.poker_world import BOUNTY, field, tournament
-from tests.support.pusoy_world import in_order, seating
+from tests.support.world import BOUNTY, field, in_order, seating, tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 WINDOW = timedelta(minutes=1)

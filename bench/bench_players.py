@@ -45,9 +45,8 @@ from domain.pusoy.tables import PusoyTournament
 from domain.store.db import StatementCounter
 from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
-from tests.support import poker_world
-from tests.support.access_world import web_auth
-from tests.support.pusoy_world import seating
+from tests.support import world
+from tests.support.world import seating, web_auth
 
 FOLLOWERS = int(os.environ.get("BENCH_PLAYERS_FOLLOWERS") or 1000)
 CUPS = int(os.environ.get("BENCH_PLAYERS_CUPS") or 32)
@@ -102,7 +101,7 @@ def _world(mode: str, cups: int = CUPS, players: int = FOLLOWERS) -> tuple[list[
         followers = []
         for i in range(players):
             handle = f"{mode[:2]}f{i:04d}"
-            player = poker_world.player(session, handle.upper(), handle=handle)
+            player = world.player(session, handle.upper(), handle=handle)
             account = accounts.add(session, f"{handle}@bench.example", now, player_id=player.id)
             secret = signin.start_session(session, account.id, now, address="127.0.0.1", agent="bench")
             followers.append((handle, secret, codes[i % cups]))

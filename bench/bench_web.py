@@ -17,7 +17,7 @@ import time
 
 from bench.harness import Report, serve
 from flows import bootstrap
-from tests.web import world
+from tests.support import world
 
 CLIENTS = int(os.environ.get("BENCH_WEB_CLIENTS") or 500)
 IDLE_S = float(os.environ.get("BENCH_WEB_IDLE_S") or 10)

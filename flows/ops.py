@@ -28,10 +28,8 @@ from typing import Any
 
 AUTOMATION = "tourney: requeue runs whose worker died"
 AUTOMATION_PENDING = "tourney: requeue runs claimed and never started"
-HEARTBEAT_SECONDS = 30
 REQUEUE_AFTER = timedelta(seconds=90)  # `tourney deploy --requeue-after`'s default, and `tourney serve`'s
 REQUEUE_PENDING_AFTER = timedelta(seconds=300)
-DEFAULT_POOL = "tourney"
 
 
 def ensure_pool(name: str, limit: int | None) -> str:

@@ -28,7 +28,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 from domain.store.base import Base
 
 SOURCES = ("poker", "pusoy", "season")
-DELIVERY_STATES = ("stored", "pending", "failed", "sent")
 
 
 class DocumentPublication(Base):

@@ -15,7 +15,7 @@ import typer
 from domain.errors import DomainError
 from flows.cli.clock import now as _now
 from flows.cli.lazy import lazy
-from flows.cli.output import STATE, emit, say, transaction
+from flows.cli.output import current, emit, say, transaction
 from flows.cli.params import name_problems
 
 if TYPE_CHECKING:
@@ -244,7 +244,7 @@ def audit_command(
 
     with transaction() as session:
         rows = audit.trail(session, club, before_id=before, limit=limit)
-    if not STATE["json"]:
+    if not current().json:
         rows = [
             {
                 **{k: v for k, v in row.items() if k != "actor_kind"},

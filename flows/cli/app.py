@@ -12,7 +12,7 @@ import typer
 
 from domain.errors import DomainError
 from flows import bootstrap
-from flows.cli.output import STATE, clean, emit, follow_tournaments, reset, say
+from flows.cli.output import Invocation, clean, emit, follow_tournaments, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag, name_problems
 from infra.config import load_settings, redact
 
@@ -148,6 +148,7 @@ def worker(
 
 @app.callback()
 def _global(
+    ctx: typer.Context,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print machine-readable JSON (anywhere on the line).")
     ] = False,
@@ -160,12 +161,15 @@ def _global(
         ),
     ] = None,
 ) -> None:
-    STATE["json"] = STATE["json"] or as_json
+    # the invocation's output state (`main()` passes it, `--json` taken off the line) takes the global
+    # options; every subcommand's context inherits it as `ctx.obj` (no docstring: that would be the help)
+    state = ctx.ensure_object(Invocation)
+    state.json = state.json or as_json
     if as_name is not None:
         if not as_name.strip():
             raise DomainError("as-blank", "--as takes a name: who is at the keyboard")
         name_problems("--as name", as_name)
-        STATE["actor"] = as_name.strip()
+        state.actor = as_name.strip()
 
 
 # -- db ------------------------------------------------------------------------------------------
@@ -405,12 +409,11 @@ def main(argv: list[str] | None = None) -> None:
 
     for key, value in prefect_env(load_settings()).items():
         os.environ.setdefault(key, value)
-    reset()
     try:
         args, as_json = json_flag(list(sys.argv[1:] if argv is None else argv))
-        STATE["json"] = STATE["json"] or as_json
         argument_problems(args)
-        code = _command(_group_of(args)).main(args=args, prog_name="tourney", standalone_mode=False)
+        command = _command(_group_of(args))
+        code = command.main(args=args, prog_name="tourney", standalone_mode=False, obj=Invocation(json=as_json))
         if isinstance(code, int) and code:
             sys.exit(code)
     except DomainError as exc:
@@ -424,8 +427,6 @@ def main(argv: list[str] | None = None) -> None:
         if message is None:
             raise
         _refuse(message)
-    finally:
-        reset()
 
 
 def _database_refusal(exc: Exception) -> str | None:

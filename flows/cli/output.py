@@ -4,6 +4,11 @@ Safe for any text a user typed: names and handles are printed as text, never as 
 (`[/b]` is shown as typed) and without control characters (ESC, BEL, ...), in tables, titles and
 lines alike. Cells wrap; nothing is cut.
 
+What one invocation shows and records (`--json`, `--as`, the tournament or club it named, the output
+waiting for its commit) is its `Invocation`, the object of its Typer context (`ctx.obj`): `main()` makes
+it, the root callback fills it, and `current()` reads it where output is written. Nothing global holds
+it, so commands run one after another in one process (the tests' in-process runner) start clean.
+
 Output of a command that writes is printed only after its transaction commits: commands open
 their transaction with `transaction()`, and whatever they emit inside it waits for the commit (a
 refusal or a failed commit prints nothing but the one-line error). A transaction that wrote anything
@@ -27,9 +32,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -42,15 +47,36 @@ if TYPE_CHECKING:  # Rich and Babel are loaded by the first table or amount show
     from rich.console import Console
     from rich.table import Table
 
-STATE: dict[str, Any] = {}
+
+@dataclass
+class Invocation:
+    """One invocation's output state, its Typer context's object (`ctx.obj`, inherited by every
+    subcommand's context): JSON or tables, the operator (`--as`), the tournament and club it named
+    (`follow_tournaments`), and the output waiting for the commit of its transactions."""
+
+    json: bool = False
+    actor: str | None = None
+    tournament: Any = None
+    club: Any = None
+    depth: int = 0  # transactions open
+    pending: list[Callable[[], None]] = field(default_factory=list)
 
 
-def reset() -> None:
-    """A command starts from a clean state (a test may run many commands in one process)."""
-    STATE.update(json=False, depth=0, pending=[], tournament=None, club=None, actor=None)
+def _context() -> Any:
+    """The Typer context of the command running, None outside one. The one reading of it: Typer 0.28
+    vendors click as `typer._click` and exports no accessor besides a `typer.Context` parameter (the
+    root callback takes one); the output functions, called from every command, read it here."""
+    from typer._click.globals import get_current_context
+
+    return get_current_context(silent=True)
 
 
-reset()
+def current() -> Invocation:
+    """The output state of the command running (its context's `Invocation`); outside a command (a
+    function of the CLI called directly), a new one: plain output, printed at once."""
+    ctx = _context()
+    return Invocation() if ctx is None else ctx.ensure_object(Invocation)
+
 
 MONEY_KEYS = frozenset((*AMOUNT_FIELDS, "amount", "owed"))
 
@@ -63,30 +89,23 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def safe(text: str) -> str:
-    """User text as Rich markup that prints exactly as typed (minus control characters)."""
-    from rich.markup import escape
-
-    return escape(clean(text))
-
-
 @contextmanager
 def transaction() -> Iterator[Any]:
     """`with transaction() as session:` a unit of work whose output prints after the commit."""
-
-    STATE["depth"] += 1
+    state = current()
+    state.depth += 1
     try:
         with bootstrap.unit_of_work() as session:
             yield session
-            _audit(session)
+            _audit(session, state)
     except BaseException:
-        if STATE["depth"] == 1:
-            STATE["pending"].clear()
+        if state.depth == 1:
+            state.pending.clear()
         raise
     finally:
-        STATE["depth"] -= 1
-    if STATE["depth"] == 0:
-        pending, STATE["pending"] = STATE["pending"], []
+        state.depth -= 1
+    if state.depth == 0:
+        pending, state.pending = state.pending, []
         for show in pending:
             show()
 
@@ -98,10 +117,11 @@ _PERSONAL = {"player add": ("name", "born")}
 TARGET_MAX = 200
 
 
-def operator_label() -> str:
+def operator_label(state: Invocation | None = None) -> str:
     """Who runs the command, for the audit trail: `--as NAME`, else the OS user."""
-    if STATE["actor"]:
-        return STATE["actor"]
+    actor = (state or current()).actor
+    if actor:
+        return actor
     import getpass
 
     try:
@@ -112,7 +132,7 @@ def operator_label() -> str:
         return f"uid {os.getuid()}"
 
 
-def _audit(session: Any) -> None:
+def _audit(session: Any, state: Invocation) -> None:
     """AC-3: a unit of work that wrote anything records one audit row, as the operator, in the same
     transaction (before the commit): the command's path as the action, its arguments as the target,
     its parameters (never a secret) as the data, and the club of the tournament or club it named."""
@@ -128,20 +148,18 @@ def _audit(session: Any) -> None:
     action, target, data = _command_facts()
     audit.record_if_written(
         session,
-        Actor("operator", operator_label()),
+        Actor("operator", operator_label(state)),
         action,
         now(),
         target=target,
-        club_id=_club_named(session, data),
+        club_id=_club_named(session, state, data),
         data=data,
     )
 
 
 def _command_facts() -> tuple[str, str, dict[str, Any]]:
     """(the command's path without `tourney`, its arguments as one short line, its parameters)."""
-    from typer._click.globals import get_current_context  # typer exports no public way to it
-
-    ctx = get_current_context(silent=True)
+    ctx = _context()
     if ctx is None:
         return "cli", "", {}
     path = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command_path
@@ -182,25 +200,25 @@ def _short(value: Any) -> str:
     return ",".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def _club_named(session: Any, data: dict[str, Any]) -> int | None:
+def _club_named(session: Any, state: Invocation, data: dict[str, Any]) -> int | None:
     """The club of the tournament the command named (a `poker` command's), else of the club it named
     (`--club`, a club's id): None when it named none or it is not there."""
     from domain.access.services import targets
 
-    if isinstance(STATE["tournament"], int):
-        found = targets.tournament(session, STATE["tournament"])
+    if isinstance(state.tournament, int):
+        found = targets.tournament(session, state.tournament)
         if found is not None:
             return found.club_id
-    club = STATE["club"] if STATE["club"] is not None else data.get("club", data.get("club_id"))
+    club = state.club if state.club is not None else data.get("club", data.get("club_id"))
     if isinstance(club, int) and not isinstance(club, bool) and 0 < club < 2**63:
         found = targets.club(session, club)
         return None if found is None else found.club_id
     return None
 
 
-def _later(show) -> None:
-    if STATE["depth"]:
-        STATE["pending"].append(show)
+def _later(state: Invocation, show: Callable[[], None]) -> None:
+    if state.depth:
+        state.pending.append(show)
     else:
         show()
 
@@ -221,11 +239,12 @@ def _console() -> Console:
 
 def emit(data: Mapping[str, Any] | Sequence[Mapping[str, Any]], title: str | None = None) -> None:
     """A mapping prints as a two-column table, a list of mappings as a table with one row each."""
-    if STATE["json"]:
+    state = current()
+    if state.json:
         text = json.dumps(data, default=_default, ensure_ascii=False, indent=2)
-        _later(lambda: print(text))
+        _later(state, lambda: print(text))
         return
-    _later(lambda: _print_table(data, title))
+    _later(state, lambda: _print_table(data, title, state))
 
 
 @dataclass(frozen=True)
@@ -251,16 +270,17 @@ def follow_tournaments(command) -> None:
 def _recording(name: str, callback):
     def record(ctx, param, value):
         value = callback(ctx, param, value) if callback is not None else value
-        STATE[name] = value
+        setattr(ctx.ensure_object(Invocation), name, value)
         return value
 
     return record
 
 
-def display() -> Display | None:
+def display(state: Invocation | None = None) -> Display | None:
     """The display of the tournament the command named, else of the club it named (each row in its
     own currency); neither: values as stored."""
-    if STATE["tournament"] is None and STATE["club"] is None:
+    state = state or current()
+    if state.tournament is None and state.club is None:
         return None
     from zoneinfo import ZoneInfo
 
@@ -268,7 +288,7 @@ def display() -> Display | None:
     from domain.poker.services.listings import club_of
 
     with bootstrap.unit_of_work() as session:
-        row = club_of(session, STATE["tournament"], STATE["club"])
+        row = club_of(session, state.tournament, state.club)
         if row is None:
             return None
         locale = poker_locale(locales(session, "club", [row.id]).get(row.id))
@@ -294,12 +314,6 @@ def amount_text(minor: int, currency: str | None = None) -> str:
     return money(minor, currency, shown.locale)
 
 
-def local_moment(at: datetime) -> str:
-    """An instant for a line of the command: in the club's timezone and language, else UTC ISO 8601."""
-    shown = display()
-    return at.isoformat() if shown is None else moment(at, shown)
-
-
 def duration(seconds: int) -> str:
     """Seconds as a clock shows them: M:SS under an hour, else H:MM:SS."""
     hours, rest = divmod(abs(seconds), 3600)
@@ -314,11 +328,11 @@ def moment(at: datetime, shown: Display) -> str:
     return f"{format_datetime(local, 'short', tzinfo=shown.zone, locale=shown.locale)} {local.tzname()}"
 
 
-def _print_table(data: Mapping[str, Any] | Sequence[Mapping[str, Any]], title: str | None) -> None:
+def _print_table(data: Mapping[str, Any] | Sequence[Mapping[str, Any]], title: str | None, state: Invocation) -> None:
     from rich.text import Text
 
     console = _console()
-    shown = display()
+    shown = display(state)
     if not isinstance(data, Mapping) and not list(data):
         console.print(Text(f"{clean(title or 'nothing')}: none"))
         return
@@ -385,10 +399,11 @@ def _cell(key: Any, value: Any, shown: Display | None, currency: str | None) -> 
 
 def say(message: str) -> None:
     """A plain confirmation line (also under --json, as {"message": ...})."""
-    if STATE["json"]:
+    state = current()
+    if state.json:
         text = json.dumps({"message": message}, ensure_ascii=False)
-        _later(lambda: print(text))
+        _later(state, lambda: print(text))
     else:
         from rich.text import Text
 
-        _later(lambda: _console().print(Text(clean(message))))
+        _later(state, lambda: _console().print(Text(clean(message))))

@@ -322,7 +322,7 @@ def poker_settle(
                 (fees_service.settlement_view(settlement) if settlement else {"settlement_id": None})
                 | {"player": named["player"], "owed": named["owed"]}
             )
-    if all_ and not output.STATE["json"]:
+    if all_ and not output.current().json:
         noun = "player" if count == 1 else "players"
         output.say(f"{count} {noun} settled: {output.amount_text(total, t.currency)}; nobody owes anything now.")
 
@@ -368,7 +368,7 @@ def poker_entries(tournament: TournamentId) -> None:
 
     with transaction() as session:
         rows = listings.entries(session, tournament)
-    if output.STATE["json"]:
+    if output.current().json:
         emit(rows, f"entries of tournament {tournament}")
         return
     emit([_entry_line(r) for r in rows], f"entries of tournament {tournament}")

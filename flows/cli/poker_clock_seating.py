@@ -275,6 +275,6 @@ def _emit_drawn(out: dict, rows: list[dict], title: str) -> None:
 
 
 def _json() -> bool:
-    from flows.cli.output import STATE
+    from flows.cli.output import current
 
-    return bool(STATE["json"])
+    return current().json

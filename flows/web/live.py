@@ -52,7 +52,6 @@ class Topic:
     wake_at: datetime | None = None
     task: asyncio.Task | None = None
     woken: asyncio.Event = field(default_factory=asyncio.Event)  # a write here changed it: poll now
-    polls: int = 0
     builds: int = 0
 
 
@@ -129,7 +128,6 @@ class Hub:
             topic.woken.clear()
             try:
                 version = await to_thread.run_sync(topic.fingerprint)
-                topic.polls += 1
                 due = topic.wake_at is not None and datetime.now(UTC) >= topic.wake_at
                 if version != topic.version or due:
                     await self._refresh(topic, version)

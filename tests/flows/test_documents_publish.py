@@ -15,8 +15,7 @@ from domain.store.db import unit_of_work
 from flows.jobs.documents import publish_results
 from infra import pdf
 from tests.documents_samples import smtp_inbox
-from tests.support.poker_world import SP7_FINISHED_AT, finished_poker
-from tests.support.pusoy_world import complete_pusoy
+from tests.support.world import SP7_FINISHED_AT, complete_pusoy, finished_poker
 
 
 def test_doc_1_publish_results_renders_stores_sends_once_and_lists_it_in_an_artifact(

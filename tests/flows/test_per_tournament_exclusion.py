@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from domain.poker.services import clock as clock_service
 from flows.deployments import deployment, job
 from flows.jobs.poker_moments import advance_clocks, process_no_shows
-from tests.support.poker_world import T0, enter, register, tournament
+from tests.support.world import T0, enter, register, tournament
 
 
 def waiting_on_locks(engine: Engine) -> int:

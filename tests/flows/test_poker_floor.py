@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from domain.poker.services import clock as clock_service
 from flows.jobs.poker_moments import advance_clocks, process_no_shows
-from tests.support.poker_world import T0, enter, register, tournament
+from tests.support.world import T0, enter, register, tournament
 
 
 def latest_artifact(key: str) -> list[dict]:

@@ -14,8 +14,8 @@ from domain.poker.services.results import set_prizes
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
 from flows.jobs.poker_finalize import finalize_tournaments_flow
-from tests.support import poker_world as w
-from tests.support.poker_world import EVENING
+from tests.support import world as w
+from tests.support.world import EVENING
 
 
 def test_finalize_publishes_the_final_table_marks_finished_and_is_idempotent(prefect_api, committed):

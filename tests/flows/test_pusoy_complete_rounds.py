@@ -13,7 +13,8 @@ from domain.pusoy.tables import PusoyRound
 from domain.store.db import unit_of_work
 from flows.jobs.pusoy import complete_rounds
 from tests.support.cli import run
-from tests.support.pusoy_world import NOW, complete_pusoy, filled, play, seating
+from tests.support.world import PUSOY_NOW as NOW
+from tests.support.world import complete_pusoy, filled, play, seating
 from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
 
 

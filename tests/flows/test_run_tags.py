@@ -19,8 +19,7 @@ from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
 from flows.jobs.poker_moments import advance_clocks
 from flows.jobs.pusoy import complete_at_event
-from tests.support.poker_world import T0, enter, tournament
-from tests.support.pusoy_world import filled, play
+from tests.support.world import T0, enter, filled, play, tournament
 from tests.unit.pusoy_cases import WORKED_EXAMPLE
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import text
 from domain.series.services.series import SeriesSpec, add_series
 from domain.store.db import unit_of_work
 from flows.jobs.series import materialize_series
-from tests.support.poker_world import club as world_club
+from tests.support.world import club as world_club
 
 UTC = UTC
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from flows.deployments import JOBS, deployment, job
 from flows.jobs.clubs import verify_clubs
 from flows.jobs.sweeps import Sweeps
-from tests.support.poker_world import club
+from tests.support.world import club
 
 
 def _runs(client, deployment_id, scheduled: bool = False):

@@ -21,8 +21,9 @@ from domain.webhooks.tables import Delivery
 from flows.jobs.webhooks import deliver_due, deliver_webhooks, start_delivering
 from infra.config import load_settings
 from infra.webhooks_http import HttpSender
-from tests.support.pusoy_world import NOW, complete_pusoy
 from tests.support.webhook_receiver import Receiver
+from tests.support.world import PUSOY_NOW as NOW
+from tests.support.world import complete_pusoy
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 

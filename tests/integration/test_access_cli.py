@@ -9,6 +9,7 @@ import email
 import email.policy
 import json
 import re
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from domain.access.services import accounts, signin
 from domain.access.tables import AuditRecord
 from domain.store.db import unit_of_work
 from tests.documents_samples import smtp_inbox
-from tests.support import poker_world
+from tests.support import world
 from tests.support.cli import refused, run
 
 
@@ -34,6 +35,20 @@ def said(*args: str, env: dict[str, str] | None = None) -> str:
     return j(*args, env=env)["message"]
 
 
+@contextmanager
+def json_invocation():
+    """Inside, a function of the CLI runs as in `tourney --json simulate`: in that command's Typer
+    context, whose object is a JSON invocation's output state."""
+    import typer
+
+    from flows.cli.app import _command
+    from flows.cli.output import Invocation
+
+    command = _command("simulate").commands["simulate"]
+    with typer.Context(command, info_name="simulate", obj=Invocation(json=True)):
+        yield
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> dict[str, str]:
     """A data folder of the test's own (its outbox) and no SMTP server: letters go to .eml files."""
@@ -43,7 +58,7 @@ def home(tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 def club_id(committed: Engine) -> int:
     with unit_of_work(committed) as session:
-        return poker_world.club(session, fresh=True, at=datetime.now(UTC)).id
+        return world.club(session, fresh=True, at=datetime.now(UTC)).id
 
 
 def _trail(engine: Engine) -> list[AuditRecord]:
@@ -104,7 +119,7 @@ def test_ac_1_user_add_grant_revoke_block_and_unblock_round_trip(committed, club
 
 def test_ac_4_user_add_links_the_player_and_refuses_a_second_account_for_them(committed, club_id, home):
     with unit_of_work(committed) as session:
-        player = poker_world.player(session, "Boris Ivanov", handle="boris")
+        player = world.player(session, "Boris Ivanov", handle="boris")
     added = j("user", "add", "boris@example.org", "--player", "boris", "--locale", "en", env=home)
     assert (added["roles"], added["player_id"], added["locale"]) == (["player"], player.id, "en")
     line = refused(committed, "user", "add", "other@example.org", "--player", str(player.id))
@@ -231,8 +246,8 @@ def test_ac_3_a_cli_write_leaves_one_audit_row_as_the_operator_named_by_as(commi
 def test_ac_3_a_poker_command_s_audit_row_names_the_tournament_s_club(committed, club_id):
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
     with unit_of_work(committed) as session:
-        t = poker_world.tournament(session, club_id=club_id, status="registration_open", start=start, late_reg=None)
-        ilya = poker_world.player(session, "Ilya Orlov", handle="ilya")
+        t = world.tournament(session, club_id=club_id, status="registration_open", start=start, late_reg=None)
+        ilya = world.player(session, "Ilya Orlov", handle="ilya")
     before = len(_trail(committed))
     assert j("--as", "floor-kira", "poker", "register", str(t.id), "ilya")["status"] == "active"
     (row,) = _trail(committed)[before:]
@@ -275,16 +290,14 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
     """`tourney simulate --demo` seeding (what `make run` does): both demo clubs' staff and the players;
     the passwords go to TOURNEY_HOME/demo-accounts.txt (0600) and nowhere else; the output says how to
     sign in as each (e-mail, roles, clubs); a second run seeds nothing, keeps the file and says the same."""
-    from flows.cli.output import STATE, reset
     from flows.cli.simulate import _demo
     from infra.config import load_settings
 
     monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
-    reset()
     printed = []
-    STATE["json"] = True
     monkeypatch.setattr("builtins.print", lambda text, *a, **k: printed.append(text))
-    _demo(1, 4, 8)
+    with json_invocation():
+        _demo(1, 4, 8)
     file = tmp_path / "demo-accounts.txt"
     assert file.stat().st_mode & 0o777 == 0o600
     rows = [line.split("\t") for line in file.read_text().splitlines() if not line.startswith("#")]
@@ -306,10 +319,8 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
     passwords = [r[2] for r in rows]
     assert len(set(passwords)) == 8 and "-" not in passwords
     written = file.read_text()
-    reset()
-    STATE["json"] = True
-    _demo(1, 4, 8)
-    reset()
+    with json_invocation():
+        _demo(1, 4, 8)
     assert file.read_text() == written
     said = [json.loads(p) for p in printed]
     url = load_settings().public_url()
@@ -336,7 +347,6 @@ def test_ac_4_a_demo_seeded_with_one_club_gets_the_second_and_keeps_the_password
 
     from domain.simulate.services import demo
     from flows import bootstrap
-    from flows.cli.output import STATE, reset
     from flows.cli.simulate import _demo
 
     monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
@@ -346,11 +356,9 @@ def test_ac_4_a_demo_seeded_with_one_club_gets_the_second_and_keeps_the_password
         old = demo.seed_demo_accounts(session, bootstrap.password_hasher(), club, now)
     file = tmp_path / "demo-accounts.txt"
     file.write_text("# e-mail\trole\tpassword\n" + "".join(f"{a.email}\t{a.role}\t{a.password}\n" for a in old))
-    reset()
-    STATE["json"] = True
     monkeypatch.setattr("builtins.print", lambda text, *a, **k: None)
-    _demo(1, 4, 8)
-    reset()
+    with json_invocation():
+        _demo(1, 4, 8)
     rows = {r.split("\t")[0]: r.split("\t")[2] for r in file.read_text().splitlines() if not r.startswith("#")}
     assert {a.email: a.password for a in old}.items() <= rows.items()
     assert sorted(set(rows) - {a.email for a in old}) == ["floor@second-club.example", "owner@second-club.example"]

@@ -15,7 +15,7 @@ from domain.access.services import audit
 from domain.access.tables import AuditRecord
 from domain.poker.services import players
 from domain.store.db import unit_of_work
-from tests.support import poker_world
+from tests.support import world
 from tests.support.cli import run
 
 NOW = datetime(2026, 12, 4, 18, 0, tzinfo=UTC)
@@ -59,8 +59,8 @@ def test_ac_5_forgetting_a_player_leaves_nothing_of_them_readable_in_the_trail(c
     forgetting the trail reads as it was written, after it with the pseudonym, and no row changed."""
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
     with unit_of_work(committed) as session:
-        club = poker_world.club(session, fresh=True, at=datetime.now(UTC))
-        t = poker_world.tournament(session, club_id=club.id, status="registration_open", start=start, late_reg=None)
+        club = world.club(session, fresh=True, at=datetime.now(UTC))
+        t = world.tournament(session, club_id=club.id, status="registration_open", start=start, late_reg=None)
     made = _j("--as", "desk", "player", "add", "Rita Sokolova", "rita", "--born", "1992-03-04")
     _j("--as", "desk", "poker", "register", str(t.id), "@Rita")
     with unit_of_work(committed) as session:  # as the API records a walk-in at the desk: name and birth date typed
@@ -107,3 +107,19 @@ def test_ac_5_forgetting_a_player_leaves_nothing_of_them_readable_in_the_trail(c
         ("player add", pseudonym, {"handle": pseudonym}),
     ]
     assert p.id == pid
+
+
+def test_ac_3_a_command_line_s_operator_and_json_end_with_it(committed):
+    """AC-3: `--as` and `--json` belong to one invocation (its Typer context's object, nothing global):
+    the next command run in the same process acts as the OS user and prints a table."""
+    from flows.cli.output import operator_label
+
+    first = _j("--as", "desk", "player", "add", "Ivan Petrov", "ivanp", "--born", "1990-01-02")
+    plain = run("player", "add", "Oleg Sidorov", "olegs", "--born", "1991-02-03")
+    assert plain.returncode == 0, plain.stderr
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(plain.stdout)
+    assert first["handle"] == "ivanp" and "olegs" in plain.stdout
+    with unit_of_work(committed) as session:
+        trail = [(r.actor_label, r.action) for r in session.scalars(select(AuditRecord).order_by(AuditRecord.id))]
+    assert trail == [("desk", "player add"), (operator_label(), "player add")]

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from domain.documents.services.locales import set_locale
 from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.cli import j, run
 
 WIDE = {"COLUMNS": "200"}  # a wide terminal: no value folds across lines

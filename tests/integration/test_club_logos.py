@@ -18,7 +18,7 @@ from domain.store.db import unit_of_work
 from infra import pdf
 from infra.render import Renderer
 from tests.support.cli import fingerprint, run
-from tests.support.poker_world import finished_poker
+from tests.support.world import finished_poker
 
 KEY = b"logo-test-key-of-at-least-32-bytes!!"
 

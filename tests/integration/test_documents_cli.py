@@ -7,7 +7,7 @@ from pathlib import Path
 
 from domain.store.db import unit_of_work
 from tests.support.cli import run
-from tests.support.poker_world import finished_poker
+from tests.support.world import finished_poker
 
 
 def test_documents_render_then_verify_says_valid_and_names_what_an_altered_file_breaks(committed, tmp_path):
@@ -61,7 +61,7 @@ def test_lg3_documents_list_names_a_seasons_standings_and_verify_says_valid(comm
     from domain.documents.services.publish import outbox_root, publish
     from domain.leagues.services import leagues
     from infra.render import Renderer
-    from tests.support.poker_world import SP7_FINISHED_AT
+    from tests.support.world import SP7_FINISHED_AT
 
     with unit_of_work(committed) as s, Renderer(b"test-secret-key-of-at-least-32-bytes") as renderer:
         t = finished_poker(s)

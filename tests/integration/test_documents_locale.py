@@ -14,8 +14,7 @@ from infra import pdf
 from infra.render import Renderer, verification_url
 from tests.documents_samples import poker_sheet, pusoy_sheet
 from tests.support.cli import run
-from tests.support.poker_world import SP7_FINISHED_AT, finished_poker
-from tests.support.pusoy_world import complete_pusoy
+from tests.support.world import SP7_FINISHED_AT, complete_pusoy, finished_poker
 
 KEY = b"locale-test-key-of-at-least-32-bytes"
 
@@ -119,9 +118,9 @@ def test_doc_4_languages_by_default_and_by_choice(session):
 def test_doc_4_a_pusoy_cup_of_a_club_speaks_the_club_s_language_chosen_or_not(session):
     """DOC-4: a Pusoy Dos cup of a club that chose no language gets the club's language (Russian, as
     its poker); the club's choice, then the organizer's, override it; a cup without a club is English."""
-    from tests.support import poker_world
+    from tests.support import world
 
-    club = poker_world.club(session)
+    club = world.club(session)
     p, _, _ = complete_pusoy(session, club_id=club.id)
     assert sources.bundle(session, "pusoy", p.id).sheet.locale == "ru"
     assert locales.pusoy_tournament_locale(session, p.id) == "ru"

@@ -15,9 +15,8 @@ from domain.documents.services import sources
 from domain.documents.services.publish import publish
 from domain.errors import DomainError
 from infra.render import Renderer
-from tests.support import poker_world as w
-from tests.support.poker_world import SP7_FINISHED_AT, finished_poker
-from tests.support.pusoy_world import complete_pusoy, filled
+from tests.support import world as w
+from tests.support.world import SP7_FINISHED_AT, complete_pusoy, filled, finished_poker
 
 
 def test_doc_1_a_finished_poker_tournament_becomes_a_sheet_with_its_counts_places_and_prizes(session):

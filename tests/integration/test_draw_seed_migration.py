@@ -18,8 +18,8 @@ from domain.store.db import make_engine
 from domain.store.migrate import _config, upgrade
 from domain.store.scratch import scratch_database
 from flows import bootstrap
-from tests.support import poker_world as w
-from tests.support.pusoy_world import created
+from tests.support import world as w
+from tests.support.world import created
 
 AT = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
 ROWS = (

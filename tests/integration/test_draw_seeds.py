@@ -20,8 +20,8 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
 from domain.store.db import SEEDS
 from domain.tables import metadata
-from tests.support import poker_world as w
-from tests.support.pusoy_world import created
+from tests.support import world as w
+from tests.support.world import created
 
 
 def everything(session: Session) -> str:

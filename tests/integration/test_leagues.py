@@ -16,8 +16,8 @@ from domain.poker.rules.knockouts import Bust
 from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.results import finalize_tournaments
 from domain.series.tables import Series, SeriesOccurrence
-from tests.support import poker_world as w
-from tests.support.poker_world import EVENING
+from tests.support import world as w
+from tests.support.world import EVENING
 
 pytestmark = pytest.mark.integration
 

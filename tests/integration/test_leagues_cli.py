@@ -9,9 +9,9 @@ from domain.poker.rules.knockouts import Bust
 from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.results import finalize_tournaments
 from domain.store.db import unit_of_work
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.cli import run
-from tests.support.poker_world import EVENING
+from tests.support.world import EVENING
 
 
 def test_lg_create_add_standings_as_json_and_a_plain_refusal(committed):

@@ -13,8 +13,8 @@ from domain.poker.rules.knockouts import Bust
 from domain.poker.services.knockouts import record_knockouts, void_knockout
 from domain.poker.services.results import compute_places, finalize_tournaments, places
 from domain.poker.tables.knockouts_places import Knockout, KnockoutShare
-from tests.support import poker_world as w
-from tests.support.poker_world import EVENING
+from tests.support import world as w
+from tests.support.world import EVENING
 
 pytestmark = pytest.mark.integration
 

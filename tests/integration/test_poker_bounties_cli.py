@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from domain.store.db import unit_of_work
 from tests.support.cli import run
-from tests.support.poker_world import club
+from tests.support.world import club
 
 
 def j(*args: str):

@@ -17,7 +17,7 @@ from domain.poker.services.mystery import mystery_draw, set_mystery_prizes
 from domain.poker.services.results import finalize_tournaments
 from infra import pdf
 from infra.render import Renderer
-from tests.support import poker_world as w
+from tests.support import world as w
 
 RULE_ID = re.compile(r"\b(?:SP|PD|DOC|LG|AC|CL)-\d{1,2}\b")  # a rule id; serials (SP-000042-01) are not
 

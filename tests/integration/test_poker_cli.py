@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from domain.poker.tables.tournaments import Player, Tournament
 from domain.store.db import unit_of_work
 from tests.support.cli import run
-from tests.support.poker_world import club
+from tests.support.world import club
 
 
 def j(*args: str):

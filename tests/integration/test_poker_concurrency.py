@@ -15,7 +15,7 @@ from domain.poker.services import players as poker_players
 from domain.poker.services import tournaments as poker_tournaments
 from domain.poker.tables.tournaments import Player, Registration, Settlement
 from domain.store.db import unit_of_work
-from tests.support.poker_world import (
+from tests.support.world import (
     NOW,
     START,
     checked_in,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from domain.poker.tables.tournaments import Player
 from domain.store.db import unit_of_work
 from tests.support.cli import j, refused
-from tests.support.poker_world import enter, recent_start, register, tournament
+from tests.support.world import enter, recent_start, register, tournament
 
 
 def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):

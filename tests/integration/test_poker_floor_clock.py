@@ -14,7 +14,7 @@ from domain.errors import DomainError
 from domain.poker.services import clock as svc
 from domain.poker.tables.clock_seating import Clock as ClockRow
 from domain.poker.tables.clock_seating import ClockEvent
-from tests.support.poker_world import T0, tournament
+from tests.support.world import T0, tournament
 
 
 def events(session, tid) -> list[tuple[str, int, str]]:

@@ -16,7 +16,7 @@ from domain.poker.services.noshow import arrive, process_no_shows
 from domain.poker.tables.clock_seating import DeadStack, DeadStackCharge, Seat
 from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
-from tests.support.poker_world import T0, register, tournament, with_no_shows
+from tests.support.world import T0, register, tournament, with_no_shows
 
 CLOSE = T0 + timedelta(hours=1)  # late registration closes 19:00
 SECOND = timedelta(seconds=1)

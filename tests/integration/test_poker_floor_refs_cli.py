@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from domain.poker.services import players as poker_players
 from domain.store.db import unit_of_work
 from tests.support.cli import j, refused, run
-from tests.support.poker_world import checked_in, club, tournament_through_services
+from tests.support.world import checked_in, club, tournament_through_services
 
 
 def test_a_knockout_by_seat_and_by_name_prints_who_busted_whom_how_many_remain_and_the_money(committed):

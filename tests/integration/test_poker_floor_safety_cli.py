@@ -13,7 +13,7 @@ import pytest
 from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
 from tests.support.cli import j, refused, run
-from tests.support.poker_world import (
+from tests.support.world import (
     checked_in,
     club,
     player,

@@ -20,7 +20,7 @@ from domain.poker.tables.clock_seating import Move, Seat, SeatDraw
 from domain.poker.tables.clock_seating import Table as TableRow
 from domain.poker.tables.tournaments import Entry, Tournament
 from tests.support.db import refused, refused_by
-from tests.support.poker_world import T0, enter, register, tournament
+from tests.support.world import T0, bust, enter, register, tournament
 
 LATER = T0 + timedelta(minutes=30)
 
@@ -122,13 +122,6 @@ def test_moves_and_undo_are_recorded_and_bad_moves_change_nothing(session):
     assert err.value.code == "seating-nothing-to-undo"
 
 
-def bust(session, entry_id: int) -> None:
-    session.execute(
-        text("UPDATE poker_entries SET state = 'busted', busted_at = :at WHERE id = :id"),
-        {"at": LATER, "id": entry_id},
-    )
-
-
 def test_a_broken_table_is_never_used_again_and_breaking_without_room_changes_nothing(session):
     t = tournament(session, seat_cap=4)
     for _ in range(5):
@@ -141,7 +134,7 @@ def test_a_broken_table_is_never_used_again_and_breaking_without_room_changes_no
     assert str(err.value) == "table 2 has 2 players but the other tables have only 1 free seats"
     assert seats(session, t.id) == before
     assert session.execute(select(func.count()).where(SeatDraw.drawn_at.is_not(None))).scalar_one() == 1
-    bust(session, next(e for e, (tb, _) in before.items() if tb == 1))
+    bust(session, next(e for e, (tb, _) in before.items() if tb == 1), LATER)
     out = svc.break_table(session, t.id, 2, LATER, seed="b")
     assert sorted(m["to_table"] for m in out["moves"]) == [1, 1]
     assert session.get(TableRow, (t.id, 2)).broken_at == LATER
@@ -171,7 +164,7 @@ def test_a_bust_frees_the_seat_and_the_final_table_is_proposed_then_assembled(se
     assert err.value.code == "seating-no-final-table"
     at_one = sorted(e for e, (tb, _) in seats(session, t.id).items() if tb == 1)
     for gone in at_one[:2]:
-        bust(session, gone)
+        bust(session, gone, LATER)
     assert sorted(seats(session, t.id)) == sorted(set(seats(session, t.id)))
     assert len(seats(session, t.id)) == 3
     proposal = svc.final_table(session, t.id, LATER, confirm=False)
@@ -297,12 +290,12 @@ def test_a_second_final_table_after_a_late_entry_reopened_a_table_is_drawn_and_r
         enter(session, t)
     svc.draw_initial(session, t.id, T0, seed="x")
     for gone in sorted(e for e, (tb, _) in seats(session, t.id).items() if tb == 1)[:2]:
-        bust(session, gone)
+        bust(session, gone, LATER)
     svc.final_table(session, t.id, LATER, confirm=True, seed="f1")
     late = enter(session, t)
     assert svc.seat_new_entry(session, late.id, LATER)["opened_table"] is True
-    bust(session, late.id)
-    bust(session, sorted(seats(session, t.id))[0])
+    bust(session, late.id, LATER)
+    bust(session, sorted(seats(session, t.id))[0], LATER)
     svc.seat_new_entry(session, enter(session, t).id, LATER)
     assert len({tb for tb, _ in seats(session, t.id).values()}) == 2
     done = svc.final_table(session, t.id, LATER, confirm=True, seed="f2")

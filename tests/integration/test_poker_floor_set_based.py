@@ -11,7 +11,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services.noshow import process_no_shows
 from domain.poker.tables.clock_seating import DeadStack, DeadStackCharge
 from domain.store.db import StatementCounter
-from tests.support.poker_world import T0, with_no_shows
+from tests.support.world import T0, with_no_shows
 
 CLOSE = T0 + timedelta(hours=1)  # late registration closes 19:00
 LEVEL_4 = T0 + timedelta(minutes=75)  # 19:15: level 4 starts after the dead stacks sat at 19:00

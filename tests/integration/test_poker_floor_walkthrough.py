@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from domain.store.db import unit_of_work
 from tests.support.cli import j, refused, run
-from tests.support.poker_world import club, structure
+from tests.support.world import club, structure
 
 NAMES = [
     "Anna Petrova",

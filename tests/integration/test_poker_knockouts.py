@@ -21,9 +21,9 @@ from domain.poker.services.mystery import mystery_draw
 from domain.poker.tables.knockouts_places import Knockout, KnockoutAudit, MysteryDraw
 from domain.poker.tables.tournaments import Entry
 from domain.store.db import unit_of_work
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.db import refused_call
-from tests.support.poker_world import EVENING, T0
+from tests.support.world import EVENING, T0
 
 
 def ko(session, t, *busts, **kw):

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from domain.store.db import unit_of_work
 from tests.support.cli import j, refused
-from tests.support.poker_world import (
+from tests.support.world import (
     checked_in,
     club,
     player,

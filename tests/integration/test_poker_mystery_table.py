@@ -17,9 +17,9 @@ from domain.poker.services.mystery import (
     set_mystery_prizes,
 )
 from domain.poker.tables.knockouts_places import MysteryPhase
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.db import refused_call
-from tests.support.poker_world import EVENING
+from tests.support.world import EVENING
 
 pytestmark = pytest.mark.integration
 PRIZES = ["Кубок клуба", "Худи", "Кепка", "Ужин на двоих"]

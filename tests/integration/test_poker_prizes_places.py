@@ -24,8 +24,8 @@ from domain.poker.services.results import (
 from domain.poker.tables.knockouts_places import FinalPlace, Prize
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import StatementCounter, unit_of_work
-from tests.support import poker_world as w
-from tests.support.poker_world import EVENING
+from tests.support import world as w
+from tests.support.world import EVENING
 
 LATER = EVENING + timedelta(minutes=5)
 

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.poker.tables.knockouts_places import Knockout, MysteryDraw, Prize
 from domain.store.db import unit_of_work
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.cli import refused, run
 
 

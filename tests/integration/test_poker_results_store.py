@@ -10,7 +10,7 @@ from sqlalchemy import text
 from domain.errors import DomainError
 from domain.poker.rules.wording.check import CHECKER, seal_for, verdict, wording_seal
 from domain.poker.services.results import set_prizes
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.db import refused
 from tests.unit.poker_wording_cases import ACCEPTED, REFUSED
 

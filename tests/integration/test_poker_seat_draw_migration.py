@@ -16,7 +16,7 @@ from domain.poker.services import draws
 from domain.store.db import make_engine
 from domain.store.migrate import _config, upgrade
 from domain.store.scratch import scratch_database
-from tests.support import poker_world as w
+from tests.support import world as w
 
 AT = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
 

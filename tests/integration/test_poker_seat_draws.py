@@ -13,9 +13,9 @@ from domain.poker.services import draws
 from domain.poker.services import seating as svc
 from domain.poker.tables.clock_seating import Seat, SeatDraw
 from domain.store.db import unit_of_work
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.cli import fingerprint, j, refused, run
-from tests.support.poker_world import T0, enter, tournament
+from tests.support.world import T0, enter, tournament
 
 LATER = T0 + timedelta(minutes=30)
 

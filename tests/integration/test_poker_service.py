@@ -23,7 +23,7 @@ from domain.poker.tables.tournaments import (
     Tournament,
 )
 from tests.support.db import refused_call, row_counts
-from tests.support.poker_world import (
+from tests.support.world import (
     NOW,
     SERVICE_LEVELS,
     START,

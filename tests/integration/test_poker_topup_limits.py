@@ -10,7 +10,7 @@ import pytest
 from domain.errors import DomainError
 from domain.poker.services import entries as poker_entries
 from tests.support.db import refused_call
-from tests.support.poker_world import (
+from tests.support.world import (
     START,
     S,
     bust,

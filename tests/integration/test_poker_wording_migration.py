@@ -15,7 +15,7 @@ from domain.poker.rules.wording.check import CHECKER, seal_for
 from domain.store.db import make_engine
 from domain.store.migrate import _config, upgrade
 from domain.store.scratch import scratch_database
-from tests.support import poker_world as w
+from tests.support import world as w
 
 
 def _step(engine: Engine, how: str, target: str) -> None:

@@ -13,10 +13,10 @@ from domain.poker.services import desk
 from domain.poker.services.results import finish
 from domain.public.services import views
 from flows.web.wording import with_text
-from tests.support import poker_world as w
-from tests.support.poker_world import T0
+from tests.support import world as w
+from tests.support.world import T0
 
-# poker_world.LEVELS: L1 18:00 · L2 18:20 · break 18:40 · L3 18:55 · L4 19:15 (UTC; Moscow is 3 hours ahead)
+# world.LEVELS: L1 18:00 · L2 18:20 · break 18:40 · L3 18:55 · L4 19:15 (UTC; Moscow is 3 hours ahead)
 MIN = timedelta(minutes=1)
 
 

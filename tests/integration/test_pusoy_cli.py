@@ -9,7 +9,7 @@ from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import setup as pusoy_setup
 from domain.store.db import unit_of_work
 from tests.support.cli import run
-from tests.support.pusoy_world import created
+from tests.support.world import created
 
 # No Prefect API in these tests: a report that completes a round leaves it to the sweep.
 NO_API = {"PREFECT_API_URL": "http://127.0.0.1:9/api"}

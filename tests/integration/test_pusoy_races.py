@@ -14,7 +14,8 @@ from domain.errors import DomainError
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyEntry, PusoyRound, PusoySeat, PusoyTournament
 from domain.store.db import unit_of_work
-from tests.support.pusoy_world import NOW, created
+from tests.support.world import PUSOY_NOW as NOW
+from tests.support.world import created
 
 CAPACITY, LEFT = 8, 2  # each cup has 6 seats taken, 2 to race for
 

@@ -23,8 +23,10 @@ from domain.pusoy.tables import (
     PusoyTournament,
 )
 from tests.support.db import contents, refused_call
-from tests.support.pusoy_world import (
-    NOW,
+from tests.support.world import (
+    PUSOY_NOW as NOW,
+)
+from tests.support.world import (
     created,
     filled,
     play,

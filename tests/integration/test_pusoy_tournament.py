@@ -19,8 +19,9 @@ from domain.pusoy.services import views as pusoy_views
 from domain.pusoy.tables import PusoyEntry, PusoyRound, PusoyStanding
 from domain.store.db import StatementCounter, unit_of_work
 from flows.jobs.pusoy import complete_ready
-from tests.support.pusoy_world import NOW, created, filled, play_playoff, seating
 from tests.support.seeds import fixed_seeds, played_through_seeds
+from tests.support.world import PUSOY_NOW as NOW
+from tests.support.world import created, filled, play_playoff, seating
 
 
 def play_random_round(session, t, round_no, rnd: random.Random):

@@ -26,7 +26,7 @@ from flows.jobs.documents import send_due
 from infra import mail, pdf
 from infra.render import Renderer
 from tests.documents_samples import smtp_inbox
-from tests.support import poker_world as w
+from tests.support import world as w
 from tests.support.db import refused_by
 
 KEY = b"test-secret-key-of-at-least-32-bytes"

@@ -6,7 +6,7 @@ import json
 
 from domain.store.db import unit_of_work
 from tests.support.cli import run
-from tests.support.poker_world import club as world_club
+from tests.support.world import club as world_club
 
 
 def test_add_skip_pause_resume_edit_end_as_json(committed):

@@ -21,7 +21,7 @@ from domain.series.services.series import (
     skip_date,
 )
 from domain.store.db import unit_of_work
-from tests.support.poker_world import club as world_club
+from tests.support.world import club as world_club
 
 UTC = UTC
 NOW = datetime(2026, 10, 20, 12, tzinfo=UTC)  # Tuesday; Berlin leaves summer time on Sunday 25 October

@@ -23,9 +23,10 @@ from domain.webhooks.services import endpoints
 from domain.webhooks.tables import Delivery, Endpoint, Event
 from tests.documents_samples import poker_sheet
 from tests.integration.test_pusoy_tournament import play_random_round
-from tests.support import poker_world
+from tests.support import world
 from tests.support.db import refused
-from tests.support.pusoy_world import NOW, complete_pusoy, filled, in_order
+from tests.support.world import PUSOY_NOW as NOW
+from tests.support.world import complete_pusoy, filled, in_order
 
 KEY = b"test-secret-key-of-at-least-32-bytes"
 
@@ -54,7 +55,7 @@ def _deliveries(session) -> set[tuple[str, int]]:
 def test_webhook_a_pusoy_cup_emits_its_rounds_champion_and_finish_to_the_endpoints_that_hear_them(session):
     """Players online: webhooks. The organizer's endpoints hear their cups; a club's hear its own;
     a disabled endpoint and one of another organizer hear nothing; a playoff is not a completed round."""
-    club = poker_world.club(session, fresh=True)
+    club = world.club(session, fresh=True)
     every, _ = _hook(session, organizer="org")
     rounds_only, _ = _hook(session, events=["round.completed"], organizer="org")
     other, _ = _hook(session, organizer="someone else")
@@ -84,7 +85,7 @@ def test_webhook_a_pusoy_cup_emits_its_rounds_champion_and_finish_to_the_endpoin
 
 def test_webhook_a_club_cup_is_heard_by_the_club_and_its_open_code_is_shown(session):
     """Players online: webhooks."""
-    club = poker_world.club(session, fresh=True)
+    club = world.club(session, fresh=True)
     clubs, _ = _hook(session, events=["round.completed"], club_id=club.id)
     t = filled(session, 8, games=1, club_id=club.id)
     in_order(session, t, 1)  # a fixed round: no tie on the cut, no playoff
@@ -113,7 +114,7 @@ def test_webhook_completing_a_round_still_costs_a_constant_number_of_statements(
 
 def test_webhook_a_finished_poker_tournament_names_its_places_by_handle_never_by_full_name(session):
     """Players online: webhooks; AC-5."""
-    t = poker_world.finished_poker(session)
+    t = world.finished_poker(session)
     [event] = _events(session, "tournament.finished")
     assert (event.club_id, event.organizer, event.payload["tournament_id"]) == (t.club_id, None, t.id)
     places = event.payload["places"]
@@ -137,7 +138,7 @@ def test_webhook_documents_ready_when_a_publication_is_stored(session, tmp_path)
         def certificates(self, certs, *, logo=None):
             return [b"%PDF-cert" for _ in certs]
 
-    club = poker_world.club(session, fresh=True)
+    club = world.club(session, fresh=True)
     hook, _ = _hook(session, events=["documents.ready"], club_id=club.id)
     sheet = poker_sheet(players=6, paid=2)
     out = publish(session, Renderer(), tmp_path, Bundle(sheet, club_id=club.id, recipient=None), NOW)
@@ -170,7 +171,7 @@ def test_webhook_no_endpoint_secret_is_in_any_table(session):
     """Players online: webhooks. The secret is derived from the platform key, never stored."""
     from domain.tables import metadata
 
-    club = poker_world.club(session, fresh=True)
+    club = world.club(session, fresh=True)
     _, secret = _hook(session, club_id=club.id)
     _, other = _hook(session, organizer="org")
     complete_pusoy(session)
@@ -187,8 +188,8 @@ def test_webhook_no_endpoint_secret_is_in_any_table(session):
 
 def test_webhook_removing_an_endpoint_gives_up_its_deliveries_and_another_clubs_is_not_found(session):
     """Players online: webhooks; AC-2."""
-    a = poker_world.club(session, fresh=True)
-    b = poker_world.club(session, fresh=True)
+    a = world.club(session, fresh=True)
+    b = world.club(session, fresh=True)
     hook, _ = _hook(session, club_id=a.id)
     t = filled(session, 8, games=1, club_id=a.id)
     play_random_round(session, t, 1, random.Random(5))
@@ -209,7 +210,7 @@ def test_webhook_removing_an_endpoint_gives_up_its_deliveries_and_another_clubs_
 
 def test_webhook_endpoints_are_refused_with_the_reason_and_the_database_holds_the_url_rule(session):
     """Players online: webhooks."""
-    club = poker_world.club(session, fresh=True)
+    club = world.club(session, fresh=True)
     for url, events, code in (
         ("http://club.example/hook", ["round.completed"], "webhook-https"),
         ("https://10.0.0.7/hook", ["round.completed"], "webhook-private-host"),

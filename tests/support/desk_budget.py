@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from domain.poker.services import clock, seating
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import StatementCounter, unit_of_work
-from tests.support import poker_world
+from tests.support import world
 
 # What one request sends at most, in a running tournament of 32 seated players with no bust yet (the
 # identify step's last-use write, at most once a minute, aside): identify 1, locate 1 (the tournament
@@ -32,8 +32,8 @@ def seated_field(engine, tournament_id: int, players: int) -> None:
     with unit_of_work(engine) as session:
         t = session.get_one(Tournament, tournament_id)
         for n in range(players):
-            p = poker_world.player(session, f"Seated Player {n}", handle=f"seated{n}", at=t.scheduled_start)
-            poker_world.enter(session, t, player_id=p.id)
+            p = world.player(session, f"Seated Player {n}", handle=f"seated{n}", at=t.scheduled_start)
+            world.enter(session, t, player_id=p.id)
         clock.act(session, t.id, "start", now - timedelta(minutes=4))
         seating.draw_initial(session, t.id, now)
 

@@ -1,4 +1,4 @@
-"""The timekeeper's tests: running tournaments (built by tests/support/poker_world.py) whose clocks
+"""The timekeeper's tests: running tournaments (built by tests/support/world) whose clocks
 start at the real now (or a little after) with levels of a few seconds, a timekeeper running in a
 thread, and what the database recorded. Instants are relative to the real now: nothing depends on
 the calendar."""
@@ -18,7 +18,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import due
 from domain.poker.services import seating as seating_service
 from flows.jobs.timekeeper_loop import Moment, Timekeeper
-from tests.support.poker_world import enter, register, structure, tournament
+from tests.support.world import enter, register, structure, tournament
 
 
 def now() -> datetime:

@@ -56,9 +56,8 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
     from domain.pusoy.services import setup as pusoy_setup
     from domain.store.db import unit_of_work
     from infra.render import Renderer
-    from tests.support import poker_world
-    from tests.support.pusoy_world import complete_pusoy
-    from tests.web import world as w
+    from tests.support import world as w
+    from tests.support.world import complete_pusoy
 
     season = w.season(engine, name="Зима 2026/27")
     prizes = ("Кубок и вход на турнир клуба", "Вход на турнир клуба", "Медаль")
@@ -77,15 +76,15 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
         engine, players=12, name="Воскресный хайроллер", prizes=prizes[:2], names="Игрок {n}", handles="high{n}"
     )
     for busted in done["entries"][:11]:
-        w.bust(engine, done["id"], busted, done["entries"][-1])
+        w.knock_out(engine, done["id"], busted, done["entries"][-1])
     w.finish(engine, done["id"])
     with unit_of_work(engine) as session:
-        pusoy, _, _ = complete_pusoy(session, club_id=poker_world.club(session).id)
+        pusoy, _, _ = complete_pusoy(session, club_id=w.club(session).id)
         code = pusoy.code
         filling = pusoy_setup.create(session, name="Воскресный кубок", organizer="royal", capacity=16, now=w.now())
         for i, name in enumerate(("ann", "bob", "cyd", "dee", "eve", "fay", "gus")):
             pusoy_setup.join(session, filling.code, name, w.now() + timedelta(seconds=i))
-        running, won = player_cups(session, poker_world.club(session).id, w.now())
+        running, won = player_cups(session, w.club(session).id, w.now())
         player_account(session, upcoming["id"], w.now())
     with Renderer(KEY) as renderer:
         for due in (sources.due, sources.season_bundles):  # results sheets, then the season's standings
@@ -127,7 +126,7 @@ def player_cups(session, club_id: int, now) -> tuple[str, str]:
 
     from domain.pusoy.services import reports, rounds
     from domain.pusoy.services import setup as pusoy_setup
-    from tests.support.pusoy_world import in_order, seating
+    from tests.support.world import in_order, seating
 
     running = pusoy_setup.create(
         session, name="Кубок четверга", organizer="pik", capacity=16, games_per_round=1, now=now, club_id=club_id
@@ -165,10 +164,11 @@ def player_account(session, upcoming_id: int, now) -> None:
     from sqlalchemy import select
 
     from domain.access.services import accounts
-    from tests.support import poker_world
+    from domain.poker.tables.tournaments import Player, Tournament
+    from tests.support import world as w
 
-    anna = session.scalar(select(poker_world.Player).where(poker_world.Player.handle == "anna"))
-    poker_world.register(session, session.get(poker_world.Tournament, upcoming_id), False, player_id=anna.id)
+    anna = session.scalar(select(Player).where(Player.handle == "anna"))
+    w.register(session, session.get(Tournament, upcoming_id), False, player_id=anna.id)
     account = accounts.add(session, PLAYER[0], now, player_id=anna.id, locale="ru")
     accounts.set_password(session, bootstrap.password_hasher(), account, PLAYER[1], now)
 
@@ -184,12 +184,12 @@ def desk_tournament(session, tournament_id: int, club_id: int, now) -> dict[str,
     from domain.access.services import accounts
     from domain.poker.rules.knockouts import Bust
     from domain.poker.services import desk, fees, seating
-    from domain.poker.tables.tournaments import Entry
-    from tests.support import poker_world
+    from domain.poker.tables.tournaments import Entry, Player
+    from tests.support import world as w
 
     seating.draw_initial(session, tournament_id, now, seed="screenshots")
     for name, handle in (("Вера Менчик", "menchik"), ("Людмила Руденко", "rudenko"), ("Нона Гаприндашвили", "nona")):
-        desk.arrive(session, tournament_id, poker_world.player(session, name, handle=handle).id, now)
+        desk.arrive(session, tournament_id, w.player(session, name, handle=handle).id, now)
     fees.settle(session, tournament_id, "nona", "cash", DESK[0], now)
     entries = session.scalars(select(Entry).where(Entry.tournament_id == tournament_id).order_by(Entry.id)).all()
     seats = seating.seats_of(session, [e.id for e in entries])
@@ -201,7 +201,7 @@ def desk_tournament(session, tournament_id: int, club_id: int, now) -> dict[str,
     for n, busted in enumerate(gone):
         killers = (others[n].id, others[n + 1].id) if n == 1 else (others[n].id, None)
         desk.knock_out(session, tournament_id, [Bust(busted.id, *killers)], now=now, actor="floor")
-    names = {e.id: session.get(poker_world.Player, e.player_id).name for e in entries}
+    names = {e.id: session.get(Player, e.player_id).name for e in entries}
     account = accounts.add(session, DESK[0], now)
     for role in ("floor", "cashier"):
         accounts.grant(session, account, role, club_id, now)

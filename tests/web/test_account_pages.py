@@ -22,16 +22,15 @@ from domain.access.tables import Account, AuditRecord, Token, UserSession
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.auth import COOKIE
-from tests.support import access_world
-from tests.support.access_world import PASSWORD
 from tests.support.db import contents
+from tests.support.world import PASSWORD, access_world
 
 NEW_PASSWORD = "a brand new passphrase for anna"
 
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed, bootstrap.password_hasher(), passwords=("player", "owner"))
+    return access_world(committed, bootstrap.password_hasher(), passwords=("player", "owner"))
 
 
 def _client(web, **headers) -> httpx.Client:

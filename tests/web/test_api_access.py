@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 from domain.access.rules.policy import ANONYMOUS, POLICY, Target, may
 from domain.access.services import signin, targets
 from domain.store.db import unit_of_work
-from tests.support import access_world
 from tests.support.db import contents
+from tests.support.world import AccessWorld, access_world
 
 MISSING = 900_000_001
 MISSING_CUP = "ZZZZZZ"
@@ -34,7 +34,7 @@ REFUSALS = (
 ACTORS = ("operator", "owner", "floor", "cashier", "owner_b", "both", "player", "server", "nobody", "anonymous")
 
 
-def _calls(w: access_world.World) -> dict[str, tuple[str, str, dict | None, str]]:
+def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
     """operationId -> (method, path with {t} {c} {s} {cup} {a} {tok}, body, what it names)."""
     player = {"player": "anna"}
     return {
@@ -194,7 +194,7 @@ def _shape(response, given) -> tuple[int, str]:
 
 @pytest.fixture
 def world(web, committed):
-    w = access_world.build(committed, outbox=web.outbox)
+    w = access_world(committed, outbox=web.outbox)
     return w
 
 

@@ -17,15 +17,13 @@ from domain.clubs.tables import Club
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
-from tests.support import access_world, poker_world
 from tests.support.db import contents
-
-PASSWORD = access_world.PASSWORD
+from tests.support.world import PASSWORD, access_world, enter, player, web_auth
 
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed, bootstrap.password_hasher(), passwords=("floor", "player"))
+    return access_world(committed, bootstrap.password_hasher(), passwords=("floor", "player"))
 
 
 def _sign_in(http, email, password=PASSWORD):
@@ -118,7 +116,7 @@ def test_ac_4_expired_ended_revoked_and_blocked_credentials_stop_at_the_next_req
         idle = signin.start_session(
             session, world.account_ids["floor"], now - timedelta(hours=12), address=None, agent=None
         )
-    auth = access_world.web_auth()
+    auth = web_auth()
     assert http.get("/api/v1/me", headers={"cookie": f"{COOKIE}={auth.cookie(idle)}"}).status_code == 401
     assert http.get("/api/v1/me", headers=world.headers("cashier")).status_code == 200
     with unit_of_work(committed) as session:
@@ -153,8 +151,8 @@ def test_ac_3_a_shared_bust_is_audited_with_its_actor_instant_and_second_killer(
 
         t = session.get(Tournament, world.tournament_a)
         for handle in ("ann", "bob", "cid"):
-            p = poker_world.player(session, handle=handle)
-            poker_world.enter(session, t, player_id=p.id)
+            p = player(session, handle=handle)
+            enter(session, t, player_id=p.id)
     before = datetime.now(UTC)
     made = http.post(
         f"/api/v1/tournaments/{world.tournament_a}/knockouts",

@@ -16,7 +16,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyGame, PusoyRound
 from domain.store.db import unit_of_work
 from tests.support.db import contents
-from tests.support.pusoy_world import seating
+from tests.support.world import seating
 
 
 @pytest.fixture

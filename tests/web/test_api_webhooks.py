@@ -11,12 +11,12 @@ from sqlalchemy.orm import Session
 from domain.webhooks.rules.signing import derive_secret
 from domain.webhooks.tables import Endpoint
 from infra.config import load_settings
-from tests.support import access_world
+from tests.support.world import access_world
 
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed)
+    return access_world(committed)
 
 
 def _base(w):

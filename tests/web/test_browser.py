@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from tests.web import world
+from tests.support import world
 
 WAIT_S = 15.0  # the longest a change may take to show on a loaded machine before the test fails
 
@@ -79,14 +79,14 @@ def test_sp_3_a_bust_updates_players_left_and_the_bubble(committed, web, page):
     _open(page, web, t["id"])
     assert page.text_content("#prize-places") == "2 призовых места"
     for busted in t["entries"][:8]:
-        world.bust(committed, t["id"], busted, t["entries"][-1])
+        world.knock_out(committed, t["id"], busted, t["entries"][-1])
     _wait_text(page, "#players", lambda v: v == "Осталось 4 игрока из 12 входов")
     assert page.text_content("#itm") == "2 вылета до призовых мест"
-    world.bust(committed, t["id"], t["entries"][8], t["entries"][-1])
+    world.knock_out(committed, t["id"], t["entries"][8], t["entries"][-1])
     _wait_text(page, "#itm", lambda v: v == "Последний вылет до призовых мест")
     assert page.text_content("#players") == "Осталось 3 игрока из 12 входов"
     assert "bubble" in (page.get_attribute("#screen", "class") or "")
-    world.bust(committed, t["id"], t["entries"][9], t["entries"][-1])
+    world.knock_out(committed, t["id"], t["entries"][9], t["entries"][-1])
     _wait_text(page, "#itm", lambda v: v == "Все оставшиеся — в призовых местах")
     assert page.errors == []
 
@@ -97,7 +97,7 @@ def test_the_results_page_shows_a_bust_without_a_reload(committed, web, page):
     page.evaluate("window.__same_document = true")
     assert "Пока никто не выбыл" in page.text_content("#live-body")
     time.sleep(0.3)  # the stream's first message
-    world.bust(committed, t["id"], t["entries"][0], t["entries"][3])
+    world.knock_out(committed, t["id"], t["entries"][0], t["entries"][3])
     _wait_text(page, "#live-body", lambda v: "ace1" in v and "Пока никто не выбыл" not in v)
     assert page.evaluate("window.__same_document") is True  # not reloaded
     assert page.errors == []
@@ -136,7 +136,7 @@ def test_sp_8_at_the_finish_the_clock_stops_and_the_winner_appears_without_a_rel
     t = world.running_poker(committed, players=3, names="Игрок {n}", handles="shark{n}")
     _open(page, web, t["id"])
     for busted in t["entries"][:2]:
-        world.bust(committed, t["id"], busted, t["entries"][2])
+        world.knock_out(committed, t["id"], busted, t["entries"][2])
     world.finish(committed, t["id"])
     _wait_text(page, "#level", lambda v: v == "Турнир завершён")
     assert page.text_content("#winner") == "Победитель: shark3"  # the handle (AC-5)

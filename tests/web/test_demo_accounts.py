@@ -23,7 +23,7 @@ from domain.simulate.services.demo import (
 )
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from tests.support import poker_world
+from tests.support import world
 from tests.support.db import contents
 
 BOTH = "floor@demo-club.example"
@@ -40,8 +40,8 @@ def demo(web, committed):
         first = seed_demo(session, now, random.Random(1), players=4, pusoy_players=8)
         made = seed_demo_accounts(session, hasher, first.club_id, now)
         second, made_2 = seed_second_demo_club(session, hasher, now)
-        third = poker_world.club(session, fresh=True, at=now)
-        other = poker_world.tournament(session, club_id=third.id, start=now, status="registration_open")
+        third = world.club(session, fresh=True, at=now)
+        other = world.tournament(session, club_id=third.id, start=now, status="registration_open")
         return {
             "clubs": (first.club_id, second, third.id),
             "poker": first.poker_id,

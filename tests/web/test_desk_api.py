@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.orm import Session
 
-from tests.support import access_world
 from tests.support.db import contents
+from tests.support.world import access_world
 
 RUB_1500 = {"amount": 150000, "text": "1\xa0500,00\xa0₽", "input": "1500"}
 RUB_0 = {"amount": 0, "text": "0,00\xa0₽", "input": "0"}
@@ -15,7 +15,7 @@ RUB_0 = {"amount": 0, "text": "0,00\xa0₽", "input": "0"}
 
 @pytest.fixture
 def w(web, committed):
-    return access_world.build(committed)
+    return access_world(committed)
 
 
 def _call(http, w, who, method, path, body=None):

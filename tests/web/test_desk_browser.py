@@ -22,9 +22,8 @@ from domain.poker.tables.knockouts_places import KnockoutAudit
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from tests.support import access_world, poker_world
+from tests.support import world
 from tests.support.db import contents
-from tests.web import world
 
 WAIT_MS = 15_000  # the longest a change may take to show on a loaded machine before the test fails
 AXE = Path(__file__).with_name("vendor") / "axe.min.js"
@@ -36,12 +35,12 @@ SERIOUS = """() => axe.run(document, {resultTypes: ["violations"]}).then(r => r.
 def _tournament(committed, club_id: int) -> dict:
     """A running tournament of club A: six players checked in (Игрок 1..6), the clock started."""
     with unit_of_work(committed) as session:
-        t = poker_world.tournament(
+        t = world.tournament(
             session, club_id=club_id, name="Пятница", start=world.now() - timedelta(minutes=5),
             late_reg=timedelta(hours=1),
         )  # fmt: skip
         for n in range(1, 7):
-            poker_world.enter(session, t, player_id=poker_world.player(session, f"Игрок {n}", handle=f"desk{n}").id)
+            world.enter(session, t, player_id=world.player(session, f"Игрок {n}", handle=f"desk{n}").id)
         set_prizes(session, t.id, ["Кубок"])
         clock_service.act(session, t.id, "start", world.now())
         return {"id": t.id}
@@ -61,9 +60,7 @@ def _tablet(browser, web, w, who: str, **options):
         ),
     )
     page.on("pageerror", lambda e: page.errors.append(str(e)))
-    signed = page.request.post(
-        f"{web.url}/api/v1/session", data={"email": w.emails[who], "password": access_world.PASSWORD}
-    )
+    signed = page.request.post(f"{web.url}/api/v1/session", data={"email": w.emails[who], "password": world.PASSWORD})
     assert signed.status == 200, signed.text()
     return context, page
 
@@ -88,7 +85,7 @@ def _axe(page) -> list[str]:
 
 
 def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, web, browser):
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
     t = _tournament(committed, w.club_a)
 
     # not signed in: to the sign-in page, coming back here after
@@ -335,16 +332,16 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
     the deadline in the club's time then assembled, busts down to one, finish; the cashier settles one
     and all and reads the day's totals; the screen's level, blinds, players left and the winner; axe-core
     on every state of the desk visited."""
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
     with unit_of_work(committed) as session:
-        t = poker_world.tournament(
+        t = world.tournament(
             session, club_id=w.club_a, name="Пятница 12", status="registration_open",
             start=world.now() - timedelta(minutes=1), late_reg=timedelta(hours=1), seat_cap=5, format="rebuy",
             rebuy_amount=100000, rebuy_limit=1, rebuy_until_level=2, reentry_amount=150000, reentry_limit=1,
             addon_amount=50000, addon_break=1,
         )  # fmt: skip
         for n, name in enumerate(KNOWN, start=1):
-            poker_world.player(session, name, handle=f"walk{n}")
+            world.player(session, name, handle=f"walk{n}")
         set_prizes(session, t.id, ["Кубок", "Вход на турнир клуба"])
         tid = t.id
     floor_ctx, floor = _tablet(browser, web, w, "floor", bypass_csp=True)  # axe is injected on both tablets
@@ -593,14 +590,14 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
 def test_a_mystery_draw_at_the_desk_and_the_bust_then_stays(committed, web, browser):
     """3.3: the killer of a bust draws at the desk, the prize typed (no prize table declared), asked
     first; the bust's void is then refused in place, plainly, and nothing is sent."""
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor",))
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("floor",))
     with unit_of_work(committed) as session:
-        t = poker_world.tournament(
+        t = world.tournament(
             session, club_id=w.club_a, name="Мистери", start=world.now() - timedelta(minutes=5),
             bounty_type="mystery", mystery=True,
         )  # fmt: skip
         for n in range(1, 5):
-            poker_world.enter(session, t, player_id=poker_world.player(session, f"Игрок {n}").id)
+            world.enter(session, t, player_id=world.player(session, f"Игрок {n}").id)
         clock_service.act(session, t.id, "start", world.now())
         tid = t.id
     context, page = _tablet(browser, web, w, "floor", bypass_csp=True)

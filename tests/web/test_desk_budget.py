@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import access_world
 from tests.support.desk_budget import BUDGET, counted, seated_field
+from tests.support.world import access_world
 
 
 @pytest.fixture
 def w(web, committed):
-    world = access_world.build(committed)
+    world = access_world(committed)
     seated_field(committed, world.tournament_a, 30)
     return world
 

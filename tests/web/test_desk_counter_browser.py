@@ -10,8 +10,8 @@ import httpx
 from sqlalchemy.orm import Session
 
 from flows import bootstrap
-from tests.support import access_world
 from tests.support.db import contents
+from tests.support.world import access_world
 from tests.web.test_desk_browser import WAIT_MS, _axe, _open, _row, _said, _tablet, _totals_become, _tournament
 
 FOCUSED = (
@@ -26,7 +26,7 @@ def _walk_in(web, w, tid: int, name: str, handle: str) -> None:
 
 
 def test_sp_1_the_cashier_settles_everyone_as_confirmed_and_reads_the_day_and_the_keys_work(committed, web, browser):
-    w = access_world.build(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
+    w = access_world(committed, bootstrap.password_hasher(), passwords=("floor", "cashier"))
     t = _tournament(committed, w.club_a)["id"]
     for n, name in enumerate(("Вера Менчик", "Нона Гаприндашвили", "Майя Чибурданидзе"), start=1):
         _walk_in(web, w, t, name, f"counter{n}")

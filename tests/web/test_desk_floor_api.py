@@ -17,27 +17,26 @@ from domain.poker.tables.clock_seating import Seat
 from domain.poker.tables.knockouts_places import KnockoutAudit
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
-from tests.support import access_world, poker_world
+from tests.support import world
 from tests.support.db import contents
-from tests.web import world
 
 
 @pytest.fixture
 def w(web, committed):
-    return access_world.build(committed)
+    return world.access_world(committed)
 
 
 def _tournament(committed, club_id: int, players: int = 11, **columns) -> dict:
     """A running tournament of club A, seats drawn at tables of 6: Игрок 1..N, re-entry open, the clock
     started. Answers its id and the players' ids by number."""
     with unit_of_work(committed) as session:
-        t = poker_world.tournament(
+        t = world.tournament(
             session, club_id=club_id, name="Пятница", start=world.now() - timedelta(minutes=5), seat_cap=6,
             late_reg=timedelta(hours=1), rebuy_amount=100000, reentry_amount=150000, **columns,
         )  # fmt: skip
         ids = {}
         for n in range(1, players + 1):
-            ids[n] = poker_world.enter(session, t, player_id=poker_world.player(session, f"Игрок {n}").id).player_id
+            ids[n] = world.enter(session, t, player_id=world.player(session, f"Игрок {n}").id).player_id
         clock_service.act(session, t.id, "start", world.now())
         draw_initial(session, t.id, world.now(), seed="desk")
         return {"id": t.id, "players": ids}
@@ -259,7 +258,7 @@ def test_3_7_finish_is_ready_with_one_player_left_and_the_day_says_what_needs_th
     p, tid = t["players"], t["id"]
     with unit_of_work(committed) as session:
         tournament = session.get(Tournament, tid)
-        poker_world.register(session, tournament, checked_in=False, name="Опоздавший")
+        world.register(session, tournament, checked_in=False, name="Опоздавший")
     day = {d["id"]: d for d in _call(http, w, "GET", f"/desk/clubs/{w.club_a}/today").json()}
     with Session(committed) as session:
         deadline = session.get(Tournament, tid).late_reg_deadline

@@ -14,7 +14,7 @@ from domain.pusoy.services import reports as pusoy_reports
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.services import views as pusoy_views
-from tests.web import world
+from tests.support import world
 
 
 def test_sp_8_the_screen_shows_level_blinds_players_itm_and_prizes(committed, http):
@@ -343,7 +343,7 @@ def test_the_club_calendar_parses_with_icalendar_in_the_club_timezone(committed,
     events = [c for c in cal.walk("VEVENT")]
     names = [str(e["summary"]) for e in events]
     assert "Friday <Deep>" in names and names.count("Nightly Pusoy") >= 2
-    moscow = ZoneInfo("Europe/Moscow")  # the club's timezone (tests/support/poker_world.py)
+    moscow = ZoneInfo("Europe/Moscow")  # the club's timezone (tests/support/world/poker.py)
     for e in events:
         start = e["dtstart"].dt
         assert start.utcoffset() == start.astimezone(moscow).utcoffset()
@@ -421,8 +421,8 @@ def test_hostile_input_in_every_parameter_gives_a_plain_400_or_404(committed, ht
 def test_places_fall_as_players_bust_and_knockouts_are_listed(committed, http):
     t = world.running_poker(committed, players=5)
     e = t["entries"]
-    world.bust(committed, t["id"], e[0], e[4])
-    world.bust(committed, t["id"], e[1], e[4])
+    world.knock_out(committed, t["id"], e[0], e[4])
+    world.knock_out(committed, t["id"], e[1], e[4])
     r = http.get(f"/t/{t['id']}")
     assert r.status_code == 200
     assert "<td>5</td><td>ace1</td>" in r.text and "<td>4</td><td>ace2</td>" in r.text
@@ -447,10 +447,9 @@ def test_an_internal_error_is_a_plain_500_page():
 
 def test_a_draft_tournament_is_not_public(committed, http):
     from domain.store.db import unit_of_work
-    from tests.support import poker_world
 
     with unit_of_work(committed) as session:
-        draft = poker_world.tournament(session, status="draft", late_reg=None).id
+        draft = world.tournament(session, status="draft", late_reg=None).id
     for path in (f"/t/{draft}", f"/t/{draft}/screen", f"/t/{draft}/events"):
         assert http.get(path).status_code == 404, path
     assert f"/t/{draft}" not in http.get("/").text
@@ -463,8 +462,8 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
 
     from domain.pusoy.tables import PusoyRound
     from domain.store.db import unit_of_work
-    from tests.support.pusoy_world import seating
     from tests.support.seeds import fixed_seeds, played_through_seeds
+    from tests.support.world import seating
 
     rnd = random.Random(5)
     with unit_of_work(committed) as session:
@@ -498,18 +497,7 @@ def test_pd_13_a_finished_pusoy_tournament_shows_playoffs_tiebreaks_final_positi
             while done.outcome == "playoff":
                 stage = session.get(PusoyRound, (t.id, round_no)).stage
                 for i, x in enumerate(done.playoff_tables, start=1):
-                    order = rnd.sample(list(x), len(x))
-                    pusoy_reports.report(
-                        session,
-                        t.code,
-                        round_no=round_no,
-                        table=i,
-                        game=1,
-                        playoff=stage,
-                        finishes=[(p, n) for n, p in enumerate(order, start=1)],
-                        two_of_diamonds=None,
-                        now=world.now(),
-                    )
+                    world.one_game(session, t, round_no, i, rnd.sample(list(x), len(x)), world.now(), playoff=stage)
                 done = pusoy_rounds.complete_round(session, t.id, round_no, world.now())
         session.refresh(t)
         code, champion = t.code, t.champion
@@ -640,14 +628,14 @@ def test_ac_5_results_page_shows_handles_not_full_names(committed, http):
     by handle; a forgotten player by pseudonym."""
     t = world.running_poker(committed, players=4)
     e = t["entries"]
-    world.bust(committed, t["id"], e[0], e[3])
-    world.bust(committed, t["id"], e[1], e[3])
+    world.knock_out(committed, t["id"], e[0], e[3])
+    world.knock_out(committed, t["id"], e[1], e[3])
     forgotten = _forget(committed, "ace2")
     live = http.get(f"/t/{t['id']}").text
     assert "<td>4</td><td>ace1</td>" in live and f"<td>3</td><td>{forgotten}</td>" in live
     assert f"<td>2</td><td>1</td>\n<td>{forgotten}</td><td>ace4</td>" in live
     assert not FULL_NAMES.search(live)
-    world.bust(committed, t["id"], e[2], e[3])
+    world.knock_out(committed, t["id"], e[2], e[3])
     world.finish(committed, t["id"])
     final = http.get(f"/t/{t['id']}").text
     assert "<td>1</td><td>ace4</td>" in final and 'id="winner">Победитель: ace4<' in final
@@ -658,7 +646,7 @@ def test_ac_5_results_page_shows_handles_not_full_names(committed, http):
 def test_ac_5_the_screen_and_its_event_stream_name_the_winner_by_handle(committed, web, http):
     """AC-5"""
     t = world.running_poker(committed, players=2)
-    world.bust(committed, t["id"], t["entries"][0], t["entries"][1])
+    world.knock_out(committed, t["id"], t["entries"][0], t["entries"][1])
     world.finish(committed, t["id"])
     screen = http.get(f"/t/{t['id']}/screen").text
     assert 'id="winner" class="winner">Победитель: ace2<' in screen and not FULL_NAMES.search(screen)
@@ -671,7 +659,7 @@ def test_ac_5_the_screen_and_its_event_stream_name_the_winner_by_handle(committe
 
 
 def test_ac_5_a_seasons_standings_show_handles_not_full_names(committed, http):
-    """AC-5: tests/web/world.py's season: Борис Гельфанд is boris, Анна Белова anna."""
+    """AC-5: the world's season (tests/support/world/live.py): Борис Гельфанд is boris, Анна Белова anna."""
     s = world.season(committed)
     body = http.get(f"/seasons/{s['id']}").text
     assert [row.split()[1] for row in _rows(body)] == ["boris", "anna", "&lt;b&gt;vera&lt;/b&gt;"]

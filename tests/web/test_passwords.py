@@ -15,8 +15,7 @@ from domain.access.tables import AuditRecord
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.auth import COOKIE, CSRF_HEADER
-from tests.support import access_world
-from tests.support.access_world import PASSWORD
+from tests.support.world import PASSWORD, access_world
 from tests.web.test_account_pages import _client, _csrf, _link_from_outbox, _sign_in
 
 NEW = "a brand new passphrase for anna"
@@ -25,7 +24,7 @@ NEWER = "and a newer passphrase still"
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed, bootstrap.password_hasher(), passwords=("player",))
+    return access_world(committed, bootstrap.password_hasher(), passwords=("player",))
 
 
 def _trail(engine) -> list[tuple]:

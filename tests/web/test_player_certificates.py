@@ -15,20 +15,20 @@ import pytest
 
 from domain.documents.services.publish import publish
 from domain.documents.services.sources import bundle
+from domain.poker.tables.tournaments import Player
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from infra import pdf
 from infra.config import load_settings
 from infra.render import Renderer
-from tests.support import access_world, poker_world, pusoy_world
-from tests.support.access_world import PASSWORD
+from tests.support.world import PASSWORD, access_world, played, player, won_by
 
 MISSING = "SP-999999-01"
 
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed, bootstrap.password_hasher(), passwords=("player",))
+    return access_world(committed, bootstrap.password_hasher(), passwords=("player",))
 
 
 def _publish(engine, outbox, source: str, tournament_id: int) -> None:
@@ -69,9 +69,9 @@ def test_ac_5_a_poker_player_downloads_their_own_certificate_with_their_full_nam
     nothing; signed out, the page asks to sign in."""
     start = datetime.now(UTC) - timedelta(days=2)
     with unit_of_work(committed) as session:
-        boris = poker_world.player(session, "Boris Godunov", handle="boris")
-        anna = session.get(poker_world.Player, world.players["player"])
-        t = poker_world.played(session, [boris, anna], start, "Friday", prizes=["Cup", "Medal"], club_id=world.club_a)
+        boris = player(session, "Boris Godunov", handle="boris")
+        anna = session.get(Player, world.players["player"])
+        t = played(session, [boris, anna], start, "Friday", prizes=["Cup", "Medal"], club_id=world.club_a)
     _publish(committed, web.outbox, "poker", t.id)
     mine, theirs = f"SP-{t.id:06d}-01", f"SP-{t.id:06d}-02"
     with _client(web) as client:
@@ -111,7 +111,7 @@ def test_ac_5_a_cup_s_champion_downloads_their_certificate_from_the_cup_s_page_w
     `/play/<code>` links it for the champion only, `pusoy.mine` names its serial; a player who did not
     win sees no link and is refused it as a missing one."""
     with unit_of_work(committed) as session:
-        cup = pusoy_world.won_by(session, "anna", datetime.now(UTC))
+        cup = won_by(session, "anna", datetime.now(UTC))
     _publish(committed, web.outbox, "pusoy", cup.id)
     serial = f"PD-{cup.id:06d}-01"
     with _client(web) as client:
@@ -122,7 +122,7 @@ def test_ac_5_a_cup_s_champion_downloads_their_certificate_from_the_cup_s_page_w
         assert f'href="/play/certificates/{serial}"' in client.get("/play").text
     assert http.get(f"/api/v1/pusoy/{cup.code}/me", headers=world.headers("player")).json()["certificate"] == serial
     with unit_of_work(committed) as session:
-        loser = poker_world.player(session, "Uma One", handle="u01")
+        loser = player(session, "Uma One", handle="u01")
         from domain.access.services import accounts, signin
 
         account = accounts.add(session, "u01@example.org", datetime.now(UTC), player_id=loser.id)

@@ -21,10 +21,8 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyEntry
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from tests.support import access_world
-from tests.support.access_world import PASSWORD
 from tests.support.db import contents
-from tests.support.pusoy_world import seating
+from tests.support.world import PASSWORD, access_world, seating
 from tests.web.test_account_pages import _link_from_outbox
 
 SIGN_UP = {
@@ -38,7 +36,7 @@ SIGN_UP = {
 
 @pytest.fixture
 def world(web, committed):
-    return access_world.build(committed, bootstrap.password_hasher(), passwords=("player",))
+    return access_world(committed, bootstrap.password_hasher(), passwords=("player",))
 
 
 def _client(web) -> httpx.Client:
@@ -229,7 +227,7 @@ def test_pd_4_a_join_through_the_api_keeps_to_its_statement_budget(web, committe
     on this request); a second join of mine is refused on the unlocked read, before any write."""
     from domain.store.db import StatementCounter
     from flows.web.auth import COOKIE, CSRF_HEADER
-    from tests.support.access_world import web_auth
+    from tests.support.world import web_auth
 
     with unit_of_work(committed) as session:
         for n in range(6):
@@ -258,9 +256,9 @@ def test_pd_4_a_join_through_the_api_wakes_the_cup_s_event_stream_at_once(commit
 
     from flows.web.app import create_app
     from flows.web.auth import CSRF_HEADER
-    from tests.support.access_world import web_auth
     from tests.support.net import free_port
     from tests.support.web_server import Server
+    from tests.support.world import web_auth
 
     with Server(create_app(committed, poll_interval=60.0, outbox=tmp_path), free_port()) as server:
         with _signed_in(server, world) as client:

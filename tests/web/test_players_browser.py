@@ -17,9 +17,8 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyTournament
 from domain.store.db import unit_of_work
 from flows.web.auth import COOKIE
-from tests.support import poker_world
-from tests.support.access_world import web_auth
-from tests.support.pusoy_world import seating
+from tests.support import world
+from tests.support.world import seating, web_auth
 from tests.web.test_browser import WAIT_S
 
 HANDLES = [f"pl{n}" for n in range(8)]
@@ -36,7 +35,7 @@ def _world(engine):
         )
         secrets = {}
         for handle in HANDLES:
-            player = poker_world.player(session, handle.upper(), handle=handle)
+            player = world.player(session, handle.upper(), handle=handle)
             account = accounts.add(session, f"{handle}@example.org", now, player_id=player.id, locale="en")
             secrets[handle] = signin.start_session(session, account.id, now, address="127.0.0.1", agent="tests")
         server = accounts.add(session, "games@example.org", now)

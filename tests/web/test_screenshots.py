@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PIL import Image
 
-from tests.web import screenshots, world
+from tests.support import world
+from tests.web import screenshots
 
 
 def test_a_page_becomes_a_small_palette_png_of_the_width_asked(committed, web, browser, tmp_path):

@@ -27,7 +27,6 @@ from domain.errors import Problem
 CREDIT_UNIT = 2520  # one full knockout credit, in units (lcm(1..10)): every 1/k share is exact
 HALF_UNITS = CREDIT_UNIT // 2
 MAX_KILLERS = 9  # at most 10 seats a table (3.6): the busted player and at most 9 others
-PKO_HEAD_MIN = 2
 
 
 def split_evenly(total: int, k: int) -> tuple[int, ...]:

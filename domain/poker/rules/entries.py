@@ -13,7 +13,6 @@ from domain.poker.rules.lifecycle import CANCELLED, DRAFT, FINISHED, RUNNING
 from domain.poker.rules.settings import TournamentSettings
 
 REBUY, REENTRY, ADDON = "rebuy", "reentry", "addon"
-TOPUP_KINDS = (REBUY, REENTRY, ADDON)
 SETTLEMENT_METHODS = ("cash", "card", "transfer", "other")
 
 

@@ -22,7 +22,6 @@ DEFAULT_VOID_WINDOW = timedelta(minutes=5)  # SP-5
 FULL_CREDIT_HALVES = 2
 HALF_CREDIT_HALVES = 1
 BOUNTY_TYPES = ("none", "classic", "pko", "mystery")
-CREDITED_BOUNTY_TYPES = ("classic", "pko", "mystery")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from domain.draw import shuffled
 from domain.errors import Problem
 from domain.poker.rules.wording.check import MAX_DESCRIPTION_CHARS, money_problem
 
-PHASE_KINDS = ("start", "itm", "level")
 DRAW_MODES = ("per_killer_entry", "per_knockout")
 PURPOSE = "mystery-prizes"
 MAX_PRIZES = 200

@@ -72,10 +72,6 @@ class Place:
         return as_credit(self.credit_halves)
 
 
-# the order of the result, as an ordered list of keys: better place first, then player id
-PLACE_ORDER = ("place", "player_id")
-
-
 def final_places(
     entries: Iterable[PlacedEntry],
     knockouts: Iterable[LiveKnockout],
@@ -98,7 +94,7 @@ def final_places(
         exact = units.get(player, 0) if any(k.shares for k in live_shares) else None
         return {"credit_units": exact, "pko_points": pko.get(player, 0) if pko_head is not None else None}
 
-    # in PLACE_ORDER: the champion, then by bust number descending, ties by player id;
+    # better place first, ties by player id: the champion, then by bust number descending, ties by player id;
     # a block's place is 2 + the players busted later
     busted = sorted((-bust_of[e.entry_id], p, e.entry_id) for p, e in last.items() if e.entry_id in bust_of)
     champion = still_in[0]

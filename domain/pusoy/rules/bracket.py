@@ -13,7 +13,7 @@ from domain.errors import Problem
 
 CAPACITIES = (8, 16, 32)
 TABLE_SIZE = 4
-MIN_GAMES, MAX_GAMES, DEFAULT_GAMES = 1, 10, 1
+MIN_GAMES, MAX_GAMES = 1, 10
 
 
 def capacity_problems(capacity: int) -> list[Problem]:

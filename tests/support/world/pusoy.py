@@ -1,5 +1,5 @@
-"""The Pusoy Dos world builder: tournaments created, filled, played and completed through the services,
-as a floor would."""
+"""The world builder's Pusoy Dos part: tournaments created, filled, played and completed through the
+services, as a floor would, at PUSOY_NOW."""
 
 from __future__ import annotations
 
@@ -14,19 +14,19 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyRound, PusoySeat
 from tests.unit.pusoy_cases import TWO_FOR_ONE
 
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+PUSOY_NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 def created(session: Session, capacity: int = 8, games: int = 1, **kw):
     kw.setdefault("name", f"Pusoy {capacity}")
     kw.setdefault("organizer", "org")
-    return pusoy_setup.create(session, capacity=capacity, games_per_round=games, now=NOW, **kw)
+    return pusoy_setup.create(session, capacity=capacity, games_per_round=games, now=PUSOY_NOW, **kw)
 
 
 def filled(session: Session, capacity: int = 8, games: int = 1, **kw):
     t = created(session, capacity, games, **kw)
     for i in range(capacity):
-        pusoy_setup.join(session, t.code, f"u{i:02d}", NOW + timedelta(seconds=i))
+        pusoy_setup.join(session, t.code, f"u{i:02d}", PUSOY_NOW + timedelta(seconds=i))
     return t
 
 
@@ -62,7 +62,7 @@ def play(session: Session, tournament, round_no: int, case: dict) -> dict[str, s
                 game=number,
                 finishes=[(roles[p], i) for i, p in enumerate(order.split(), start=1)],
                 two_of_diamonds=roles[diamond] if diamond else None,
-                now=NOW,
+                now=PUSOY_NOW,
                 by="floor",
             )
     assert last is not None and last.round_ready
@@ -72,11 +72,11 @@ def play(session: Session, tournament, round_no: int, case: dict) -> dict[str, s
 def play_playoff(session: Session, tournament, round_no: int, stage: int, orders: dict[int, list[str]]):
     last = None
     for table, order in orders.items():
-        last = _one_game(session, tournament, round_no, table, order, NOW, playoff=stage)
+        last = one_game(session, tournament, round_no, table, order, PUSOY_NOW, playoff=stage)
     return last
 
 
-def _one_game(session: Session, tournament, round_no: int, table: int, order, now: datetime, playoff=0, by=None):
+def one_game(session: Session, tournament, round_no: int, table: int, order, now: datetime, playoff=0, by=None):
     """Game 1 at `table` (of the playoff stage `playoff`), its players finishing in `order`."""
     return pusoy_reports.report(
         session,
@@ -98,21 +98,21 @@ def complete_pusoy(session, crown: bool = True, **kw):
     reported and the round is not completed yet (the champion is the next completion's)."""
     t = filled(session, 8, games=2, name="Кубок <Пусой>", **kw)
     roles = play(session, t, 1, TWO_FOR_ONE)
-    done = pusoy_rounds.complete_round(session, t.id, 1, NOW)
+    done = pusoy_rounds.complete_round(session, t.id, 1, PUSOY_NOW)
     assert done.outcome == "playoff"
     stage = session.get(PusoyRound, (t.id, 1)).stage
     play_playoff(session, t, 1, stage, {1: [roles["p06"], roles["p02"]]})
-    assert pusoy_rounds.complete_round(session, t.id, 1, NOW).outcome == "advanced"
+    assert pusoy_rounds.complete_round(session, t.id, 1, PUSOY_NOW).outcome == "advanced"
     final = {1: [("f1 f2 f3 f4", None), ("f2 f1 f3 f4", None)]}  # f1, f2 level on 5: PD-7 step 6
     finalists = play(session, t, 2, final)
     if not crown:
         return t, roles, finalists
-    assert pusoy_rounds.complete_round(session, t.id, 2, NOW).outcome == "champion"
+    assert pusoy_rounds.complete_round(session, t.id, 2, PUSOY_NOW).outcome == "champion"
     session.refresh(t)
     return t, roles, finalists
 
 
-def in_order(session: Session, tournament, round_no: int, first: str | None = None, now: datetime = NOW):
+def in_order(session: Session, tournament, round_no: int, first: str | None = None, now: datetime = PUSOY_NOW):
     """Report one game at every table of a round (1 game a round): `first` wins wherever it sits, the
     others finish in name order. With 1 game, the only ties are between tables' same places (the k-th
     of every table level after all eight steps), and with the default brackets the cut-off falls between
@@ -120,11 +120,11 @@ def in_order(session: Session, tournament, round_no: int, first: str | None = No
     last = None
     for table, players in seating(session, tournament.id, round_no).items():
         order = sorted(players, key=lambda p: (p != first, p))
-        last = _one_game(session, tournament, round_no, table, order, now, by="floor")
+        last = one_game(session, tournament, round_no, table, order, now, by="floor")
     return last
 
 
-def won_by(session: Session, champion: str, now: datetime = NOW, **kw):
+def won_by(session: Session, champion: str, now: datetime = PUSOY_NOW, **kw):
     """An 8-player, 1-game cup that `champion` wins: `champion` and u01..u07 join, every round is played
     `in_order` with `champion` first. Completed; refreshed."""
     kw.setdefault("organizer", "org")

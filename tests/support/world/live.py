@@ -1,18 +1,17 @@
-"""Builders for the web tests: worlds with times relative to now (the server runs on the wall clock)."""
+"""The world at the real now, for tests whose servers and processes run on the wall clock (the web
+tests, `make screenshots`, the web benchmark): each builder commits its own unit of work on `engine`."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from sqlalchemy.orm import Session
-
 from domain.poker.services import clock as clock_service
 from domain.poker.services.results import set_prizes
 from domain.store.db import unit_of_work
-from tests.support import poker_world as world
+from tests.support.world import poker
 
-# L1 20 min · L2 20 min · break 15 min · L3 · L4 (poker_world.LEVELS)
+# L1 20 min · L2 20 min · break 15 min · L3 · L4 (poker.LEVELS)
 
 
 def now() -> datetime:
@@ -34,11 +33,11 @@ def running_poker(
     """A running tournament of the club Pik (Moscow; Russian, it chose no language) with checked-in
     entries of players named `names` with handles `handles` (n from 1; handles are unique in a
     database, so the tournaments of one world each give their own), its clock started now, and
-    prizes; `levels` (small, big, ante, seconds, is_break) rows, default poker_world.LEVELS; `seat_cap` the
+    prizes; `levels` (small, big, ante, seconds, is_break) rows, default poker_poker.LEVELS; `seat_cap` the
     seats a table has."""
     with unit_of_work(engine) as session:
-        structure_id = world.structure(session, levels=levels).id if levels else None
-        t = world.tournament(
+        structure_id = poker.structure(session, levels=levels).id if levels else None
+        t = poker.tournament(
             session,
             structure_id=structure_id,
             name=name,
@@ -47,10 +46,10 @@ def running_poker(
             seat_cap=seat_cap,
         )
         people = [
-            world.player(session, names.format(n=n), handle=handles.format(n=n), at=t.scheduled_start)
+            poker.player(session, names.format(n=n), handle=handles.format(n=n), at=t.scheduled_start)
             for n in range(1, players + 1)
         ]
-        entries = [world.enter(session, t, player_id=p.id) for p in people]
+        entries = [poker.enter(session, t, player_id=p.id) for p in people]
         set_prizes(session, t.id, list(prizes))
         if start:
             clock_service.act(session, t.id, "start", now())
@@ -68,9 +67,9 @@ def upcoming_poker(
     """A tournament open for registration, starting `starts_in` from now, with `players` registered."""
     with unit_of_work(engine) as session:
         start = now().replace(microsecond=0) + starts_in
-        t = world.tournament(session, status="registration_open", name=name, start=start, late_reg=timedelta(hours=1))
+        t = poker.tournament(session, status="registration_open", name=name, start=start, late_reg=timedelta(hours=1))
         for i in range(players):
-            world.register(session, t, checked_in=False, name=f"Игрок {i + 1}")
+            poker.register(session, t, checked_in=False, name=f"Игрок {i + 1}")
         set_prizes(session, t.id, list(prizes))
         return {"id": t.id, "club_id": t.club_id, "start": start}
 
@@ -93,10 +92,7 @@ def with_session(engine, fn):
         return fn(session)
 
 
-__all__ = ["Session", "clock", "finish", "now", "running_poker", "upcoming_poker", "with_session"]
-
-
-def bust(engine, tournament_id: int, busted_entry_id: int, killer_entry_id: int | None = None) -> None:
+def knock_out(engine, tournament_id: int, busted_entry_id: int, killer_entry_id: int | None = None) -> None:
     """A bust as the floor records it (`poker knockout`): at the level the clock shows."""
     from domain.poker.rules.knockouts import Bust
     from domain.poker.services.desk import knock_out
@@ -116,11 +112,11 @@ def season(engine, *, name: str = "Зима", locale: str | None = None) -> dict
     today = now().date()
     with unit_of_work(engine) as session:
         anna, boris, vera = [
-            world.player(session, n, handle=h)
+            poker.player(session, n, handle=h)
             for n, h in (("Анна Белова", "anna"), ("Борис Гельфанд", "boris"), ("Вера Менчик", "<b>vera</b>"))
         ]
-        first = world.played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
-        second = world.played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
+        first = poker.played(session, [vera, boris, anna], now() - timedelta(days=7), "Пятница 1")
+        second = poker.played(session, [anna, vera, boris], now() - timedelta(days=2), "Пятница 2")
         s = leagues.create_season(
             session,
             club_id=first.club_id,

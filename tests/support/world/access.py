@@ -1,8 +1,9 @@
-"""The access world (RULES AC-1..AC-5): two clubs, each with an owner, a floor manager and a cashier;
-one person on the staff of both (floor in A, cashier in B); players with accounts; a game server's
-token bound to one cup; the operator. Every actor gets a bearer token holding all its roles (the
-matrix calls through tokens: a sign-in costs an argon2 hash, a token does not); `password` accounts
-get a password too. Times are the real now's (the web server runs on the wall clock)."""
+"""The world builder's access part (RULES AC-1..AC-5), `access_world()`: two clubs, each with an owner,
+a floor manager and a cashier; one person on the staff of both (floor in A, cashier in B); players
+with accounts; a game server's token bound to one cup; the operator. Every actor gets a bearer token
+holding all its roles (the matrix calls through tokens: a sign-in costs an argon2 hash, a token does
+not); `password` accounts get a password too. Times are the real now's (the web server runs on the
+wall clock)."""
 
 from __future__ import annotations
 
@@ -14,18 +15,17 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from domain.access.services import accounts, signin
-from domain.poker.services import entries
 from domain.pusoy.services import setup as pusoy_setup
 from domain.store.db import unit_of_work
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth
 from infra.config import load_settings
-from tests.support import poker_world
+from tests.support.world import poker
 
 PASSWORD = "correct horse battery staple"
 
 
 @dataclass
-class World:
+class AccessWorld:
     club_a: int
     club_b: int
     tournament_a: int
@@ -58,7 +58,7 @@ def web_auth() -> Auth:
     return Auth(load_settings().secret_key(), secure=False)
 
 
-def _account(session, w: World, name: str, now, *, roles=(), player_id=None, hasher=None) -> None:
+def _account(session, w: AccessWorld, name: str, now, *, roles=(), player_id=None, hasher=None) -> None:
     account = accounts.add(session, f"{name}@example.org", now, player_id=player_id)
     for role, club in roles:
         accounts.grant(session, account, role, club, now)
@@ -74,25 +74,25 @@ def _account(session, w: World, name: str, now, *, roles=(), player_id=None, has
         w.sessions[name] = signin.start_session(session, account.id, now, address="127.0.0.1", agent="tests")
 
 
-def build(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: Path | None = None) -> World:
+def access_world(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: Path | None = None) -> AccessWorld:
     """The world, committed. `passwords`: the actors that also get a password (hashed with `hasher`).
     `outbox`: also a finished tournament of club A that the player won, another player taking the 2nd
     place's prize, each with a stored certificate (its file in `outbox`)."""
     now = datetime.now(UTC)
     with unit_of_work(engine) as session:
-        a = poker_world.club(session, fresh=True)
-        b = poker_world.club(session, fresh=True)
+        a = poker.club(session, fresh=True)
+        b = poker.club(session, fresh=True)
         tournaments = []
         for club in (a, b):
-            t = poker_world.tournament(
+            t = poker.tournament(
                 session, club_id=club.id, start=now - timedelta(minutes=5), late_reg=timedelta(hours=1)
             )
-            poker_world.enter(session, t, name=f"Owing Player {club.id}")
+            poker.enter(session, t, name=f"Owing Player {club.id}")
             tournaments.append(t)
         settlements = [_settled(session, t, now) for t in tournaments]
         cup = pusoy_setup.create(session, name="Cup", capacity=8, games_per_round=1, now=now, organizer="org")
         other = pusoy_setup.create(session, name="Other", capacity=8, games_per_round=1, now=now, organizer="org")
-        w = World(a.id, b.id, tournaments[0].id, tournaments[1].id, *settlements, cup.code, other.code)
+        w = AccessWorld(a.id, b.id, tournaments[0].id, tournaments[1].id, *settlements, cup.code, other.code)
         made = {
             "operator": [("operator", None)],
             "owner": [("owner", a.id)],
@@ -103,7 +103,7 @@ def build(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: Path | N
         }
         for name, roles in made.items():
             _account(session, w, name, now, roles=roles, hasher=hasher if name in passwords else None)
-        p = poker_world.player(session, "Anna Karenina", handle="anna")
+        p = poker.player(session, "Anna Karenina", handle="anna")
         w.players["player"] = p.id
         _account(session, w, "player", now, player_id=p.id, hasher=hasher if "player" in passwords else None)
         server = accounts.add(session, "games@example.org", now)
@@ -122,10 +122,8 @@ def _certificates(session: Session, club_id: int, anna, outbox: Path, now) -> tu
     contents). Returns (Anna's serial, Boris's)."""
     from domain.documents.tables import Document, DocumentPublication
 
-    boris = poker_world.player(session, "Boris Godunov", handle="boris")
-    t = poker_world.played(
-        session, [boris, anna], now - timedelta(days=2), "Won", prizes=["Cup", "Medal"], club_id=club_id
-    )
+    boris = poker.player(session, "Boris Godunov", handle="boris")
+    t = poker.played(session, [boris, anna], now - timedelta(days=2), "Won", prizes=["Cup", "Medal"], club_id=club_id)
     folder = f"{club_id}-club/poker-{t.id}"
     pub = DocumentPublication(
         source="poker", tournament_id=t.id, tournament=t.name, folder=folder, state="stored", created_at=now
@@ -160,7 +158,6 @@ def _settled(session: Session, t, now) -> int:
     """A settlement of the tournament's first debtor (a player checked in owes the buy-in)."""
     from domain.poker.services import fees
 
-    p = poker_world.player(session)
-    entries.register(session, t.id, p.id, now)
-    entries.check_in(session, t.id, p.id, now)
+    p = poker.player(session)
+    poker.checked_in(session, t.id, p.id, now)
     return fees.settle(session, t.id, p.id, "cash", "cashier", now).id

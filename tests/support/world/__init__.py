@@ -1,0 +1,122 @@
+"""The one world builder of the tests, the benchmarks and `make screenshots`: what a test starts from,
+imported from here (`from tests.support import world`, `from tests.support.world import club`) and
+from nowhere else. Its modules are its parts, by what they build; every public name is here:
+
+- `poker`: a club, a structure, players, tournaments, registrations and entries written as rows
+  directly (`club()`, `structure()`, `player()`, `tournament()`, `register()`, `enter()`,
+  `reenter()`, `field()`, `bust()`), scenarios (`with_no_shows()`, `played()`, `sp7_played()`,
+  `finished_poker()`) and the registration path through the services (`tournament_through_services()`,
+  `checked_in()`), at fixed instants (`T0`, `EVENING`, `NOW`, `START`) or `recent_start()`;
+- `live`: the same at the real `now()`, each builder committing on an engine, for what runs on the
+  wall clock (servers, browsers, `make screenshots`): `running_poker()`, `upcoming_poker()`,
+  `clock()`, `knock_out()` (at the level the clock shows), `finish()`, `season()`, `with_session()`;
+- `pusoy`: Pusoy Dos tournaments through the services at `PUSOY_NOW`: `created()`, `filled()`,
+  `seating()`, `play()` (a hand-built round of tests/unit/pusoy_cases.py), `play_playoff()`,
+  `one_game()` (game 1 at a table, in a given order), `in_order()` (one game at every table), `complete_pusoy()` (finished, with a playoff), `won_by()`.
+"""
+
+from tests.support.world.access import PASSWORD, AccessWorld, access_world, web_auth
+from tests.support.world.live import (
+    clock,
+    finish,
+    knock_out,
+    now,
+    running_poker,
+    season,
+    upcoming_poker,
+    with_session,
+)
+from tests.support.world.poker import (
+    BOUNTY,
+    EVENING,
+    LEVELS,
+    NOW,
+    PIK_INN,
+    SERVICE_LEVELS,
+    SP7_FINISHED_AT,
+    START,
+    T0,
+    S,
+    bust,
+    checked_in,
+    club,
+    enter,
+    field,
+    finished_poker,
+    played,
+    player,
+    recent_start,
+    reenter,
+    register,
+    sp7_played,
+    structure,
+    tournament,
+    tournament_through_services,
+    with_no_shows,
+)
+from tests.support.world.pusoy import (
+    PUSOY_NOW,
+    complete_pusoy,
+    created,
+    filled,
+    in_order,
+    one_game,
+    play,
+    play_playoff,
+    seating,
+    won_by,
+)
+
+__all__ = [
+    "BOUNTY",
+    "EVENING",
+    "LEVELS",
+    "NOW",
+    "PIK_INN",
+    "S",
+    "SERVICE_LEVELS",
+    "SP7_FINISHED_AT",
+    "START",
+    "T0",
+    "bust",
+    "checked_in",
+    "club",
+    "enter",
+    "field",
+    "finished_poker",
+    "played",
+    "player",
+    "recent_start",
+    "reenter",
+    "register",
+    "sp7_played",
+    "structure",
+    "tournament",
+    "tournament_through_services",
+    "with_no_shows",
+    # live
+    "clock",
+    "finish",
+    "knock_out",
+    "now",
+    "running_poker",
+    "season",
+    "upcoming_poker",
+    "with_session",
+    # pusoy
+    "PUSOY_NOW",
+    "complete_pusoy",
+    "created",
+    "filled",
+    "in_order",
+    "one_game",
+    "play",
+    "play_playoff",
+    "seating",
+    "won_by",
+    # access
+    "PASSWORD",
+    "AccessWorld",
+    "access_world",
+    "web_auth",
+]

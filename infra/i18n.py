@@ -48,15 +48,16 @@ def checked(locale: str) -> str:
 
 
 @cache
-def translations(locale: str) -> Translations:
-    """The compiled catalog of a locale; a missing .mo is an error, never a silent fallback."""
-    path = LOCALE_DIR / checked(locale) / "LC_MESSAGES" / f"{DOMAIN}.mo"
+def translations(locale: str, domain: str = DOMAIN) -> Translations:
+    """The compiled catalog of a locale (`domain`: the documents' and pages' messages, or the poker
+    services' `refusals`); a missing .mo is an error, never a silent fallback."""
+    path = LOCALE_DIR / checked(locale) / "LC_MESSAGES" / f"{domain}.mo"
     if not path.is_file():
         from domain.errors import ConfigurationError
 
         raise ConfigurationError("document-asset-missing", f"the document asset {path} is missing")
     with path.open("rb") as fp:
-        return Translations(fp, domain=DOMAIN)
+        return Translations(fp, domain=domain)
 
 
 def gettext(message: str, locale: str) -> str:

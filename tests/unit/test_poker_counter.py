@@ -47,19 +47,16 @@ def test_sp_1_the_day_adds_the_tournaments_up_per_currency_by_kind_and_method():
 
 
 def test_3_4_settling_all_is_what_was_confirmed_or_nothing():
-    def show(minor):
-        return f"{minor // 100} RUB"
-
-    check_settle_all(300000, 2, 300000, 2, show)  # as confirmed: no refusal
+    check_settle_all(300000, 2, 300000, 2, "RUB")  # as confirmed: no refusal
     with pytest.raises(DomainError) as nobody:
-        check_settle_all(0, 0, 300000, 2, show)
+        check_settle_all(0, 0, 300000, 2, "RUB")
     assert (nobody.value.code, nobody.value.message) == ("nothing-owed", "Nobody owes anything now: nothing to settle.")
     with pytest.raises(DomainError) as moved:
-        check_settle_all(450000, 3, 300000, 2, show)
+        check_settle_all(450000, 3, 300000, 2, "RUB")
     assert (moved.value.code, moved.value.message) == (
         "totals-differ",
-        "3 players owe 4500 RUB now, not 2 owing 3000 RUB: look again before settling.",
+        "3 players owe 4500.00 RUB now, not 2 owing 3000.00 RUB: look again before settling.",
     )
     with pytest.raises(DomainError) as one:
-        check_settle_all(150000, 1, 300000, 1, show)
-    assert one.value.message == "1 player owes 1500 RUB now, not 1 owing 3000 RUB: look again before settling."
+        check_settle_all(150000, 1, 300000, 1, "RUB")
+    assert one.value.message == "1 player owes 1500.00 RUB now, not 1 owing 3000.00 RUB: look again before settling."

@@ -63,8 +63,8 @@ def test_the_floor_finds_a_player_and_registers_and_checks_in_known_players_and_
     assert (vera["name"], vera["registered_now"], vera["owed"]) == ("Вера Менчик", True, RUB_1500)
     path = f"/desk/tournaments/{t}/arrivals"
     _refused(http, committed, w, "floor", path, {"player": "anna"}, 409, "already-checked-in",
-             f"the player already checked in to tournament {t}")  # fmt: skip
-    _refused(http, committed, w, "floor", path, walk_in, 409, "handle-taken", "handle 'vera' is taken")
+             f"Игрок уже отмечен в турнире {t}.")  # fmt: skip
+    _refused(http, committed, w, "floor", path, walk_in, 409, "handle-taken", "Ник «vera» уже занят.")
     _refused(http, committed, w, "floor", path, {"name": "Nobody"}, 422, "bad-input",
              ": Value error, name a known player, or a walk-in's name, handle and birth date")  # fmt: skip
     assert _call(http, w, "floor", "GET", f"/desk/tournaments/{t}/players?q=vera").json()[0]["registered"] is True
@@ -79,12 +79,12 @@ def test_sp_1_the_cashier_settles_for_the_amount_typed_in_roubles_once(http, com
     t = w.tournament_a
     assert _call(http, w, "floor", "POST", f"/desk/tournaments/{t}/arrivals", {"player": "anna"}).status_code == 200
     path = f"/desk/tournaments/{t}/settlements"
-    owes = "Anna Karenina owes 1500.00 RUB, not 1000.00 RUB."
+    owes = "Anna Karenina: долг 1\xa0500,00\xa0₽, а не 1\xa0000,00\xa0₽."
     _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "1 000"}, 409, "amount-differs", owes)
     _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "abc"}, 409, "amount-not-a-number",
-             "abc is not an amount: type it like 1 500 or 1500,50.")  # fmt: skip
+             "«abc» — не сумма: введите её так: 1 500 или 1500,50.")  # fmt: skip
     _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "1500,555"}, 409,
-             "amount-too-precise", "1500,555 has 3 decimals: RUB has 2.")  # fmt: skip
+             "amount-too-precise", "В «1500,555» знаков после запятой: 3, а у RUB их 2.")  # fmt: skip
     _refused(
         http,
         committed,
@@ -104,7 +104,7 @@ def test_sp_1_the_cashier_settles_for_the_amount_typed_in_roubles_once(http, com
         None,
     )
     _refused(http, committed, w, "cashier", path, {"player": "anna", "amount": "1 500"}, 409, "nothing-owed",
-             "Anna Karenina owes nothing now: already settled.")  # fmt: skip
+             "Anna Karenina: долга сейчас нет — всё уже оплачено.")  # fmt: skip
 
 
 def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
@@ -152,6 +152,7 @@ def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
             "busted": "Anna Karenina",
             "busted_entry_id": bust["busted_entry_id"],
             "killer": None,
+            "killers": [],
             "level": None,
             "at_text": floor["knockouts"][0]["at_text"],
             "voided": False,
@@ -163,7 +164,7 @@ def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
     path = f"/tournaments/{t}/knockouts/{bust['knockout_id']}/void"
     assert _call(http, w, "floor", "POST", path).status_code == 200
     _refused(http, committed, w, "floor", path, None, 409, "void-already-voided",
-             f"knockout {bust['knockout_id']} is already voided")  # fmt: skip
+             f"Нокаут {bust['knockout_id']} уже отменён.")  # fmt: skip
     day = _call(http, w, "owner", "GET", f"/desk/clubs/{w.club_a}/today").json()
     assert day == [
         {
@@ -196,11 +197,13 @@ def test_sp_1_the_counter_settles_everyone_at_once_as_confirmed_and_counts_the_d
         assert _call(http, w, "floor", "POST", f"/desk/tournaments/{t}/arrivals", body).status_code == 200
     path = f"/desk/tournaments/{t}/settlements/all"
     _refused(http, committed, w, "cashier", path, {"total": "3 000", "count": 3}, 409, "totals-differ",
-             "2 players owe 3000.00 RUB now, not 3 owing 3000.00 RUB: look again before settling.")  # fmt: skip
+             "Сейчас должны 3\xa0000,00\xa0₽ (должников: 2), а не 3\xa0000,00\xa0₽ (должников: 3). "
+             "Проверьте ещё раз перед расчётом.")  # fmt: skip
     _refused(http, committed, w, "cashier", path, {"total": "1 500", "count": 2}, 409, "totals-differ",
-             "2 players owe 3000.00 RUB now, not 2 owing 1500.00 RUB: look again before settling.")  # fmt: skip
+             "Сейчас должны 3\xa0000,00\xa0₽ (должников: 2), а не 1\xa0500,00\xa0₽ (должников: 2). "
+             "Проверьте ещё раз перед расчётом.")  # fmt: skip
     _refused(http, committed, w, "cashier", path, {"total": "три", "count": 2}, 409, "amount-not-a-number",
-             "три is not an amount: type it like 1 500 or 1500,50.")  # fmt: skip
+             "«три» — не сумма: введите её так: 1 500 или 1500,50.")  # fmt: skip
     _refused(
         http,
         committed,
@@ -226,7 +229,7 @@ def test_sp_1_the_counter_settles_everyone_at_once_as_confirmed_and_counts_the_d
         ],
     }
     _refused(http, committed, w, "cashier", path, {"total": "3 000", "count": 2}, 409, "nothing-owed",
-             "Nobody owes anything now: nothing to settle.")  # fmt: skip
+             "Сейчас никто ничего не должен: рассчитывать некого.")  # fmt: skip
     anna = made["settlements"][0]["id"]
     voided = _call(http, w, "cashier", "POST", f"/settlements/{anna}/void", {"reason": "card declined"})
     assert voided.status_code == 200, voided.text

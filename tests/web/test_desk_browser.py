@@ -147,7 +147,7 @@ def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, 
         cashier.get_by_role("button", name="Рассчитать: Вера Менчик").click()
         assert cashier.text_content("#confirm-text") == "Принять абв от Вера Менчик?"
         cashier.click("#confirm-yes")
-        _said(cashier, "абв is not an amount: type it like 1 500 or 1500,50.")
+        _said(cashier, "«абв» — не сумма: введите её так: 1 500 или 1500,50.")
         with Session(committed) as session:
             assert contents(session) == before
             session.rollback()
@@ -410,7 +410,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
         _says(floor, f"{r1}: Ребай записан.")
         with _unchanged(committed):
             floor.get_by_role("button", name=f"Ребай: {r1}", exact=True).click()
-            _says(floor, "the player has taken 1 rebuy(s): the limit is 1 per player (rebuy_limit, SP-12)")
+            _says(floor, "Ребаев у игрока: 1, а лимит — 1 на игрока (SP-12).")
         floor.get_by_role("button", name=f"Ребай: {r2}", exact=True).click()
         _says(floor, f"{r2}: Ребай записан.")
         _row(cashier, "debts", r1).get_by_text("2\xa0500,00\xa0₽").wait_for(timeout=WAIT_MS)
@@ -423,6 +423,8 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
         _bust(floor, busted, k1, k2)
         _says(floor, f"Вылет № 1: {busted}, выбили {k1}, {k2}.")
         assert floor.text_content("#after-bust") == f"Повторный вход для {busted}? Повторный входНе сейчас"
+        # the busts list names both killers (3.2: the second from the audit row)
+        _row(floor, "knockouts", busted).get_by_role("cell", name=f"{k1}, {k2}", exact=True).wait_for(timeout=WAIT_MS)
         with Session(committed) as session:
             audit = session.scalars(select(KnockoutAudit).where(KnockoutAudit.tournament_id == tid)).one()
             entries = {e["name"]: e["entry_id"] for e in state["entries"]}
@@ -467,13 +469,23 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
         )
         _shows(screen, "players", "Осталось 11 игроков из 13 входов")
 
-        # the break (the clock moved on at the desk): add-ons for two players
+        # before the break the add-on window is closed (3.1): no add-on button, the reason said once
+        assert floor.get_by_role("button", name=f"Аддон: {WINNER}", exact=True).count() == 0
+        assert (
+            floor.text_content("#topups-closed")
+            == "Аддон открывается с перерыва 1 (перерывов пройдено: 0) (правило 3.1)."
+        )
+        # the break (the clock moved on at the desk): add-ons for two players; the rebuy window closed with level 2
         for _ in range(2):
             floor.locator('[data-clock="next"]').click()
             _says(floor, "Часы: готово.")
             floor.evaluate("() => { document.getElementById('desk-message').textContent = ''; }")
         _shows(screen, "level", "Перерыв")
         _shows(floor, "d-level", "Перерыв")
+        assert floor.get_by_role("button", name=f"Ребай: {WINNER}", exact=True).count() == 0  # SP-12
+        assert (
+            floor.text_content("#topups-closed") == "Ребаи закрылись с концом уровня 2; часы дошли до уровня 3 (SP-12)."
+        )
         for name in (WINNER, r2):
             floor.get_by_role("button", name=f"Аддон: {name}", exact=True).click()
             _says(floor, f"{name}: Аддон записан.")
@@ -553,7 +565,11 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
         for name in [n for n in _at_table(_desk_state(web, w, tid), 1) if n != WINNER]:
             _bust(floor, name, WINNER)
         floor.wait_for_function("() => document.getElementById('t-players').textContent === 'в игре: 1'")
-        floor.click("#finish")
+        # the page drew the desk state after the last bust (the screen's count may come first, by the stream)
+        floor.wait_for_function(
+            "n => document.querySelector('#knockouts tbody tr td:nth-child(2)').textContent === n", arg=name
+        )
+        _ask(floor, floor.locator("#finish"))
         _confirm(floor, "Завершить турнир? Места и призы станут окончательными. Это нельзя отменить.")
         _says(floor, "Турнир завершён.")
         cashier.wait_for_function("() => document.getElementById('t-status').textContent === 'завершён'")

@@ -55,7 +55,8 @@ def test_sp_1_the_cashier_settles_everyone_as_confirmed_and_reads_the_day_and_th
             before = contents(session)
             session.rollback()
         cashier.click("#confirm-yes")
-        _said(cashier, "4 players owe 6000.00 RUB now, not 3 owing 4500.00 RUB: look again before settling.")
+        _said(cashier, "Сейчас должны 6\xa0000,00\xa0₽ (должников: 4), а не 4\xa0500,00\xa0₽ (должников: 3). "
+                "Проверьте ещё раз перед расчётом.")  # fmt: skip
         with Session(committed) as session:
             assert contents(session) == before
             session.rollback()

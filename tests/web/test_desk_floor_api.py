@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from domain.documents.services import locales
 from domain.poker.services import clock as clock_service
 from domain.poker.services.seating import draw_initial
 from domain.poker.tables.clock_seating import Seat
@@ -50,11 +51,11 @@ def _state(http, w, tid):
     return _call(http, w, "GET", f"/desk/tournaments/{tid}").json()
 
 
-def _refused(http, committed, w, method, path, body, status, code, message):
+def _refused(http, committed, w, method, path, body, status, code, message, who="floor"):
     with Session(committed) as session:
         before = contents(session)
         session.rollback()
-    response = _call(http, w, method, path, body)
+    response = _call(http, w, method, path, body, who=who)
     assert response.status_code == status, response.text
     assert (response.json()["error"], response.json()["message"]) == (code, message)
     with Session(committed) as session:
@@ -119,6 +120,10 @@ def test_3_2_a_shared_bust_by_names_records_the_second_killer_and_offers_a_reent
         assert (audit.kind, audit.second_killer_entry_id) == ("recorded", entries[p[3]])
         assert audit.data["killer_entry_id"] == entries[p[2]]
     after = _state(http, w, tid)
+    # the busts list names both killers of the shared bust (the second from the audit row)
+    assert [(k["bust_number"], k["busted"], k["killer"], k["killers"]) for k in after["knockouts"]] == [
+        (1, "Игрок 1", "Игрок 2", ["Игрок 2", "Игрок 3"])
+    ]
     assert after["reentry_open"] == {str(p[1]): True}
     assert _seat_of(after, p[1]) is None
     # the other tablet's page was drawn before the bust: its bust of the same player is refused, named
@@ -274,3 +279,66 @@ def test_3_7_finish_is_ready_with_one_player_left_and_the_day_says_what_needs_th
     state = _state(http, w, tid)
     assert state["finish"] == {"ready": True, "refusal": None}
     assert state["seating"]["stage"] == "over"
+
+
+REBUY_CLOSED = "Ребаи закрылись с концом уровня 2; часы дошли до уровня 3 (SP-12)."
+ADDON_CLOSED = "Аддон открывается с перерыва 1 (перерывов пройдено: 0) (правило 3.1)."
+
+
+def _window(http, w, tid):
+    state = _state(http, w, tid)
+    return state["screen"]["clock"]["level"], state["topups"]
+
+
+def test_sp_12_the_rebuy_and_add_on_buttons_follow_their_windows_at_the_edges(http, committed, w):
+    """SP-12 `rebuy_until_level` 2: the desk offers rebuys at level 1 and at level 2 (the window closes
+    when level 2 ends), not at level 3, nor after a step back (the furthest level reached decides);
+    3.1 the add-on from the first break (level 3) on. By the rules the services refuse with: the
+    server's refusal is the words the desk shows."""
+    t = _tournament(committed, w.club_a, players=4, rebuy_until_level=2, addon_amount=50000, addon_break=1)
+    tid, p = t["id"], t["players"]
+    rebuy_open, addon_open = {"open": True, "refusal": None}, {"open": True, "refusal": None}
+    rebuy_closed = {"open": False, "refusal": REBUY_CLOSED}
+    addon_closed = {"open": False, "refusal": ADDON_CLOSED}
+    assert _window(http, w, tid) == (1, {"rebuy": rebuy_open, "addon": addon_closed})
+    world.clock(committed, tid, "next")
+    assert _window(http, w, tid) == (2, {"rebuy": rebuy_open, "addon": addon_closed})
+    assert _call(http, w, "POST", f"/tournaments/{tid}/rebuys", {"player": str(p[2])}).status_code == 200
+    world.clock(committed, tid, "next")
+    assert _window(http, w, tid) == (3, {"rebuy": rebuy_closed, "addon": addon_open})
+    _refused(http, committed, w, "POST", f"/tournaments/{tid}/rebuys", {"player": str(p[1])}, 409,
+             "rebuy-window-closed", REBUY_CLOSED)  # fmt: skip
+    world.clock(committed, tid, "prev")
+    assert _window(http, w, tid) == (2, {"rebuy": rebuy_closed, "addon": addon_closed})
+
+
+def test_doc_4_the_desk_s_refusals_are_in_the_club_s_language_and_write_nothing(http, committed, w):
+    """DOC-4, SP-12, SP-5, SP-1: at a Russian club a rebuy past its limit, a second void (by the desk
+    and by the API), a wrong amount and a stale page are refused in Russian, with the names and the
+    roubles, writing nothing; at an English club the refusal is the English message."""
+    t = _tournament(committed, w.club_a, players=4, rebuy_limit=1)
+    tid, p = t["id"], t["players"]
+    rebuys = f"/tournaments/{tid}/rebuys"
+    assert _call(http, w, "POST", rebuys, {"player": str(p[1])}).status_code == 200
+    _refused(http, committed, w, "POST", rebuys, {"player": str(p[1])}, 409, "rebuy-limit-reached",
+             "Ребаев у игрока: 1, а лимит — 1 на игрока (SP-12).")  # fmt: skip
+    state = _state(http, w, tid)
+    made = _bust(http, w, tid, state, p[2], p[3])
+    assert _call(http, w, "POST", f"/desk/tournaments/{tid}/void", {"bust": 1}).status_code == 200
+    _refused(http, committed, w, "POST", f"/desk/tournaments/{tid}/void", {"bust": 1}, 409, "desk-void-refused",
+             "Вылет № 1 (Игрок 2) уже отменён.")  # fmt: skip
+    _refused(http, committed, w, "POST", f"/tournaments/{tid}/knockouts/{made['knockout_id']}/void", None, 409,
+             "void-already-voided", f"Нокаут {made['knockout_id']} уже отменён.")  # fmt: skip
+    _refused(http, committed, w, "POST", f"/desk/tournaments/{tid}/settlements", {"player": str(p[1]), "amount": "500"},
+             409, "amount-differs", "Игрок 1: долг 1\xa0000,00\xa0₽, а не 500,00\xa0₽.", who="cashier")  # fmt: skip
+    stale = {"busted": p[4], "killers": [p[1]], "seen": state["versions"][str(p[4])]}
+    _bust(http, w, tid, _state(http, w, tid), p[4])  # by another tablet, after this page was drawn
+    _refused(http, committed, w, "POST", f"/desk/tournaments/{tid}/busts", stale, 409, "desk-stale",
+             "Игрок 4: изменено на другом планшете, пока страница была открыта (сейчас: вылетел). "
+             "Ничего не сделано; страница показывает, как есть сейчас.")  # fmt: skip
+    # an English club: the English message, as the CLI prints it
+    with unit_of_work(committed) as session:
+        locales.set_locale(session, "club", w.club_b, "en", world.now())
+    _refused(http, committed, w, "POST", f"/desk/tournaments/{w.tournament_b}/settlements",
+             {"player": "Owing Player 2", "amount": "1 500"}, 409, "nothing-owed",
+             "Owing Player 2 owes nothing now: already settled.", who="both")  # fmt: skip

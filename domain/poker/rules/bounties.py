@@ -113,13 +113,17 @@ def shared_killer_problems(killers: Sequence[int | None], *, shared: bool) -> li
         problems.append(
             Problem(
                 "knockout-shared-off",
-                f"{len(named)} killers named: more than two need the shared_knockouts setting (SP-10)",
+                "%(count_named)s killers named: more than two need the shared_knockouts setting (SP-10)",
+                count_named=len(named),
             )
         )
     if len(named) > MAX_KILLERS:
         problems.append(
             Problem(
-                "knockout-too-many-killers", f"{len(named)} killers named: a table has at most {MAX_KILLERS} others"
+                "knockout-too-many-killers",
+                "%(count_named)s killers named: a table has at most %(max_killers)s others",
+                count_named=len(named),
+                max_killers=MAX_KILLERS,
             )
         )
     if len(set(named)) != len(named):
@@ -208,8 +212,9 @@ def pko_void_problems(knockout_id: int, killer_entries: Sequence[int], busted_la
         return [
             Problem(
                 "void-killer-knocked-out",
-                f"killer entry {gone[0]} of knockout {knockout_id} has itself been knocked out: its head has been "
-                "passed on (SP-9)",
+                "killer entry %(value)s of knockout %(knockout_id)s has itself been knocked out: its head has been passed on (SP-9)",
+                value=gone[0],
+                knockout_id=knockout_id,
             )
         ]
     return []

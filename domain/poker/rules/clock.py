@@ -238,7 +238,9 @@ def _check_time(clock: Clock, now: datetime) -> None:
     if last is not None and now <= last:
         raise DomainError(
             "clock-time-backwards",
-            f"the clock was last changed at {last.isoformat()}; a change at {now.isoformat()} must come later",
+            "the clock was last changed at %(last)s; a change at %(now)s must come later",
+            last=last,
+            now=now,
         )
 
 
@@ -282,7 +284,8 @@ def next_level(clock: Clock, levels: Sequence[Level], now: datetime) -> Transiti
     if level + 1 >= len(levels):
         raise DomainError(
             "clock-last-level",
-            f"level {level + 1} is the last level of the structure; there is no next level",
+            "level %(n)s is the last level of the structure; there is no next level",
+            n=level + 1,
         )
     return _go_to(clock, levels, now, level + 1)
 
@@ -303,9 +306,16 @@ def override_problems(is_break: bool, small: int, big: int, ante: int) -> list[P
     if min(small, big, ante) < 0:
         problems.append(Problem("clock-bad-blinds", "blinds and ante cannot be negative"))
     elif not is_break and small <= 0:
-        problems.append(Problem("clock-bad-blinds", f"the small blind must be above 0 (got {small})"))
+        problems.append(Problem("clock-bad-blinds", "the small blind must be above 0 (got %(small)s)", small=small))
     elif not is_break and big < small:
-        problems.append(Problem("clock-bad-blinds", f"the big blind ({big}) cannot be below the small blind ({small})"))
+        problems.append(
+            Problem(
+                "clock-bad-blinds",
+                "the big blind (%(big)s) cannot be below the small blind (%(small)s)",
+                big=big,
+                small=small,
+            )
+        )
     return problems
 
 

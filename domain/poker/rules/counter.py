@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from domain.errors import DomainError
+from domain.errors import Amount, DomainError
 
 KINDS = ("buy_in", "rebuy", "reentry", "addon")
 METHODS = ("cash", "card", "transfer", "other")
@@ -79,15 +79,19 @@ def combine(parts: Iterable[CounterTotals]) -> list[CounterTotals]:
     return out
 
 
-def check_settle_all(owed: int, debtors: int, expected_total: int, expected_count: int, show) -> None:
+def check_settle_all(owed: int, debtors: int, expected_total: int, expected_count: int, currency: str) -> None:
     """3.4 for every debtor at once, as confirmed: refused unless what is owed now is exactly the total
     and the number of players the cashier was shown (`nothing-owed` when nobody owes; `totals-differ`
-    when a fee or a settlement came or went since). `show` writes an amount for the message."""
+    when a fee or a settlement came or went since)."""
     if debtors == 0:
         raise DomainError("nothing-owed", "Nobody owes anything now: nothing to settle.")
     if (owed, debtors) != (expected_total, expected_count):
         raise DomainError(
             "totals-differ",
-            f"{debtors} {'player owes' if debtors == 1 else 'players owe'} {show(owed)} now, not "
-            f"{expected_count} owing {show(expected_total)}: look again before settling.",
+            "%(debtors)s %(who_owe)s %(owed)s now, not %(count)s owing %(total)s: look again before settling.",
+            debtors=debtors,
+            who_owe="player owes" if debtors == 1 else "players owe",  # the Russian counts by "должников: N"
+            owed=Amount(owed, currency),
+            count=expected_count,
+            total=Amount(expected_total, currency),
         )

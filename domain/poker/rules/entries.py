@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from domain.errors import Problem
+from domain.errors import Problem, Word
 from domain.poker.rules.lifecycle import CANCELLED, DRAFT, FINISHED, RUNNING
 from domain.poker.rules.settings import TournamentSettings
 
@@ -37,8 +37,11 @@ def parallel_problems(window: Window, held: list[tuple[int, str, Window]]) -> li
     return [
         Problem(
             "registration-overlaps",
-            f"the player is already registered in tournament {tid} '{name}' "
-            f"({other.start.isoformat()} to {other.end.isoformat()}), which overlaps this one (SP-2)",
+            "the player is already registered in tournament %(tid)s '%(name)s' (%(other_start)s to %(other_end)s), which overlaps this one (SP-2)",
+            tid=tid,
+            name=name,
+            other_start=other.start,
+            other_end=other.end,
         )
         for tid, name, other in held
         if window.overlaps(other)
@@ -54,7 +57,13 @@ def registration_problems(status: str, late_reg_deadline: datetime | None, now: 
             Problem("registration-not-open", "the tournament is still a draft: registration is not open (rule 3.9)")
         ]
     if status in (FINISHED, CANCELLED):
-        return [Problem("registration-closed", f"the tournament is {status}: registration is closed (rule 3.9)")]
+        return [
+            Problem(
+                "registration-closed",
+                "the tournament is %(status)s: registration is closed (rule 3.9)",
+                status=Word(status),
+            )
+        ]
     if status == RUNNING and late_reg_deadline is None:
         return [
             Problem(
@@ -66,22 +75,31 @@ def registration_problems(status: str, late_reg_deadline: datetime | None, now: 
         return [
             Problem(
                 "late-registration-closed",
-                f"late registration closed at {late_reg_deadline.isoformat()} (rule 3.10)",
+                "late registration closed at %(late_reg_deadline)s (rule 3.10)",
+                late_reg_deadline=late_reg_deadline,
             )
         ]
     return []
 
 
 def _over(kind: str, status: str) -> list[Problem]:
-    if status in (FINISHED, CANCELLED):
-        return [Problem(f"{kind}-tournament-over", f"the tournament is {status}: no {kind} (rule 3.1)")]
-    return []
+    if status not in (FINISHED, CANCELLED):
+        return []
+    if kind == REBUY:
+        return [
+            Problem("rebuy-tournament-over", "the tournament is %(status)s: no rebuy (rule 3.1)", status=Word(status))
+        ]
+    return [Problem("addon-tournament-over", "the tournament is %(status)s: no addon (rule 3.1)", status=Word(status))]
 
 
 def _needs_active(kind: str, has_active_entry: bool) -> list[Problem]:
     if has_active_entry:
         return []
-    return [Problem("no-active-entry", f"the player has no entry in play to take a {kind} into (rule 3.1)")]
+    return [
+        Problem(
+            "no-active-entry", "the player has no entry in play to take a %(kind)s into (rule 3.1)", kind=Word(kind)
+        )
+    ]
 
 
 def rebuy_problems(
@@ -106,22 +124,27 @@ def rebuy_problems(
     if s.rebuy_until is not None and now is not None and now >= s.rebuy_until:
         out.append(
             Problem(
-                "rebuy-window-closed", f"the rebuy window closed at {s.rebuy_until.isoformat()} (rebuy_until, SP-12)"
+                "rebuy-window-closed",
+                "the rebuy window closed at %(rebuy_until)s (rebuy_until, SP-12)",
+                rebuy_until=s.rebuy_until,
             )
         )
     if s.rebuy_until_level is not None and level is not None and level > s.rebuy_until_level:
         out.append(
             Problem(
                 "rebuy-window-closed",
-                f"the rebuy window closed when level {s.rebuy_until_level} ended; the clock has reached level {level} "
-                "(rebuy_until_level, SP-12)",
+                "the rebuy window closed when level %(rebuy_until_level)s ended; the clock has reached level %(level)s (rebuy_until_level, SP-12)",
+                rebuy_until_level=s.rebuy_until_level,
+                level=level,
             )
         )
     if s.rebuy_limit is not None and rebuys_taken >= s.rebuy_limit:
         out.append(
             Problem(
                 "rebuy-limit-reached",
-                f"the player has taken {rebuys_taken} rebuy(s): the limit is {s.rebuy_limit} per player (rebuy_limit, SP-12)",
+                "the player has taken %(rebuys_taken)s rebuy(s): the limit is %(rebuy_limit)s per player (rebuy_limit, SP-12)",
+                rebuys_taken=rebuys_taken,
+                rebuy_limit=s.rebuy_limit,
             )
         )
     return out + _needs_active(REBUY, has_active_entry)
@@ -143,15 +166,17 @@ def reentry_problems(
         out.append(
             Problem(
                 "reentry-limit-reached",
-                f"the player has re-entered {reentries_taken} time(s): the limit is {s.reentry_limit} per player "
-                "(reentry_limit, SP-12)",
+                "the player has re-entered %(reentries_taken)s time(s): the limit is %(reentry_limit)s per player (reentry_limit, SP-12)",
+                reentries_taken=reentries_taken,
+                reentry_limit=s.reentry_limit,
             )
         )
     if status != RUNNING:
         out.append(
             Problem(
                 "reentry-not-running",
-                f"re-entry is possible only while the tournament runs; it is {status.replace('_', ' ')} (rule 3.1)",
+                "re-entry is possible only while the tournament runs; it is %(status)s (rule 3.1)",
+                status=Word(status.replace("_", " ")),
             )
         )
     if topup_price(REENTRY, s) is None:
@@ -164,7 +189,9 @@ def reentry_problems(
             )
         )
     elif now >= deadline:
-        out.append(Problem("reentry-window-closed", f"the re-entry window closed at {deadline.isoformat()} (rule 3.1)"))
+        out.append(
+            Problem("reentry-window-closed", "the re-entry window closed at %(deadline)s (rule 3.1)", deadline=deadline)
+        )
     if latest_state is None:
         out.append(Problem("no-entry", "the player has no entry in this tournament: check in first (rule 3.10)"))
     elif latest_state != "busted":
@@ -194,12 +221,25 @@ def addon_problems(
     if s.addon_amount is None:
         out.append(Problem("addon-not-offered", "this tournament sets no add-on amount (rule 3.1)"))
     if not addon_window_open(s, breaks_reached, now):
-        gates = []
-        if s.addon_deadline is not None:
-            gates.append(f"before {s.addon_deadline.isoformat()}")
-        if s.addon_break is not None:
-            gates.append(f"from break {s.addon_break} (breaks reached: {breaks_reached})")
-        out.append(Problem("addon-window-closed", f"the add-on window is open only {' or '.join(gates)} (rule 3.1)"))
+        gates = {"deadline": s.addon_deadline, "break_": s.addon_break, "reached": breaks_reached}
+        if s.addon_break is None:
+            closed = Problem(
+                "addon-window-closed", "the add-on window is open only before %(deadline)s (rule 3.1)", **gates
+            )
+        elif s.addon_deadline is None:
+            closed = Problem(
+                "addon-window-closed",
+                "the add-on window is open only from break %(break_)s (breaks reached: %(reached)s) (rule 3.1)",
+                **gates,
+            )
+        else:
+            closed = Problem(
+                "addon-window-closed",
+                "the add-on window is open only before %(deadline)s or from break %(break_)s (breaks reached: "
+                "%(reached)s) (rule 3.1)",
+                **gates,
+            )
+        out.append(closed)
     if s.addon_once and addons_taken > 0:
         out.append(
             Problem(
@@ -236,7 +276,10 @@ def settlement_problems(status: str, method: str, settled_by: str) -> list[Probl
     if method not in SETTLEMENT_METHODS:
         out.append(
             Problem(
-                "settlement-method-unknown", f"payment method '{method}' is not one of {', '.join(SETTLEMENT_METHODS)}"
+                "settlement-method-unknown",
+                "payment method '%(method)s' is not one of %(value)s",
+                method=method,
+                value=", ".join(SETTLEMENT_METHODS),
             )
         )
     if not settled_by.strip():

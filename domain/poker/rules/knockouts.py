@@ -79,10 +79,18 @@ def knockout_problems(
     """
     problems: list[Problem] = []
     if level is not None and level < 1:
-        problems.append(Problem("knockout-bad-level", f"level {level}: levels are numbered from 1"))
+        problems.append(Problem("knockout-bad-level", "level %(level)s: levels are numbered from 1", level=level))
     elif level is not None and level_count is not None and level > level_count:
         has = f"{level_count} level{'' if level_count == 1 else 's'}" if level_count else "no levels"
-        problems.append(Problem("knockout-bad-level", f"level {level}: the tournament's blind structure has {has}"))
+        problems.append(
+            Problem(
+                "knockout-bad-level",
+                "level %(level)s: the tournament's blind structure has %(has)s",
+                level=level,
+                has=has,
+                count=level_count or 0,  # the Russian counts by "уровней: N"
+            )
+        )
     if not busts:
         return problems + [Problem("knockout-empty", "name at least one busted entry")]
     busted_ids = [b.busted_entry_id for b in busts]
@@ -90,16 +98,28 @@ def knockout_problems(
         busted = entries.get(bust.busted_entry_id)
         if busted is None:
             problems.append(
-                Problem("knockout-unknown-entry", f"entry {bust.busted_entry_id} is not in this tournament")
+                Problem(
+                    "knockout-unknown-entry",
+                    "entry %(busted_entry_id)s is not in this tournament",
+                    busted_entry_id=bust.busted_entry_id,
+                )
             )
             continue
         if busted.out:
             problems.append(
-                Problem("knockout-already-out", f"entry {bust.busted_entry_id} is already out: a bust is recorded once")
+                Problem(
+                    "knockout-already-out",
+                    "entry %(busted_entry_id)s is already out: a bust is recorded once",
+                    busted_entry_id=bust.busted_entry_id,
+                )
             )
         if busted_ids.count(bust.busted_entry_id) > 1:
             problems.append(
-                Problem("knockout-duplicate", f"entry {bust.busted_entry_id} is named twice in one knockout")
+                Problem(
+                    "knockout-duplicate",
+                    "entry %(busted_entry_id)s is named twice in one knockout",
+                    busted_entry_id=bust.busted_entry_id,
+                )
             )
         killers = list(bust.killers)
         if bust.killer_entry_id is None and (bust.second_killer_entry_id is not None or bust.more_killers):
@@ -111,13 +131,29 @@ def knockout_problems(
         for killer_id in killers:
             killer = entries.get(killer_id)
             if killer_id == bust.busted_entry_id or (killer is not None and killer.player_id == busted.player_id):
-                problems.append(Problem("knockout-self", f"entry {bust.busted_entry_id} cannot knock out itself"))
+                problems.append(
+                    Problem(
+                        "knockout-self",
+                        "entry %(busted_entry_id)s cannot knock out itself",
+                        busted_entry_id=bust.busted_entry_id,
+                    )
+                )
             elif killer is None:
                 problems.append(
-                    Problem("knockout-unknown-killer", f"killer entry {killer_id} is not in this tournament")
+                    Problem(
+                        "knockout-unknown-killer",
+                        "killer entry %(killer_id)s is not in this tournament",
+                        killer_id=killer_id,
+                    )
                 )
             elif killer.out or killer_id in busted_ids:
-                problems.append(Problem("knockout-killer-out", f"killer entry {killer_id} is out of the tournament"))
+                problems.append(
+                    Problem(
+                        "knockout-killer-out",
+                        "killer entry %(killer_id)s is out of the tournament",
+                        killer_id=killer_id,
+                    )
+                )
     still_in = {e.entry_id for e in entries.values() if not e.out} - set(busted_ids)
     if not problems and not still_in:
         problems.append(
@@ -141,8 +177,9 @@ def group_problems(group: str, group_number: int | None, live_numbers: Iterable[
         return [
             Problem(
                 "knockout-group-closed",
-                f"group '{group}' is bust #{group_number} and later busts were recorded since: "
-                "simultaneous busts are recorded together",
+                "group '%(group)s' is bust #%(group_number)s and later busts were recorded since: simultaneous busts are recorded together",
+                group=group,
+                group_number=group_number,
             )
         ]
     return []
@@ -167,23 +204,39 @@ def void_problems(knockout: KnockoutState, now: datetime, window: timedelta) -> 
     busted player re-entered or a mystery bounty was drawn on it."""
     problems: list[Problem] = []
     if knockout.voided:
-        return [Problem("void-already-voided", f"knockout {knockout.knockout_id} is already voided")]
+        return [
+            Problem(
+                "void-already-voided", "knockout %(knockout_id)s is already voided", knockout_id=knockout.knockout_id
+            )
+        ]
     deadline = knockout.recorded_at + window
     if now > deadline:
         minutes = int(window.total_seconds()) // 60
         problems.append(
             Problem(
                 "void-window-closed",
-                f"knockout {knockout.knockout_id} can be voided only within {minutes} min of recording "
-                f"(until {deadline:%H:%M:%S} UTC)",
+                "knockout %(knockout_id)s can be voided only within %(minutes)s min of recording (until %(until)s UTC)",
+                knockout_id=knockout.knockout_id,
+                minutes=minutes,
+                until=deadline.strftime("%H:%M:%S"),
             )
         )
     if knockout.busted_reentered:
         problems.append(
-            Problem("void-after-reentry", f"the busted player of knockout {knockout.knockout_id} has re-entered")
+            Problem(
+                "void-after-reentry",
+                "the busted player of knockout %(knockout_id)s has re-entered",
+                knockout_id=knockout.knockout_id,
+            )
         )
     if knockout.drawn:
-        problems.append(Problem("void-after-draw", f"a mystery bounty was drawn on knockout {knockout.knockout_id}"))
+        problems.append(
+            Problem(
+                "void-after-draw",
+                "a mystery bounty was drawn on knockout %(knockout_id)s",
+                knockout_id=knockout.knockout_id,
+            )
+        )
     return problems
 
 
@@ -224,7 +277,8 @@ def draw_problems(
         problems.append(
             Problem(
                 "mystery-already-drawn",
-                f"killer entry {killer_entry_id} has already drawn its mystery bounty: one draw per killer entry",
+                "killer entry %(killer_entry_id)s has already drawn its mystery bounty: one draw per killer entry",
+                killer_entry_id=killer_entry_id,
             )
         )
     if description is not None:
@@ -232,8 +286,9 @@ def draw_problems(
             problems.append(
                 Problem(
                     "mystery-description-too-long",
-                    f"the prize description has {len(description)} characters: "
-                    f"at most {MAX_DESCRIPTION_CHARS} are allowed",
+                    "the prize description has %(count_description)s characters: at most %(max_description_chars)s are allowed",
+                    count_description=len(description),
+                    max_description_chars=MAX_DESCRIPTION_CHARS,
                 )
             )
         found = money_problem(description, "the mystery prize description")

@@ -3,7 +3,7 @@ cancelled from any status before finished. Settings may change only in draft and
 
 from __future__ import annotations
 
-from domain.errors import Problem
+from domain.errors import Problem, Word
 
 DRAFT = "draft"
 OPEN = "registration_open"
@@ -27,13 +27,31 @@ def transition(status: str, action: str) -> tuple[str | None, list[Problem]]:
     sources, target = TRANSITIONS[action]
     if status in sources:
         return target, []
-    return None, [
-        Problem(
-            f"cannot-{action}",
-            f"cannot {action} a tournament that is {status.replace('_', ' ')}: it may {action} only from "
-            f"{' or '.join(s.replace('_', ' ') for s in sources)} (rule 3.9)",
-        )
-    ]
+    now = Word(status.replace("_", " "))
+    refused = {
+        "open": Problem(
+            "cannot-open",
+            "cannot open a tournament that is %(status)s: it may open only from draft (rule 3.9)",
+            status=now,
+        ),
+        "start": Problem(
+            "cannot-start",
+            "cannot start a tournament that is %(status)s: it may start only from registration open (rule 3.9)",
+            status=now,
+        ),
+        "finish": Problem(
+            "cannot-finish",
+            "cannot finish a tournament that is %(status)s: it may finish only from running (rule 3.9)",
+            status=now,
+        ),
+        "cancel": Problem(
+            "cannot-cancel",
+            "cannot cancel a tournament that is %(status)s: it may cancel only from draft or registration open or "
+            "running (rule 3.9)",
+            status=now,
+        ),
+    }
+    return None, [refused[action]]
 
 
 def edit_problems(status: str) -> list[Problem]:
@@ -42,7 +60,7 @@ def edit_problems(status: str) -> list[Problem]:
     return [
         Problem(
             "settings-frozen",
-            f"the tournament is {status.replace('_', ' ')}: settings may change only in draft or registration "
-            "open, they are frozen from the start (rule 3.9)",
+            "the tournament is %(status)s: settings may change only in draft or registration open, they are frozen from the start (rule 3.9)",
+            status=Word(status.replace("_", " ")),
         )
     ]

@@ -8,7 +8,7 @@ import re
 
 from babel.numbers import get_currency_precision
 
-from domain.errors import DomainError, Problem
+from domain.errors import Amount, DomainError
 from domain.poker.rules.settings import MAX_AMOUNT
 
 # digits grouped by spaces (plain, no-break, narrow no-break, thin) or apostrophes, then one decimal
@@ -24,32 +24,34 @@ def parse_amount(text: str, currency: str) -> int:
     (more decimals than the currency has), `amount-too-large`."""
     raw = (text or "").strip().removesuffix("₽").removesuffix("руб.").strip()
     if not raw:
-        raise _refused("amount-empty", "Type the amount, e.g. 1 500.")
+        raise DomainError("amount-empty", "Type the amount, e.g. 1 500.")
     if raw.startswith(("-", "−")):
-        raise _refused("amount-negative", f"{text.strip()} is negative: an amount taken is never below zero.")
+        raise DomainError(
+            "amount-negative", "%(text)s is negative: an amount taken is never below zero.", text=text.strip()
+        )
     digits = _GROUPS.sub("", raw.removeprefix("+"))
     found = _AMOUNT.match(digits)
     if found is None:
-        raise _refused("amount-not-a-number", f"{text.strip()} is not an amount: type it like 1 500 or 1500,50.")
+        raise DomainError(
+            "amount-not-a-number", "%(text)s is not an amount: type it like 1 500 or 1500,50.", text=text.strip()
+        )
     whole, fraction = found[1], found[2] or ""
     precision = get_currency_precision(currency)
     if len(fraction) > precision:
-        raise _refused(
+        raise DomainError(
             "amount-too-precise",
-            f"{text.strip()} has {len(fraction)} decimals: {currency} has {precision}.",
+            "%(text)s has %(count_fraction)s decimals: %(currency)s has %(precision)s.",
+            text=text.strip(),
+            count_fraction=len(fraction),
+            currency=currency,
+            precision=precision,
         )
     minor = int(whole) * 10**precision + int(fraction.ljust(precision, "0") or 0)
     if minor > MAX_AMOUNT:
-        raise _refused("amount-too-large", f"{text.strip()} is beyond the largest amount.")
+        raise DomainError("amount-too-large", "%(text)s is beyond the largest amount.", text=text.strip())
     return minor
 
 
 def major(minor: int, currency: str) -> str:
-    """150050, RUB → "1500.50 RUB": an amount in a message of no locale (a refusal's)."""
-    precision = get_currency_precision(currency)
-    whole, rest = divmod(minor, 10**precision)
-    return f"{whole}.{rest:0{precision}d} {currency}" if precision else f"{whole} {currency}"
-
-
-def _refused(code: str, message: str) -> DomainError:
-    return DomainError(code, message, (Problem(code, message),))
+    """150050, RUB → "1500.50 RUB": an amount in a message of no locale (a refusal's, `Amount`)."""
+    return str(Amount(minor, currency))

@@ -48,7 +48,9 @@ def parse_phase(text: str) -> tuple[Phase | None, list[Problem]]:
             return Phase("level", int(number)), []
     return None, [
         Problem(
-            "mystery-phase-unknown", f"mystery phase '{text}' is not one of start, itm, level:N with N from 1 (SP-11)"
+            "mystery-phase-unknown",
+            "mystery phase '%(text)s' is not one of start, itm, level:N with N from 1 (SP-11)",
+            text=text,
         )
     ]
 
@@ -57,7 +59,12 @@ def mode_problems(mode: str) -> list[Problem]:
     if mode in DRAW_MODES:
         return []
     return [
-        Problem("mystery-draw-per-unknown", f"mystery draw per '{mode}' is not one of {', '.join(DRAW_MODES)} (SP-11)")
+        Problem(
+            "mystery-draw-per-unknown",
+            "mystery draw per '%(mode)s' is not one of %(value)s (SP-11)",
+            mode=mode,
+            value=", ".join(DRAW_MODES),
+        )
     ]
 
 
@@ -65,16 +72,26 @@ def prize_table_problems(lines: Sequence[str]) -> list[Problem]:
     """SP-11 + SP-4: at most 200 prizes, none blank, none longer than 500 characters, none naming money."""
     problems: list[Problem] = []
     if len(lines) > MAX_PRIZES:
-        problems.append(Problem("mystery-prizes-too-many", f"{len(lines)} mystery prizes: at most {MAX_PRIZES}"))
+        problems.append(
+            Problem(
+                "mystery-prizes-too-many",
+                "%(count_lines)s mystery prizes: at most %(max_prizes)s",
+                count_lines=len(lines),
+                max_prizes=MAX_PRIZES,
+            )
+        )
     for n, line in enumerate(lines, 1):
         if not line.strip():
-            problems.append(Problem("mystery-prize-blank", f"mystery prize {n} is blank"))
+            problems.append(Problem("mystery-prize-blank", "mystery prize %(n)s is blank", n=n))
             continue
         if len(line) > MAX_DESCRIPTION_CHARS:
             problems.append(
                 Problem(
                     "mystery-prize-too-long",
-                    f"mystery prize {n} has {len(line)} characters: at most {MAX_DESCRIPTION_CHARS}",
+                    "mystery prize %(n)s has %(count_line)s characters: at most %(max_description_chars)s",
+                    n=n,
+                    count_line=len(line),
+                    max_description_chars=MAX_DESCRIPTION_CHARS,
                 )
             )
         found = money_problem(line, f"mystery prize {n}")
@@ -93,22 +110,26 @@ def phase_reached(phase: Phase, *, remaining_after: int, paid_places: int, knock
         return [
             Problem(
                 "mystery-phase-not-started",
-                f"the mystery phase starts in the money: {remaining_after} players remained after this knockout, "
-                f"{paid_places} places are paid (SP-11)",
+                "the mystery phase starts in the money: %(remaining_after)s players remained after this knockout, %(paid_places)s places are paid (SP-11)",
+                remaining_after=remaining_after,
+                paid_places=paid_places,
             )
         ]
     if knockout_level is None:
         return [
             Problem(
                 "mystery-level-unknown",
-                f"the mystery phase starts at level {phase.level}: record the knockout's level to draw on it (SP-11)",
+                "the mystery phase starts at level %(phase_level)s: record the knockout's level to draw on it (SP-11)",
+                phase_level=phase.level,
             )
         ]
     if knockout_level < (phase.level or 1):
         return [
             Problem(
                 "mystery-phase-not-started",
-                f"the mystery phase starts at level {phase.level}; this knockout was at level {knockout_level} (SP-11)",
+                "the mystery phase starts at level %(phase_level)s; this knockout was at level %(knockout_level)s (SP-11)",
+                phase_level=phase.level,
+                knockout_level=knockout_level,
             )
         ]
     return []
@@ -147,11 +168,18 @@ def table_draw_problems(
         problems.append(
             Problem(
                 "mystery-already-drawn",
-                f"killer entry {killer_entry_id} has already drawn its mystery bounty: one draw per killer entry",
+                "killer entry %(killer_entry_id)s has already drawn its mystery bounty: one draw per killer entry",
+                killer_entry_id=killer_entry_id,
             )
         )
     if draws_made >= prize_count:
-        problems.append(Problem("mystery-no-prizes-left", f"all {prize_count} mystery prizes are drawn (SP-11)"))
+        problems.append(
+            Problem(
+                "mystery-no-prizes-left",
+                "all %(prize_count)s mystery prizes are drawn (SP-11)",
+                prize_count=prize_count,
+            )
+        )
     if description is not None:
         problems.append(
             Problem(

@@ -213,5 +213,6 @@ def _not_finished(players_in: int) -> Problem:
         return Problem("places-nobody-in", "nobody is left in: a champion is needed before places")
     return Problem(
         "places-players-remain",
-        f"{players_in} players are still in: places are computed when one is left (mark every bust first)",
+        "%(players_in)s players are still in: places are computed when one is left (mark every bust first)",
+        players_in=players_in,
     )

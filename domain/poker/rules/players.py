@@ -24,25 +24,42 @@ def profile_problems(name: str, handle: str, birth_date: date, today: date) -> l
     if not name.strip():
         out.append(Problem("name-blank", "the player needs a name"))
     elif len(name) > MAX_NAME:
-        out.append(Problem("name-too-long", f"the name is {len(name)} characters long: at most {MAX_NAME}"))
+        out.append(
+            Problem(
+                "name-too-long",
+                "the name is %(count_name)s characters long: at most %(max_name)s",
+                count_name=len(name),
+                max_name=MAX_NAME,
+            )
+        )
     if not HANDLE.match(handle):
         out.append(
             Problem(
                 "handle-invalid",
-                f"handle '{handle}' must start with a letter and be 2–32 letters, digits, '.', '-' or '_'",
+                "handle '%(handle)s' must start with a letter and be 2–32 letters, digits, '.', '-' or '_'",
+                handle=handle,
             )
         )
     if birth_date < EARLIEST_BIRTH:
         out.append(
             Problem(
-                "birth-date-too-early", f"date of birth {birth_date.isoformat()} is before {EARLIEST_BIRTH.isoformat()}"
+                "birth-date-too-early",
+                "date of birth %(birth_date)s is before %(earliest_birth)s",
+                birth_date=birth_date,
+                earliest_birth=EARLIEST_BIRTH,
             )
         )
     elif birth_date > today:
-        out.append(Problem("birth-date-in-future", f"date of birth {birth_date.isoformat()} is in the future"))
+        out.append(
+            Problem("birth-date-in-future", "date of birth %(birth_date)s is in the future", birth_date=birth_date)
+        )
     elif age_on(birth_date, today) < ADULT_AGE:
         out.append(
-            Problem("player-under-18", f"the player is under {ADULT_AGE}: the service is for adults only (rule 1.2.1)")
+            Problem(
+                "player-under-18",
+                "the player is under %(adult_age)s: the service is for adults only (rule 1.2.1)",
+                adult_age=ADULT_AGE,
+            )
         )
     return out
 
@@ -55,5 +72,11 @@ def eligibility_problems(birth_date: date | None, blocked: bool, forgotten: bool
     if blocked:
         out.append(Problem("player-blocked", "the player is blocked and may not register (rule 1.5.3)"))
     if age_on(birth_date, today) < ADULT_AGE:
-        out.append(Problem("player-under-18", f"the player is under {ADULT_AGE}: registration is refused (rule 1.2.1)"))
+        out.append(
+            Problem(
+                "player-under-18",
+                "the player is under %(adult_age)s: registration is refused (rule 1.2.1)",
+                adult_age=ADULT_AGE,
+            )
+        )
     return out

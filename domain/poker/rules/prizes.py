@@ -19,15 +19,25 @@ def prize_line_problems(lines: Sequence[str]) -> list[Problem]:
     """Every problem of a prize list (SP-4): too many lines, empty or too long lines, money."""
     problems: list[Problem] = []
     if len(lines) > MAX_LINES:
-        problems.append(Problem("prizes-too-many-lines", f"{len(lines)} prize lines: at most {MAX_LINES} are allowed"))
+        problems.append(
+            Problem(
+                "prizes-too-many-lines",
+                "%(count_lines)s prize lines: at most %(max_lines)s are allowed",
+                count_lines=len(lines),
+                max_lines=MAX_LINES,
+            )
+        )
     for n, line in enumerate(lines, start=1):
         if not line.strip():
-            problems.append(Problem("prize-line-empty", f"prize line {n} is empty"))
+            problems.append(Problem("prize-line-empty", "prize line %(n)s is empty", n=n))
         elif len(line) > MAX_DESCRIPTION_CHARS:
             problems.append(
                 Problem(
                     "prize-line-too-long",
-                    f"prize line {n} has {len(line)} characters: at most {MAX_DESCRIPTION_CHARS} are allowed",
+                    "prize line %(n)s has %(count_line)s characters: at most %(max_description_chars)s are allowed",
+                    n=n,
+                    count_line=len(line),
+                    max_description_chars=MAX_DESCRIPTION_CHARS,
                 )
             )
         found = money_problem(line, f"prize line {n}")
@@ -123,5 +133,14 @@ def preset_lines(name: str, entries: int, players: int, locale: str) -> tuple[st
         return (FREEROLL_LINE[locale],) * paid_places(entries, players, FREEROLL_PERCENT)
     if name not in _FIXED:
         known = ", ".join(PRESETS)
-        raise_problems([Problem("prize-preset-unknown", f"unknown prize preset '{name}'; presets: {known}")])
+        raise_problems(
+            [
+                Problem(
+                    "prize-preset-unknown",
+                    "unknown prize preset '%(name)s'; presets: %(known)s",
+                    name=name,
+                    known=known,
+                )
+            ]
+        )
     return _FIXED[name][locale][:players]

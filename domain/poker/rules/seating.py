@@ -87,7 +87,7 @@ class FinalTable:
 
 def seat_cap_problems(seat_cap: int) -> list[Problem]:
     if seat_cap not in SEAT_CAP_RANGE:
-        return [Problem("seating-bad-seat-cap", f"a table seats 2 to 10 players, not {seat_cap}")]
+        return [Problem("seating-bad-seat-cap", "a table seats 2 to 10 players, not %(seat_cap)s", seat_cap=seat_cap)]
     return []
 
 
@@ -106,9 +106,9 @@ def initial_seating(entries: Sequence[int], seat_cap: int, seed: str) -> Seating
 
 def _active_table(seating: Seating, table: int) -> None:
     if table in seating.broken:
-        raise DomainError("seating-table-broken", f"table {table} has been broken and is not used again")
+        raise DomainError("seating-table-broken", "table %(table)s has been broken and is not used again", table=table)
     if table not in seating.tables:
-        raise DomainError("seating-no-such-table", f"there is no table {table}")
+        raise DomainError("seating-no-such-table", "there is no table %(table)s", table=table)
 
 
 def late_seating_tie(seating: Seating) -> tuple[int, ...]:
@@ -127,14 +127,16 @@ def seat_new_entry(seating: Seating, entry: int, seed: str | None = None) -> tup
     Tables tied on the fewest players are drawn between by lot (SP-13): `seed` is then required.
     Returns the seating, the seat, and whether a table was opened."""
     if seating.seat_of(entry):
-        raise DomainError("seating-already-seated", f"entry {entry} already has a seat")
+        raise DomainError("seating-already-seated", "entry %(entry)s already has a seat", entry=entry)
     tied = late_seating_tie(seating)
     if tied:
         if len(tied) == 1:
             table = tied[0]
         elif seed is None:
             raise DomainError(
-                "seating-tie-needs-draw", f"tables {', '.join(map(str, tied))} tie: the seat is drawn by lot"
+                "seating-tie-needs-draw",
+                "tables %(value)s tie: the seat is drawn by lot",
+                value=", ".join(map(str, tied)),
             )
         else:
             table = draw.rng(seed, "late-seating").choice(tied)
@@ -150,13 +152,25 @@ def move(seating: Seating, entry: int, table: int, seat: int) -> tuple[Seating, 
     """The floor moves one player to a free seat of an active table."""
     current = seating.seat_of(entry)
     if current is None:
-        raise DomainError("seating-not-seated", f"entry {entry} has no seat")
+        raise DomainError("seating-not-seated", "entry %(entry)s has no seat", entry=entry)
     _active_table(seating, table)
     if seat not in range(1, seating.seat_cap + 1):
-        raise DomainError("seating-no-such-seat", f"table {table} has seats 1 to {seating.seat_cap}, not {seat}")
+        raise DomainError(
+            "seating-no-such-seat",
+            "table %(table)s has seats 1 to %(seat_cap)s, not %(seat)s",
+            table=table,
+            seat_cap=seating.seat_cap,
+            seat=seat,
+        )
     occupant = next((s for s in seating.seats if s.table == table and s.seat == seat), None)
     if occupant is not None:
-        raise DomainError("seating-seat-taken", f"table {table} seat {seat} is taken by entry {occupant.entry}")
+        raise DomainError(
+            "seating-seat-taken",
+            "table %(table)s seat %(seat)s is taken by entry %(entry)s",
+            table=table,
+            seat=seat,
+            entry=occupant.entry,
+        )
     done = Move(entry, current.table, current.seat, table, seat)
     others = [s for s in seating.seats if s.entry != entry]
     return seating.with_seats([*others, Seat(table, seat, entry)]), done
@@ -166,11 +180,15 @@ def undo(seating: Seating, last: Move) -> tuple[Seating, Move]:
     """Undo the last move: the player goes back to the seat they came from, if it is still free."""
     here = seating.seat_of(last.entry)
     if here is None or (here.table, here.seat) != (last.to_table, last.to_seat):
-        raise DomainError("seating-undo-stale", f"entry {last.entry} is no longer where the last move put them")
+        raise DomainError(
+            "seating-undo-stale", "entry %(entry)s is no longer where the last move put them", entry=last.entry
+        )
     try:
         return move(seating, last.entry, last.from_table, last.from_seat)
     except DomainError as exc:
-        raise DomainError("seating-undo-blocked", f"cannot undo the last move: {exc.message}") from None
+        raise DomainError(
+            "seating-undo-blocked", "cannot undo the last move: %(message_)s", message_=exc.message
+        ) from None
 
 
 def break_table(seating: Seating, table: int, seed: str) -> tuple[Seating, tuple[Move, ...]]:
@@ -180,12 +198,17 @@ def break_table(seating: Seating, table: int, seed: str) -> tuple[Seating, tuple
     leaving = seating.players_at(table)
     others = [t for t in seating.tables if t != table]
     if not others:
-        raise DomainError("seating-last-table", f"table {table} is the only table in play; it cannot be broken")
+        raise DomainError(
+            "seating-last-table", "table %(table)s is the only table in play; it cannot be broken", table=table
+        )
     room = sum(len(seating.free_seats(t)) for t in others)
     if room < len(leaving):
         raise DomainError(
             "seating-no-room",
-            f"table {table} has {len(leaving)} players but the other tables have only {room} free seats",
+            "table %(table)s has %(count_leaving)s players but the other tables have only %(room)s free seats",
+            table=table,
+            count_leaving=len(leaving),
+            room=room,
         )
     rng = draw.rng(seed, f"break-table-{table}")
     current = replace(seating, tables=tuple(others), broken=seating.broken | {table})
@@ -262,8 +285,10 @@ def assemble_final_table(seating: Seating, seed: str) -> tuple[Seating, tuple[Mo
     if proposal is None:
         raise DomainError(
             "seating-no-final-table",
-            f"no final table to assemble: {len(seating.seats)} players left at "
-            f"{len({s.table for s in seating.seats})} table(s), {seating.seat_cap} seats a table",
+            "no final table to assemble: %(count_x)s players left at %(count_x2)s table(s), %(seat_cap)s seats a table",
+            count_x=len(seating.seats),
+            count_x2=len({s.table for s in seating.seats}),
+            seat_cap=seating.seat_cap,
         )
     drawn = draw.shuffled(seed, "final-table", list(proposal.entries))
     moves = []
@@ -307,7 +332,13 @@ def floor_seed_problems(seed: str | None) -> list[Problem]:
     """SP-13: the floor's optional seed is 1 to 200 printable characters."""
     if seed is None or (0 < len(seed) <= FLOOR_SEED_MAX and seed.isprintable() and seed.strip()):
         return []
-    return [Problem("seating-bad-floor-seed", f"a floor seed is 1 to {FLOOR_SEED_MAX} printable characters")]
+    return [
+        Problem(
+            "seating-bad-floor-seed",
+            "a floor seed is 1 to %(floor_seed_max)s printable characters",
+            floor_seed_max=FLOOR_SEED_MAX,
+        )
+    ]
 
 
 def snapshot(seating: Seating) -> dict:

@@ -83,20 +83,49 @@ def amount_problems(field: str, value: object) -> list[Problem]:
     if value is None:
         return []
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, float)):
-        return [Problem("amount-not-a-number", f"{label} must be a whole number of minor units (SP-1)")]
+        return [Problem("amount-not-a-number", "%(label)s must be a whole number of minor units (SP-1)", label=label)]
     if isinstance(value, (Decimal, float)):
         if not Decimal(value).is_finite():
-            return [Problem("amount-not-a-number", f"{label} must be a whole number of minor units (SP-1)")]
+            return [
+                Problem("amount-not-a-number", "%(label)s must be a whole number of minor units (SP-1)", label=label)
+            ]
         if value != int(value):
             return [
-                Problem("amount-fractional", f"{label} {value} is fractional: amounts are whole minor units (SP-1)")
+                Problem(
+                    "amount-fractional",
+                    "%(label)s %(value)s is fractional: amounts are whole minor units (SP-1)",
+                    label=label,
+                    value=value,
+                )
             ]
     if value < 0:
-        return [Problem("amount-negative", f"{label} {value} is negative: fees are never below zero (SP-1)")]
+        return [
+            Problem(
+                "amount-negative",
+                "%(label)s %(value)s is negative: fees are never below zero (SP-1)",
+                label=label,
+                value=value,
+            )
+        ]
     if not isinstance(value, int):
-        return [Problem("amount-fractional", f"{label} {value} must be an integer of minor units (SP-1)")]
+        return [
+            Problem(
+                "amount-fractional",
+                "%(label)s %(value)s must be an integer of minor units (SP-1)",
+                label=label,
+                value=value,
+            )
+        ]
     if value > MAX_AMOUNT:
-        return [Problem("amount-too-large", f"{label} {value} is beyond the largest amount {MAX_AMOUNT} (SP-1)")]
+        return [
+            Problem(
+                "amount-too-large",
+                "%(label)s %(value)s is beyond the largest amount %(max_amount)s (SP-1)",
+                label=label,
+                value=value,
+                max_amount=MAX_AMOUNT,
+            )
+        ]
     return []
 
 
@@ -109,23 +138,43 @@ def currency_problems(code: str) -> list[Problem]:
         or not code.isupper()
         or pycountry.currencies.get(alpha_3=code) is None
     ):
-        return [Problem("currency-unknown", f"currency '{code}' is not an ISO 4217 code such as RUB (SP-1)")]
+        return [
+            Problem("currency-unknown", "currency '%(code_)s' is not an ISO 4217 code such as RUB (SP-1)", code_=code)
+        ]
     return []
 
 
 def _one_of(field: str, value: object, allowed: tuple[str, ...], rule: str) -> list[Problem]:
     if value in allowed:
         return []
-    code = field.replace("_", "-") + "-unknown"
-    return [Problem(code, f"{field.replace('_', ' ')} '{value}' is not one of {', '.join(allowed)} ({rule})")]
+    values = {"value": value, "allowed": ", ".join(allowed), "rule": rule}
+    unknown = {
+        "format": lambda: Problem(
+            "format-unknown", "format '%(value)s' is not one of %(allowed)s (%(rule)s)", **values
+        ),
+        "bounty_type": lambda: Problem(
+            "bounty-type-unknown", "bounty type '%(value)s' is not one of %(allowed)s (%(rule)s)", **values
+        ),
+        "no_show_policy": lambda: Problem(
+            "no-show-policy-unknown", "no show policy '%(value)s' is not one of %(allowed)s (%(rule)s)", **values
+        ),
+    }
+    return [unknown[field]()]
 
 
 def _aware(field: str, value: datetime | None) -> list[Problem]:
     if value is not None and not isinstance(value, datetime):
-        return [Problem("time-not-aware", f"{field.replace('_', ' ')} must be a time with a timezone, not '{value}'")]
+        return [
+            Problem(
+                "time-not-aware",
+                "%(field)s must be a time with a timezone, not '%(value)s'",
+                field=field.replace("_", " "),
+                value=value,
+            )
+        ]
     if value is None or value.tzinfo is not None:
         return []
-    return [Problem("time-not-aware", f"{field.replace('_', ' ')} must carry a timezone (times are UTC)")]
+    return [Problem("time-not-aware", "%(field)s must carry a timezone (times are UTC)", field=field.replace("_", " "))]
 
 
 def deadline_problems(s: TournamentSettings) -> list[Problem]:
@@ -138,8 +187,9 @@ def deadline_problems(s: TournamentSettings) -> list[Problem]:
         out.append(
             Problem(
                 "late-registration-before-start",
-                f"the late-registration deadline {s.late_reg_deadline.isoformat()} must be after the start "
-                f"{start.isoformat()} (rule 3.9)",
+                "the late-registration deadline %(late_reg_deadline)s must be after the start %(start)s (rule 3.9)",
+                late_reg_deadline=s.late_reg_deadline,
+                start=start,
             )
         )
     if s.reentry_deadline is not None:
@@ -147,22 +197,25 @@ def deadline_problems(s: TournamentSettings) -> list[Problem]:
             out.append(
                 Problem(
                     "reentry-before-late-registration",
-                    f"the re-entry deadline {s.reentry_deadline.isoformat()} is earlier than the late-registration "
-                    f"deadline {s.late_reg_deadline.isoformat()} (rule 3.9)",
+                    "the re-entry deadline %(reentry_deadline)s is earlier than the late-registration deadline %(late_reg_deadline)s (rule 3.9)",
+                    reentry_deadline=s.reentry_deadline,
+                    late_reg_deadline=s.late_reg_deadline,
                 )
             )
         elif s.reentry_deadline <= start:
             out.append(
                 Problem(
                     "reentry-deadline-before-start",
-                    f"the re-entry deadline {s.reentry_deadline.isoformat()} must be after the start (rule 3.9)",
+                    "the re-entry deadline %(reentry_deadline)s must be after the start (rule 3.9)",
+                    reentry_deadline=s.reentry_deadline,
                 )
             )
     if s.addon_deadline is not None and s.addon_deadline <= start:
         out.append(
             Problem(
                 "addon-deadline-before-start",
-                f"the add-on deadline {s.addon_deadline.isoformat()} must be after the start (rule 3.9)",
+                "the add-on deadline %(addon_deadline)s must be after the start (rule 3.9)",
+                addon_deadline=s.addon_deadline,
             )
         )
     return out
@@ -182,13 +235,18 @@ def bounty_problems(s: TournamentSettings) -> list[Problem]:
         return []
     if isinstance(s.pko_head, bool) or not isinstance(s.pko_head, int) or s.pko_head < 2:
         return [
-            Problem("pko-head-bad", f"the PKO head {s.pko_head} must be a whole number of points, at least 2 (SP-9)")
+            Problem(
+                "pko-head-bad",
+                "the PKO head %(pko_head)s must be a whole number of points, at least 2 (SP-9)",
+                pko_head=s.pko_head,
+            )
         ]
     if s.bounty_type != "pko":
         return [
             Problem(
                 "pko-head-without-pko",
-                f"a PKO head needs bounty type pko, not '{s.bounty_type}' (SP-9)",
+                "a PKO head needs bounty type pko, not '%(bounty_type)s' (SP-9)",
+                bounty_type=s.bounty_type,
             )
         ]
     return []
@@ -213,7 +271,9 @@ def topup_limit_problems(s: TournamentSettings) -> list[Problem]:
         out.append(
             Problem(
                 "rebuy-until-before-start",
-                f"rebuy_until {s.rebuy_until.isoformat()} must be after the start {s.scheduled_start.isoformat()} (SP-12)",
+                "rebuy_until %(rebuy_until)s must be after the start %(scheduled_start)s (SP-12)",
+                rebuy_until=s.rebuy_until,
+                scheduled_start=s.scheduled_start,
             )
         )
     if s.rebuy_until_level is not None and (
@@ -222,15 +282,28 @@ def topup_limit_problems(s: TournamentSettings) -> list[Problem]:
         out.append(
             Problem(
                 "rebuy-until-level-bad",
-                f"rebuy_until_level {s.rebuy_until_level} must be a level number from 1 (SP-12)",
+                "rebuy_until_level %(rebuy_until_level)s must be a level number from 1 (SP-12)",
+                rebuy_until_level=s.rebuy_until_level,
             )
         )
-    for field in ("rebuy_limit", "reentry_limit"):
-        value = getattr(s, field)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            out.append(
-                Problem(f"{field.replace('_', '-')}-bad", f"{field} {value} must be a whole number from 0 (SP-12)")
+
+    def bad(value: object) -> bool:
+        return value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0)
+
+    if bad(s.rebuy_limit):
+        out.append(
+            Problem(
+                "rebuy-limit-bad", "rebuy_limit %(value)s must be a whole number from 0 (SP-12)", value=s.rebuy_limit
             )
+        )
+    if bad(s.reentry_limit):
+        out.append(
+            Problem(
+                "reentry-limit-bad",
+                "reentry_limit %(value)s must be a whole number from 0 (SP-12)",
+                value=s.reentry_limit,
+            )
+        )
     return out
 
 
@@ -246,7 +319,12 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
         out.append(Problem("name-blank", "the tournament needs a name"))
     elif len(s.name) > MAX_NAME:
         out.append(
-            Problem("name-too-long", f"the tournament name is {len(s.name)} characters long: at most {MAX_NAME}")
+            Problem(
+                "name-too-long",
+                "the tournament name is %(count_x)s characters long: at most %(max_name)s",
+                count_x=len(s.name),
+                max_name=MAX_NAME,
+            )
         )
     for field in ("scheduled_start", "late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until"):
         out += _aware(field, getattr(s, field))
@@ -270,33 +348,53 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
         out.append(
             Problem(
                 "seat-cap-out-of-range",
-                f"seat cap {s.seat_cap} is outside {SEAT_CAP_MIN}–{SEAT_CAP_MAX} players a table (rule 3.6)",
+                "seat cap %(seat_cap)s is outside %(seat_cap_min)s–%(seat_cap_max)s players a table (rule 3.6)",
+                seat_cap=s.seat_cap,
+                seat_cap_min=SEAT_CAP_MIN,
+                seat_cap_max=SEAT_CAP_MAX,
             )
         )
     if isinstance(s.starting_stack, bool) or not isinstance(s.starting_stack, int) or s.starting_stack <= 0:
         out.append(
             Problem(
                 "starting-stack-not-positive",
-                f"starting stack {s.starting_stack} must be a positive number of chips (rule 3.1)",
+                "starting stack %(starting_stack)s must be a positive number of chips (rule 3.1)",
+                starting_stack=s.starting_stack,
             )
         )
     elif s.starting_stack > MAX_CHIPS:
         out.append(
             Problem(
-                "starting-stack-too-large", f"starting stack {s.starting_stack} is beyond the largest stack {MAX_CHIPS}"
+                "starting-stack-too-large",
+                "starting stack %(starting_stack)s is beyond the largest stack %(max_chips)s",
+                starting_stack=s.starting_stack,
+                max_chips=MAX_CHIPS,
             )
         )
     if s.addon_chips is not None and (not isinstance(s.addon_chips, int) or s.addon_chips <= 0):
-        out.append(Problem("addon-chips-not-positive", f"add-on chips {s.addon_chips} must be positive (rule 3.1)"))
+        out.append(
+            Problem(
+                "addon-chips-not-positive",
+                "add-on chips %(addon_chips)s must be positive (rule 3.1)",
+                addon_chips=s.addon_chips,
+            )
+        )
     elif s.addon_chips is not None and s.addon_chips > MAX_CHIPS:
         out.append(
-            Problem("addon-chips-too-large", f"add-on chips {s.addon_chips} is beyond the largest stack {MAX_CHIPS}")
+            Problem(
+                "addon-chips-too-large",
+                "add-on chips %(addon_chips)s is beyond the largest stack %(max_chips)s",
+                addon_chips=s.addon_chips,
+                max_chips=MAX_CHIPS,
+            )
         )
     if s.addon_break is not None and (not isinstance(s.addon_break, int) or not 1 <= s.addon_break <= MAX_COUNT):
         out.append(
             Problem(
                 "addon-break-not-positive",
-                f"the add-on break number {s.addon_break} must be 1 to {MAX_COUNT} (rule 3.1)",
+                "the add-on break number %(addon_break)s must be 1 to %(max_count)s (rule 3.1)",
+                addon_break=s.addon_break,
+                max_count=MAX_COUNT,
             )
         )
     if s.buy_in is None:
@@ -306,9 +404,22 @@ def settings_problems(s: TournamentSettings) -> list[Problem]:
     out += currency_problems(s.currency)
     out += _one_of("no_show_policy", s.no_show_policy, NO_SHOW_POLICIES, "rule 3.8")
     if not isinstance(s.itm_percent, int) or not 0 <= s.itm_percent <= 100:
-        out.append(Problem("itm-percent-out-of-range", f"ITM percent {s.itm_percent} must be 0 to 100 (SP-3)"))
+        out.append(
+            Problem(
+                "itm-percent-out-of-range",
+                "ITM percent %(itm_percent)s must be 0 to 100 (SP-3)",
+                itm_percent=s.itm_percent,
+            )
+        )
     if not isinstance(s.itm_min, int) or not 1 <= s.itm_min <= MAX_COUNT:
-        out.append(Problem("itm-min-below-one", f"ITM minimum {s.itm_min} must be 1 to {MAX_COUNT} (SP-3)"))
+        out.append(
+            Problem(
+                "itm-min-below-one",
+                "ITM minimum %(itm_min)s must be 1 to %(max_count)s (SP-3)",
+                itm_min=s.itm_min,
+                max_count=MAX_COUNT,
+            )
+        )
     if not any(p.code == "time-not-aware" for p in out):
         out += deadline_problems(s)
     return out
@@ -350,9 +461,20 @@ def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]
     try:
         value = datetime.fromisoformat(raw.strip())
     except ValueError:
-        return None, [Problem("time-invalid", f"{field.replace('_', ' ')} '{raw}' is not an ISO 8601 time")]
+        return None, [
+            Problem(
+                "time-invalid", "%(field)s '%(raw)s' is not an ISO 8601 time", field=field.replace("_", " "), raw=raw
+            )
+        ]
     if value.tzinfo is None:
-        return None, [Problem("time-not-aware", f"{field.replace('_', ' ')} '{raw}' needs an offset, e.g. +03:00 or Z")]
+        return None, [
+            Problem(
+                "time-not-aware",
+                "%(field)s '%(raw)s' needs an offset, e.g. +03:00 or Z",
+                field=field.replace("_", " "),
+                raw=raw,
+            )
+        ]
     try:
         value = value.astimezone(UTC)
     except OverflowError:
@@ -361,7 +483,11 @@ def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]
         return None, [
             Problem(
                 "time-out-of-range",
-                f"{field.replace('_', ' ')} '{raw}' is outside {EARLIEST_TIME.year}–{LATEST_TIME.year - 1}",
+                "%(field)s '%(raw)s' is outside %(year)s–%(n)s",
+                field=field.replace("_", " "),
+                raw=raw,
+                year=EARLIEST_TIME.year,
+                n=LATEST_TIME.year - 1,
             )
         ]
     return value, []
@@ -370,7 +496,14 @@ def time_from_text(field: str, raw: str) -> tuple[datetime | None, list[Problem]
 def setting_from_text(field: str, raw: str) -> tuple[object, list[Problem]]:
     """One setting typed in a command (`--set field=value`); 'none' unsets an optional one."""
     if field not in SETTING_FIELDS:
-        return None, [Problem("setting-unknown", f"no such setting '{field}'; settings: {', '.join(SETTING_FIELDS)}")]
+        return None, [
+            Problem(
+                "setting-unknown",
+                "no such setting '%(field)s'; settings: %(value)s",
+                field=field,
+                value=", ".join(SETTING_FIELDS),
+            )
+        ]
     raw = raw.strip()
     if field in _OPTIONAL and raw.lower() in ("none", ""):
         return None, []
@@ -383,12 +516,16 @@ def setting_from_text(field: str, raw: str) -> tuple[object, list[Problem]]:
             return True, []
         if raw.lower() in ("false", "no", "0", "off"):
             return False, []
-        return None, [Problem("setting-not-a-flag", f"{field} takes true or false, got '{raw}'")]
+        return None, [
+            Problem("setting-not-a-flag", "%(field)s takes true or false, got '%(raw)s'", field=field, raw=raw)
+        ]
     if field in _INT_FIELDS:
         try:
             return int(raw), []
         except ValueError:
-            return None, [Problem("setting-not-a-number", f"{field} takes a whole number, got '{raw}'")]
+            return None, [
+                Problem("setting-not-a-number", "%(field)s takes a whole number, got '%(raw)s'", field=field, raw=raw)
+            ]
     if field == "currency":
         return raw.upper(), []
     return raw, []

@@ -44,36 +44,59 @@ def level_problems(levels: list[LevelSpec]) -> list[Problem]:
     out: list[Problem] = []
     for n, lv in enumerate(levels, start=1):
         if lv.duration_seconds <= 0:
-            out.append(Problem("level-duration-not-positive", f"level {n}: the duration must be positive (rule 3.5)"))
+            out.append(
+                Problem("level-duration-not-positive", "level %(n)s: the duration must be positive (rule 3.5)", n=n)
+            )
         elif lv.duration_seconds > MAX_LEVEL_SECONDS:
             out.append(
                 Problem(
                     "level-duration-too-long",
-                    f"level {n}: {lv.duration_seconds // 60} minutes is longer than a day (rule 3.5)",
+                    "level %(n)s: %(n2)s minutes is longer than a day (rule 3.5)",
+                    n=n,
+                    n2=lv.duration_seconds // 60,
                 )
             )
         if max(lv.small_blind, lv.big_blind, lv.ante) > MAX_CHIPS:
-            out.append(Problem("level-chips-too-large", f"level {n}: a blind or ante is beyond {MAX_CHIPS} chips"))
+            out.append(
+                Problem(
+                    "level-chips-too-large",
+                    "level %(n)s: a blind or ante is beyond %(max_chips)s chips",
+                    n=n,
+                    max_chips=MAX_CHIPS,
+                )
+            )
             continue
         if lv.is_break:
             if lv.small_blind or lv.big_blind or lv.ante:
-                out.append(Problem("break-with-blinds", f"level {n}: a break has no blinds or ante (rule 3.5)"))
+                out.append(Problem("break-with-blinds", "level %(n)s: a break has no blinds or ante (rule 3.5)", n=n))
         elif lv.small_blind <= 0 or lv.big_blind < lv.small_blind:
             out.append(
                 Problem(
                     "blinds-invalid",
-                    f"level {n}: blinds {lv.small_blind}/{lv.big_blind} need small > 0 and big >= small (rule 3.5)",
+                    "level %(n)s: blinds %(small_blind)s/%(big_blind)s need small > 0 and big >= small (rule 3.5)",
+                    n=n,
+                    small_blind=lv.small_blind,
+                    big_blind=lv.big_blind,
                 )
             )
         elif lv.ante < 0:
-            out.append(Problem("ante-negative", f"level {n}: the ante {lv.ante} is negative (rule 3.5)"))
+            out.append(
+                Problem("ante-negative", "level %(n)s: the ante %(ante)s is negative (rule 3.5)", n=n, ante=lv.ante)
+            )
     return out
 
 
 def ante_type_problems(ante_type: str) -> list[Problem]:
     if ante_type in ANTE_TYPES:
         return []
-    return [Problem("ante-type-unknown", f"ante type '{ante_type}' is not one of {', '.join(ANTE_TYPES)} (rule 3.5)")]
+    return [
+        Problem(
+            "ante-type-unknown",
+            "ante type '%(ante_type)s' is not one of %(value)s (rule 3.5)",
+            ante_type=ante_type,
+            value=", ".join(ANTE_TYPES),
+        )
+    ]
 
 
 def total_duration(levels: list[LevelSpec]) -> timedelta:
@@ -84,17 +107,25 @@ def _whole(n: int, key: str, raw: object, out: list[Problem], *, blank_is_zero: 
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         if blank_is_zero:
             return 0
-        out.append(Problem("level-field-missing", f"level {n}: {key} is missing"))
+        out.append(Problem("level-field-missing", "level %(n)s: %(key)s is missing", n=n, key=key))
         return 0
     if isinstance(raw, bool):
-        out.append(Problem("level-field-not-whole", f"level {n}: {key} '{raw}' is not a whole number"))
+        out.append(
+            Problem(
+                "level-field-not-whole", "level %(n)s: %(key)s '%(raw)s' is not a whole number", n=n, key=key, raw=raw
+            )
+        )
         return 0
     if isinstance(raw, int):
         return raw
     try:
         return int(str(raw).strip())
     except ValueError:
-        out.append(Problem("level-field-not-whole", f"level {n}: {key} '{raw}' is not a whole number"))
+        out.append(
+            Problem(
+                "level-field-not-whole", "level %(n)s: %(key)s '%(raw)s' is not a whole number", n=n, key=key, raw=raw
+            )
+        )
         return 0
 
 
@@ -106,7 +137,7 @@ def _flag(n: int, raw: object, out: list[Problem]) -> bool:
         return True
     if text in _FALSE:
         return False
-    out.append(Problem("level-field-not-whole", f"level {n}: break '{raw}' is not yes or no"))
+    out.append(Problem("level-field-not-whole", "level %(n)s: break '%(raw)s' is not yes or no", n=n, raw=raw))
     return False
 
 
@@ -130,7 +161,10 @@ def parse_levels(text: str, kind: str) -> tuple[list[LevelSpec], list[Problem]]:
         if missing:
             return [], [
                 Problem(
-                    "structure-file-invalid", f"the CSV header lacks {', '.join(missing)}; expected {','.join(COLUMNS)}"
+                    "structure-file-invalid",
+                    "the CSV header lacks %(value)s; expected %(value2)s",
+                    value=", ".join(missing),
+                    value2=",".join(COLUMNS),
                 )
             ]
         rows: list = list(reader)
@@ -138,7 +172,14 @@ def parse_levels(text: str, kind: str) -> tuple[list[LevelSpec], list[Problem]]:
         try:
             rows = json.loads(text)
         except json.JSONDecodeError as exc:
-            return [], [Problem("structure-file-invalid", f"the JSON does not parse: {exc.msg} at line {exc.lineno}")]
+            return [], [
+                Problem(
+                    "structure-file-invalid",
+                    "the JSON does not parse: %(exc_msg)s at line %(exc_lineno)s",
+                    exc_msg=exc.msg,
+                    exc_lineno=exc.lineno,
+                )
+            ]
         except (ValueError, RecursionError):  # a number of thousands of digits, or nesting too deep
             return [], [Problem("structure-file-invalid", "the JSON holds a number or nesting too large to read")]
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):

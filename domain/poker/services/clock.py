@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError
+from domain.errors import DomainError, Word
 from domain.poker.rules import clock as pure
 from domain.poker.rules.clock_model import (
     Clock,
@@ -147,6 +147,16 @@ def _upcoming(loaded: Loaded, now: datetime) -> dict | None:
     return {"level": index + 1, "small_blind": small, "big_blind": big, "ante": ante}
 
 
+def topup_gates(session: Session, tournament_id: int, now: datetime) -> tuple[int | None, int]:
+    """The furthest level reached and the breaks passed at `now`, from one read of the clock: what the
+    rebuy window (SP-12) and the add-on gate (3.1) are judged by, as `desk.rebuy` and `desk.add_on` do."""
+    t = get_tournament(session, tournament_id)
+    _, loaded = _load(session, t, lock=False)
+    return pure.furthest_level(loaded.clock, loaded.levels, now), pure.read(
+        loaded.clock, loaded.levels, now
+    ).breaks_passed
+
+
 def breaks_reached(session: Session, tournament_id: int, now: datetime) -> int:
     """The add-on gate's "at the N-th break" count (3.1, 3.5): breaks passed at `now`."""
     t = get_tournament(session, tournament_id)
@@ -195,12 +205,19 @@ def act(
     t = get_tournament(session, tournament_id)
     if t.status != "running":
         raise DomainError(
-            "clock-tournament-not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}, not running"
+            "clock-tournament-not-running",
+            "tournament %(tournament_id)s is %(status)s, not running",
+            tournament_id=t.id,
+            status=Word(t.status.replace("_", " ")),
         )
     row, loaded = _load(session, t, lock=True)
     if action == "start":
         if hands_per_hour is not None and hands_per_hour <= 0:
-            raise DomainError("clock-bad-hands-per-hour", f"hands per hour must be above 0, not {hands_per_hour}")
+            raise DomainError(
+                "clock-bad-hands-per-hour",
+                "hands per hour must be above 0, not %(hands_per_hour)s",
+                hands_per_hour=hands_per_hour,
+            )
         step = pure.start(loaded.clock, loaded.levels, now)
         row = ClockRow(tournament_id=t.id, hands_per_hour=hands_per_hour or DEFAULT_HANDS_PER_HOUR)
         session.add(row)
@@ -211,7 +228,7 @@ def act(
     elif action in ACTIONS:
         step = ACTIONS[action](loaded.clock, loaded.levels, now)
     else:
-        raise DomainError("clock-unknown-action", f"unknown clock action '{action}'")
+        raise DomainError("clock-unknown-action", "unknown clock action '%(action)s'", action=action)
     assert row is not None
     for key, value in encode(step.clock).items():
         setattr(row, key, value)

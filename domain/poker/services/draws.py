@@ -55,8 +55,10 @@ def _revealed(session: Session, row: SeatDraw) -> str:
     if not draw.matches(seed, row.commitment):
         raise ConfigurationError(
             "draw-key-changed",
-            f"the platform key does not give the seed committed for draw {row.seq} of tournament"
-            f" {row.tournament_id} (SP-13): the key changed since; restore the one it was committed with",
+            "the platform key does not give the seed committed for draw %(seq)s of tournament %(tournament_id)s "
+            "(SP-13): the key changed since; restore the one it was committed with",
+            seq=row.seq,
+            tournament_id=row.tournament_id,
         )
     return seed
 

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.errors import DomainError, NotFound, Problem, Word, raise_problems
 from domain.poker.rules import entries as rules
 from domain.poker.rules.lifecycle import CANCELLED, FINISHED, RUNNING
 from domain.poker.rules.players import eligibility_problems
@@ -61,7 +61,13 @@ def _register(
     )
     problems += rules.registration_problems(t.status, t.late_reg_deadline, now)
     if not problems and active is not None:
-        problems.append(Problem("already-registered", f"the player is already registered in tournament {t.id}"))
+        problems.append(
+            Problem(
+                "already-registered",
+                "the player is already registered in tournament %(tournament_id)s",
+                tournament_id=t.id,
+            )
+        )
     if not problems:
         held = [(tid, name, window) for _, tid, name, window in held_windows(session, [player.id], t.id)]
         problems += rules.parallel_problems(tournament_window(session, t), held)
@@ -80,13 +86,15 @@ def unregister(session: Session, tournament_id: int, player_ref: str | int, now:
     t, player = locked(session, tournament_id, player_ref)
     reg = _active_registration(session, t.id, player.id)
     if reg is None:
-        raise DomainError("not-registered", f"the player is not registered in tournament {t.id}")
+        raise DomainError(
+            "not-registered", "the player is not registered in tournament %(tournament_id)s", tournament_id=t.id
+        )
     if reg.checked_in_at is not None:
         raise DomainError(
             "unregister-after-check-in", "the player has checked in: the entry and its buy-in stand (rule 3.4)"
         )
     if t.status in (FINISHED, CANCELLED):
-        raise DomainError("registration-closed", f"the tournament is {t.status}")
+        raise DomainError("registration-closed", "the tournament is %(status)s", status=Word(t.status))
     reg.status, reg.ended_at = "withdrawn", now
     audit(session, "unregistered", now, tournament_id=t.id, player_id=player.id, registration_id=reg.id)
     session.flush()
@@ -142,9 +150,15 @@ def arrive(session: Session, tournament_id: int, player_ref: str | int, now: dat
 def _check_in(session: Session, t: Tournament, player: Player, reg: Registration | None, now: datetime) -> Entry:
     """`check_in` of a tournament and a player locked already, `reg` their active registration."""
     if reg is None:
-        raise DomainError("not-registered", f"the player is not registered in tournament {t.id} (rule 3.10)")
+        raise DomainError(
+            "not-registered",
+            "the player is not registered in tournament %(tournament_id)s (rule 3.10)",
+            tournament_id=t.id,
+        )
     if reg.checked_in_at is not None:
-        raise DomainError("already-checked-in", f"the player already checked in to tournament {t.id}")
+        raise DomainError(
+            "already-checked-in", "the player already checked in to tournament %(tournament_id)s", tournament_id=t.id
+        )
     problems = eligibility_problems(
         player.birth_date, player.blocked_at is not None, player.forgotten_at is not None, now.date()
     )
@@ -288,7 +302,12 @@ def entry_named(session: Session, tournament_id: int, ref: str) -> int:
     if ref.isdigit():
         number = int(ref)
         if not 0 < number <= BIGINT_MAX:
-            raise NotFound("entry-not-found", f"no entry {ref} in tournament {tournament_id}")
+            raise NotFound(
+                "entry-not-found",
+                "no entry %(ref)s in tournament %(tournament_id)s",
+                ref=ref,
+                tournament_id=tournament_id,
+            )
         return number
     seat = _SEAT.match(ref)
     if seat:
@@ -299,7 +318,13 @@ def entry_named(session: Session, tournament_id: int, ref: str) -> int:
             )
         )
         if found is None:
-            raise NotFound("seat-empty", f"nobody sits at table {table} seat {number} of tournament {tournament_id}")
+            raise NotFound(
+                "seat-empty",
+                "nobody sits at table %(table)s seat %(number)s of tournament %(tournament_id)s",
+                table=table,
+                number=number,
+                tournament_id=tournament_id,
+            )
         return found
     player = find_player(session, ref)
     found = session.scalar(
@@ -309,5 +334,10 @@ def entry_named(session: Session, tournament_id: int, ref: str) -> int:
         .limit(1)
     )
     if found is None:
-        raise DomainError("entry-not-found", f"{player.display_name} has no entry in tournament {tournament_id}")
+        raise DomainError(
+            "entry-not-found",
+            "%(display_name)s has no entry in tournament %(tournament_id)s",
+            display_name=player.display_name,
+            tournament_id=tournament_id,
+        )
     return found

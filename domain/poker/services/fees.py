@@ -11,10 +11,9 @@ from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.errors import Amount, DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules import counter
 from domain.poker.rules import entries as rules
-from domain.poker.rules.money import major
 from domain.poker.services.audit import audit
 from domain.poker.services.players import find_player, locked
 from domain.poker.services.tournaments import get_tournament
@@ -117,11 +116,14 @@ def settle(
             )
         )
         if int(owed) == 0:
-            raise DomainError("nothing-owed", f"{player.display_name} owes nothing now: already settled.")
+            raise DomainError("nothing-owed", "%(name)s owes nothing now: already settled.", name=player.display_name)
         if int(owed) != expected:
             raise DomainError(
                 "amount-differs",
-                f"{player.display_name} owes {major(int(owed), t.currency)}, not {major(expected, t.currency)}.",
+                "%(name)s owes %(owed)s, not %(taken)s.",
+                name=player.display_name,
+                owed=Amount(int(owed), t.currency),
+                taken=Amount(expected, t.currency),
             )
     made = _settle(session, t, method, settled_by, now, player.id)
     return session.get(Settlement, made[0][0]) if made else None
@@ -149,7 +151,7 @@ def settle_all(
                 Fee.tournament_id == t.id, Fee.settlement_id.is_(None)
             )
         ).one()
-        counter.check_settle_all(int(owed), int(debtors), *expected, lambda m: major(m, t.currency))
+        counter.check_settle_all(int(owed), int(debtors), *expected, t.currency)
     return _settle(session, t, method, settled_by, now, None)
 
 
@@ -158,7 +160,9 @@ def get_settlement(session: Session, settlement_id: int, tournament_id: int | No
     s = session.get(Settlement, settlement_id)
     if s is None or (tournament_id is not None and s.tournament_id != tournament_id):
         where = f" in tournament {tournament_id}" if tournament_id is not None else ""
-        raise NotFound("settlement-not-found", f"no settlement {settlement_id}{where}")
+        raise NotFound(
+            "settlement-not-found", "no settlement %(settlement_id)s%(where)s", settlement_id=settlement_id, where=where
+        )
     return s
 
 
@@ -175,7 +179,7 @@ def void_settlement(
     if not reason.strip():
         problems.append(Problem("void-reason-blank", "say why the settlement is voided"))
     if s.voided_at is not None:
-        problems.append(Problem("settlement-already-voided", f"settlement {s.id} was already voided"))
+        problems.append(Problem("settlement-already-voided", "settlement %(id)s was already voided", id=s.id))
     raise_problems(problems)
     s.voided_at, s.voided_by, s.void_reason = now, voided_by.strip(), reason.strip()
     session.execute(text("UPDATE poker_fees SET settlement_id = NULL WHERE settlement_id = :s"), {"s": s.id})

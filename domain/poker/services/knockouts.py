@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import exists, func, select, update
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.errors import DomainError, NotFound, Problem, Word, raise_problems
 from domain.poker.rules.bounties import (
     KnockoutShares,
     PkoLedger,
@@ -104,7 +104,13 @@ def set_void_window(session: Session, tournament_id: int, minutes: int) -> timed
     if minutes < 1:
         problems.append(Problem("void-window-bad", "the void window is a whole number of minutes, at least 1"))
     if tournament.status not in ("draft", "registration_open"):
-        problems.append(Problem("settings-frozen", f"tournament {tournament_id} has started: its settings are frozen"))
+        problems.append(
+            Problem(
+                "settings-frozen",
+                "tournament %(tournament_id)s has started: its settings are frozen",
+                tournament_id=tournament_id,
+            )
+        )
     raise_problems(problems)
     row = session.get(KnockoutSettings, tournament_id)
     if row is None:
@@ -131,7 +137,10 @@ def record_knockouts(
     tournament = locked_tournament(session, tournament_id)
     if tournament.status != "running":
         raise DomainError(
-            "knockout-not-running", f"tournament {tournament_id} is {tournament.status}: knockouts need it running"
+            "knockout-not-running",
+            "tournament %(tournament_id)s is %(status)s: knockouts need it running",
+            tournament_id=tournament_id,
+            status=Word(tournament.status),
         )
     rows = session.execute(
         select(Entry.id, Entry.player_id, Entry.state).where(
@@ -273,12 +282,19 @@ def knockout_by_bust_number(
         query = query.where(Knockout.busted_entry_id == busted_entry_id)
     found = list(session.scalars(query.order_by(Knockout.id)))
     if not found:
-        raise NotFound("knockout-not-found", f"no bust {number} in tournament {tournament_id}")
+        raise NotFound(
+            "knockout-not-found",
+            "no bust %(number)s in tournament %(tournament_id)s",
+            number=number,
+            tournament_id=tournament_id,
+        )
     standing = [k for k in found if k.voided_at is None] or found
     if len({k.busted_entry_id for k in standing}) > 1:
         raise DomainError(
             "bust-shared",
-            f"bust {number} took out {len(standing)} players together: name the one to void (--player)",
+            "bust %(number)s took out %(count_standing)s players together: name the one to void (--player)",
+            number=number,
+            count_standing=len(standing),
         )
     return standing[0]
 
@@ -286,7 +302,7 @@ def knockout_by_bust_number(
 def locked_knockout(session: Session, knockout_id: int) -> tuple[Knockout, Tournament]:
     tournament_id = session.scalar(select(Knockout.tournament_id).where(Knockout.id == knockout_id))
     if tournament_id is None:
-        raise NotFound("knockout-not-found", f"no knockout {knockout_id}")
+        raise NotFound("knockout-not-found", "no knockout %(knockout_id)s", knockout_id=knockout_id)
     tournament = locked_tournament(session, tournament_id)
     knockout = session.get(Knockout, knockout_id, populate_existing=True)
     assert knockout is not None
@@ -325,7 +341,12 @@ def _void_problems(session: Session, knockout: Knockout, tournament: Tournament,
         problems += pko_void_problems(knockout.id, killers, killers_out)
     if tournament.status != "running":
         problems.append(
-            Problem("void-not-running", f"tournament {tournament.id} is {tournament.status}: its knockouts are final")
+            Problem(
+                "void-not-running",
+                "tournament %(tournament_id)s is %(status)s: its knockouts are final",
+                tournament_id=tournament.id,
+                status=Word(tournament.status),
+            )
         )
     return problems
 

@@ -14,7 +14,7 @@ from domain.clubs.tables import Club
 from domain.errors import NotFound
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.clock_seating import Seat
-from domain.poker.tables.knockouts_places import Knockout
+from domain.poker.tables.knockouts_places import Knockout, KnockoutAudit
 from domain.poker.tables.tournaments import (
     Entry,
     Fee,
@@ -101,26 +101,33 @@ def entries(session: Session, tournament_id: int, registration_id: int | None = 
 
 @cache
 def _knockouts():
-    """`knockouts`' statement, built once: of the tournament `t`."""
-    busted, killer = aliased(Entry), aliased(Entry)
-    busted_player, killer_player = aliased(Player), aliased(Player)
+    """`knockouts`' statement, built once: of the tournament `t`, with the second killer of a shared
+    bust (3.2: kept on the knockout's `recorded` audit row, SP-10 or not)."""
+    busted, killer, second = aliased(Entry), aliased(Entry), aliased(Entry)
+    busted_player, killer_player, second_player = aliased(Player), aliased(Player), aliased(Player)
     return (
         select(
             Knockout,
             func.coalesce(busted_player.name, busted_player.pseudonym),
             func.coalesce(killer_player.name, killer_player.pseudonym),
+            KnockoutAudit.second_killer_entry_id,
+            func.coalesce(second_player.name, second_player.pseudonym),
         )
         .join(busted, busted.id == Knockout.busted_entry_id)
         .join(busted_player, busted_player.id == busted.player_id)
         .outerjoin(killer, killer.id == Knockout.killer_entry_id)
         .outerjoin(killer_player, killer_player.id == killer.player_id)
+        .outerjoin(KnockoutAudit, (KnockoutAudit.knockout_id == Knockout.id) & (KnockoutAudit.kind == "recorded"))
+        .outerjoin(second, second.id == KnockoutAudit.second_killer_entry_id)
+        .outerjoin(second_player, second_player.id == second.player_id)
         .where(Knockout.tournament_id == bindparam("t"))
         .order_by(Knockout.bust_number, Knockout.id)
     )
 
 
 def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
-    """Every knockout of the tournament in bust order, with who busted whom."""
+    """Every knockout of the tournament in bust order, with who busted whom: the killer, and the second
+    killer of a shared bust."""
     t = get_tournament(session, tournament_id)
     rows = session.execute(_knockouts(), {"t": t.id})
     return [
@@ -131,13 +138,15 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
             "busted_entry_id": k.busted_entry_id,
             "killer": kname,
             "killer_entry_id": k.killer_entry_id,
+            "second_killer": sname,
+            "second_killer_entry_id": second_id,
             "level": k.level,
             "group": k.bust_group,
             "recorded_at": k.recorded_at,
             "recorded_by": k.recorded_by,
             "voided": k.voided_at is not None,
         }
-        for k, bname, kname in rows
+        for k, bname, kname, second_id, sname in rows
     ]
 
 
@@ -260,7 +269,12 @@ def knockout_of(session: Session, tournament_id: int, knockout_id: int) -> Knock
     """The knockout, only if it is the tournament's (the floor names both)."""
     k = session.get(Knockout, knockout_id)
     if k is None or k.tournament_id != tournament_id:
-        raise NotFound("knockout-not-found", f"no knockout {knockout_id} in tournament {tournament_id}")
+        raise NotFound(
+            "knockout-not-found",
+            "no knockout %(knockout_id)s in tournament %(tournament_id)s",
+            knockout_id=knockout_id,
+            tournament_id=tournament_id,
+        )
     return k
 
 

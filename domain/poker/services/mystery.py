@@ -11,7 +11,7 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from domain.draw import commitment, new_seed
-from domain.errors import Problem, raise_problems
+from domain.errors import Problem, Word, raise_problems
 from domain.poker.rules import mystery as mystery_rules
 from domain.poker.rules.knockouts import draw_problems
 from domain.poker.rules.wording.check import wording_seal
@@ -57,7 +57,9 @@ def mystery_draw(
         if position is not None:
             description = table[position - 1]
     if tournament.status == "cancelled":
-        problems.append(Problem("mystery-cancelled", f"tournament {tournament.id} is cancelled"))
+        problems.append(
+            Problem("mystery-cancelled", "tournament %(tournament_id)s is cancelled", tournament_id=tournament.id)
+        )
     raise_problems(problems)
     number = (
         session.scalar(select(func.max(MysteryDraw.draw_number)).where(MysteryDraw.tournament_id == tournament.id)) or 0
@@ -110,7 +112,14 @@ def set_mystery_prizes(session: Session, tournament_id: int, lines: Sequence[str
     problems = mystery_rules.prize_table_problems(cleaned)
     tournament = locked_tournament(session, tournament_id)
     if tournament.status in ("finished", "cancelled"):
-        problems.append(Problem("mystery-table-frozen", f"tournament {tournament_id} is {tournament.status}"))
+        problems.append(
+            Problem(
+                "mystery-table-frozen",
+                "tournament %(tournament_id)s is %(status)s",
+                tournament_id=tournament_id,
+                status=Word(tournament.status),
+            )
+        )
     if session.get(MysteryPhase, tournament_id) is not None:
         problems.append(
             Problem(
@@ -122,7 +131,8 @@ def set_mystery_prizes(session: Session, tournament_id: int, lines: Sequence[str
         problems.append(
             Problem(
                 "mystery-table-without-mystery",
-                f"a mystery prize table needs bounty type mystery, not '{tournament.bounty_type}'",
+                "a mystery prize table needs bounty type mystery, not '%(bounty_type)s'",
+                bounty_type=tournament.bounty_type,
             )
         )
     raise_problems(problems)

@@ -296,7 +296,10 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
     ).scalar_one_or_none()
     if reg is None:
         raise DomainError(
-            "arrive-not-registered", f"player {player_id} is not registered in tournament {tournament_id}"
+            "arrive-not-registered",
+            "player %(player_id)s is not registered in tournament %(tournament_id)s",
+            player_id=player_id,
+            tournament_id=tournament_id,
         )
     stack = session.execute(
         select(DeadStack).where(DeadStack.registration_id == reg.id).with_for_update()
@@ -304,15 +307,24 @@ def arrive(session: Session, tournament_id: int, player_id: int, now: datetime) 
     if stack is None:
         raise DomainError(
             "arrive-no-dead-stack",
-            f"player {player_id} has no dead stack in tournament {tournament_id}: check them in at the counter",
+            "player %(player_id)s has no dead stack in tournament %(tournament_id)s: check them in at the counter",
+            player_id=player_id,
+            tournament_id=tournament_id,
         )
     if stack.busted_at is not None:
         raise DomainError(
             "arrive-busted",
-            f"player {player_id}'s dead stack was blinded out at {stack.busted_at.isoformat()}",
+            "player %(player_id)s's dead stack was blinded out at %(busted_at)s",
+            player_id=player_id,
+            busted_at=stack.busted_at,
         )
     if stack.arrived_at is not None:
-        raise DomainError("arrive-already-arrived", f"player {player_id} arrived at {stack.arrived_at.isoformat()}")
+        raise DomainError(
+            "arrive-already-arrived",
+            "player %(player_id)s arrived at %(arrived_at)s",
+            player_id=player_id,
+            arrived_at=stack.arrived_at,
+        )
     stack.arrived_at = now
     if reg.checked_in_at is None:
         reg.checked_in_at = now

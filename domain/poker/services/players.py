@@ -25,7 +25,7 @@ def add_player(session: Session, name: str, handle: str, birth_date: date, now: 
     raise_problems(profile_problems(name, handle, birth_date, now.date()))
     taken = session.scalar(select(Player.id).where(func.lower(Player.handle) == handle.lower()))
     if taken is not None:
-        raise DomainError("handle-taken", f"handle '{handle}' is taken")
+        raise DomainError("handle-taken", "handle '%(handle)s' is taken", handle=handle)
     player = Player(
         pseudonym=f"Player-{secrets.token_hex(4)}",
         name=name.strip(),
@@ -39,7 +39,7 @@ def add_player(session: Session, name: str, handle: str, birth_date: date, now: 
     except IntegrityError as exc:
         if "uq_players_handle_lower" not in str(exc.orig):
             raise
-        raise DomainError("handle-taken", f"handle '{handle}' is taken") from None
+        raise DomainError("handle-taken", "handle '%(handle)s' is taken", handle=handle) from None
     return player
 
 
@@ -48,7 +48,7 @@ def find_player(session: Session, ref: str | int, *, lock: bool = False) -> Play
     query = select(Player).execution_options(populate_existing=True)
     if isinstance(ref, int) or str(ref).isdigit():
         if not 0 < int(ref) <= 2**63 - 1:  # beyond BIGINT no player can have it
-            raise NotFound("player-not-found", f"no player '{ref}'")
+            raise NotFound("player-not-found", "no player '%(ref)s'", ref=ref)
         query = query.where(Player.id == int(ref))
     else:
         query = query.where(func.lower(Player.handle) == str(ref).lstrip("@").lower())
@@ -56,7 +56,7 @@ def find_player(session: Session, ref: str | int, *, lock: bool = False) -> Play
     if player is None and not (isinstance(ref, int) or str(ref).isdigit()):
         player = _by_name(session, str(ref), lock)
     if player is None:
-        raise NotFound("player-not-found", f"no player '{ref}'")
+        raise NotFound("player-not-found", "no player '%(ref)s'", ref=ref)
     return player
 
 
@@ -73,7 +73,10 @@ def _by_name(session: Session, name: str, lock: bool) -> Player | None:
     if len(found) > 1:
         shown = ", ".join(f"@{p.handle} (id {p.id})" for p in found[:10])
         raise DomainError(
-            "player-ambiguous", f"several players are named '{name.strip()}': {shown}; name one by handle or id"
+            "player-ambiguous",
+            "several players are named '%(name)s': %(shown)s; name one by handle or id",
+            name=name.strip(),
+            shown=shown,
         )
     if found and lock:
         return session.scalar(

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError
+from domain.errors import DomainError, Word
 from domain.poker.rules.bounties import Share
 from domain.poker.rules.knockouts import credit_text
 from domain.poker.rules.places import LiveKnockout, Place, PlacedEntry, final_places
@@ -35,7 +35,10 @@ from domain.webhooks.services.outbox import NewEvent, emit_many
 def _editable(tournament: Tournament) -> None:
     if tournament.status in ("finished", "cancelled"):
         raise DomainError(
-            "prizes-frozen", f"tournament {tournament.id} is {tournament.status}: its prizes can no longer change"
+            "prizes-frozen",
+            "tournament %(tournament_id)s is %(status)s: its prizes can no longer change",
+            tournament_id=tournament.id,
+            status=Word(tournament.status),
         )
 
 
@@ -259,14 +262,19 @@ def refuse_unfinished(session: Session, t: Tournament) -> None:
     """Refuses to finish a tournament that is not running with one player left (3.7)."""
     if t.status != "running":
         raise DomainError(
-            "not-running", f"tournament {t.id} is {t.status.replace('_', ' ')}: only a running tournament finishes"
+            "not-running",
+            "tournament %(tournament_id)s is %(status)s: only a running tournament finishes",
+            tournament_id=t.id,
+            status=Word(t.status.replace("_", " ")),
         )
     remaining = session.scalar(select(func.count()).where(Entry.tournament_id == t.id, Entry.state == "active"))
     if remaining != 1:
         raise DomainError(
             "finish-players-in",
-            f"tournament {t.id} '{t.name}' has {remaining} players still in: "
-            "record the knockouts until one is left (rule 3.7)",
+            "tournament %(tournament_id)s '%(tournament_name)s' has %(remaining)s players still in: record the knockouts until one is left (rule 3.7)",
+            tournament_id=t.id,
+            tournament_name=t.name,
+            remaining=remaining,
         )
 
 

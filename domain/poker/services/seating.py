@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError
+from domain.errors import DomainError, Word
 from domain.poker.rules import seating as pure
 from domain.poker.rules.seating import Move, Seat, Seating
 from domain.poker.services import draws
@@ -111,11 +111,15 @@ def draw_initial(session: Session, tournament_id: int, now: datetime, seed: str 
     if t.status not in ("registration_open", "running"):
         raise DomainError(
             "seating-not-open",
-            f"tournament {t.id} is {t.status.replace('_', ' ')}: seats are drawn once registration is open",
+            "tournament %(tournament_id)s is %(status)s: seats are drawn once registration is open",
+            tournament_id=t.id,
+            status=Word(t.status.replace("_", " ")),
         )
     before = _begin(session, t.id)
     if before.tables or before.broken:
-        raise DomainError("seating-already-drawn", f"the seats of tournament {t.id} are already drawn")
+        raise DomainError(
+            "seating-already-drawn", "the seats of tournament %(tournament_id)s are already drawn", tournament_id=t.id
+        )
     entries = (
         session.execute(select(Entry.id).where(Entry.tournament_id == t.id, Entry.state == "active").order_by(Entry.id))
         .scalars()
@@ -159,7 +163,7 @@ def seat_new_entry(session: Session, entry_id: int, now: datetime) -> dict:
     commit an active entry of a running, seated tournament without a seat)."""
     entry = session.get(Entry, entry_id)
     if entry is None:
-        raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
+        raise DomainError("seating-no-such-entry", "there is no entry %(entry_id)s", entry_id=entry_id)
     return _seat_entry(session, entry, _begin(session, entry.tournament_id), now)
 
 
@@ -361,7 +365,7 @@ def seat_back(session: Session, entry_id: int, had: tuple[int, int] | None, now:
     broken, the seat taken) they are seated as a late entry. Before the seats are drawn, nothing."""
     entry = session.get(Entry, entry_id)
     if entry is None:
-        raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
+        raise DomainError("seating-no-such-entry", "there is no entry %(entry_id)s", entry_id=entry_id)
     before = _begin(session, entry.tournament_id)
     if had is not None and had[0] in before.tables and had[1] in before.free_seats(had[0]):
         after = before.with_seats([*before.seats, Seat(had[0], had[1], entry_id)])
@@ -376,7 +380,7 @@ def seat_if_drawn(session: Session, entry_id: int, now: datetime) -> dict | None
     before the draw, the draw seats it."""
     entry = session.get(Entry, entry_id)
     if entry is None:
-        raise DomainError("seating-no-such-entry", f"there is no entry {entry_id}")
+        raise DomainError("seating-no-such-entry", "there is no entry %(entry_id)s", entry_id=entry_id)
     return _seat_if_drawn(session, entry, _begin(session, entry.tournament_id), now)
 
 

@@ -29,7 +29,12 @@ def import_structure(
         problems.insert(0, Problem("name-blank", "the structure needs a name"))
     raise_problems(problems)
     if session.scalar(select(Structure.id).where(Structure.club_id == club_id, Structure.name == name.strip())):
-        raise DomainError("structure-exists", f"club {club_id} already has a structure named '{name.strip()}'")
+        raise DomainError(
+            "structure-exists",
+            "club %(club_id)s already has a structure named '%(name)s'",
+            club_id=club_id,
+            name=name.strip(),
+        )
     structure = Structure(club_id=club_id, name=name.strip(), ante_type=ante_type, created_at=now)
     session.add(structure)
     session.flush()
@@ -57,7 +62,7 @@ def structure_levels(session: Session, structure_id: int) -> list[LevelSpec]:
 def get_structure(session: Session, structure_id: int) -> Structure:
     structure = session.get(Structure, structure_id)
     if structure is None:
-        raise NotFound("structure-not-found", f"no blind structure {structure_id}")
+        raise NotFound("structure-not-found", "no blind structure %(structure_id)s", structure_id=structure_id)
     return structure
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from domain.clubs.services.clubs import get_club
-from domain.errors import DomainError, NotFound, Problem, raise_problems
+from domain.errors import DomainError, NotFound, Problem, Word, raise_problems
 from domain.poker.rules import entries as rules
 from domain.poker.rules.lifecycle import (
     CANCELLED,
@@ -56,16 +56,22 @@ def get_tournament(session: Session, tournament_id: int, *, lock: str | None = N
     else:
         t = session.get(Tournament, tournament_id)
     if t is None:
-        raise NotFound("tournament-not-found", f"no tournament {tournament_id}")
+        raise NotFound("tournament-not-found", "no tournament %(tournament_id)s", tournament_id=tournament_id)
     return hold(session, t)
 
 
 def _structure_problems(session: Session, club_id: int, structure_id: int) -> list[Problem]:
     structure = session.get(Structure, structure_id)
     if structure is None:
-        return [Problem("structure-not-found", f"no blind structure {structure_id}")]
+        return [Problem("structure-not-found", "no blind structure %(structure_id)s", structure_id=structure_id)]
     if structure.club_id != club_id:
-        return [Problem("structure-other-club", f"blind structure {structure_id} belongs to another club (rule 3.5)")]
+        return [
+            Problem(
+                "structure-other-club",
+                "blind structure %(structure_id)s belongs to another club (rule 3.5)",
+                structure_id=structure_id,
+            )
+        ]
     return []
 
 
@@ -78,7 +84,10 @@ def create_tournament(
         problems.insert(
             0,
             Problem(
-                "club-not-listed", f"club {club_id} is {club.listing_status}: it cannot list tournaments (rule 1.7.4)"
+                "club-not-listed",
+                "club %(club_id)s is %(listing_status)s: it cannot list tournaments (rule 1.7.4)",
+                club_id=club_id,
+                listing_status=Word(club.listing_status),
             ),
         )
     raise_problems(problems)
@@ -103,7 +112,7 @@ def edit_tournament(
     t = get_tournament(session, tournament_id, lock="update")
     unknown = sorted(set(changes) - set(SETTING_FIELDS))
     if unknown:
-        raise DomainError("setting-unknown", f"no such setting: {', '.join(unknown)}")
+        raise DomainError("setting-unknown", "no such setting: %(value)s", value=", ".join(unknown))
     new = replace(settings_of(t), **changes)
     problems = edit_problems(t.status)
     if not problems:
@@ -245,8 +254,12 @@ def _moved_window_problems(session: Session, t: Tournament, window: rules.Window
     return [
         Problem(
             "edit-creates-overlap",
-            f"player {pid} is also registered in tournament {tid} '{name}', which the new window "
-            f"{window.start.isoformat()} to {window.end.isoformat()} would overlap (SP-2)",
+            "player %(pid)s is also registered in tournament %(tid)s '%(name)s', which the new window %(window_start)s to %(window_end)s would overlap (SP-2)",
+            pid=pid,
+            tid=tid,
+            name=name,
+            window_start=window.start,
+            window_end=window.end,
         )
         for pid, tid, name, other in held_windows(session, registrants, t.id)
         if window.overlaps(other)

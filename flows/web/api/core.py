@@ -22,18 +22,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
 
 from fastapi import Path, Request, Security
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyCookie, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domain.access.rules.policy import POLICY, Actor, Target
+from domain.access.rules.policy import POLICY, Actor, Target, may
 from domain.access.services import targets
 from domain.access.services.gate import Refused, act
+from domain.clubs.tables import Club
+from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
+from flows.web import refusals
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
 
 BIGINT = 2**63 - 1
@@ -197,9 +202,12 @@ class Api:
             if code is not None:
                 self.throttle(request, caller, code)
             target, missing = locate(session)
-            result = act(
-                session, caller.actor, action, now, do, target=target, missing=missing, describe=describe, data=data
-            )
+            try:
+                result = act(
+                    session, caller.actor, action, now, do, target=target, missing=missing, describe=describe, data=data
+                )
+            except DomainError as exc:
+                raise self.in_clubs_language(exc, caller.actor, action, target, now) from None
         if rule.writes and target is not None and target.cup:
             self.cup_changed(target.cup)
         return jsonable_encoder(result)
@@ -207,6 +215,20 @@ class Api:
     def cup_changed(self, code: str) -> None:
         if self.changed is not None:
             self.changed(f"pusoy:{code}")
+
+    def in_clubs_language(
+        self, exc: DomainError, actor: Actor, action: str, target: Target | None, now: datetime
+    ) -> DomainError:
+        """A refusal of an allowed action on a club's object, in the club's language with its times in
+        the club's zone (flows/web/refusals.py), read in a unit of work of its own (the failed one may
+        be unusable). Refused before the policy allowed it, it stays as it is: a missing object and
+        another club's say nothing of whose they are (AC-2)."""
+        if target is None or target.club_id is None or may(actor, action, target) is not None:
+            return exc
+        with self.db() as session:
+            locale = locales.club_locale(session, target.club_id)
+            zone = ZoneInfo(session.scalar(select(Club.timezone).where(Club.id == target.club_id)))
+        return refusals.in_language(exc, locale, zone, now)
 
     def throttle(self, request: Request, caller: Caller, code: str) -> None:
         """Join-code guessing is slowed down before a code is looked up: per account when signed in

@@ -125,74 +125,80 @@ def state(session, tournament_id: int, actor, now: datetime) -> dict:
     owed = sum(r["owed"] for r in rows)
     knockouts = listings.knockouts(session, t.id)[::-1][:RECENT]
     allowed = [a for a in ACTIONS + FLOOR_ACTIONS if may(actor, a, target) is None]
-    return {
-        "tournament": {
-            "id": t.id,
-            "club_id": t.club_id,
-            "name": t.name,
-            "status": t.status,
-            "scheduled_start": t.scheduled_start,
-            "start_text": i18n.day_and_time(t.scheduled_start.astimezone(zone), locale),
-            "currency": t.currency,
-            "seat_cap": t.seat_cap,
-            "locale": locale,
-            "offers": {
-                "rebuy": prices["rebuy_amount"] is not None,
-                "reentry": prices["reentry_amount"] is not None,
-                "addon": prices["addon_amount"] is not None,
+    return (
+        {
+            "tournament": {
+                "id": t.id,
+                "club_id": t.club_id,
+                "name": t.name,
+                "status": t.status,
+                "scheduled_start": t.scheduled_start,
+                "start_text": i18n.day_and_time(t.scheduled_start.astimezone(zone), locale),
+                "currency": t.currency,
+                "seat_cap": t.seat_cap,
+                "locale": locale,
+                "offers": {
+                    "rebuy": prices["rebuy_amount"] is not None,
+                    "reentry": prices["reentry_amount"] is not None,
+                    "addon": prices["addon_amount"] is not None,
+                },
+                "prices": {f: None if v is None else _money(v, t.currency, locale) for f, v in prices.items()},
             },
-            "prices": {f: None if v is None else _money(v, t.currency, locale) for f, v in prices.items()},
-        },
-        "screen": screen,
-        "players_in": entries.players_in(session, t.id),
-        "owed": _money(owed, t.currency, locale),
-        "entries": [
-            {
-                "player_id": r["player_id"],
-                "name": r["player"],
-                "handle": r["handle"],
-                "registration": r["registration"],
-                "checked_in": r["checked_in_at"] is not None,
-                "entry_id": r["entry_id"],
-                "state": r["state"] or "registered",
-                "reentries": r["reentries"],
-                "seat": r["seat"],
-                "owed": _money(r["owed"], t.currency, locale),
-            }
-            for r in rows
-            if r["registration"] == "active" or r["entry_id"] is not None
-        ],
-        "knockouts": [
-            {
-                "id": k["id"],
-                "bust_number": k["bust_number"],
-                "busted": k["busted"],
-                "busted_entry_id": k["busted_entry_id"],
-                "killer": k["killer"],
-                "level": k["level"],
-                "at_text": i18n.short_time(k["recorded_at"].astimezone(zone), locale),
-                "voided": k["voided"],
-            }
-            for k in knockouts
-        ],
-        "settlements": [
-            {
-                "id": s["id"],
-                "player_id": s["player_id"],
-                "player": s["player"],
-                "amount": _money(s["amount"], s["currency"], locale),
-                "method": s["method"],
-                "at_text": i18n.short_time(s["settled_at"].astimezone(zone), locale),
-                "voided": s["voided"],
-                "void_reason": s["void_reason"],
-            }
-            for s in listings.settlements(session, t.id)[::-1][:RECENT]
-        ],
-        "may": allowed,
-        "totals": totals_view(fees.totals(session, [t.id])[t.id], locale) if "desk.totals" in allowed else None,
-        "server_now": now,
-    } | floor_state(
-        session, t, rows, knockouts, now, locale, zone, on_bubble=None if screen is None else screen["on_bubble"]
+            "screen": screen,
+            "players_in": entries.players_in(session, t.id),
+            "owed": _money(owed, t.currency, locale),
+            "entries": [
+                {
+                    "player_id": r["player_id"],
+                    "name": r["player"],
+                    "handle": r["handle"],
+                    "registration": r["registration"],
+                    "checked_in": r["checked_in_at"] is not None,
+                    "entry_id": r["entry_id"],
+                    "state": r["state"] or "registered",
+                    "reentries": r["reentries"],
+                    "seat": r["seat"],
+                    "owed": _money(r["owed"], t.currency, locale),
+                }
+                for r in rows
+                if r["registration"] == "active" or r["entry_id"] is not None
+            ],
+            "knockouts": [
+                {
+                    "id": k["id"],
+                    "bust_number": k["bust_number"],
+                    "busted": k["busted"],
+                    "busted_entry_id": k["busted_entry_id"],
+                    "killer": k["killer"],
+                    "killers": [
+                        n for n in (k["killer"], k["second_killer"]) if n is not None
+                    ],  # 3.2: a shared bust's two
+                    "level": k["level"],
+                    "at_text": i18n.short_time(k["recorded_at"].astimezone(zone), locale),
+                    "voided": k["voided"],
+                }
+                for k in knockouts
+            ],
+            "settlements": [
+                {
+                    "id": s["id"],
+                    "player_id": s["player_id"],
+                    "player": s["player"],
+                    "amount": _money(s["amount"], s["currency"], locale),
+                    "method": s["method"],
+                    "at_text": i18n.short_time(s["settled_at"].astimezone(zone), locale),
+                    "voided": s["voided"],
+                    "void_reason": s["void_reason"],
+                }
+                for s in listings.settlements(session, t.id)[::-1][:RECENT]
+            ],
+            "may": allowed,
+            "totals": totals_view(fees.totals(session, [t.id])[t.id], locale) if "desk.totals" in allowed else None,
+            "server_now": now,
+        }
+        | floor_state(
+            session, t, rows, knockouts, now, locale, zone, on_bubble=None if screen is None else screen["on_bubble"]
+        )
     )
 
 

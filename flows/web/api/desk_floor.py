@@ -21,11 +21,12 @@ from sqlalchemy.orm import Session
 from domain.clubs.services.clubs import get_club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
-from domain.poker.rules.entries import reentry_problems
+from domain.poker.rules.entries import addon_problems, rebuy_problems, reentry_problems
 from domain.poker.rules.knockouts import Bust
-from domain.poker.services import desk, listings, mystery, results, seating
+from domain.poker.services import clock, desk, listings, mystery, results, seating
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import tournaments as tournament_service
+from flows.web import refusals
 from flows.web.api.core import SECURED, Id, Strict, api_of, tournament_of
 from infra import i18n
 
@@ -110,6 +111,23 @@ def _final_table_wait(t, now: datetime, zone: ZoneInfo, locale: str) -> str | No
     return None
 
 
+def _topup_windows(session: Session, t, settings, now: datetime, locale: str, zone: ZoneInfo) -> dict:
+    """Whether the rebuy and the add-on window are open now, by the rules the services decide with
+    (SP-12 `rebuy_until`/`rebuy_until_level` at the furthest level reached, 3.1 the add-on gates), and
+    the refusal while closed; a player's own limit is the server's to refuse."""
+    if settings.rebuy_amount is None and settings.addon_amount is None:
+        return {"rebuy": {"open": False, "refusal": None}, "addon": {"open": False, "refusal": None}}
+    level, breaks = clock.topup_gates(session, t.id, now)
+    windows = {
+        "rebuy": rebuy_problems(t.status, settings, True, now=now, level=level),
+        "addon": addon_problems(t.status, settings, True, 0, breaks, now),
+    }
+    return {
+        kind: {"open": not problems, "refusal": refusals.said(problems[0], locale, zone, now) if problems else None}
+        for kind, problems in windows.items()
+    }
+
+
 def floor_state(
     session: Session,
     t,
@@ -186,6 +204,7 @@ def floor_state(
         "finish": {"ready": finish_wait is None, "refusal": finish_wait},
         "versions": versions,
         "reentry_open": reentry,
+        "topups": _topup_windows(session, t, settings, now, locale, zone),
         "shared_knockouts": bool(t.shared_knockouts),
         "mystery": {"on": bool(t.mystery_draw) or bool(prizes), "table": bool(prizes)},
         "drawn": desk.drawn_knockouts(session, t.id),

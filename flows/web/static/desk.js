@@ -167,8 +167,9 @@
       if (e.state === "active" && may("poker.knock-out")) {
         actions.appendChild(button(w.bust, function () { startBust(e); }, { className: "bust", "aria-label": w.bust + ": " + e.name }));
       }
-      if (e.state === "active" && o.rebuy && may("poker.rebuy")) actions.appendChild(topup("rebuys", w.rebuy, e));
-      if (e.state === "active" && o.addon && may("poker.add-on")) actions.appendChild(topup("add-ons", w.addon, e));
+      var open = state.topups;   // the windows as the rules decide them (closed: the reason under the heading)
+      if (e.state === "active" && o.rebuy && open.rebuy.open && may("poker.rebuy")) actions.appendChild(topup("rebuys", w.rebuy, e));
+      if (e.state === "active" && o.addon && open.addon.open && may("poker.add-on")) actions.appendChild(topup("add-ons", w.addon, e));
       if (e.state === "busted" && o.reentry && may("poker.re-enter")) actions.appendChild(topup("re-entries", w.reentry, e));
     }
     var name = el("td", {}, [el("span", { text: e.name }), e.handle ? el("span", { className: "sub", text: " @" + e.handle }) : null]);
@@ -193,7 +194,7 @@
         { "aria-label": w.draw + " #" + k.bust_number }));
     }
     return el("tr", { className: k.voided ? "voided" : "", "data-knockout": String(k.id) },
-      [cell(k.bust_number), cell(k.busted), cell(k.killer), cell(k.level), cell(k.at_text), actions]);
+      [cell(k.bust_number), cell(k.busted), cell(k.killers.join(", ") || null), cell(k.level), cell(k.at_text), actions]);
   }
   function debtRow(e, typed) {
     var id = "amount-" + e.player_id;
@@ -308,6 +309,11 @@
     renderSeats();
     renderFloor();
     fillBody("entries", state.entries.map(entryRow), "");
+    var o = state.tournament.offers, closed = [];
+    if (o.rebuy && !state.topups.rebuy.open && may("poker.rebuy")) closed.push(state.topups.rebuy.refusal);
+    if (o.addon && !state.topups.addon.open && may("poker.add-on")) closed.push(state.topups.addon.refusal);
+    text("topups-closed", closed.join(" "));
+    $("topups-closed").hidden = !closed.length;
     fillBody("knockouts", state.knockouts.map(knockoutRow), w.no_knockouts);
     var owing = state.entries.filter(function (e) { return e.owed.amount > 0; });
     fillBody("debts", owing.map(function (e) { return debtRow(e, typed["amount-" + e.player_id]); }), w.nothing_owed);

@@ -53,7 +53,9 @@ class Verdict:
         """The verdict stored with an accepted line: `CHECKER:sha256(CHECKER:text)`. A refused text
         has none."""
         if self.findings:
-            raise DomainError("money-wording", f"no seal for a text that names money: {self.findings[0].describe()}")
+            raise DomainError(
+                "money-wording", "no seal for a text that names money: %(value)s", value=self.findings[0].describe()
+            )
         return seal_for(CHECKER, self.text)
 
 
@@ -65,7 +67,7 @@ def seal_for(checker: str, text: str) -> str:
 def verdict(text: str) -> Verdict:
     """SP-4 on `text`: every word or sign in it that names money, quoted as written."""
     if not isinstance(text, str):
-        raise DomainError("wording-not-text", f"SP-4 checks text; got {type(text).__name__}")
+        raise DomainError("wording-not-text", "SP-4 checks text; got %(name)s", name=type(text).__name__)
     return _verdict(text)
 
 
@@ -100,15 +102,16 @@ def names_money(text: str) -> str | None:
     return found[0].written if found else None
 
 
-def money_problem(text: str, what: str, code: str = "money-wording") -> Problem | None:
+def money_problem(text: str, what: str) -> Problem | None:
     """SP-4 for one piece of text; `what` names it for the floor ("prize line 3")."""
     found = verdict(text).findings
     if not found:
         return None
     return Problem(
-        code,
-        f"{what} names money: {'; '.join(f.describe() for f in found)} — prizes are non-monetary only; "
-        "describe the award itself (a cup, a certificate, a free entry)",
+        "money-wording",
+        "%(what)s names money: %(found)s — prizes are non-monetary only; describe the award itself (a cup, a certificate, a free entry)",
+        what=what,
+        found="; ".join(f.describe() for f in found),
     )
 
 

@@ -28,11 +28,14 @@ Time, two ways:
   `publish-results` at the end), each a real flow run reporting to the Prefect API.
 `complete-rounds` runs at a round's last report in both modes: in the web app, as the report
 operation does, over the API; in this process, as `tourney pusoy report` does, in virtual time.
+On the wall clock the cup's players and game server act in a thread of their own (`Cup`), so the
+floor's script keeps its instants while a round's last report waits for its completion.
 A demo cup that is filling is joined by its players (`cup_joiners`) at the first Pusoy Dos tick."""
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -236,24 +239,31 @@ def simulate(
     hands = _over_api(api, tokens) if tokens is not None else InProcess()
     run = Simulation(poker_id, pusoy_code, seed, clock, random.Random(seed), clock.now() + timeout, say, hands, tick)
     run.joiners = list(joiners)
+    # on the wall clock the cup's players and game server act in a thread of their own: the floor
+    # does not wait while a round's last report completes the round (a flow run: seconds)
+    cup_hands = _over_api(api, tokens) if tokens is not None and poker_id is not None and pusoy_code else None
     try:
         if poker_id is not None:
             run.plan_poker(play, absent)
         if pusoy_code is not None:
             run.plan_pusoy()
+        cup = run.cup_alone(cup_hands) if cup_hands is not None else None
         while clock.now() < run.give_up:
             run.step(clock.now())
-            if run.poker_done and run.pusoy_done:
+            if run.poker_done and (cup is not None or run.pusoy_done):
                 break
             clock.wait_until(run.next_moment())
-        else:
+        if cup is not None:
+            cup.join()
+        if not (run.poker_done and run.pusoy_done):
             run.log("gave up: the time limit passed before both tournaments finished")
     finally:
         if tokens is not None:
             now = datetime.now(UTC)
             revoke = lambda s: revoke_simulator_tokens(s, list(tokens.names), now)  # noqa: E731
             _audited("tokens-revoked", now, revoke, poker=poker_id, cup=pusoy_code)
-            getattr(hands, "close", lambda: None)()
+            for held in (hands, cup_hands):
+                getattr(held, "close", lambda: None)()
     published = _publish(poker_id, pusoy_code, clock, run.log, run.give_up) if run.poker_done and run.pusoy_done else []
     return run.summary(speed, published)
 
@@ -331,6 +341,14 @@ class Simulation:
         self.moments["pusoy"] = self.clock.now()
         self.pusoy_done = _read(lambda s: pusoy_status(s, self.pusoy_code)) in ("complete", "cancelled")
 
+    def cup_alone(self, hands: Hands) -> Cup:
+        """The cup's ticks in a thread of their own, with their own `hands` (the poker script drew
+        all its randomness when planned, so the seeded draws stay the cup's, in order)."""
+        del self.moments["pusoy"]
+        cup = Cup(self, hands)
+        cup.start()
+        return cup
+
     # -- one pass of the loop ---------------------------------------------------------------------
 
     def step(self, now: datetime) -> None:
@@ -347,7 +365,7 @@ class Simulation:
             self._advance(now)
         if not self.poker_done and "finalize" in self.moments and now >= self.moments["finalize"]:
             self._finalize(now)
-        if not self.pusoy_done and now >= self.moments["pusoy"]:
+        if not self.pusoy_done and "pusoy" in self.moments and now >= self.moments["pusoy"]:
             self.pusoy_done = self._pusoy(now)
             self.moments["pusoy"] = now + self.tick
 
@@ -390,15 +408,15 @@ class Simulation:
         if self.poker_done:
             self.log(f"poker {self.poker_id}: finished")
 
-    def _pusoy(self, now: datetime) -> bool:
+    def _pusoy(self, now: datetime, hands: Hands | None = None) -> bool:
         """Join the players of a filling cup; else report the next game of every table, the round
         completed at its last report."""
-        code, log = self.pusoy_code, self.log
+        code, log, hands = self.pusoy_code, self.log, hands or self.hands
         if self.joiners:
             joined = [
                 p
                 for p in self.joiners
-                if self.attempt(f"join {code} {p}", lambda: self.hands.join(code, p, now)) is not None
+                if self.attempt(f"join {code} {p}", lambda: hands.join(code, p, now)) is not None
             ]
             self.tally.done["join"] += len(joined)
             self.joiners = []
@@ -408,7 +426,7 @@ class Simulation:
             finishes, diamond = game_finishes(self.rng, game.seated)
             done = self.attempt(
                 f"report {code} r{game.round_no} t{game.table}",
-                lambda: self.hands.report(code, game, finishes, diamond, now) or (),
+                lambda: hands.report(code, game, finishes, diamond, now) or (),
             )
             if done is not None:
                 self.tally.done["game"] += 1
@@ -463,6 +481,29 @@ class Simulation:
             "documents": published,
             "refused": self.tally.refused,
         }
+
+
+class Cup(threading.Thread):
+    """The cup on the wall clock, beside the floor: a tick every `tick` until it is complete or the
+    run gives up. What goes wrong in it is raised again where the simulator waits for it (`join`)."""
+
+    def __init__(self, run: Simulation, hands: Hands):
+        super().__init__(name=f"simulate-cup-{run.pusoy_code}", daemon=True)
+        self.sim, self.hands, self.failed = run, hands, None
+
+    def run(self) -> None:
+        sim, clock = self.sim, self.sim.clock
+        try:
+            while not sim.pusoy_done and clock.now() < sim.give_up:
+                sim.pusoy_done = sim._pusoy(clock.now(), self.hands)
+                clock.wait_until(min(clock.now() + sim.tick, sim.give_up))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            self.failed = exc
+
+    def join(self, timeout: float | None = None) -> None:
+        super().join(timeout)
+        if self.failed is not None:
+            raise self.failed
 
 
 def _read(fn):

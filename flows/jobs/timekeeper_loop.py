@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 import psycopg
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, create_engine, select, text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -173,11 +173,8 @@ class Timekeeper:
 
     def next_instants(self) -> dict[str, datetime | None]:
         """One query: every kind's earliest instant still to do."""
-        sql = "SELECT " + ", ".join(
-            f"({j.kind.next_sql().replace(':job', f':job{i}')})" for i, j in enumerate(self.jobs)
-        )
         with self.engine.connect() as conn:
-            row = conn.execute(text(sql), {f"job{i}": j.name for i, j in enumerate(self.jobs)}).one()
+            row = conn.execute(select(*(j.kind.next_instant().scalar_subquery() for j in self.jobs))).one()
         return {j.name: at for j, at in zip(self.jobs, row, strict=True)}
 
     # -- one instant of one kind -----------------------------------------------------------------

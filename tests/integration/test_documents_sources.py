@@ -107,11 +107,10 @@ def test_an_active_pusoy_tournament_is_not_publishable(session):
 
 
 def test_the_status_report_counts_tournaments_to_publish_and_deliveries_due(session, tmp_path):
-    from sqlalchemy import text
 
     from domain.ops.services.status import PENDING_WORK
 
-    count = text(PENDING_WORK["publish-results"])
+    count = PENDING_WORK["publish-results"]
     before = session.execute(count).scalar_one()
     t = finished_poker(session)
     assert session.execute(count).scalar_one() == before + 1

@@ -7,7 +7,7 @@ from datetime import timedelta
 from fractions import Fraction
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 from domain.errors import DomainError
 from domain.ops.services.status import PENDING_WORK
@@ -239,9 +239,9 @@ def test_finalize_run_twice_at_once_finishes_a_tournament_once(committed):
 
 def test_the_status_report_counts_tournaments_ready_to_finalize(session, engine):
     """Pending work of `finalize-tournaments`: down to one player, the void window past (by now())."""
-    before = session.scalar(text(PENDING_WORK["finalize-tournaments"]))
+    before = session.scalar(PENDING_WORK["finalize-tournaments"])
     t = w.tournament(session, **w.BOUNTY)
     e = w.field(session, t, "AB")
     long_ago = EVENING - timedelta(days=3650)
     record_knockouts(session, t.id, [Bust(e["A"].id, e["B"].id)], now=long_ago, actor="f")
-    assert session.scalar(text(PENDING_WORK["finalize-tournaments"])) == before + 1
+    assert session.scalar(PENDING_WORK["finalize-tournaments"]) == before + 1

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, func, literal_column, select, text
 from sqlalchemy.orm import Session
 
 from domain.poker.services import clock as clock_service
@@ -72,10 +72,10 @@ def level_starts(engine: Engine, tournament_id: int | None = None) -> list[tuple
 def nothing_due(engine: Engine, overdue_s: float = 0) -> bool:
     """No moment of any kind is due (the status report's count, domain/poker/services/due.py); with
     `overdue_s`, none due for longer than that (a timekeeper that keeps up with moments every 1/6 s)."""
-    at = f"now() - make_interval(secs => {float(overdue_s)})"
+    at = func.now() - literal_column("interval '1 second'") * float(overdue_s)
     with engine.connect() as conn:
         return all(
-            conn.execute(text(f"SELECT count(*) FROM {k.source} WHERE {k.due(at)}")).scalar_one() == 0
+            conn.execute(select(func.count()).select_from(k.source).where(k.due(at))).scalar_one() == 0
             for k in due.KINDS
         )
 

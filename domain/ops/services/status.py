@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, Integer, SelectBase, TextualSelect, column, select, text
 from sqlalchemy.orm import Session
 
 from domain.documents.services.sources import pending_seasons_sql
@@ -13,32 +13,43 @@ from domain.documents.tables import PENDING_SQL as documents_pending_sql
 from domain.poker.services import due as poker_due
 from domain.store.migrate import database_heads, script_heads
 
-# job name -> SQL counting the rows that job will pick up on its next run.
+
+def _counted(sql: str) -> TextualSelect:
+    return text(sql).columns(column("n", Integer))
+
+
+# job name -> the statement counting the rows that job will pick up on its next run.
 # Each area adds its job's line here when the job lands.
-PENDING_WORK: dict[str, str] = {
+PENDING_WORK: dict[str, SelectBase] = {
     # area: clubs
-    "verify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'pending' AND queued_at IS NULL",
-    "reverify-clubs": "SELECT count(*) FROM clubs WHERE verification_status = 'verified'"
-    " AND listing_status <> 'terminated' AND (last_checked_at IS NULL OR last_checked_at <= now() - interval '30 days')",
+    "verify-clubs": _counted("SELECT count(*) FROM clubs WHERE verification_status = 'pending' AND queued_at IS NULL"),
+    "reverify-clubs": _counted(
+        "SELECT count(*) FROM clubs WHERE verification_status = 'verified' AND listing_status <> 'terminated'"
+        " AND (last_checked_at IS NULL OR last_checked_at <= now() - interval '30 days')"
+    ),
     # area: pusoy
-    "complete-rounds": (
+    "complete-rounds": _counted(
         "SELECT count(*) FROM pusoy_rounds r WHERE r.status <> 'locked' AND r.expected_games = "
         "(SELECT count(*) FROM pusoy_games g WHERE g.tournament_id = r.tournament_id"
         " AND g.round_no = r.number AND g.stage = r.stage)"
     ),
     # area: poker
     # the services' and the timekeeper's own definitions of what is due (domain/poker/services/due.py)
-    "process-no-shows": poker_due.NO_SHOWS.count_due_sql(),
-    "advance-clocks": poker_due.CLOCKS.count_due_sql(),
-    "finalize-tournaments": poker_due.FINALIZE.count_due_sql(),
+    "process-no-shows": poker_due.NO_SHOWS.count_due(),
+    "advance-clocks": poker_due.CLOCKS.count_due(),
+    "finalize-tournaments": poker_due.FINALIZE.count_due(),
     # area: documents
     # tournaments to publish, deliveries due, and seasons' standings after published tournaments (LG-3)
-    "publish-results": f"SELECT ({documents_pending_sql}) + ({pending_seasons_sql()})",
+    "publish-results": _counted(f"SELECT ({documents_pending_sql}) + ({pending_seasons_sql()})"),
     # area: webhooks
-    "deliver-webhooks": "SELECT count(*) FROM webhook_deliveries"
-    " WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()",
+    "deliver-webhooks": _counted(
+        "SELECT count(*) FROM webhook_deliveries"
+        " WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()"
+    ),
     # area: series
-    "materialize-series": "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()",
+    "materialize-series": _counted(
+        "SELECT count(*) FROM series_occurrence WHERE status = 'planned' AND opens_at <= now()"
+    ),
 }
 
 
@@ -63,7 +74,7 @@ def read_status(engine: Engine) -> Status:
         version = conn.execute(text("SHOW server_version")).scalar_one()
         database = conn.execute(text("SELECT current_database()")).scalar_one()
         pending = (
-            tuple((job, conn.execute(text(sql)).scalar_one()) for job, sql in PENDING_WORK.items())
+            tuple((job, conn.execute(count).scalar_one()) for job, count in PENDING_WORK.items())
             if set(applied) == set(expected)
             else ()
         )
@@ -82,5 +93,5 @@ def due_counts(session: Session, jobs: Iterable[str]) -> dict[str, int]:
     names = [job for job in jobs if job in PENDING_WORK]
     if not names:
         return {}
-    row = session.execute(text("SELECT " + ", ".join(f"({PENDING_WORK[job]})" for job in names))).one()
+    row = session.execute(select(*(PENDING_WORK[job].scalar_subquery() for job in names))).one()
     return dict(zip(names, (int(n) for n in row), strict=True))

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select, text
+from sqlalchemy import Select, func, select, text
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, Word
@@ -296,14 +296,24 @@ def record_events(session: Session, batch: Sequence[tuple[Loaded, Sequence[Clock
     return inserted
 
 
-DUE_SQL = f"""
-SELECT c.tournament_id, c.segments, c.pauses, c.overrides, c.hands_per_hour, t.structure_id, s.ante_type
-FROM {CLOCKS.source}
-JOIN poker_structures s ON s.id = t.structure_id
-WHERE {CLOCKS.due(":now")} AND (CAST(:tids AS bigint[]) IS NULL OR c.tournament_id = ANY(:tids))
-ORDER BY c.tournament_id
-FOR UPDATE OF c SKIP LOCKED
-"""
+def _due(now: datetime, tids: Sequence[int] | None) -> Select:
+    """The clocks due at `now` (CLOCKS), of `tids` when given, locked; those another run holds skipped."""
+    due = (
+        select(
+            ClockRow.tournament_id,
+            ClockRow.segments,
+            ClockRow.pauses,
+            ClockRow.overrides,
+            ClockRow.hands_per_hour,
+            Tournament.structure_id,
+            Structure.ante_type,
+        )
+        .select_from(CLOCKS.source.join(Structure.__table__, Structure.id == Tournament.structure_id))
+        .where(CLOCKS.due(now))
+        .order_by(ClockRow.tournament_id)
+        .with_for_update(of=ClockRow, skip_locked=True)
+    )
+    return due if tids is None else due.where(ClockRow.tournament_id.in_(tids))
 
 
 def advance_clocks(session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None) -> list[dict]:
@@ -311,7 +321,7 @@ def advance_clocks(session: Session, now: datetime, tournament_id: int | Sequenc
     some), charge dead stacks, and set each clock's next change. Clocks another run holds are
     skipped (that run does them). Returns one summary per tournament handled."""
     tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
-    due = session.execute(text(DUE_SQL), {"now": now, "tids": None if tids is None else list(tids)}).all()
+    due = session.execute(_due(now, tids)).all()
     if not due:
         return []
     levels = levels_by_structure(session, {r.structure_id for r in due})

@@ -23,85 +23,104 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import text
+from sqlalchemy import ColumnElement, FromClause, Select, and_, exists, func, literal_column, select, text
 from sqlalchemy.orm import Session
 
 from domain.poker.rules.knockouts import DEFAULT_VOID_WINDOW
+from domain.poker.tables.clock_seating import Clock, NoShowRun
+from domain.poker.tables.knockouts_places import Knockout, KnockoutSettings
+from domain.poker.tables.moments import MomentFailure
+from domain.poker.tables.tournaments import Entry, Tournament
 
 CHANNEL = "tourney_timekeeper"
+# 'running' written into the statement, not bound: the partial indexes' predicate (status = 'running')
+# is then provably implied for every plan, the generic ones of prepared statements too
+RUNNING = literal_column("'running'")
 
 
 @dataclass(frozen=True)
 class Kind:
     job: str  # the job whose service does the work
-    source: str  # FROM ... (the tournament's alias is t)
-    tournament: str  # the tournament id's column
-    instant: str  # the SQL expression of the instant the moment is due
-    pending: str  # the condition of a moment still to do, whatever the time
+    source: FromClause  # the tournament (joined to what the moment reads)
+    tournament: ColumnElement[int]  # the tournament id's column
+    instant: ColumnElement[datetime]  # the instant the moment is due
+    pending: ColumnElement[bool]  # the condition of a moment still to do, whatever the time
 
-    def due(self, now: str) -> str:
-        """The condition of a moment due at `now` (an SQL expression: a bind parameter or now())."""
-        return f"{self.pending} AND {self.instant} <= {now}"
+    def due(self, now: ColumnElement[datetime] | datetime) -> ColumnElement[bool]:
+        """The condition of a moment due at `now` (an instant, or the database's func.now())."""
+        return and_(self.pending, self.instant <= now)
 
-    def count_due_sql(self) -> str:
+    def count_due(self) -> Select:
         """How many moments are due now (the status report)."""
-        return f"SELECT count(*) FROM {self.source} WHERE {self.due('now()')}"
+        return select(func.count()).select_from(self.source).where(self.due(func.now()))
 
-    def _not_failed(self) -> str:
-        return (
-            "NOT EXISTS (SELECT 1 FROM poker_moment_failures f WHERE f.job = :job "
-            f"AND f.tournament_id = {self.tournament} AND f.due_at = {self.instant})"
-        )
+    def _not_failed(self) -> ColumnElement[bool]:
+        f = MomentFailure
+        return ~exists().where(f.job == self.job, f.tournament_id == self.tournament, f.due_at == self.instant)
 
-    def next_sql(self) -> str:
+    def next_instant(self) -> Select:
         """The earliest instant of a moment still to do (the timekeeper; past instants included)."""
-        return f"SELECT min({self.instant}) FROM {self.source} WHERE {self.pending} AND {self._not_failed()}"
+        return select(func.min(self.instant)).select_from(self.source).where(self.pending, self._not_failed())
 
-    def at_sql(self) -> str:
-        """The tournaments whose moment is due at :at, each with its instant (the timekeeper)."""
+    def at(self, at: datetime) -> Select:
+        """The tournaments whose moment is due at `at`, each with its instant (the timekeeper)."""
         return (
-            f"SELECT {self.tournament} AS tournament_id, {self.instant} AS due_at FROM {self.source} "
-            f"WHERE {self.due(':at')} AND {self._not_failed()} ORDER BY 1"
+            select(self.tournament.label("tournament_id"), self.instant.label("due_at"))
+            .select_from(self.source)
+            .where(self.due(at), self._not_failed())
+            .order_by(self.tournament)
         )
 
 
+T = Tournament
 CLOCKS = Kind(
     job="advance-clocks",
-    source="poker_clock c JOIN poker_tournaments t ON t.id = c.tournament_id",
-    tournament="c.tournament_id",
-    instant="c.next_change_at",
-    pending="t.status = 'running' AND c.next_change_at IS NOT NULL",
+    source=Clock.__table__.join(T.__table__, T.id == Clock.tournament_id),
+    tournament=Clock.tournament_id,
+    instant=Clock.next_change_at,
+    pending=and_(T.status == RUNNING, Clock.next_change_at.is_not(None)),
 )
 NO_SHOWS = Kind(
     job="process-no-shows",
-    source="poker_tournaments t",
-    tournament="t.id",
-    # indexed: ix_poker_tournaments_no_show_due (migration 0410), the same expression
-    instant="greatest(coalesce(t.late_reg_deadline, t.scheduled_start), t.started_at)",
-    pending="t.status = 'running' AND NOT EXISTS (SELECT 1 FROM poker_no_show_runs r WHERE r.tournament_id = t.id)",
+    source=T.__table__,
+    tournament=T.id,
+    # indexed: ix_poker_tournaments_no_show_due (domain/poker/tables/moments.py), the same expression
+    instant=func.greatest(func.coalesce(T.late_reg_deadline, T.scheduled_start), T.started_at),
+    pending=and_(T.status == RUNNING, ~exists().where(NoShowRun.tournament_id == T.id)),
 )
-_VOID_WINDOW = int(DEFAULT_VOID_WINDOW.total_seconds())
+_last_knockout = (
+    select(func.max(Knockout.recorded_at))
+    .where(Knockout.tournament_id == T.id, Knockout.voided_at.is_(None))
+    .correlate(T)
+    .scalar_subquery()
+)
+_void_window = func.coalesce(
+    select(KnockoutSettings.void_window_seconds)
+    .where(KnockoutSettings.tournament_id == T.id)
+    .correlate(T)
+    .scalar_subquery(),
+    literal_column(str(int(DEFAULT_VOID_WINDOW.total_seconds()))),
+)
+_active = (
+    select(func.count())
+    .select_from(Entry)
+    .where(Entry.tournament_id == T.id, Entry.state == "active")
+    .correlate(T)
+    .scalar_subquery()
+)
 FINALIZE = Kind(
     job="finalize-tournaments",
-    source="poker_tournaments t",
-    tournament="t.id",
+    source=T.__table__,
+    tournament=T.id,
     # NULL (never due) while no knockout stands; the knockout service notifies on every knockout and void
-    instant=(
-        "((SELECT max(k.recorded_at) FROM poker_knockouts k WHERE k.tournament_id = t.id AND k.voided_at IS NULL)"
-        " + make_interval(secs => coalesce((SELECT s.void_window_seconds FROM poker_knockout_settings s"
-        f" WHERE s.tournament_id = t.id), {_VOID_WINDOW})))"
-    ),
-    pending=(
-        "t.status = 'running' AND (SELECT count(*) FROM poker_entries e"
-        " WHERE e.tournament_id = t.id AND e.state = 'active') = 1"
-    ),
+    instant=_last_knockout + literal_column("interval '1 second'") * _void_window,
+    pending=and_(T.status == RUNNING, _active == 1),
 )
 KINDS: tuple[Kind, ...] = (CLOCKS, NO_SHOWS, FINALIZE)
 
 
 def due_at(session: Session, kind: Kind, at: datetime) -> list[tuple[int, datetime]]:
-    rows = session.execute(text(kind.at_sql()), {"job": kind.job, "at": at}).all()
-    return [(r.tournament_id, r.due_at) for r in rows]
+    return [(r.tournament_id, r.due_at) for r in session.execute(kind.at(at))]
 
 
 def record_failure(

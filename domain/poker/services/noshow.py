@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from sqlalchemy import select, text
+from sqlalchemy import Select, select, text
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError
@@ -26,16 +26,20 @@ from domain.poker.services.due import NO_SHOWS
 from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.seating import seat_new_entries
 from domain.poker.tables.clock_seating import DeadStack, NoShowRun
-from domain.poker.tables.tournaments import AuditEvent, Entry, Registration
+from domain.poker.tables.tournaments import AuditEvent, Entry, Registration, Tournament
 
-DUE_SQL = f"""
-SELECT t.id, t.no_show_policy, t.starting_stack
-FROM {NO_SHOWS.source}
-WHERE {NO_SHOWS.pending} AND (NOT :at_close_only OR {NO_SHOWS.instant} <= :now)
-  AND (CAST(:tids AS bigint[]) IS NULL OR t.id = ANY(:tids))
-ORDER BY t.id
-FOR UPDATE OF t SKIP LOCKED
-"""
+
+def _due(now: datetime, tids: Sequence[int] | None, at_close_only: bool) -> Select:
+    """The running tournaments whose no-shows are not processed (NO_SHOWS), at their close (`at_close_only`)
+    or at once, of `tids` when given, locked; those another run holds skipped."""
+    t = Tournament
+    due = (
+        select(t.id, t.no_show_policy, t.starting_stack)
+        .where(NO_SHOWS.due(now) if at_close_only else NO_SHOWS.pending)
+        .order_by(t.id)
+        .with_for_update(of=t, skip_locked=True)
+    )
+    return due if tids is None else due.where(t.id.in_(tids))
 
 
 def process_no_shows(
@@ -48,9 +52,7 @@ def process_no_shows(
     process one at once (`at_close_only=False`): 3.8, the handler itself does not check the window,
     the hold is kept by when processing is invoked."""
     tids = [tournament_id] if isinstance(tournament_id, int) else tournament_id
-    due = session.execute(
-        text(DUE_SQL), {"now": now, "at_close_only": at_close_only, "tids": None if tids is None else list(tids)}
-    ).all()
+    due = session.execute(_due(now, tids, at_close_only)).all()
     if due:  # a run that held a row until just now committed after this statement began: ask again
         ids = [t.id for t in due]
         done = set(session.scalars(select(NoShowRun.tournament_id).where(NoShowRun.tournament_id.in_(ids))))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from domain.errors import DomainError, Word
@@ -241,12 +241,16 @@ def finalize_tournaments(
     window of its last knockout closed), or for those of `tournament_ids` that are due, in a constant
     number of statements. Tournaments locked by another run are skipped (SKIP LOCKED): safe to run
     twice."""
-    only = "" if tournament_ids is None else " AND t.id = ANY(:ids)"
-    due = text(
-        f"SELECT t.id, t.name, t.seat_cap, t.bounty_type, t.pko_head, t.club_id FROM {FINALIZE.source} "
-        f"WHERE {FINALIZE.due(':now')}{only} ORDER BY t.id FOR UPDATE OF t SKIP LOCKED"
+    t = Tournament
+    due = (
+        select(t.id, t.name, t.seat_cap, t.bounty_type, t.pko_head, t.club_id)
+        .where(FINALIZE.due(now))
+        .order_by(t.id)
+        .with_for_update(of=t, skip_locked=True)
     )
-    return _finalize(session, now, session.execute(due, {"now": now, "ids": list(tournament_ids or [])}).all())
+    if tournament_ids is not None:
+        due = due.where(t.id.in_(tournament_ids))
+    return _finalize(session, now, session.execute(due).all())
 
 
 def finish(session: Session, tournament_id: int, now: datetime) -> Finalized:

@@ -61,7 +61,7 @@ def run(session, renderer, outbox) -> list[dict]:
 
 def seasons_due(engine) -> int:
     with engine.connect() as conn:
-        return conn.execute(text(sources.pending_seasons_sql())).scalar_one()
+        return conn.execute(sources.pending_seasons()).scalar_one()
 
 
 def lines(data: bytes) -> list[str]:

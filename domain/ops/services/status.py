@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, Integer, SelectBase, TextualSelect, column, select, text
 from sqlalchemy.orm import Session
 
-from domain.documents.services.sources import pending_seasons_sql
+from domain.documents.services.sources import pending_seasons
 from domain.documents.tables import PENDING_SQL as documents_pending_sql
 from domain.poker.services import due as poker_due
 from domain.store.migrate import database_heads, script_heads
@@ -40,7 +40,7 @@ PENDING_WORK: dict[str, SelectBase] = {
     "finalize-tournaments": poker_due.FINALIZE.count_due(),
     # area: documents
     # tournaments to publish, deliveries due, and seasons' standings after published tournaments (LG-3)
-    "publish-results": _counted(f"SELECT ({documents_pending_sql}) + ({pending_seasons_sql()})"),
+    "publish-results": select(_counted(documents_pending_sql).scalar_subquery() + pending_seasons().scalar_subquery()),
     # area: webhooks
     "deliver-webhooks": _counted(
         "SELECT count(*) FROM webhook_deliveries"

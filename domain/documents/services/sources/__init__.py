@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from domain.documents.rules.model import Bundle
 from domain.documents.services.sources.poker import due_poker_ids, poker_bundles
 from domain.documents.services.sources.pusoy import due_pusoy_ids, pusoy_bundles
-from domain.documents.services.sources.season import pending_seasons_sql, season_bundles
+from domain.documents.services.sources.season import pending_seasons, season_bundles
 from domain.documents.services.sources.shared import Skipped
 from domain.errors import DomainError, NotFound
 
@@ -24,7 +24,7 @@ __all__ = [
     "due",
     "due_poker_ids",
     "due_pusoy_ids",
-    "pending_seasons_sql",
+    "pending_seasons",
     "season_bundles",
 ]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import Select, and_, exists, func, select
 from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session, aliased
 
@@ -34,12 +34,10 @@ def _published_in_seasons():
     )
 
 
-def pending_seasons_sql() -> str:
+def pending_seasons() -> Select:
     """The status report's count of seasons' standings `publish-results` will render next."""
-    from sqlalchemy.dialects import postgresql
-
     published = _published_in_seasons().subquery()
-    query = (
+    return (
         select(func.count())
         .select_from(published)
         .where(
@@ -50,7 +48,6 @@ def pending_seasons_sql() -> str:
             )
         )
     )
-    return str(query.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
 
 
 def season_bundles(session: Session) -> list[Bundle]:

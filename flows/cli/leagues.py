@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
 
+from flows.cli import clock
 from flows.cli.lazy import lazy
 from flows.cli.output import emit, transaction
 
@@ -60,7 +60,7 @@ def create(
             shared=shared,
             bonus=service.decimal_from_text("bonus", bonus) if bonus is not None else None,
             best_k=best,
-            now=datetime.now(UTC),
+            now=clock.now(),
         )
         emit(season_view(season))
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Annotated
 
 import typer
 
 from domain.errors import DomainError
 from flows import bootstrap
+from flows.cli import clock
 from flows.cli.lazy import lazy
 from flows.cli.output import emit, say, transaction
 from infra.config import load_settings
@@ -115,7 +116,7 @@ def _demo(seed: int, players: int, pusoy_players: int) -> tuple[int, str, str | 
         made = demo_service.find_demo(session)
         if made is None:
             made = demo_service.seed_demo(
-                session, datetime.now(UTC), random.Random(seed), players=players, pusoy_players=pusoy_players
+                session, clock.now(), random.Random(seed), players=players, pusoy_players=pusoy_players
             )
             seeded = None
         else:
@@ -166,7 +167,7 @@ def _demo_accounts(session, club_id: int) -> tuple[str, list[str]]:
     e-mail, roles and clubs), never a password."""
     settings = load_settings()
     path = settings.home / DEMO_ACCOUNTS_FILE
-    now = datetime.now(UTC)
+    now = clock.now()
     made = demo_service.seed_demo_accounts(session, bootstrap.password_hasher(), club_id, now)
     made += demo_service.seed_second_demo_club(session, bootstrap.password_hasher(), now)[1]
     url = f"{settings.public_url()}/signin"

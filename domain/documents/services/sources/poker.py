@@ -175,7 +175,7 @@ def _sheet(tournament: Tournament, club: Club, places: list[PokerPlace], rows: _
         tournament_id=tid,
         tournament=tournament.name,
         club=club.name,
-        held_on=local_date(tournament.finished_at, club.timezone),
+        held_on=local_date(tournament.finished_at or tournament.scheduled_start, club.timezone),
         entries=entries,
         reentries=c.reentries if c else 0,
         addons=rows.topups.get((tid, "addon"), 0),

@@ -133,7 +133,7 @@ def _bundle(tournament: PusoyTournament, club: Club | None, rows: _Rows, name: s
         tournament_id=tid,
         tournament=tournament.name,
         club=club.name if club else None,
-        held_on=local_date(tournament.finished_at, club.timezone if club else None),
+        held_on=local_date(tournament.finished_at or tournament.created_at, club.timezone if club else None),
         capacity=tournament.capacity,
         bracket=tuple(tournament.bracket),
         games_per_round=tournament.games_per_round,

@@ -106,7 +106,7 @@ def _sheet(
         date_until=season.date_to - timedelta(days=1),
         tournament_id=t.id,
         tournament=t.name,
-        held_on=local_date(t.finished_at, club.timezone),
+        held_on=local_date(t.finished_at or t.scheduled_start, club.timezone),
         tournaments=counted,
         formula=season.formula,
         points_table=tuple(Decimal(v) for v in season.points_table),

@@ -19,8 +19,8 @@ class Skipped:
     reason: str
 
 
-def local_date(at: datetime | None, timezone: str | None) -> date:
-    at = at or datetime.now(UTC)
+def local_date(at: datetime, timezone: str | None) -> date:
+    """The day of `at` in the club's zone (UTC without one): the day a tournament was held."""
     return at.astimezone(ZoneInfo(timezone)).date() if timezone else at.astimezone(UTC).date()
 
 

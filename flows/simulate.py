@@ -270,9 +270,8 @@ def simulate(
 
 def _over_api(api: str | None, tokens: Tokens) -> Hands:
     from flows.simulate_api import OverApi
-    from infra.config import load_settings
 
-    return OverApi(f"{(api or load_settings().public_url()).rstrip('/')}/api/v1", tokens)
+    return OverApi(f"{(api or bootstrap.settings().public_url()).rstrip('/')}/api/v1", tokens)
 
 
 @dataclass

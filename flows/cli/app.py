@@ -14,7 +14,7 @@ from domain.errors import DomainError
 from flows import bootstrap
 from flows.cli.output import Invocation, clean, emit, follow_tournaments, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag, name_problems
-from infra.config import load_settings, redact
+from infra.config import redact
 
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help="The database: embedded cluster and migrations.")
@@ -178,7 +178,7 @@ def _global(
 @db_app.command("up")
 def db_up() -> None:
     """Start the embedded PostgreSQL cluster (reused when running) and create its databases."""
-    settings = load_settings()
+    settings = bootstrap.settings()
     if not settings.embedded:
         say("DATABASE_URL is set: using that server, nothing started")
         return
@@ -200,7 +200,7 @@ def db_upgrade() -> None:
 @db_app.command("stop")
 def db_stop() -> None:
     """Stop the embedded cluster cleanly."""
-    settings = load_settings()
+    settings = bootstrap.settings()
     if not settings.embedded:
         say("DATABASE_URL is set: nothing to stop")
         return
@@ -214,7 +214,7 @@ def db_url() -> None:
     """Print the database URL in use (embedded or DATABASE_URL)."""
     from sqlalchemy.engine import make_url
 
-    settings = load_settings()
+    settings = bootstrap.settings()
     url = make_url(bootstrap.database_url())
     emit(
         {
@@ -234,7 +234,7 @@ def server_up() -> None:
     started is reused; anything else answering there is refused)."""
     from infra import prefect_server as server
 
-    say(server.up(load_settings()))
+    say(server.up(bootstrap.settings()))
 
 
 @server_app.command("stop")
@@ -242,7 +242,7 @@ def server_stop() -> None:
     """Stop the Prefect server started by `tourney server up`."""
     from infra import prefect_server as server
 
-    say(server.stop(load_settings()))
+    say(server.stop(bootstrap.settings()))
 
 
 # -- jobs ------------------------------------------------------------------------------------------
@@ -316,7 +316,7 @@ def serve(
         raise DomainError(
             "timekeeper-not-skippable", "the timekeeper runs where `tourney serve` runs: it cannot be skipped"
         )
-    settings = load_settings()
+    settings = bootstrap.settings()
     machine = settings.machine()
     served = deployments(skip or (), machine=machine)  # an unknown job is refused before anything starts
     _require_prefect_api()
@@ -340,7 +340,7 @@ def stop() -> None:
     from infra import prefect_server as server
     from infra import processes
 
-    settings = load_settings()
+    settings = bootstrap.settings()
     for name in processes.NAMES:
         say(processes.stop(settings, name))
     say(server.stop(settings))
@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: Prefect's environment set up, domain errors as one line and exit code 2."""
     from infra.prefect_server import prefect_env
 
-    for key, value in prefect_env(load_settings()).items():
+    for key, value in prefect_env(bootstrap.settings()).items():
         os.environ.setdefault(key, value)
     try:
         args, as_json = json_flag(list(sys.argv[1:] if argv is None else argv))

@@ -12,7 +12,6 @@ from flows import bootstrap
 from flows.cli.clock import now as _now
 from flows.cli.output import emit, transaction
 from flows.cli.params import one_of
-from infra.config import load_settings
 
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, help=__doc__)
 
@@ -50,7 +49,7 @@ def verify(files: Annotated[list[Path], typer.Argument(help="PDF files to check"
     import logging
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # a damaged file is reported below, once
-    key = load_settings().secret_key(create=False)
+    key = bootstrap.settings().secret_key(create=False)
     rows = [verify_file(key, path) for path in files]
     emit(rows, "verification")
     if not all(r["valid"] for r in rows):
@@ -116,7 +115,7 @@ def list_(
     from domain.documents.tables import SOURCES
 
     one_of("source", source, SOURCES)
-    outbox = outbox_root(load_settings().home)
+    outbox = outbox_root(bootstrap.settings().home)
     with bootstrap.unit_of_work() as session:
         rows = [
             {
@@ -153,7 +152,7 @@ def send(
     from flows.jobs.documents import send_due
 
     one_of("source", source, SOURCES)
-    settings = load_settings()
+    settings = bootstrap.settings()
     if not settings.smtp_url:
         raise DomainError("no-smtp", "SMTP_URL is not set: documents stay in the outbox until it is")
     now = _now()

@@ -16,7 +16,6 @@ from flows import bootstrap
 from flows.cli import clock
 from flows.cli.lazy import lazy
 from flows.cli.output import emit, say, transaction
-from infra.config import load_settings
 
 demo_service = lazy("domain.simulate.services.demo")
 
@@ -165,7 +164,7 @@ def _demo_accounts(session, club_id: int) -> tuple[str, list[str]]:
     seeding changed something, keeping the passwords it holds.
     Returns where to sign in and where the passwords are, and how to sign in as each account (its
     e-mail, roles and clubs), never a password."""
-    settings = load_settings()
+    settings = bootstrap.settings()
     path = settings.home / DEMO_ACCOUNTS_FILE
     now = clock.now()
     made = demo_service.seed_demo_accounts(session, bootstrap.password_hasher(), club_id, now)
@@ -197,7 +196,7 @@ def _say_each(held: list[str]) -> None:
 
 
 def where_to_work() -> str:
-    url = load_settings().public_url().rstrip("/")
+    url = bootstrap.settings().public_url().rstrip("/")
     return f"  the floor and the counter work at {url}/desk, players at {url}/play"
 
 
@@ -239,12 +238,12 @@ def _detach(options: list[str]) -> None:
     recorded so `tourney stop` ends it."""
     from infra import processes
 
-    log = load_settings().home / "simulate.log"
+    log = bootstrap.settings().home / "simulate.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     args = [sys.executable, "-c", "from flows.cli.app import main; main()", "simulate", *options]
     with open(log, "ab") as out:
         process = subprocess.Popen(
             args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
         )
-    processes.record(load_settings(), "simulator", process.pid)
+    processes.record(bootstrap.settings(), "simulator", process.pid)
     say(f"simulator running in the background (pid {process.pid}); log: {log}")

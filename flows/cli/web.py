@@ -10,7 +10,6 @@ import typer
 
 from flows import bootstrap
 from flows.cli.output import say
-from infra.config import load_settings
 
 
 def _wait_listening(process: subprocess.Popen, host: str, port: int, log, timeout: float = 60.0) -> None:
@@ -48,7 +47,7 @@ def web_command(
     """Serve the public pages: the club's screen, live results, certificate checks, calendars."""
     from infra import processes
 
-    settings = load_settings()
+    settings = bootstrap.settings()
     if background:
         running = processes.recorded(settings, "web")
         if running is not None:

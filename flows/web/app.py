@@ -22,10 +22,10 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from flows import bootstrap
 from flows.web import accounts, certificates, desk, pages, play
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
-from infra.config import load_settings
 
 STATIC = Path(__file__).with_name("static")
 ROUTES = (
@@ -75,7 +75,7 @@ def create_app(
     the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
     site = Site(
         engine,
-        load_settings(),
+        bootstrap.settings(),
         poll_interval=poll_interval,
         join_limit=join_limit,
         join_window=join_window,

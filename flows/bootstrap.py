@@ -80,6 +80,14 @@ def engine() -> Engine:
     return _ENGINES[url]
 
 
+def own_engine(url: str, **pool) -> Engine:
+    """An engine of its own for a part of a process that must not share the pool (the timekeeper's
+    loop: `pool` sizes it, and no pre-ping), with the platform's seed source like `engine()`'s."""
+    from domain.store import db
+
+    return db.make_engine(url, seeds=draw_seeds(), **pool)
+
+
 def unit_of_work() -> AbstractContextManager[Session]:
     """A transaction on the process's engine: commits when the block ends normally."""
     from domain.store import db

@@ -26,7 +26,7 @@ _SEED_SOURCES: WeakKeyDictionary[Engine, SeedSource] = WeakKeyDictionary()
 
 def make_engine(url: str, seeds: SeedSource | None = None, **kwargs) -> Engine:
     """An engine; with `seeds`, the platform's seed source of every session on it."""
-    made = create_engine(url, pool_pre_ping=True, **kwargs)
+    made = create_engine(url, **{"pool_pre_ping": True, **kwargs})
     return provide_seeds(made, seeds) if seeds is not None else made
 
 

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 import psycopg
-from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy import Engine, select, text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -41,7 +41,6 @@ from domain.poker.services import due as poker_due
 from domain.poker.services import noshow as noshow_service
 from domain.poker.services import results as results_service
 from domain.poker.services.due import Kind
-from domain.store.db import provide_seeds
 from domain.store.leader import Leader
 from flows import bootstrap
 
@@ -116,9 +115,7 @@ class Timekeeper:
     def __post_init__(self) -> None:
         # its own engine and session factory, made once: each moment costs no settings lookup, no
         # new session class and no pre-ping (a broken connection raises, and the loop reconnects)
-        self.engine: Engine = provide_seeds(
-            create_engine(self.url, pool_size=2, max_overflow=2), bootstrap.draw_seeds()
-        )
+        self.engine: Engine = bootstrap.own_engine(self.url, pool_size=2, max_overflow=2, pool_pre_ping=False)
         self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
 
     def _transaction(self) -> AbstractContextManager[Session]:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
 from prefect.flow_engine import run_flow
-from prefect.states import Cancelled, Completed, Pending
+from prefect.states import Completed, Pending, Scheduled
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
@@ -25,12 +25,14 @@ def _runs(client, deployment_id, scheduled: bool = False):
     return [r for r in runs if r.auto_scheduled == scheduled]
 
 
-def _cancel_waiting(client, deployment_id) -> None:
-    """Cancel the deployment's runs still waiting that this test did not make: what earlier tests of the
-    session left, and what Prefect's scheduler made from a schedule they applied (nothing serves them)."""
+def _remove_waiting(client, deployment_id) -> None:
+    """Delete the deployment's runs still waiting that this test did not make: what earlier tests of the
+    session left, and what Prefect's scheduler made from a schedule they applied (nothing serves them).
+    Deleted, not cancelled: a cancelled safety-net run of the hour's minute (verify-clubs' :05) would
+    be the sweep's latest run, and its spacing would be counted from it."""
     for r in _runs(client, deployment_id) + _runs(client, deployment_id, scheduled=True):
         if not r.state.is_final():
-            client.set_flow_run_state(r.id, Cancelled(), force=True)
+            client.delete_flow_run(r.id)
 
 
 def test_a_sweep_makes_no_run_when_nothing_is_due_and_one_run_named_by_what_is_due(prefect_api, committed):
@@ -39,7 +41,7 @@ def test_a_sweep_makes_no_run_when_nothing_is_due_and_one_run_named_by_what_is_d
     ids = {j.name: deployment(replace(j, interval=None, cron=None)).apply() for j in JOBS if j.when_due}
     with get_client(sync_client=True) as client:
         for d in ids.values():
-            _cancel_waiting(client, d)
+            _remove_waiting(client, d)
         before = {name: {r.id for r in _runs(client, d)} for name, d in ids.items()}
     # past every job's spacing after the runs earlier tests of this session made (the counts are the
     # database's, at its own now(); only the spacing reads this clock)
@@ -59,8 +61,12 @@ def test_a_sweep_makes_no_run_when_nothing_is_due_and_one_run_named_by_what_is_d
         )
     with get_client(sync_client=True) as client:
         # a pass of Prefect's scheduler that read a safety net before this test removed it may have
-        # added its runs since (seen once in CI: "its run bronze-kestrel is Scheduled")
-        _cancel_waiting(client, ids["verify-clubs"])
+        # added its runs since (seen in CI: "its run bronze-kestrel is Scheduled"; a cancelled one of
+        # the hour's :05 counted as the last run), as this one does, every time
+        client.create_flow_run_from_deployment(
+            ids["verify-clubs"], state=Scheduled(scheduled_time=datetime.now(UTC) + timedelta(minutes=2))
+        )
+        _remove_waiting(client, ids["verify-clubs"])
         before["verify-clubs"] = {r.id for r in _runs(client, ids["verify-clubs"])}
     said = sweeps.check()
     assert set(said) == {"verify-clubs"} and said["verify-clubs"].startswith("verify-clubs run verify-clubs (1 due)")
@@ -71,7 +77,7 @@ def test_a_sweep_makes_no_run_when_nothing_is_due_and_one_run_named_by_what_is_d
         assert sweeps.check()["verify-clubs"] == "its run verify-clubs (1 due) is Scheduled"  # one at a time
 
         client.set_flow_run_state(started.id, Completed(), force=True)  # the runner ran it; still due
-        _cancel_waiting(client, ids["verify-clubs"])
+        _remove_waiting(client, ids["verify-clubs"])
         clock[0] = started.expected_start_time + verify.when_due - timedelta(seconds=1)
         assert sweeps.check()["verify-clubs"].startswith("its last run verify-clubs (1 due) was due")
         clock[0] = started.expected_start_time + verify.when_due

@@ -8,12 +8,14 @@ thread included), both sent back by the bench's server in a `Server-Timing` head
 (request sent to answer read, on localhost: the client's own event loop and queue included). Then a
 change reaching another desk: from a step's answer to the next message of the tournament's event stream
 `/t/{id}/events` that a listening desk reads, and the desk page's weight (the shell, its scripts and the
-style sheet). Figures only: no timed assertion anywhere."""
+style sheet). The same desks then act at a person's pace (BENCH_DESK_PACE). Figures only: no timed
+assertion anywhere."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import time
@@ -31,6 +33,8 @@ DESKS = int(os.environ.get("BENCH_DESK_DESKS") or 50)
 ROUNDS = int(os.environ.get("BENCH_DESK_ROUNDS") or 3)
 FIELD = 30  # players seated before the desks start (the world's two make 32)
 THREADS = os.environ.get("BENCH_DESK_THREADS") or ""  # the server's worker threads; "": anyio's default (40)
+# at the floor's pace: a person's pause before each step, uniform in 0..2×PACE seconds (seeded)
+PACE = float(os.environ.get("BENCH_DESK_PACE") or 5)
 # The bench's server: the app as `make run` serves it, with each request's time in the handler and in
 # the app sent back as `Server-Timing: app;dur=…, handler;dur=…` (ms).
 SERVER = """
@@ -96,11 +100,14 @@ def _server_timing(response: httpx.Response) -> dict[str, float]:
     return {name: float(ms) / 1000 for name, ms in parts}
 
 
-async def _desk(client, w, t: int, n: int, timings: dict[str, dict[str, list[float]]]) -> None:
-    """One desk's round: read the state, a walk-in arrives, read again, the cashier settles them."""
+async def _desk(client, w, t: int, n: int, timings: dict[str, dict[str, list[float]]], pause=None) -> None:
+    """One desk's round: read the state, a walk-in arrives, read again, the cashier settles them;
+    `pause()`: the seconds a person takes before each step (None: none, the burst)."""
     floor, cashier = w.headers("floor"), w.headers("cashier")
 
     async def timed(action, method, path, headers, body=None):
+        if pause is not None:
+            await asyncio.sleep(pause())
         start = time.perf_counter()
         r = await client.request(method, "/api/v1" + path, json=body, headers=headers)
         spent = _server_timing(r) | {"client": time.perf_counter() - start}
@@ -123,12 +130,12 @@ async def _desk(client, w, t: int, n: int, timings: dict[str, dict[str, list[flo
     )
 
 
-async def _round(url, w, t, desks: int, first: int) -> tuple[float, dict[str, dict[str, list[float]]]]:
+async def _round(url, w, t, desks: int, first: int, pause=None) -> tuple[float, dict[str, dict[str, list[float]]]]:
     timings: dict[str, dict[str, list[float]]] = {}
     limits = httpx.Limits(max_connections=desks + 4)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
         start = time.perf_counter()
-        await asyncio.gather(*(_desk(client, w, t, first + i, timings) for i in range(desks)))
+        await asyncio.gather(*(_desk(client, w, t, first + i, timings, pause) for i in range(desks)))
         return time.perf_counter() - start, timings
 
 
@@ -211,6 +218,27 @@ def _weight(url, w, t: int) -> dict[str, int]:
     return sized
 
 
+def _paced(report: Report, url: str, w, t: int, first: int) -> None:
+    """The same DESKS desks at a person's pace (a pause of 0..2×PACE s before each step, so the
+    server sees about DESKS / PACE steps a second), beside the burst above: the same steps, each
+    action's time the same three ways. The burst asks the interpreter for all of a round's CPU at
+    once, so its queue is the round's CPU time (Little's law) whatever the handler costs; a pace shows
+    what a desk waits while 50 people work."""
+    rng = random.Random(29)
+    wall, got = asyncio.run(_round(url, w, t, DESKS, first, pause=lambda: rng.uniform(0, 2 * PACE)))
+    name = f"desk: {DESKS} desks at a person's pace (a step every {PACE:g} s a desk on average)"
+    for action in sorted(got):
+        for way in WAYS:
+            m = got[action][way]
+            target = " (target p95 ≤ 50)" if way == "handler" else ""
+            report.note(
+                name,
+                f"{action}: {way} p50 / p95 ms{target}",
+                f"{1000 * statistics.median(m):.1f} / {1000 * _p(m, 0.95):.1f}",
+            )
+    report.note(name, "steps a second, on average", round(4 * DESKS / wall, 1))
+
+
 def run(report: Report) -> None:
     engine = bootstrap.engine()
     w = access_world(engine)
@@ -244,6 +272,7 @@ def run(report: Report) -> None:
                     f"{1000 * statistics.median(m):.1f} / {1000 * _p(m, 0.95):.1f}",
                 )
         report.note(name, f"{DESKS} desks' round (4 steps each), median wall, s", round(statistics.median(walls), 2))
+        _paced(report, url, w, t, first=1 + ROUNDS * DESKS)
         lags = asyncio.run(_propagation(url, w, t, 20))
         report.note(
             "desk: a change reaching another desk (event stream)",

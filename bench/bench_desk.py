@@ -166,6 +166,7 @@ def _in_process(report: Report, engine, w, t: int, repeat: int = 5) -> None:
             settle = {"player": str(made["player_id"]), "amount": made["owed"]["input"]}
             _, statements, cpu = counted(engine, lambda: call("cashier", "POST", f"{state}/settlements", settle))
             runs.setdefault("desk.settle", []).append((statements, cpu))
+        _encoders(report, engine, lambda: call("floor", "GET", state))
     for label, values in runs.items():
         statements = max(s for s, _ in values)
         cpu = statistics.median(c for _, c in values)
@@ -216,6 +217,29 @@ def _weight(url, w, t: int) -> dict[str, int]:
         state = client.get(f"/api/v1/desk/tournaments/{t}", headers=w.headers("floor"))
         sized["desk state (JSON)"] = len(state.content)
     return sized
+
+
+def _encoders(report: Report, engine, read, repeat: int = 20) -> None:
+    """The desk state's CPU ms two ways, alternating: the answer made JSON-able by FastAPI's
+    `jsonable_encoder`, beside `plain` (flows/web/api/core.py, the same values) as the API does."""
+    from fastapi.encoders import jsonable_encoder
+
+    from flows.web.api import core
+
+    fast, cpu = core.plain, {"jsonable_encoder": [], "plain": []}
+    try:
+        for _ in range(repeat):
+            for name, encode in (("jsonable_encoder", jsonable_encoder), ("plain", fast)):
+                core.plain = encode
+                cpu[name].append(counted(engine, read)[2])
+    finally:
+        core.plain = fast
+    before, now = (statistics.median(cpu[k]) for k in ("jsonable_encoder", "plain"))
+    report.note(
+        "desk: the answer made JSON-able (desk.state, CPU ms a request, median of 20 alternating)",
+        "jsonable_encoder | plain | ratio",
+        f"{before:.1f} | {now:.1f} | {before / now:.2f}x",
+    )
 
 
 def _paced(report: Report, url: str, w, t: int, first: int) -> None:

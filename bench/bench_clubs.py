@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 from sqlalchemy import create_engine, insert
 
 from bench.harness import Report
-from domain.clubs.services.rate import SharedRateLimiter
 from domain.clubs.tables import Club
 from domain.store.db import StatementCounter
 from flows import bootstrap
 from flows.jobs.clubs import run_checks
 from infra.registry_http import HttpPartyProvider
+from infra.registry_rate import SharedRateLimiter
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer, most_in_one_second
 from tests.support.db import empty_tables

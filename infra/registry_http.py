@@ -6,7 +6,7 @@
 client (connections reused, thread-safe), a time-out per request, retries with exponential backoff on
 5xx, 429 (honouring Retry-After) and transport errors, and a `Limiter` every request passes
 through: the one the jobs use is shared by every process and machine
-(domain/clubs/services/rate.py). No provider configured: `provider_from_settings`
+(infra/registry_rate.py). No provider configured: `provider_from_settings`
 returns None and applications go to the moderator queue.
 """
 

@@ -4,7 +4,7 @@ listeners are left out by their decorators (`[tool.vulture]` in pyproject.toml);
 with the framework that reads it."""
 
 # SQLAlchemy: tables written and read through SQL text (the models give the schema and the drift test)
-RegistryRate  # domain/clubs/tables.py: registry_rate (domain/clubs/services/rate.py)
+RegistryRate  # domain/clubs/tables.py: registry_rate (infra/registry_rate.py)
 MomentFailure  # domain/poker/tables/moments.py: poker_moment_failures
 SeriesSkip  # domain/series/tables.py: series_skip
 

@@ -23,12 +23,12 @@ from sqlalchemy import Engine
 from domain.clubs.ports import RegistryProvider, RegistryUnavailable
 from domain.clubs.rules.verification import Candidate, Check
 from domain.clubs.services import clubs as service
-from domain.clubs.services.rate import SharedRateLimiter
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.retrying import unless_refused
 from flows.runs import run_now, scheduled_name
 from flows.tags import inherited, tag_this_run
+from infra.registry_rate import SharedRateLimiter
 
 
 def _now() -> datetime:

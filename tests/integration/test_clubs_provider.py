@@ -10,8 +10,8 @@ from sqlalchemy import create_engine
 
 from domain.clubs.ports import RegistryUnavailable
 from domain.clubs.rules.registry import Outcome, decide
-from domain.clubs.services.rate import SharedRateLimiter
 from infra.registry_http import HttpPartyProvider
+from infra.registry_rate import SharedRateLimiter
 from tests.clubs_registry_data import party
 from tests.clubs_registry_server import RegistryServer
 

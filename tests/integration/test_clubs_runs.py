@@ -12,11 +12,11 @@ from sqlalchemy import func, select
 from domain.clubs.rules.catalog import NewClub
 from domain.clubs.rules.verification import Check
 from domain.clubs.services import clubs as service
-from domain.clubs.services.rate import SharedRateLimiter
 from domain.clubs.tables import Club, ClubDecision
 from domain.store.db import unit_of_work
 from flows.jobs.clubs import queue_without_provider, run_checks
 from infra.registry_http import HttpPartyProvider
+from infra.registry_rate import SharedRateLimiter
 from tests.clubs_registry_data import inn10, ogrn13, party
 from tests.clubs_registry_server import RegistryServer
 

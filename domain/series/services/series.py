@@ -184,16 +184,13 @@ def materialize(session: Session, now: datetime, series_ids: list[int] | None = 
     exactly once), open
     registration of those due, and mark missed the planned ones whose start has passed.
     A constant number of statements, whatever the number of series."""
-    where = (
-        "status = 'active'"
-        " AND EXISTS (SELECT 1 FROM clubs c WHERE c.id = s.club_id AND c.listing_status = 'listed')"
-        + (" AND id = ANY(:ids)" if series_ids is not None else "")
-    )
     rows = session.execute(
         text(
             "SELECT id, cron, timezone, horizon_days, opens_before_minutes,"
             " ARRAY(SELECT local_date FROM series_skip k WHERE k.series_id = s.id) AS skipped"
-            f" FROM series s WHERE {where} ORDER BY id FOR SHARE OF s"
+            " FROM series s WHERE status = 'active'"
+            " AND EXISTS (SELECT 1 FROM clubs c WHERE c.id = s.club_id AND c.listing_status = 'listed')"
+            " AND (CAST(:ids AS bigint[]) IS NULL OR id = ANY(:ids)) ORDER BY id FOR SHARE OF s"
         ),
         {"ids": series_ids},
     ).all()
@@ -219,12 +216,12 @@ def materialize(session: Session, now: datetime, series_ids: list[int] | None = 
             ),
             columns,
         ).rowcount
-    scope = " AND o.series_id = ANY(:ids)" if series_ids is not None else ""
     opened = session.execute(
         text(
             "UPDATE series_occurrence o SET status = 'open', opened_at = :now FROM series s"
             " WHERE s.id = o.series_id AND s.status = 'active' AND o.status = 'planned'"
-            f" AND o.opens_at <= :now AND o.starts_at > :now{scope}"
+            " AND o.opens_at <= :now AND o.starts_at > :now"
+            " AND (CAST(:ids AS bigint[]) IS NULL OR o.series_id = ANY(:ids))"
             " RETURNING o.id, o.series_id, s.club_id, s.kind, s.name, o.starts_at, o.local_date, o.settings"
         ),
         {"now": now, "ids": series_ids},
@@ -233,7 +230,8 @@ def materialize(session: Session, now: datetime, series_ids: list[int] | None = 
     missed = session.execute(
         text(
             "UPDATE series_occurrence o SET status = 'missed'"
-            f" WHERE o.status = 'planned' AND o.starts_at <= :now{scope}"
+            " WHERE o.status = 'planned' AND o.starts_at <= :now"
+            " AND (CAST(:ids AS bigint[]) IS NULL OR o.series_id = ANY(:ids))"
         ),
         {"now": now, "ids": series_ids},
     ).rowcount

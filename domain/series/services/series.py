@@ -332,18 +332,15 @@ def _lock(session: Session, series_id: int) -> dict[str, Any]:
     return _read(session, series_id, lock=True)
 
 
+_READ = (
+    "SELECT id, club_id, name, kind, cron, timezone, horizon_days, opens_before_minutes, template,"
+    " status, created_at, updated_at FROM series WHERE id = :id"
+)
+_READ_SERIES, _LOCK_SERIES = text(_READ), text(_READ + " FOR UPDATE")
+
+
 def _read(session: Session, series_id: int, lock: bool) -> dict[str, Any]:
-    row = (
-        session.execute(
-            text(
-                "SELECT id, club_id, name, kind, cron, timezone, horizon_days, opens_before_minutes, template,"
-                f" status, created_at, updated_at FROM series WHERE id = :id{' FOR UPDATE' if lock else ''}"
-            ),
-            {"id": series_id},
-        )
-        .mappings()
-        .first()
-    )
+    row = session.execute(_LOCK_SERIES if lock else _READ_SERIES, {"id": series_id}).mappings().first()
     if row is None:
         raise NotFound("series-not-found", f"no series #{series_id}")
     return dict(row)

@@ -297,23 +297,19 @@ def record_events(session: Session, batch: Sequence[tuple[Loaded, Sequence[Clock
 
 
 def _due(now: datetime, tids: Sequence[int] | None) -> Select:
-    """The clocks due at `now` (CLOCKS), of `tids` when given, locked; those another run holds skipped."""
-    due = (
-        select(
-            ClockRow.tournament_id,
-            ClockRow.segments,
-            ClockRow.pauses,
-            ClockRow.overrides,
-            ClockRow.hands_per_hour,
-            Tournament.structure_id,
-            Structure.ante_type,
-        )
-        .select_from(CLOCKS.source.join(Structure.__table__, Structure.id == Tournament.structure_id))
-        .where(CLOCKS.due(now))
-        .order_by(ClockRow.tournament_id)
-        .with_for_update(of=ClockRow, skip_locked=True)
+    """The clocks due at `now` (CLOCKS), of `tids` when given, with their structure's ante type."""
+    return CLOCKS.batch(
+        ClockRow.tournament_id,
+        ClockRow.segments,
+        ClockRow.pauses,
+        ClockRow.overrides,
+        ClockRow.hands_per_hour,
+        Tournament.structure_id,
+        Structure.ante_type,
+        where=CLOCKS.due(now),
+        ids=tids,
+        source=CLOCKS.source.join(Structure.__table__, Structure.id == Tournament.structure_id),
     )
-    return due if tids is None else due.where(ClockRow.tournament_id.in_(tids))
 
 
 def advance_clocks(session: Session, now: datetime, tournament_id: int | Sequence[int] | None = None) -> list[dict]:

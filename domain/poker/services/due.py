@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ColumnElement, FromClause, Select, and_, exists, func, literal_column, select, text
 from sqlalchemy.orm import Session
@@ -53,6 +54,25 @@ class Kind:
     def count_due(self) -> Select:
         """How many moments are due now (the status report)."""
         return select(func.count()).select_from(self.source).where(self.due(func.now()))
+
+    def batch(
+        self,
+        *columns: ColumnElement[Any],
+        where: ColumnElement[bool],
+        ids: Sequence[int] | None = None,
+        source: FromClause | None = None,
+    ) -> Select:
+        """What a run of the job takes: `columns` of the rows matching `where` (of the tournaments
+        `ids`, when given), in tournament order, each row of the moment's table locked; a row another
+        run holds is skipped (that run does it). `source`: the moment's joined to more."""
+        taken = (
+            select(*columns)
+            .select_from(self.source if source is None else source)
+            .where(where)
+            .order_by(self.tournament)
+            .with_for_update(of=self.tournament.class_, skip_locked=True)
+        )
+        return taken if ids is None else taken.where(self.tournament.in_(ids))
 
     def _not_failed(self) -> ColumnElement[bool]:
         f = MomentFailure

@@ -30,16 +30,16 @@ from domain.poker.tables.tournaments import AuditEvent, Entry, Registration, Tou
 
 
 def _due(now: datetime, tids: Sequence[int] | None, at_close_only: bool) -> Select:
-    """The running tournaments whose no-shows are not processed (NO_SHOWS), at their close (`at_close_only`)
-    or at once, of `tids` when given, locked; those another run holds skipped."""
+    """The running tournaments whose no-shows are not processed (NO_SHOWS), at their close
+    (`at_close_only`) or at once, of `tids` when given."""
     t = Tournament
-    due = (
-        select(t.id, t.no_show_policy, t.starting_stack)
-        .where(NO_SHOWS.due(now) if at_close_only else NO_SHOWS.pending)
-        .order_by(t.id)
-        .with_for_update(of=t, skip_locked=True)
+    return NO_SHOWS.batch(
+        t.id,
+        t.no_show_policy,
+        t.starting_stack,
+        where=NO_SHOWS.due(now) if at_close_only else NO_SHOWS.pending,
+        ids=tids,
     )
-    return due if tids is None else due.where(t.id.in_(tids))
 
 
 def process_no_shows(

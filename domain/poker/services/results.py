@@ -242,14 +242,9 @@ def finalize_tournaments(
     number of statements. Tournaments locked by another run are skipped (SKIP LOCKED): safe to run
     twice."""
     t = Tournament
-    due = (
-        select(t.id, t.name, t.seat_cap, t.bounty_type, t.pko_head, t.club_id)
-        .where(FINALIZE.due(now))
-        .order_by(t.id)
-        .with_for_update(of=t, skip_locked=True)
+    due = FINALIZE.batch(
+        t.id, t.name, t.seat_cap, t.bounty_type, t.pko_head, t.club_id, where=FINALIZE.due(now), ids=tournament_ids
     )
-    if tournament_ids is not None:
-        due = due.where(t.id.in_(tournament_ids))
     return _finalize(session, now, session.execute(due).all())
 
 

@@ -61,7 +61,7 @@ echo "the clock of every process: $(date -u '+%Y-%m-%d %H:%M UTC') (FAKETIME=$FA
 "$tourney" db stop
 trap '"$tourney" db stop || true' EXIT
 "$tourney" db up
-if [ $# -eq 0 ]; then set -- tests -m "not soak" -n 2 --durations=15; fi  # no arguments: what `make test` runs
+if [ $# -eq 0 ]; then set -- tests -m "not soak" -n 3 --dist worksteal --durations=15; fi  # no arguments: the Makefile's SUITE
 start=$(date +%s)
 status=0
 "$root/.venv/bin/pytest" "$@" || status=$?

@@ -44,8 +44,12 @@ def http(web) -> Iterator[httpx.Client]:
         yield client
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
+    """One Chromium for a stretch of this folder's tests. Package-scoped, not session-scoped: while
+    Playwright's sync API is started, the thread's asyncio loop counts as running, and Prefect's sync
+    calls made after it (`to_deployment`, `asyncio.run`) would return coroutines or refuse. A worker
+    that steals flow tests after browser ones (`--dist worksteal`) closes it on leaving the folder."""
     if not shutil.which("chromium") and not shutil.os.path.exists(CHROMIUM):
         pytest.fail("Debian's chromium is missing: run infra/setup-system.sh (apt-get install chromium)")
     from playwright.sync_api import sync_playwright

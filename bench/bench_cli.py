@@ -6,14 +6,19 @@
 - lazy: the `tourney` console script as it is (flows/cli/lazy.py: a command loads what it touches;
   only the group the command line names is built).
 
-For `tourney poker --help` (no database) and `tourney --json poker list` (one query); and a test's
-command in this process (tests/support/cli.run) beside the same command as a process."""
+For `tourney poker --help` (no database) and `tourney --json poker list` (one query); a test's
+command in this process (tests/support/cli.run) beside the same command as a process; and
+`tourney --json poker list` in its own process (TOURNEY_WARM=0) beside the warm start (a warm
+server of the bench's own already up: flows/cli/warm.py). Every process but the warm one runs with
+TOURNEY_WARM=0, so each row measures what it names."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bench.harness import Report
@@ -43,8 +48,23 @@ def _eager_script() -> str:
     return f"import importlib, sys; {imports}; {whole_tree}; cli.main(sys.argv[1:])"
 
 
-def _process(argv: list[str]) -> None:
-    subprocess.run(argv, check=False, capture_output=True)
+def _process(argv: list[str], env: dict[str, str] | None = None) -> None:
+    """`argv` as a process: in `env`, by default this one with TOURNEY_WARM=0 (no warm start)."""
+    subprocess.run(argv, check=False, capture_output=True, env=env or {**os.environ, "TOURNEY_WARM": "0"})
+
+
+def _warm_server(env: dict[str, str]) -> dict:
+    """The warm server of `env`, started by a first command and waited for until it listens."""
+    from flows.cli import warm
+
+    _process([TOURNEY, "--json", "poker", "list"], env)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        answer = warm.status(env)
+        if answer and answer["listening"]:
+            return answer
+        time.sleep(0.1)
+    raise RuntimeError("the warm server did not start")
 
 
 def run(report: Report) -> None:
@@ -67,3 +87,19 @@ def run(report: Report) -> None:
         ("in the test's process", lambda: in_process("--json", "poker", "list")),
         repeat=7,
     )
+
+    from flows.cli import warm
+
+    warm_env = {**os.environ, "TOURNEY_WARM_TAG": "bench", "TOURNEY_WARM_IDLE": "300"}
+    listed = [TOURNEY, "--json", "poker", "list"]
+    served = _warm_server(warm_env)["served"]
+    try:
+        report.compare(
+            "start: tourney --json poker list, warm start",
+            ("its own process (TOURNEY_WARM=0)", lambda: _process(listed, {**warm_env, "TOURNEY_WARM": "0"})),
+            ("warm (a server up)", lambda: _process(listed, warm_env)),
+            repeat=7,
+        )
+        report.note("warm start", "commands the warm server ran (of 7)", warm.status(warm_env)["served"] - served)
+    finally:
+        warm.stop(warm_env)

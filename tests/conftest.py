@@ -26,6 +26,7 @@ os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="tourney-prefect-"
 os.environ["PREFECT_API_URL"] = f"http://127.0.0.1:{free_port()}/api"
 os.environ.pop("PREFECT_API_AUTH_STRING", None)
 os.environ.setdefault("TOURNEY_SECRET_KEY", "test-secret-key-of-at-least-32-bytes")  # DOC-2: >= 32 bytes
+os.environ.setdefault("TOURNEY_WARM_IDLE", "60")  # a warm server the tests' `tourney` started ends soon after them
 
 
 @pytest.fixture(scope="session")

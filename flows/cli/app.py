@@ -14,6 +14,7 @@ from domain.errors import DomainError
 from flows import bootstrap
 from flows.cli.output import Invocation, clean, emit, follow_tournaments, say
 from flows.cli.params import INT_MAX, argument_problems, bound_integers, json_flag, name_problems
+from flows.cli.warm import group_of as _group_of  # the warm start's client reads the group the same way
 from infra.config import redact
 
 app = typer.Typer(rich_markup_mode=None, no_args_is_help=True, add_completion=False, help=__doc__)
@@ -336,7 +337,8 @@ def serve(
 @app.command("stop")
 def stop() -> None:
     """Stop everything `make run` started: the demo simulator, `tourney serve` and the flow runs it
-    started, the Prefect server, the embedded cluster."""
+    started, the Prefect server, the embedded cluster; and this environment's warm server."""
+    from flows.cli import warm
     from infra import prefect_server as server
     from infra import processes
 
@@ -344,6 +346,7 @@ def stop() -> None:
     for name in processes.NAMES:
         say(processes.stop(settings, name))
     say(server.stop(settings))
+    say(warm.stop())
     if settings.embedded:
         from infra.cluster import Cluster
 
@@ -390,17 +393,6 @@ def _command(group: str | None = None):
     if "poker" in command.commands:
         follow_tournaments(command.commands["poker"])
     return command
-
-
-def _group_of(args: list[str]) -> str | None:
-    """The first word of the command line that is not a global option (`--as NAME`, `--as=NAME`)."""
-    rest = iter(args)
-    for word in rest:
-        if word == "--as":
-            next(rest, None)
-        elif not word.startswith("-"):
-            return word
-    return None
 
 
 def main(argv: list[str] | None = None) -> None:

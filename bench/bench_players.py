@@ -3,23 +3,28 @@ cup's event stream (`/play/<code>/events`) on C live cups of 32 (default 32, BEN
 by a real uvicorn process (one process: the streams are async generators on its event loop, no thread
 is held by a follower).
 
-First, a join in process (the app over httpx's ASGI transport, one cup joined one at a time, another
+First, in process (the app over httpx's ASGI transport): a join (one cup joined one at a time, another
 8 at a time): its SQL statements (`before_cursor_execute`), the process's CPU ms, and where its time goes
 around the cup's row lock: the wait of the `UPDATE` that takes it, and how long it is held (that
-statement's end to the commit's end).
+statement's end to the commit's end); a cup's event, built once per change for all its followers
+(`read_cup` and `CupParts`, what the stream's build does): statements, CPU, the bytes a follower gets;
+and a follower's page fetch (`GET /play/<code>`, what the page did at each event before): statements, CPU.
 
 Then, with every follower connected to the server:
 - a join's time: each follower joins its cup through `POST /api/v1/pusoy/{code}/entries` (8 at a time).
   The SERVER time is measured inside the server (a `server-timing` header the bench's server adds: the
   app's time from the request read to the answer's start, thread-pool and lock waits included); the
-  client's time (loopback and the client's own event loop, shared with 1,000 streams) beside it. The
+  client's time (loopback and the client's own event loop, shared with 1,000 streams) beside it, and the
+  server process's CPU per join (its cup's event, built and sent to the cup's followers, included). The
   join that takes a cup's last seat also draws its seats.
 - report to page: a game server reports one table's game on every cup at once (W waves, default 3,
   BENCH_PLAYERS_WAVES); for each follower, the time from its cup's report being sent to the first event
-  of its stream with the cup's new version (a report through the API wakes its cup's stream at once);
-  then a last wave as the pages live it: P cups report (default 8, BENCH_PLAYERS_PAGE_CUPS: 250 followers;
-  all 32 would be 1,000 pages at once) and each of their followers fetches `GET /play/<code>?fragment=1` at
-  its event, as `static/live.js` does: report to page, and that fetch alone.
+  of its stream with the cup's new version and the page's parts (the standings, my table): what the page
+  swaps in, with no fetch (a report through the API wakes its cup's stream at once). Then the two ways
+  side by side on P cups (default 8, BENCH_PLAYERS_PAGE_CUPS: 250 followers), alternating, R times each
+  (default 2, BENCH_PLAYERS_PAGE_ROUNDS): the event alone (now), and the old way as the baseline, each
+  follower fetching its page (`GET /play/<code>`) at its event as `static/live.js` did; the server
+  process's CPU seconds per wave of each.
 p50/p95/max over every follower and wave; no targets are asserted. `BENCH_PLAYERS_MODES=per-client,shared`
 adds the naive way (a poller per follower) beside the shared poller (bench_web compares the two too)."""
 
@@ -52,6 +57,7 @@ FOLLOWERS = int(os.environ.get("BENCH_PLAYERS_FOLLOWERS") or 1000)
 CUPS = int(os.environ.get("BENCH_PLAYERS_CUPS") or 32)
 WAVES = int(os.environ.get("BENCH_PLAYERS_WAVES") or 3)
 PAGE_CUPS = int(os.environ.get("BENCH_PLAYERS_PAGE_CUPS") or 8)
+PAGE_ROUNDS = int(os.environ.get("BENCH_PLAYERS_PAGE_ROUNDS") or 2)
 MODES = (os.environ.get("BENCH_PLAYERS_MODES") or "shared").split(",")
 CAPACITY = 32
 
@@ -147,10 +153,11 @@ class LockClock:
 
 
 async def _in_process(engine) -> dict:
-    """One cup joined one at a time (statements, CPU and wall per join), another 8 at a time (the lock)."""
+    """One cup joined one at a time (statements, CPU and wall per join), another 8 at a time (the lock);
+    the first cup's first game reported, a follower's page fetch and the cup's event build."""
     from flows.web.app import create_app
 
-    codes, players, _ = await asyncio.to_thread(_world, "in-process", 2, 2 * CAPACITY)
+    codes, players, token = await asyncio.to_thread(_world, "in-process", 2, 2 * CAPACITY)
     auth = web_auth()
     app = create_app(engine, join_limit=1000)
     out: dict = {"statements": [], "cpu": [], "wall": [], "start_statements": 0}
@@ -162,6 +169,8 @@ async def _in_process(engine) -> dict:
             assert r.status_code == 200, r.text
             return r
 
+        parts = _parts()
+        out["join_build"], out["join_build_statements"] = [], 0
         for player in [p for p in players if p[2] == codes[0]]:
             with StatementCounter(engine) as counted:
                 cpu, wall = time.process_time(), time.perf_counter()
@@ -173,15 +182,23 @@ async def _in_process(engine) -> dict:
             out["statements"].append(counted.count)
             out["cpu"].append(cpu)
             out["wall"].append(wall)
+            statements, took, _ = await asyncio.to_thread(_built, engine, parts, codes[0])  # the join's event
+            out["join_build"].append(took)
+            out["join_build_statements"] = max(out["join_build_statements"], statements)
+        tables = await asyncio.to_thread(_tables, codes[:1])
+        body = {"round": 1, "table": 1, "game": 1, "finishes": tables[codes[0]][1]}
+        server = {"authorization": f"Bearer {token}"}
+        assert (await client.post(f"/api/v1/pusoy/{codes[0]}/reports", json=body, headers=server)).status_code == 200
         out["page_statements"], out["page_cpu"] = [], []
-        for handle, secret, code in [p for p in players if p[2] == codes[0]][:10]:  # the cup started: my page
+        for handle, secret, code in [p for p in players if p[2] == codes[0]][:10]:  # round 1 running: my page
             with StatementCounter(engine) as counted:
                 cpu = time.process_time()
-                r = await client.get(f"/play/{code}?fragment=1", headers={"cookie": f"{COOKIE}={auth.cookie(secret)}"})
+                r = await client.get(f"/play/{code}", headers={"cookie": f"{COOKIE}={auth.cookie(secret)}"})
                 cpu = time.process_time() - cpu
             assert r.status_code == 200, r.text
             out["page_statements"].append(counted.count)
             out["page_cpu"].append(cpu)
+        out["build"] = await asyncio.to_thread(_build, engine, codes[0])
         gate = asyncio.Semaphore(8)
 
         async def gated(player) -> None:
@@ -194,12 +211,64 @@ async def _in_process(engine) -> dict:
     return out
 
 
+def _built(engine, parts, code: str) -> tuple[int, float, dict]:
+    """One build of the cup's stream (`cup_events`' build: the version, `read_cup`, `CupParts`): its
+    statements, CPU seconds and state."""
+    from domain.public.services import views
+    from domain.pusoy.services import views as cup_views
+
+    with StatementCounter(engine) as counted:
+        start = time.process_time()
+        with bootstrap.unit_of_work() as session:
+            state = {"version": views.pusoy_version(session, code), "at": datetime.now(UTC)}
+            read = cup_views.read_cup(session, code)
+        state |= parts(read)
+        return counted.count, time.process_time() - start, state
+
+
+def _parts():
+    from flows.web.play import CupParts
+    from flows.web.site import environment
+
+    return CupParts(environment("ru", bootstrap.settings().public_url()))
+
+
+def _build(engine, code: str) -> dict:
+    """What the cup's stream builds once per change for all its followers: its statements; its CPU
+    seconds the first time (every part rendered) and after each of 4 games reported at other tables
+    (only the parts that changed); the bytes of the event one follower gets (`Topic.message`)."""
+    from domain.pusoy.services import reports
+    from flows.web.live import PARTS, Topic, encode
+
+    parts, tables, cpu = _parts(), _tables([code])[code], []
+    for table in range(1, 6):
+        if table > 1:  # the next change: a game reported at another table
+            with bootstrap.unit_of_work() as session:
+                finishes = [(p, n) for n, p in enumerate(tables[table], start=1)]
+                now = datetime.now(UTC)
+                reports.report(
+                    session, code, round_no=1, table=table, game=1, finishes=finishes, two_of_diamonds=None, now=now
+                )
+        statements, took, state = _built(engine, parts, code)
+        cpu.append(took)
+    topic = Topic(code, lambda: None, lambda now: {})
+    topic.parts, topic.shared = state.pop(PARTS), encode(state)
+    one = topic.message(next(p for p in topic.parts if p))
+    return {"statements": statements, "cold": cpu[0], "warm": cpu[1:], "bytes": len(one)}
+
+
 class Follower:
     def __init__(self, handle: str, secret: str, code: str) -> None:
         self.handle, self.secret, self.code = handle, secret, code
-        self.versions: list[tuple[float, str]] = []
+        self.events: list[tuple[float, str, bool]] = []  # arrival, version, whether it carries my page's parts
         self.ready = asyncio.Event()
-        self.changed = asyncio.Event()  # an event came (what live.js answers by fetching the page)
+        self.waiting: tuple[str, asyncio.Future] | None = None
+
+    def expect(self) -> asyncio.Future:
+        """The next event of another version than the last one come (its arrival, version, parts)."""
+        future = asyncio.get_running_loop().create_future()
+        self.waiting = (self.events[-1][1], future)
+        return future
 
     async def run(self, port: int, cookie: str) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -214,11 +283,20 @@ class Follower:
                 if not line:
                     return
                 if line.startswith(b"data: "):
-                    self.versions.append((time.perf_counter(), json.loads(line[6:])["version"]))
+                    data = json.loads(line[6:])  # what the page does first with an event
+                    self.events.append((time.perf_counter(), data["version"], "standings" in data.get("cup", {})))
                     self.ready.set()
-                    self.changed.set()
+                    if self.waiting and self.waiting[0] != data["version"] and not self.waiting[1].done():
+                        self.waiting[1].set_result(self.events[-1])
         finally:
             writer.close()
+
+
+def _cpu(pid: int) -> float:
+    """The process's CPU seconds so far (user and system, /proc/<pid>/stat)."""
+    stat = open(f"/proc/{pid}/stat").read()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _pct(values: list[float]) -> tuple[float, float, float]:
@@ -226,7 +304,7 @@ def _pct(values: list[float]) -> tuple[float, float, float]:
     return statistics.median(values), values[max(0, math.ceil(0.95 * len(values)) - 1)], values[-1]
 
 
-async def _measure(port: int, codes, followers, token) -> dict:
+async def _measure(port: int, pid: int, codes, followers, token) -> dict:
     auth = web_auth()
     flock = [Follower(*f) for f in followers]
     tasks = []
@@ -254,89 +332,85 @@ async def _measure(port: int, codes, followers, token) -> dict:
             assert r.status_code == 200, r.text
             served.append(_server_ms(r))
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu(pid)
         await asyncio.gather(*(join(f) for f in flock))
+        join_cpu = (_cpu(pid) - cpu) / len(flock)
         print(f"  {len(flock)} joins in {time.perf_counter() - started:.1f} s", flush=True)
     await asyncio.to_thread(_fill, codes)  # the seats no follower holds: the cups start
     await asyncio.sleep(2.0)
-    latencies: list[float] = []
-    reported: list[float] = []
-    lost = 0
     tables = await asyncio.to_thread(_tables, codes)
+    assert WAVES + 2 * PAGE_ROUNDS <= CAPACITY // 4, "one table of round 1 a wave, and no more tables"
+    out: dict = {"connected": connected, "joins": joins, "served": served, "join_cpu": join_cpu}
+    out |= {"reported": [], "lost": 0, "partless": 0}
     server = {"authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(base_url=base, timeout=60, headers=server) as client:
-        for wave in range(1, WAVES + 1):
-            sent: dict[str, float] = {}
+    # a connection idle since the last wave is dropped here before the server drops it (uvicorn: 5 s)
+    pages_of = httpx.Limits(max_connections=len(flock), max_keepalive_connections=len(flock), keepalive_expiry=2.0)
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=60, headers=server) as game_server,
+        httpx.AsyncClient(base_url=base, timeout=120, limits=pages_of) as browsers,
+    ):
+        waves = iter(range(1, CAPACITY // 4 + 1))
+
+        async def wave(cups: list[str], fetch: bool) -> tuple[list[float], list[float], float]:
+            """One table's game reported on each of `cups` at once; each of their followers' report to
+            page (the event with the new version; `fetch`: then its page fetched, as the old live.js did),
+            that fetch alone, and the server's CPU seconds for the wave."""
+            table, sent = next(waves), {}
+            watched = {f: f.expect() for f in flock if f.code in cups}
+            pages: list[float] = []
+            fetches: list[float] = []
+            cpu = _cpu(pid)
 
             async def report(code: str) -> None:
-                players = tables[code][wave]
-                body = {"round": 1, "table": wave, "game": 1, "finishes": players}
+                body = {"round": 1, "table": table, "game": 1, "finishes": tables[code][table]}
                 sent[code] = time.perf_counter()
-                r = await client.post(f"/api/v1/pusoy/{code}/reports", json=body)
+                r = await game_server.post(f"/api/v1/pusoy/{code}/reports", json=body)
                 assert r.status_code == 200, r.text
-                reported.append(_server_ms(r))
+                if not fetch:
+                    out["reported"].append(_server_ms(r))
 
-            await asyncio.gather(*(report(c) for c in codes))
-            deadline = time.perf_counter() + 15
-            while time.perf_counter() < deadline:
-                if all(any(at >= sent[f.code] for at, _ in f.versions) for f in flock):
-                    break
-                await asyncio.sleep(0.02)
-            for f in flock:
-                arrivals = [at for at, _ in f.versions if at >= sent[f.code]]
-                if arrivals:
-                    latencies.append(arrivals[0] - sent[f.code])
-                else:
-                    lost += 1
+            async def page(f: Follower) -> None:
+                try:
+                    at, _, parts = await asyncio.wait_for(watched[f], 15 if not fetch else 150)
+                except TimeoutError:
+                    out["lost"] += 1
+                    return
+                out["partless"] += not parts
+                if fetch:
+                    start = time.perf_counter()
+                    cookie = {"cookie": f"{COOKIE}={auth.cookie(f.secret)}"}
+                    r = await browsers.get(f"/play/{f.code}", headers=cookie)
+                    assert r.status_code == 200, r.text
+                    fetches.append(time.perf_counter() - start)
+                    at = time.perf_counter()
+                pages.append(at - sent[f.code])
+
+            await asyncio.gather(*(report(c) for c in cups), *(page(f) for f in watched))
             await asyncio.sleep(1.0)
-    # the last wave as the pages live it: P cups report, and each of their followers, at its event,
-    # fetches its page (what live.js does), all at once
-    fragments: list[float] = []
-    pages: list[float] = []
-    wave = WAVES + 1
-    pages_of = httpx.Limits(max_connections=len(flock), max_keepalive_connections=len(flock))
-    async with (
-        httpx.AsyncClient(base_url=base, timeout=120, limits=pages_of) as browsers,
-        httpx.AsyncClient(base_url=base, timeout=60, headers=server) as game_server,
-    ):
-        sent = {}
+            return pages, fetches, _cpu(pid) - cpu
 
-        async def page(f: Follower) -> None:
-            await f.changed.wait()
-            start = time.perf_counter()
-            cookie = {"cookie": f"{COOKIE}={auth.cookie(f.secret)}"}
-            r = await browsers.get(f"/play/{f.code}?fragment=1", headers=cookie)
-            assert r.status_code == 200, r.text
-            fragments.append(time.perf_counter() - start)
-            pages.append(time.perf_counter() - sent[f.code])
-
-        async def report(code: str) -> None:
-            body = {"round": 1, "table": wave, "game": 1, "finishes": tables[code][wave]}
-            sent[code] = time.perf_counter()
-            r = await game_server.post(f"/api/v1/pusoy/{code}/reports", json=body)
-            assert r.status_code == 200, r.text
-
+        out["now"], out["now_cpu"] = [], []
+        for _ in range(WAVES):  # every cup at once, the page as it is now: the event alone
+            pages, _, cpu = await wave(codes, fetch=False)
+            out["now"] += pages
+            out["now_cpu"].append(cpu)
+        print(f"  {WAVES} waves of {len(codes)} reports: every follower's event", flush=True)
         paged = codes[:PAGE_CUPS]
-        for f in flock:
-            f.changed.clear()
-        fetching = [asyncio.create_task(page(f)) for f in flock if f.code in paged]
-        started = time.perf_counter()
-        await asyncio.gather(*(report(c) for c in paged))
-        await asyncio.wait_for(asyncio.gather(*fetching), 150)
-        print(f"  every page fetched in {time.perf_counter() - started:.1f} s", flush=True)
+        out |= {"paged": [], "paged_cpu": [], "old": [], "old_cpu": [], "fetches": []}
+        for _ in range(PAGE_ROUNDS):  # P cups, the two ways alternating: now, then the old way
+            pages, _, cpu = await wave(paged, fetch=False)
+            out["paged"] += pages
+            out["paged_cpu"].append(cpu)
+            started = time.perf_counter()
+            pages, fetches, cpu = await wave(paged, fetch=True)
+            out["old"] += pages
+            out["old_cpu"].append(cpu)
+            out["fetches"] += fetches
+            print(f"  the old way: every page fetched in {time.perf_counter() - started:.1f} s", flush=True)
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {
-        "connected": connected,
-        "joins": joins,
-        "served": served,
-        "latencies": latencies,
-        "reported": reported,
-        "lost": lost,
-        "fragments": fragments,
-        "pages": pages,
-    }
+    return out
 
 
 def _fill(codes) -> None:
@@ -359,6 +433,29 @@ def _ms(values: list[float], digits: int = 0) -> str:
     return " / ".join(f"{1000 * v:,.{digits}f}" for v in _pct(values)) if values else "none"
 
 
+def _s(values: list[float]) -> str:
+    return ", ".join(f"{v:.2f}" for v in values)
+
+
+def _compared(report: Report, name: str, baseline: tuple[str, list[float]], candidate: tuple[str, list[float]]) -> None:
+    """A row of the harness's comparisons (as `Report.compare` writes them): the two ways' medians, the ratio."""
+    base, cand = statistics.median(baseline[1]), statistics.median(candidate[1])
+    row = {
+        "benchmark": name,
+        "baseline": baseline[0],
+        "baseline_median_s": base,
+        "candidate": candidate[0],
+        "candidate_median_s": cand,
+        "ratio": base / cand if cand else float("inf"),
+        "repeat": len(candidate[1]),
+    }
+    report.results.append(row)
+    print(
+        f"{name}: {baseline[0]} {1000 * base:.1f} ms | {candidate[0]} {1000 * cand:.1f} ms | ratio {row['ratio']:.2f}x (medians)",
+        flush=True,
+    )
+
+
 def run(report: Report) -> None:
     engine = bootstrap.engine()
     load = open("/proc/loadavg").read().split()[:3]
@@ -375,61 +472,93 @@ def run(report: Report) -> None:
     )
     report.note(name, "8 at a time: the row lock held (UPDATE to commit), p50 / p95 / max, ms", _ms(here["held"], 2))
     report.note(
-        name, "a follower's page fetch after an event (round 1 running): SQL statements", max(here["page_statements"])
+        name,
+        "the join's event, built once for the cup's followers: SQL statements; CPU ms p50 / p95 / max",
+        f"{here['join_build_statements']}; {_ms(here['join_build'], 1)}",
     )
-    report.note(name, "a follower's page fetch: CPU ms p50 / p95 / max", _ms(here["page_cpu"], 1))
+    name = "players: a cup's event, in process (round 1 running, a game reported; 32 entrants)"
+    build = here["build"]
+    report.note(name, "built once per change for every follower: SQL statements", build["statements"])
+    report.note(name, "built once: CPU ms the first time (every part rendered)", f"{1000 * build['cold']:.1f}")
+    report.note(name, "built once: CPU ms after a game at another table, p50 / p95 / max", _ms(build["warm"], 1))
+    report.note(name, "the event a follower gets, bytes", build["bytes"])
+    report.note(
+        name, "the old way, a follower's page fetch at each event: SQL statements", max(here["page_statements"])
+    )
+    report.note(name, "the old way, a follower's page fetch: CPU ms p50 / p95 / max", _ms(here["page_cpu"], 1))
     name = f"players: {FOLLOWERS} followers of {CUPS} live cups"
     results = {}
     for mode in MODES:
         codes, followers, token = _world(mode)
         process, port = serve(SERVER, mode)
         try:
-            results[mode] = asyncio.run(_measure(port, codes, followers, token))
+            results[mode] = asyncio.run(_measure(port, process.pid, codes, followers, token))
         finally:
             process.terminate()
             process.wait(10)
+    paged = FOLLOWERS * PAGE_CUPS // CUPS
     for mode, r in results.items():
         report.note(
             name, f"{mode} poller: every follower connected (stream open, first event), s", f"{r['connected']:.1f}"
         )
         report.note(
-            name, f"{mode} poller: report to event p50 / p95 / max, ms (target p95 <= 1000)", _ms(r["latencies"])
-        )
-        report.note(name, f"{mode} poller: events lost (none within 15 s)", r["lost"])
-        report.note(name, f"{mode} poller: a report's server time p50 / p95 / max, ms", _ms(r["reported"]))
-        report.note(
-            name,
-            f"{mode} poller: report to PAGE, {PAGE_CUPS} cups reporting, each follower fetching its page at its"
-            " event, p50 / p95 / max, ms (target p95 <= 1000)",
-            _ms(r["pages"]),
-        )
-        report.note(
-            name, f"{mode} poller: that page fetch alone (all at once), p50 / p95 / max, ms", _ms(r["fragments"])
-        )
-        report.note(
             name, f"{mode} poller: a join's SERVER time p50 / p95 / max, ms (target p95 <= 20)", _ms(r["served"], 1)
         )
         report.note(name, f"{mode} poller: a join, client-observed, p50 / p95 / max, ms", _ms(r["joins"], 1))
+        report.note(
+            name,
+            f"{mode} poller: the server's CPU ms per join (its cup's event built and sent included)",
+            f"{1000 * r['join_cpu']:.1f}",
+        )
+        report.note(
+            name,
+            f"{mode} poller: report to PAGE, {CUPS} cups at once, {FOLLOWERS} followers (the event carrying the"
+            " page's parts, no fetch), p50 / p95 / max, ms (target p95 <= 1000)",
+            _ms(r["now"]),
+        )
+        report.note(
+            name, f"{mode} poller: a report's server time ({CUPS} at once) p50 / p95 / max, ms", _ms(r["reported"])
+        )
+        report.note(name, f"{mode} poller: the server's CPU s per wave of {CUPS} reports", _s(r["now_cpu"]))
+        report.note(
+            name,
+            f"{mode} poller: report to PAGE, {PAGE_CUPS} cups, {paged} followers, now (the event alone),"
+            " p50 / p95 / max, ms",
+            _ms(r["paged"]),
+        )
+        report.note(
+            name,
+            f"{mode} poller: report to PAGE, {PAGE_CUPS} cups, {paged} followers, the old way (each follower"
+            " fetching its page at its event), p50 / p95 / max, ms",
+            _ms(r["old"]),
+        )
+        report.note(name, f"{mode} poller: the old way's page fetch alone, p50 / p95 / max, ms", _ms(r["fetches"]))
+        report.note(
+            name,
+            f"{mode} poller: the server's CPU s per wave of {PAGE_CUPS} reports, now / the old way",
+            f"{_s(r['paged_cpu'])} / {_s(r['old_cpu'])}",
+        )
+        report.note(
+            name,
+            f"{mode} poller: events lost (none within 15 s) / without the page's parts",
+            f"{r['lost']} / {r['partless']}",
+        )
+        _compared(
+            report,
+            f"{name}: {mode} poller: report to page, {PAGE_CUPS} cups",
+            ("each follower fetching its page at its event (the old live.js)", r["old"]),
+            ("the event carries the page's parts", r["paged"]),
+        )
     report.note(
         name,
         "load average before / after (1, 5, 15 min)",
         f"{' '.join(load)} / {' '.join(open('/proc/loadavg').read().split()[:3])}",
     )
     if {"per-client", "shared"} <= set(results):
-        for what, key in (("report to event", "latencies"), ("a join's server time", "served")):
-            base = statistics.median(results["per-client"][key])
-            cand = statistics.median(results["shared"][key])
-            row = {
-                "benchmark": f"{name}: {what}",
-                "baseline": "a poller per follower",
-                "baseline_median_s": base,
-                "candidate": "one shared poller per cup",
-                "candidate_median_s": cand,
-                "ratio": base / cand if cand else float("inf"),
-                "repeat": len(results["shared"][key]),
-            }
-            report.results.append(row)
-            print(
-                f"{row['benchmark']}: {row['baseline']} {1000 * base:.1f} ms | {row['candidate']} {1000 * cand:.1f} ms | ratio {row['ratio']:.2f}x (medians)",
-                flush=True,
+        for what, key in (("report to page", "now"), ("a join's server time", "served")):
+            _compared(
+                report,
+                f"{name}: {what}",
+                ("a poller per follower", results["per-client"][key]),
+                ("one shared poller per cup", results["shared"][key]),
             )

@@ -8,9 +8,15 @@ changes what the screen shows without any write — does it build the full state
 same encoded message to every subscriber. While nothing changes the cost is one statement per
 topic per interval, whatever the number of clients. The last subscriber leaving stops the task.
 
+A state may hold parts of its own for some subscribers (`PARTS`: {part: fields}): a subscriber of
+part `p` gets the state's other fields and those of `parts[p]` (of `parts[None]` when there is no `p`),
+each part encoded once per change, the shared fields once for all (a cup's followers: the cup's
+standings for everyone, each player's own table and rounds for that player's streams alone).
+
 A write this process commits (a join, a report through `/api/v1`) wakes its topic's poller at once
 (`Hub.changed`, callable from any thread), so a change made here reaches the followers without
-waiting out the interval; changes made elsewhere (another process, a job) are found by the polling.
+waiting out the interval; it wakes the topics under that key too (`pusoy:CODE` wakes `pusoy:CODE:…`).
+Changes made elsewhere (another process, a job) are found by the polling.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ log = logging.getLogger("tourney.web")
 
 Fingerprint = Callable[[], str | None]
 Build = Callable[[datetime], dict[str, Any]]
+PARTS = "parts"  # a state's fields for some subscribers only, by part (never sent as such)
 
 
 def _default(value: Any) -> Any:
@@ -46,13 +53,28 @@ class Topic:
     key: str
     fingerprint: Fingerprint
     build: Build
-    subscribers: set[asyncio.Queue] = field(default_factory=set)
-    message: bytes | None = None  # the server-sent event, encoded once for every subscriber
+    subscribers: dict[asyncio.Queue, str | None] = field(default_factory=dict)  # each with its part
+    shared: str | None = None  # the state's JSON but its parts, encoded once for every subscriber
+    parts: dict[str | None, dict[str, Any]] = field(default_factory=dict)
+    messages: dict[str | None, bytes] = field(default_factory=dict)  # the server-sent event of each part, once
     version: str | None = None
     wake_at: datetime | None = None
     task: asyncio.Task | None = None
     woken: asyncio.Event = field(default_factory=asyncio.Event)  # a write here changed it: poll now
+    first: asyncio.Lock = field(default_factory=asyncio.Lock)  # held while the first state is built
     builds: int = 0
+
+    def message(self, part: str | None) -> bytes:
+        """The server-sent event of a subscriber of `part`: the shared fields, then the part's own (fields
+        the shared ones do not have), the shared JSON spliced in, never encoded again."""
+        part = part if part in self.parts else None
+        found = self.messages.get(part)
+        if found is None:
+            body, own = self.shared, encode(self.parts.get(part) or {})
+            if own != "{}":
+                body = own if body == "{}" else f"{body[:-1]},{own[1:]}"
+            found = self.messages[part] = f"data: {body}\n\n".encode()
+        return found
 
 
 def _wake_at(state: dict[str, Any]) -> datetime | None:
@@ -71,38 +93,41 @@ class Hub:
         self.topics: dict[str, Topic] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    async def subscribe(self, key: str, fingerprint: Fingerprint, build: Build) -> tuple[asyncio.Queue, Topic]:
+    async def subscribe(
+        self, key: str, fingerprint: Fingerprint, build: Build, part: str | None = None
+    ) -> tuple[asyncio.Queue, Topic]:
         self.loop = asyncio.get_running_loop()
         topic = self.topics.get(key)
         if topic is None:
             topic = Topic(key, fingerprint, build)
             self.topics[key] = topic
+        async with topic.first:  # one first build, however many subscribe at once
+            if topic.shared is None:
+                await self._refresh(topic, await to_thread.run_sync(topic.fingerprint))
         queue: asyncio.Queue = asyncio.Queue(maxsize=1)
-        topic.subscribers.add(queue)
-        if topic.message is None:
-            await self._refresh(topic, await to_thread.run_sync(topic.fingerprint))
-        else:
-            queue.put_nowait(topic.message)
+        topic.subscribers[queue] = part
+        queue.put_nowait(topic.message(part))
         if topic.task is None or topic.task.done():
             topic.task = asyncio.create_task(self._poll(topic))
         return queue, topic
 
     def unsubscribe(self, topic: Topic, queue: asyncio.Queue) -> None:
-        topic.subscribers.discard(queue)
+        topic.subscribers.pop(queue, None)
         if not topic.subscribers:
             if topic.task is not None:
                 topic.task.cancel()
             self.topics.pop(topic.key, None)
 
     def changed(self, key: str) -> None:
-        """From any thread, after a commit: the topic `key` changed; its poller looks now."""
-        if self.loop is not None and not self.loop.is_closed() and key in self.topics:
+        """From any thread, after a commit: the topic `key` changed, and those under it (`key:…`);
+        their pollers look now."""
+        if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._wake, key)
 
     def _wake(self, key: str) -> None:
-        topic = self.topics.get(key)
-        if topic is not None:
-            topic.woken.set()
+        for name, topic in self.topics.items():
+            if name == key or name.startswith(f"{key}:"):
+                topic.woken.set()
 
     async def _refresh(self, topic: Topic, version: str | None) -> None:
         now = datetime.now(UTC)
@@ -110,14 +135,16 @@ class Hub:
         topic.builds += 1
         topic.version = version
         topic.wake_at = _wake_at(state)
-        topic.message = f"data: {encode(state)}\n\n".encode()
-        for queue in list(topic.subscribers):
+        topic.parts = state.get(PARTS) or {}
+        topic.shared = encode({k: v for k, v in state.items() if k != PARTS})
+        topic.messages = {}
+        for queue, part in list(topic.subscribers.items()):
             if queue.full():  # a slow client gets the newest state, not a backlog
                 try:
                     queue.get_nowait()
                 except asyncio.QueueEmpty:
                     pass
-            queue.put_nowait(topic.message)
+            queue.put_nowait(topic.message(part))
 
     async def _poll(self, topic: Topic) -> None:
         while topic.subscribers:

@@ -14,10 +14,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
+from typing import Any
 
 from anyio import to_thread
+from jinja2 import Environment
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -45,6 +48,7 @@ from flows.web.accounts import (
 )
 from flows.web.auth import Caller, same_origin
 from flows.web.certificates import SERIAL, pdf_download, stored_file
+from flows.web.live import PARTS
 from flows.web.site import JOIN_CODE, Site, path_id, preferred_locale
 from infra import i18n
 
@@ -313,37 +317,77 @@ async def _act(site, request, form, action, code, do, *, then, tournament=None) 
 
 # -- /play/<code> --------------------------------------------------------------------------------------
 
+SHOWN = ("head", "state", "table", "standings", "rounds")  # the page's parts: play_cup_<part>.html, its data-part
+SHARED = ("head", "standings")  # the same on every entrant's page (the page itself marks my row, `data-me`)
+OWN_CUP = ("code", "status")  # what a player's own parts show of the cup (a join changes none of them)
+
+
+def _as_player(site: Site, session: Session, request: Request, code: str, now: datetime, read: Callable[..., Any]):
+    """`read` of the cup `code` as the signed-in caller's `pusoy.mine` (the page and its events alike),
+    with the caller and their language; None when signed out. Past the per-account limit of codes:
+    `_Throttled`; a code that names nothing, or a caller who is not a player: `NotFound`."""
+    caller = _signed_in(site, session, request, now)
+    if caller is None:
+        return None
+    if not _code_allowed(site, caller, code):
+        raise _Throttled
+    missing = NotFound("unknown-code", "no such code")
+    if not JOIN_CODE.match(code):
+        raise missing
+    found = gate.act(
+        session, caller.actor, "pusoy.mine", now, read, target=targets.cup(session, code), missing=missing, describe=""
+    )
+    return caller, _locale(session, caller, request), found
+
+
+def _worded(view: dict) -> dict:
+    """The view with its standings' deciding PD-7 steps worded as the results sheet words them."""
+    rows = view.get("standings") or []
+    return {**view, "standings": [{**r, "decided_by": step_wording(r["decided_by"], n)} for n, r in enumerate(rows, 1)]}
+
+
+class CupParts:
+    """What the followers' pages of a cup show, in one language, built once per change of the cup for all
+    of them (`__call__`: its event's state): `cup`, the parts every entrant's page shows alike, and
+    (`live.PARTS`) each entrant's own by handle (`mine`: their state, their table and games, their
+    rounds), with under None the page of someone holding no seat (the cup alone: every part, no round,
+    no standings). Handles only, never a full name; a form's CSRF field is left for the page to fill
+    (`data-csrf`). A part is rendered again only when the view it shows changed since the last change
+    (a game reported: the head, the standings and the own parts of that table's players)."""
+
+    def __init__(self, env: Environment) -> None:
+        self.templates = {name: env.get_template(f"play_cup_{name}.html") for name in SHOWN}  # loaded once
+        self.kept: dict[tuple[str, str], str] = {}  # the last change's parts, by part and view
+
+    def __call__(self, read: cup_views.CupRead) -> dict[str, Any]:
+        kept, self.kept = self.kept, {}
+
+        def parts(names: tuple[str, ...], view: dict) -> dict[str, str]:
+            said = repr(view)
+            for name in names:
+                key = (name, said)
+                self.kept[key] = kept[key] if key in kept else self.templates[name].render(v=view, csrf="")
+            return {name: self.kept[name, said] for name in names}
+
+        own = tuple(n for n in SHOWN if n not in SHARED)
+        mine = {}
+        for player in read.entries:
+            view = cup_views.view_of(read, player)
+            del view["standings"]  # not shown in the player's own parts (and the same for all)
+            view["cup"] = {k: read.cup[k] for k in OWN_CUP}
+            mine[player] = {"mine": parts(own, view)}
+        mine[None] = {"mine": parts(SHOWN, cup_views.view_of(read, None))}
+        return {"cup": parts(SHARED, _worded(cup_views.cup_part(read))), PARTS: mine}
+
 
 async def cup(site: Site, request: Request) -> Response:
-    """`/play/<code>`: my view of the cup (`?fragment=1`: its body, which `live.js` fetches again at
-    every event of `/play/<code>/events`). Not entered: the cup and a join button while it fills."""
+    """`/play/<code>`: my view of the cup, which follows it without a reload: `live.js` swaps in the parts
+    each event of `/play/<code>/events` carries. Not entered: the cup and a join button while it fills."""
     code = request.path_params["code"].upper()[:16]
     now = site.clock()
 
     def run(session):
-        caller = _signed_in(site, session, request, now)
-        if caller is None:
-            return None
-        if not _code_allowed(site, caller, code):
-            raise _Throttled
-        if not JOIN_CODE.match(code):
-            raise NotFound("unknown-code", "no such code")
-        locale = _locale(session, caller, request)
-
-        def read(s, actor, at):
-            return mine.cup_view(s, code, actor.player_id)
-
-        view = gate.act(
-            session,
-            caller.actor,
-            "pusoy.mine",
-            now,
-            read,
-            target=targets.cup(session, code),
-            missing=NotFound("unknown-code", "no such code"),
-            describe="",
-        )
-        return caller, locale, view
+        return _as_player(site, session, request, code, now, lambda s, a, at: mine.cup_view(s, code, a.player_id))
 
     try:
         found = await site.write(run)
@@ -354,45 +398,53 @@ async def cup(site: Site, request: Request) -> Response:
     if found is None:
         return _to_sign_in(site, f"/play/{code}")
     caller, locale, view = found
-    for listed, row in enumerate(view.get("standings") or [], start=1):
-        row["decided_by"] = step_wording(row["decided_by"], listed)
-    name = "play_cup_body.html" if request.query_params.get("fragment") == "1" else "play_cup.html"
     return site.page(
-        name,
+        "play_cup.html",
         locale=locale,
         request=request,
         signed_in=True,
-        v=view,
+        v=_worded(view),
         code=code,
         csrf=site.auth.csrf(caller.session_secret),
     )
 
 
 async def cup_events(site: Site, request: Request) -> Response:
-    """`/play/<code>/events`: the cup's event stream (the public page's, one shared poller), throttled
-    per account rather than per address. Opening it costs one transaction: who I am (the session's last
-    use written at most once a minute), the throttle, then the cup's one-statement fingerprint (None: no
-    such cup, 404), never the page's reading."""
+    """`/play/<code>/events`: the cup's events for my page, as the page itself is allowed (`pusoy.mine`,
+    throttled per account): one shared poller per cup and language, whose state, built once per change
+    of the cup, holds every follower's page (`CupParts`); my stream carries the shared parts and my own
+    (`part`: my handle). Opening it costs one transaction: who I am (the session's last use written at
+    most once a minute), the throttle, the cup, my handle and my language, never the page's reading;
+    an event costs no statement per follower. Signed out, or no such cup: 404."""
     code = request.path_params["code"].upper()[:16]
     now = site.clock()
 
-    def run(session) -> int | str | None:  # the cup's fingerprint, or the refusal's status
-        caller = _signed_in(site, session, request, now)
-        if caller is None:
-            return 404
-        if not _code_allowed(site, caller, code):
-            return 429
-        return (views.pusoy_version(session, code) if JOIN_CODE.match(code) else None) or 404
+    def run(session):
+        return _as_player(site, session, request, code, now, lambda s, a, at: mine.handle_of(s, a.player_id))
 
-    found = await site.write(run)
-    if isinstance(found, int):
-        raise HTTPException(found)
+    try:
+        found = await site.write(run)
+    except _Throttled:
+        raise HTTPException(429) from None
+    except DomainError:
+        raise HTTPException(404) from None
+    if found is None:
+        raise HTTPException(404)
+    _, locale, handle = found
 
     def fingerprint():
         with site.db() as session:
             return views.pusoy_version(session, code)
 
-    return await site.stream(request, f"pusoy:{code}", fingerprint, lambda now: {"version": fingerprint(), "at": now})
+    parts = CupParts(site.envs[locale])  # the topic's, when this stream is its first
+
+    def build(now):
+        with site.db() as session:
+            version = views.pusoy_version(session, code)  # first: a change after it is the next event's
+            read = cup_views.read_cup(session, code)
+        return {"version": version, "at": now, **parts(read)}
+
+    return await site.stream(request, f"pusoy:{code}:play:{locale}", fingerprint, build, handle)
 
 
 # -- my certificates -----------------------------------------------------------------------------------

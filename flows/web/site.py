@@ -209,11 +209,12 @@ class Site:
             raise HTTPException(404)
         return code
 
-    async def stream(self, request: Request, key: str, fingerprint, build) -> Response:
-        """Server-sent events of one topic from the hub's shared poller, with keep-alives."""
+    async def stream(self, request: Request, key: str, fingerprint, build, part: str | None = None) -> Response:
+        """Server-sent events of one topic from the hub's shared poller, with keep-alives (of `part`: the
+        topic's shared fields and that part's own, `flows/web/live.py`)."""
         if not self.shared_poller:
             key = f"{key}:{id(request)}"
-        queue, topic = await self.hub.subscribe(key, fingerprint, build)
+        queue, topic = await self.hub.subscribe(key, fingerprint, build, part)
 
         async def events():
             try:

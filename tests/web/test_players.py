@@ -5,8 +5,9 @@ register for) and a player's view of a cup (`GET /api/v1/pusoy/{code}/me`, `/pla
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -22,7 +23,7 @@ from domain.pusoy.tables import PusoyEntry
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support.db import contents
-from tests.support.world import PASSWORD, access_world, seating
+from tests.support.world import PASSWORD, access_world, seating, web_auth
 from tests.web.test_account_pages import _link_from_outbox
 
 SIGN_UP = {
@@ -61,6 +62,28 @@ def _signed_in(web, world) -> Iterator[httpx.Client]:
 def _csrf(page: httpx.Response) -> str:
     assert page.status_code == 200, page.text
     return re.search(r'name="csrf" value="([0-9a-f]+)"', page.text).group(1)
+
+
+def _events(client: httpx.Client, code: str, n: int, then: Callable[[], object] = lambda: None) -> list[dict]:
+    """The first `n` events of my `/play/<code>/events`, `then` called once the first has come."""
+    found = []
+    with client.stream("GET", f"/play/{code}/events", timeout=30) as r:
+        assert r.status_code == 200
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                found.append(json.loads(line[6:]))
+                if len(found) == 1:
+                    then()
+                if len(found) == n:
+                    return found
+    return found
+
+
+def _parts(page: str) -> dict[str, str]:
+    """The parts of a `/play/<code>` page as its events carry them: my row not marked (the page does it,
+    `data-me`), a form's CSRF field empty (the page fills it, `data-csrf`)."""
+    page = re.sub(r'name="csrf" value="[0-9a-f]*"', 'name="csrf" value=""', page).replace(' class="me"', "")
+    return dict(re.findall(r'<div data-part="(\w+)">(.*?)</div>', page, re.S))
 
 
 def _count(engine, model, *where) -> int:
@@ -206,6 +229,8 @@ def test_pd_4_a_player_joins_an_open_cup_from_play_and_withdraws_while_it_fills(
         assert joined.status_code == 303 and joined.headers["location"] == f"/play/{world.cup}"
         mine = client.get(f"/play/{world.cup}")
         assert 'data-state="waiting"' in mine.text and 'id="withdraw"' in mine.text
+        event = _events(client, world.cup, 1)[0]  # my page as its events carry it (the form's CSRF left out)
+        assert {**event["cup"], **event["mine"]} == _parts(mine.text)
         assert f'action="/play/{world.cup}/withdraw"' in client.get("/play").text
         twice = client.post("/play/join", data={"code": world.cup, "csrf": csrf})
         assert twice.status_code == 409 and 'id="problem"' in twice.text
@@ -288,6 +313,66 @@ def test_pd_4_a_join_through_the_api_wakes_the_cup_s_event_stream_at_once(commit
             follower.join(5)
 
 
+def test_pd_4_ac_2_an_event_carries_each_follower_s_page_built_once_for_all_of_them(web, committed, world, http):
+    """PD-4, AC-2, AC-5: a cup's event carries what its followers' pages show, built once per change for
+    all of them (no follower reads its page again): two players at different tables follow the cup; a
+    report at one table makes one build of the cup's state and an event to each, the same shared parts
+    (the head, the round's standings) and each its own (its state, its table and games, its rounds):
+    the game reported reaches that table's players alone; handles only. Signed out: 404."""
+    import threading
+
+    from domain.access.services import accounts, signin
+    from tests.support.world import player as a_player
+
+    now = datetime.now(UTC)
+    assert http.post(f"/api/v1/pusoy/{world.cup}/entries", headers=world.headers("player")).status_code == 200
+    with unit_of_work(committed) as session:
+        locale = session.scalar(select(Account.locale).where(Account.email == world.emails["player"]))
+        secrets = {}
+        for n in range(7):
+            p = a_player(session, f"Full Name {n}", handle=f"p{n}")
+            account = accounts.add(session, f"p{n}@example.org", now, player_id=p.id, locale=locale)
+            secrets[p.handle] = signin.start_session(session, account.id, now, address="127.0.0.1", agent="tests")
+            pusoy_setup.join(session, world.cup, p.handle, now)
+        tables = seating(session, session.scalar(select(PusoyEntry.tournament_id).limit(1)), 1)
+    mine = next(t for t, players in tables.items() if "anna" in players)
+    other = tables[next(t for t in tables if t != mine)][0]
+    order = ["anna", *[p for p in tables[mine] if p != "anna"]]
+    hub, theirs, listening, topics = web.app.state.hub, [], threading.Event(), []
+
+    def follow() -> None:
+        cookie = {"cookie": f"tourney_session={web_auth().cookie(secrets[other])}"}
+        with httpx.Client(base_url=web.url, headers=cookie) as client:
+            theirs.extend(_events(client, world.cup, 2, listening.set))
+
+    def report() -> None:
+        assert listening.wait(10)
+        topics.extend(t for key, t in hub.topics.items() if key.startswith(f"pusoy:{world.cup}:"))
+        built.append(sum(t.builds for t in topics))
+        body = {"round": 1, "table": mine, "game": 1, "finishes": order}
+        r = http.post(f"/api/v1/pusoy/{world.cup}/reports", json=body, headers=world.headers("server"))
+        assert r.status_code == 200
+
+    built: list[int] = []
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    with _signed_in(web, world) as client:
+        ours = _events(client, world.cup, 2, report)
+    follower.join(10)
+    assert len(topics) == 1 and len(theirs) == 2  # one topic for both (the cup, in their language)
+    assert topics[0].builds - built[0] == 1  # built once for every follower of the change
+    (_, after), (_, seen) = ours, theirs
+    assert after["version"] == seen["version"] and after["cup"] == seen["cup"]
+    assert "<td>anna</td><td>3</td>" in after["cup"]["standings"] and set(after["mine"]) == {"state", "table", "rounds"}
+    assert 'id="games"' in after["mine"]["table"] and all(p in after["mine"]["table"] for p in order)
+    assert (
+        'id="games"' not in seen["mine"]["table"] and f'id="opponents">{tables[mine][0]}' not in seen["mine"]["table"]
+    )
+    raw = json.dumps([ours, theirs], ensure_ascii=False)
+    assert "parts" not in after and "Karenina" not in raw and "Full Name" not in raw  # AC-5
+    assert httpx.get(f"{web.url}/play/{world.cup}/events", timeout=10).status_code == 404  # signed out
+
+
 def test_pd_3_a_private_cup_is_joined_by_its_code_only_and_codes_are_throttled_per_account(web, committed, world):
     """PD-3: a private cup is not listed on /play; its code (any case) opens its page and joins it; a
     code that names nothing is a 404; after 10 distinct codes a minute the account waits (429), while
@@ -302,6 +387,8 @@ def test_pd_3_a_private_cup_is_joined_by_its_code_only_and_codes_are_throttled_p
         assert private not in page.text
         view = client.get(f"/play/{private.lower()}")
         assert view.status_code == 200 and "Hidden" in view.text and 'data-state="not-entered"' in view.text
+        event = _events(client, private, 1)[0]  # without a seat: the cup alone, every part mine
+        assert event["mine"] == _parts(view.text) and 'id="join"' in event["mine"]["state"]
         assert client.post("/play/join", data={"code": private, "csrf": csrf}).status_code == 303
         assert 'data-state="waiting"' in client.get(f"/play/{private}").text
         assert client.get("/play/ZZZZZZ").status_code == 404
@@ -370,8 +457,10 @@ def test_pd_4_the_players_view_of_a_full_cup_shows_their_table_seat_opponents_an
         page = client.get(f"/play/{world.cup}")
         assert 'data-state="playing"' in page.text and 'id="opponents"' in page.text
         assert all(p in page.text for p in order) and 'class="me"' in page.text
-        fragment = client.get(f"/play/{world.cup}?fragment=1")
-        assert fragment.status_code == 200 and "<html" not in fragment.text and 'id="games"' in fragment.text
+        event = _events(client, world.cup, 1)[0]  # what the page swaps in, live, with no fetch
+        assert {**event["cup"], **event["mine"]} == _parts(page.text)  # exactly what the page shows (AC-2)
+        assert 'id="games"' in event["mine"]["table"] and all(p in event["mine"]["table"] for p in order)
+        assert 'data-player="anna"' in event["cup"]["standings"] and "Anna Karenina" not in json.dumps(event)
     floor = http.get(f"/api/v1/pusoy/{world.cup}/me", headers=world.headers("floor"))
     assert floor.status_code == 404  # not a player: the same answer as a missing cup (AC-2)
 

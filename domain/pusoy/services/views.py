@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -76,10 +80,15 @@ def standings_view(session: Session, code: str, round_no: int | None = None) -> 
     rnd = session.get(PusoyRound, (tournament.id, number)) if number else None
     if rnd is None:
         raise DomainError("unknown-round", f"{tournament.code} has no round {number or 1} yet")
+    return round_standings(session, tournament, rnd)
+
+
+def round_standings(session: Session, tournament: PusoyTournament, rnd: PusoyRound) -> list[dict]:
+    """`standings_view` of a round already read."""
     if rnd.status == "locked":
         rows = session.scalars(
             select(PusoyStanding)
-            .where(PusoyStanding.tournament_id == tournament.id, PusoyStanding.round_no == number)
+            .where(PusoyStanding.tournament_id == tournament.id, PusoyStanding.round_no == rnd.number)
             .order_by(PusoyStanding.listed)
         )
         return [
@@ -131,80 +140,155 @@ def show(session: Session, code: str) -> dict:
     }
 
 
-def player_view(session: Session, code: str, player: str | None) -> dict:
+class Seat(NamedTuple):
+    stage: int  # 0: the round's tables; n: its n-th playoff
+    table: int
+    seat: int
+    player: str
+
+
+class Result(NamedTuple):
+    stage: int
+    table: int
+    game: int
+    player: str
+    position: int
+    two_of_diamonds: bool
+
+
+class Held(NamedTuple):
+    joined_at: datetime
+    left_round: int | None
+    final_position: int | None
+
+
+@dataclass(frozen=True)
+class CupRead:
+    """A cup as its players' views read it (`read_cup`), in one read whatever the number of players:
+    every player's view of it (`view_of`) is derived from this, with no further statement."""
+
+    cup: dict  # the summary, without the organizer's e-mail (the organizer's, never a player's)
+    champion: str | None
+    round: dict | None  # the current round: number, status, field, advancing
+    standings: list[dict]  # the current round's, live or as locked (`standings_view`)
+    entries: dict[str, Held]  # each seat held, by handle
+    rounds: dict[str, list[dict]]  # the rounds each player played (locked): round, rank, points, advanced
+    seats: tuple[Seat, ...]  # the current round's, every stage, by stage, table and seat
+    results: tuple[Result, ...]  # the current round's finishes, every stage, by game and position
+
+
+def read_cup(session: Session, code: str) -> CupRead:
+    """What every player's view of a cup shows (7 to 9 statements, none per player)."""
+    tournament = find(session, code)
+    cup = summary(tournament)
+    cup.pop("organizer_email", None)
+    entries = {
+        player: Held(joined, left, final)
+        for player, joined, left, final in session.execute(
+            select(PusoyEntry.player, PusoyEntry.joined_at, PusoyEntry.left_round, PusoyEntry.final_position).where(
+                PusoyEntry.tournament_id == tournament.id
+            )
+        )
+    }
+    rounds: dict[str, list[dict]] = {}
+    for r in session.scalars(
+        select(PusoyStanding)
+        .where(PusoyStanding.tournament_id == tournament.id)
+        .order_by(PusoyStanding.round_no, PusoyStanding.listed)
+    ):
+        rounds.setdefault(r.player, []).append(
+            {"round": r.round_no, "rank": r.rank, "points": r.points, "advanced": r.advanced}
+        )
+    number = tournament.current_round
+    if not number:
+        return CupRead(cup, tournament.champion, None, [], entries, rounds, (), ())
+    rnd = session.get(PusoyRound, (tournament.id, number))
+    now = {"number": number, "status": rnd.status, "field": rnd.field, "advancing": rnd.advancing}
+    where = (PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == number)
+    seats = session.execute(
+        select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no, PusoySeat.player)
+        .where(*where)
+        .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
+    ).all()
+    results = session.execute(
+        select(
+            PusoyFinish.stage,
+            PusoyFinish.table_no,
+            PusoyFinish.game_no,
+            PusoyFinish.player,
+            PusoyFinish.position,
+            PusoyFinish.two_of_diamonds,
+        )
+        .where(PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == number)
+        .order_by(PusoyFinish.game_no, PusoyFinish.position)
+    ).all()
+    return CupRead(
+        cup,
+        tournament.champion,
+        now,
+        round_standings(session, tournament, rnd),
+        entries,
+        rounds,
+        tuple(Seat(*s) for s in seats),
+        tuple(Result(*r) for r in results),
+    )
+
+
+def cup_part(read: CupRead) -> dict:
+    """What every entrant's view of the cup shows alike: the cup, the champion, the current round and
+    its standings."""
+    return {"cup": read.cup, "champion": read.champion, "round": read.round, "standings": read.standings}
+
+
+def view_of(read: CupRead, player: str | None) -> dict:
     """One player's view of a cup (PD-4..PD-10, PD-13): the cup; whether they hold a seat; their table
     now (a playoff table when they are in one), its seat and opponents, their games there with points;
     the round's standings (live, or as locked); each round they played (rank, points, advanced); their
     final position, the champion. Someone without a seat gets the cup alone (and may join it)."""
-    tournament = find(session, code)
-    cup = summary(tournament)
-    cup.pop("organizer_email", None)  # the organizer's, never a player's
-    entry = session.get(PusoyEntry, (tournament.id, player)) if player else None
-    out: dict = {"cup": cup, "entered": entry is not None, "player": player, "champion": tournament.champion}
-    if entry is None:
+    held = read.entries.get(player) if player else None
+    out: dict = {"cup": read.cup, "entered": held is not None, "player": player, "champion": read.champion}
+    if held is None:
         return out
-    out |= {"joined_at": entry.joined_at, "left_round": entry.left_round, "final_position": entry.final_position}
-    out["rounds"] = [
-        {"round": r.round_no, "rank": r.rank, "points": r.points, "advanced": r.advanced}
-        for r in session.scalars(
-            select(PusoyStanding)
-            .where(PusoyStanding.tournament_id == tournament.id, PusoyStanding.player == player)
-            .order_by(PusoyStanding.round_no)
-        )
-    ]
-    number = tournament.current_round
-    out["table"], out["games"], out["standings"], out["round"] = None, [], [], None
-    if not number:
-        out["state"] = "waiting" if tournament.status == "setup" else tournament.status
+    out |= cup_part(read) | held._asdict()
+    out |= {"rounds": read.rounds.get(player, []), "table": None, "games": []}
+    if read.round is None:
+        out["state"] = "waiting" if read.cup["status"] == "setup" else read.cup["status"]
         return out
-    rnd = session.get(PusoyRound, (tournament.id, number))
-    out["round"] = {"number": number, "status": rnd.status, "field": rnd.field, "advancing": rnd.advancing}
-    out["standings"] = standings_view(session, code, number)
-    seat = session.scalars(
-        select(PusoySeat)
-        .where(PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == number, PusoySeat.player == player)
-        .order_by(PusoySeat.stage.desc())
-        .limit(1)
-    ).first()
+    seat = max((s for s in read.seats if s.player == player), key=lambda s: s.stage, default=None)
     if seat is not None:
-        mates = session.execute(
-            select(PusoySeat.seat_no, PusoySeat.player)
-            .where(
-                PusoySeat.tournament_id == tournament.id,
-                PusoySeat.round_no == number,
-                PusoySeat.stage == seat.stage,
-                PusoySeat.table_no == seat.table_no,
-            )
-            .order_by(PusoySeat.seat_no)
-        ).all()
         out["table"] = {
-            "round": number,
+            "round": read.round["number"],
             "playoff": seat.stage,
-            "table": seat.table_no,
-            "seat": seat.seat_no,
-            "opponents": [{"seat": n, "player": p} for n, p in mates if p != player],
+            "table": seat.table,
+            "seat": seat.seat,
+            "opponents": [
+                {"seat": s.seat, "player": s.player}
+                for s in read.seats
+                if (s.stage, s.table) == (seat.stage, seat.table) and s.player != player
+            ],
         }
-        finishes = session.execute(
-            select(PusoyFinish.game_no, PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds)
-            .where(
-                PusoyFinish.tournament_id == tournament.id,
-                PusoyFinish.round_no == number,
-                PusoyFinish.stage == seat.stage,
-                PusoyFinish.table_no == seat.table_no,
-            )
-            .order_by(PusoyFinish.game_no, PusoyFinish.position)
-        ).all()
         games: dict[int, dict] = {}
-        for game_no, who, position, two in finishes:
-            game = games.setdefault(game_no, {"game": game_no, "finishes": []})
-            game["finishes"].append(who)
-            if who == player:
-                game |= {"position": position, "two_of_diamonds": two, "points": scoring.points(position, two)}
+        for r in read.results:
+            if (r.stage, r.table) != (seat.stage, seat.table):
+                continue
+            game = games.setdefault(r.game, {"game": r.game, "finishes": []})
+            game["finishes"].append(r.player)
+            if r.player == player:
+                game |= {
+                    "position": r.position,
+                    "two_of_diamonds": r.two_of_diamonds,
+                    "points": scoring.points(r.position, r.two_of_diamonds),
+                }
         out["games"] = list(games.values())
-    if tournament.status == "complete":
-        out["state"] = "champion" if tournament.champion == player else "finished"
-    elif entry.left_round is not None:
+    if read.cup["status"] == "complete":
+        out["state"] = "champion" if read.champion == player else "finished"
+    elif held.left_round is not None:
         out["state"] = "out"
     else:
         out["state"] = "playoff" if seat is not None and seat.stage else "playing"
     return out
+
+
+def player_view(session: Session, code: str, player: str | None) -> dict:
+    """One player's view of a cup (`view_of`), read for them alone."""
+    return view_of(read_cup(session, code), player)

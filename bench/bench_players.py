@@ -437,25 +437,6 @@ def _s(values: list[float]) -> str:
     return ", ".join(f"{v:.2f}" for v in values)
 
 
-def _compared(report: Report, name: str, baseline: tuple[str, list[float]], candidate: tuple[str, list[float]]) -> None:
-    """A row of the harness's comparisons (as `Report.compare` writes them): the two ways' medians, the ratio."""
-    base, cand = statistics.median(baseline[1]), statistics.median(candidate[1])
-    row = {
-        "benchmark": name,
-        "baseline": baseline[0],
-        "baseline_median_s": base,
-        "candidate": candidate[0],
-        "candidate_median_s": cand,
-        "ratio": base / cand if cand else float("inf"),
-        "repeat": len(candidate[1]),
-    }
-    report.results.append(row)
-    print(
-        f"{name}: {baseline[0]} {1000 * base:.1f} ms | {candidate[0]} {1000 * cand:.1f} ms | ratio {row['ratio']:.2f}x (medians)",
-        flush=True,
-    )
-
-
 def run(report: Report) -> None:
     engine = bootstrap.engine()
     load = open("/proc/loadavg").read().split()[:3]
@@ -543,8 +524,7 @@ def run(report: Report) -> None:
             f"{mode} poller: events lost (none within 15 s) / without the page's parts",
             f"{r['lost']} / {r['partless']}",
         )
-        _compared(
-            report,
+        report.compared(
             f"{name}: {mode} poller: report to page, {PAGE_CUPS} cups",
             ("each follower fetching its page at its event (the old live.js)", r["old"]),
             ("the event carries the page's parts", r["paged"]),
@@ -556,8 +536,7 @@ def run(report: Report) -> None:
     )
     if {"per-client", "shared"} <= set(results):
         for what, key in (("report to page", "now"), ("a join's server time", "served")):
-            _compared(
-                report,
+            report.compared(
                 f"{name}: {what}",
                 ("a poller per follower", results["per-client"][key]),
                 ("one shared poller per cup", results["shared"][key]),

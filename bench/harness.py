@@ -42,8 +42,13 @@ class Report:
                 start = time.perf_counter()
                 fn()
                 times[label].append(time.perf_counter() - start)
-        base = statistics.median(times[baseline[0]])
-        cand = statistics.median(times[candidate[0]])
+        return self.compared(name, (baseline[0], times[baseline[0]]), (candidate[0], times[candidate[0]]))
+
+    def compared(
+        self, name: str, baseline: tuple[str, list[float]], candidate: tuple[str, list[float]]
+    ) -> dict[str, Any]:
+        """A comparison of two ways' times (seconds) measured by the caller: their medians and baseline/candidate."""
+        base, cand = statistics.median(baseline[1]), statistics.median(candidate[1])
         row = {
             "benchmark": name,
             "baseline": baseline[0],
@@ -51,12 +56,12 @@ class Report:
             "candidate": candidate[0],
             "candidate_median_s": cand,
             "ratio": base / cand if cand else float("inf"),
-            "repeat": repeat,
+            "repeat": len(candidate[1]),
         }
         self.results.append(row)
         print(
             f"{name}: {baseline[0]} {_fmt(base)} | {candidate[0]} {_fmt(cand)} | "
-            f"ratio {row['ratio']:.2f}x (median of {repeat})",
+            f"ratio {row['ratio']:.2f}x (median of {len(candidate[1])})",
             flush=True,
         )
         return row

@@ -322,22 +322,38 @@ SHARED = ("head", "standings")  # the same on every entrant's page (the page its
 OWN_CUP = ("code", "status")  # what a player's own parts show of the cup (a join changes none of them)
 
 
-def _as_player(site: Site, session: Session, request: Request, code: str, now: datetime, read: Callable[..., Any]):
+async def _as_player(site: Site, request: Request, code: str, now: datetime, read: Callable[..., Any]):
     """`read` of the cup `code` as the signed-in caller's `pusoy.mine` (the page and its events alike),
     with the caller and their language; None when signed out. Past the per-account limit of codes:
-    `_Throttled`; a code that names nothing, or a caller who is not a player: `NotFound`."""
-    caller = _signed_in(site, session, request, now)
-    if caller is None:
-        return None
-    if not _code_allowed(site, caller, code):
-        raise _Throttled
-    missing = NotFound("unknown-code", "no such code")
-    if not JOIN_CODE.match(code):
-        raise missing
-    found = gate.act(
-        session, caller.actor, "pusoy.mine", now, read, target=targets.cup(session, code), missing=missing, describe=""
-    )
-    return caller, _locale(session, caller, request), found
+    429; a code that names nothing, or a caller who is not a player: 404."""
+
+    def run(session: Session):
+        caller = _signed_in(site, session, request, now)
+        if caller is None:
+            return None
+        if not _code_allowed(site, caller, code):
+            raise _Throttled
+        missing = NotFound("unknown-code", "no such code")
+        if not JOIN_CODE.match(code):
+            raise missing
+        found = gate.act(
+            session,
+            caller.actor,
+            "pusoy.mine",
+            now,
+            read,
+            target=targets.cup(session, code),
+            missing=missing,
+            describe="",
+        )
+        return caller, _locale(session, caller, request), found
+
+    try:
+        return await site.write(run)
+    except _Throttled:
+        raise HTTPException(429) from None
+    except DomainError:
+        raise HTTPException(404) from None
 
 
 def _worded(view: dict) -> dict:
@@ -386,15 +402,7 @@ async def cup(site: Site, request: Request) -> Response:
     code = request.path_params["code"].upper()[:16]
     now = site.clock()
 
-    def run(session):
-        return _as_player(site, session, request, code, now, lambda s, a, at: mine.cup_view(s, code, a.player_id))
-
-    try:
-        found = await site.write(run)
-    except _Throttled:
-        raise HTTPException(429) from None
-    except DomainError:
-        raise HTTPException(404) from None
+    found = await _as_player(site, request, code, now, lambda s, a, at: mine.cup_view(s, code, a.player_id))
     if found is None:
         return _to_sign_in(site, f"/play/{code}")
     caller, locale, view = found
@@ -419,15 +427,7 @@ async def cup_events(site: Site, request: Request) -> Response:
     code = request.path_params["code"].upper()[:16]
     now = site.clock()
 
-    def run(session):
-        return _as_player(site, session, request, code, now, lambda s, a, at: mine.handle_of(s, a.player_id))
-
-    try:
-        found = await site.write(run)
-    except _Throttled:
-        raise HTTPException(429) from None
-    except DomainError:
-        raise HTTPException(404) from None
+    found = await _as_player(site, request, code, now, lambda s, a, at: mine.handle_of(s, a.player_id))
     if found is None:
         raise HTTPException(404)
     _, locale, handle = found

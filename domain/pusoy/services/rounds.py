@@ -74,19 +74,21 @@ def open_round(session: Session, tournament: PusoyTournament, number: int, order
     tournament.current_round = number
 
 
+# a round's stored finishes, as the standings and the players' views read them
+FINISHES = select(
+    PusoyFinish.stage,
+    PusoyFinish.table_no,
+    PusoyFinish.game_no,
+    PusoyFinish.player,
+    PusoyFinish.position,
+    PusoyFinish.two_of_diamonds,
+)
+
+
 def live_standings(session: Session, tournament: PusoyTournament, rnd: PusoyRound) -> tuple[Standing, ...]:
     """PD-6..PD-9: the round's standings from its stored finishes (3 statements)."""
     where = (PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == rnd.number)
-    rows = session.execute(
-        select(
-            PusoyFinish.stage,
-            PusoyFinish.table_no,
-            PusoyFinish.game_no,
-            PusoyFinish.player,
-            PusoyFinish.position,
-            PusoyFinish.two_of_diamonds,
-        ).where(*where)
-    ).all()
+    rows = session.execute(FINISHES.where(*where)).all()
     players = list(
         session.scalars(
             select(PusoySeat.player).where(

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from domain import draw
 from domain.errors import DomainError
 from domain.pusoy.rules import scoring
-from domain.pusoy.services.rounds import live_standings
+from domain.pusoy.services.rounds import FINISHES, live_standings
 from domain.pusoy.services.rows import find
 from domain.pusoy.tables import (
     PusoyDraw,
@@ -211,16 +211,9 @@ def read_cup(session: Session, code: str) -> CupRead:
         .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
     ).all()
     results = session.execute(
-        select(
-            PusoyFinish.stage,
-            PusoyFinish.table_no,
-            PusoyFinish.game_no,
-            PusoyFinish.player,
-            PusoyFinish.position,
-            PusoyFinish.two_of_diamonds,
+        FINISHES.where(PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == number).order_by(
+            PusoyFinish.game_no, PusoyFinish.position
         )
-        .where(PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == number)
-        .order_by(PusoyFinish.game_no, PusoyFinish.position)
     ).all()
     return CupRead(
         cup,

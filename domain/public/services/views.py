@@ -398,10 +398,14 @@ def pusoy_page(session: Session, code: str) -> dict[str, Any]:
 
 
 def pusoy_version(session: Session, code: str) -> str | None:
+    """The cup's version for its live pages, one statement: any join, report, amendment, round or
+    champion changes it; None when no cup has the code."""
     return session.execute(
         text(
             "SELECT md5(concat_ws('|', t.status, t.entrants, t.current_round, t.champion,"
             " (SELECT count(*) FROM pusoy_finishes f WHERE f.tournament_id = t.id),"
+            # an amendment keeps the finishes' count: its instant on the game changes the version
+            " (SELECT count(g.amended_at) || '@' || max(g.amended_at) FROM pusoy_games g WHERE g.tournament_id = t.id),"
             " (SELECT string_agg(r.status || r.stage, ',' ORDER BY r.number) FROM pusoy_rounds r"
             "  WHERE r.tournament_id = t.id)))"
             " FROM pusoy_tournaments t WHERE t.code = :code"

@@ -211,6 +211,22 @@ def test_bad_reports_each_have_their_code_and_write_nothing(session):
     refused_call(session, "tournament-not-active", report, session, setup, order=["a", "b", "c", "d"])
 
 
+def _amend_first_game(session, t, order: list[str], two_of_diamonds: str | None, now) -> None:
+    """The floor's correction of round 1, table 1, game 1: the players finished in `order`."""
+    pusoy_reports.amend(
+        session,
+        t.code,
+        round_no=1,
+        table=1,
+        game=1,
+        finishes=[(p, n) for n, p in enumerate(order, 1)],
+        two_of_diamonds=two_of_diamonds,
+        now=now,
+        by="floor",
+        reason="scores swapped",
+    )
+
+
 def test_pd_6_an_amendment_changes_the_cups_version_for_its_live_pages_and_so_does_the_next(session):
     """PD-6: an amendment keeps the finishes' count, yet the followers' pages must see it."""
     from domain.public.services.views import pusoy_version
@@ -220,18 +236,7 @@ def test_pd_6_an_amendment_changes_the_cups_version_for_its_live_pages_and_so_do
     report(session, t, order=[a, b, c, d])
     versions = [pusoy_version(session, t.code)]
     for minutes, order in ((1, [b, a, c, d]), (2, [a, b, c, d])):
-        pusoy_reports.amend(
-            session,
-            t.code,
-            round_no=1,
-            table=1,
-            game=1,
-            finishes=[(p, n) for n, p in enumerate(order, 1)],
-            two_of_diamonds=None,
-            now=NOW + timedelta(minutes=minutes),
-            by="floor",
-            reason="scores swapped",
-        )
+        _amend_first_game(session, t, order, None, NOW + timedelta(minutes=minutes))
         versions.append(pusoy_version(session, t.code))
     assert len(set(versions)) == 3 and None not in versions
 
@@ -241,18 +246,7 @@ def test_an_amendment_replaces_the_finishes_and_keeps_both_in_the_audit(session)
     t = filled(session, 8)
     a, b, c, d = seating(session, t.id, 1)[1]
     report(session, t, order=[a, b, c, d])
-    pusoy_reports.amend(
-        session,
-        t.code,
-        round_no=1,
-        table=1,
-        game=1,
-        finishes=[(b, 1), (a, 2), (c, 3), (d, 4)],
-        two_of_diamonds=b,
-        now=NOW,
-        by="floor",
-        reason="scores swapped",
-    )
+    _amend_first_game(session, t, [b, a, c, d], b, NOW)
     stored = dict(
         session.execute(select(PusoyFinish.player, PusoyFinish.position).where(PusoyFinish.tournament_id == t.id)).all()
     )

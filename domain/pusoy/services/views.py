@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import NamedTuple
 
 from sqlalchemy import select
@@ -176,6 +177,27 @@ class CupRead:
     seats: tuple[Seat, ...]  # the current round's, every stage, by stage, table and seat
     results: tuple[Result, ...]  # the current round's finishes, every stage, by game and position
 
+    @cached_property
+    def seat_of(self) -> dict[str, Seat]:
+        """Each seated player's seat now: a playoff's when they are in one (the highest stage)."""
+        return {s.player: s for s in self.seats}  # by stage: a later stage's seat replaces an earlier one
+
+    @cached_property
+    def at_table(self) -> dict[tuple[int, int], list[Seat]]:
+        """The seats of each (stage, table), by seat."""
+        found: dict[tuple[int, int], list[Seat]] = {}
+        for s in self.seats:
+            found.setdefault((s.stage, s.table), []).append(s)
+        return found
+
+    @cached_property
+    def results_at(self) -> dict[tuple[int, int], list[Result]]:
+        """The finishes of each (stage, table), by game and position."""
+        found: dict[tuple[int, int], list[Result]] = {}
+        for r in self.results:
+            found.setdefault((r.stage, r.table), []).append(r)
+        return found
+
 
 def read_cup(session: Session, code: str) -> CupRead:
     """What every player's view of a cup shows (7 to 9 statements, none per player)."""
@@ -247,7 +269,7 @@ def view_of(read: CupRead, player: str | None) -> dict:
     if read.round is None:
         out["state"] = "waiting" if read.cup["status"] == "setup" else read.cup["status"]
         return out
-    seat = max((s for s in read.seats if s.player == player), key=lambda s: s.stage, default=None)
+    seat = read.seat_of.get(player)
     if seat is not None:
         out["table"] = {
             "round": read.round["number"],
@@ -256,14 +278,12 @@ def view_of(read: CupRead, player: str | None) -> dict:
             "seat": seat.seat,
             "opponents": [
                 {"seat": s.seat, "player": s.player}
-                for s in read.seats
-                if (s.stage, s.table) == (seat.stage, seat.table) and s.player != player
+                for s in read.at_table[seat.stage, seat.table]
+                if s.player != player
             ],
         }
         games: dict[int, dict] = {}
-        for r in read.results:
-            if (r.stage, r.table) != (seat.stage, seat.table):
-                continue
+        for r in read.results_at.get((seat.stage, seat.table), ()):
             game = games.setdefault(r.game, {"game": r.game, "finishes": []})
             game["finishes"].append(r.player)
             if r.player == player:

@@ -55,6 +55,9 @@ def timed(self, *args, **kwargs):
             spent.append(time.perf_counter() - start)
 
 Api.run = timed
+if len(sys.argv) > 3 and sys.argv[3] == "every":  # the way before: every desk's ask builds its state
+    from flows.web.api.desk import DeskStates
+    DeskStates.get = lambda self, tournament_id, key, now, build: build()
 
 def timing(app):
     async def asgi(scope, receive, send):
@@ -85,8 +88,10 @@ def _loadavg() -> str:
         return " ".join(f.read().split()[:3])
 
 
-def _serve() -> tuple[subprocess.Popen, str]:
-    process, port = serve(SERVER, THREADS)
+def _serve(way: str = "once") -> tuple[subprocess.Popen, str]:
+    """The bench's server; `way` "every": each desk state asked for is built (the way before the one
+    build per change of `flows.web.api.desk.DeskStates`)."""
+    process, port = serve(SERVER, THREADS, way)
     return process, f"http://127.0.0.1:{port}"
 
 
@@ -157,7 +162,8 @@ def _in_process(report: Report, engine, w, t: int, repeat: int = 5) -> None:
             call(who, "GET", state)  # warm: imports, compiled statements, each token's last-use write
         runs: dict[str, list[tuple[int, float]]] = {}
         for n in range(repeat):
-            for label, who in (("desk.state", "floor"), ("desk.state (cashier)", "cashier")):
+            # the floor's desk asks first after the last step's change (the build), the counter's next
+            for label, who in (("desk.state", "floor"), ("desk.state (another desk, no change)", "cashier")):
                 _, statements, cpu = counted(engine, lambda who=who: call(who, "GET", state))
                 runs.setdefault(label, []).append((statements, cpu))
             walk_in = {"name": f"Counted Player {n}", "handle": f"counted{n}", "birth_date": "1990-01-01"}
@@ -272,31 +278,38 @@ def run(report: Report) -> None:
     report.note("desk: the machine", "the server's worker threads", THREADS or "40 (anyio's default)")
     _in_process(report, engine, w, t)
     process, url = _serve()
+    before, before_url = _serve("every")
     name = f"desk: {DESKS} desks at once on one running tournament"
     try:
         alone: dict[str, dict[str, list[float]]] = {}
         together: dict[str, dict[str, list[float]]] = {}
-        walls = []
-        for r in range(ROUNDS):  # alternate, so the machine's noise hits both
+        every: dict[str, dict[str, list[float]]] = {}
+        walls: dict[str, list[float]] = {"now": [], "before": []}
+        for r in range(ROUNDS):  # alternate, so the machine's noise hits each way
             _, one = asyncio.run(_round(url, w, t, 1, 10_000 + r))
-            wall, many = asyncio.run(_round(url, w, t, DESKS, 1 + r * DESKS))
-            walls.append(wall)
-            for into, got in ((alone, one), (together, many)):
+            wall, many = asyncio.run(_round(url, w, t, DESKS, 1 + 2 * r * DESKS))
+            walls["now"].append(wall)
+            wall, old = asyncio.run(_round(before_url, w, t, DESKS, 1 + (2 * r + 1) * DESKS))
+            walls["before"].append(wall)
+            for into, got in ((alone, one), (together, many), (every, old)):
                 for action, ways in got.items():
                     for way, values in ways.items():
                         into.setdefault(action, {}).setdefault(way, []).extend(values)
         for action in sorted(together):
             for way in WAYS:
-                a, m = alone[action][way], together[action][way]
+                a, m, b = alone[action][way], together[action][way], every[action][way]
                 target = " (target p95 ≤ 50 at once)" if way == "handler" else ""
                 report.note(
                     name,
-                    f"{action}: {way} p50 / p95 ms, alone | {DESKS} at once{target}",
-                    f"{1000 * statistics.median(a):.1f} / {1000 * _p(a, 0.95):.1f} | "
-                    f"{1000 * statistics.median(m):.1f} / {1000 * _p(m, 0.95):.1f}",
+                    f"{action}: {way} p50 / p95 ms, alone | {DESKS} at once{target} | {DESKS} at once, "
+                    "every ask built (before)",
+                    " | ".join(f"{1000 * statistics.median(v):.1f} / {1000 * _p(v, 0.95):.1f}" for v in (a, m, b)),
                 )
-        report.note(name, f"{DESKS} desks' round (4 steps each), median wall, s", round(statistics.median(walls), 2))
-        _paced(report, url, w, t, first=1 + ROUNDS * DESKS)
+        for way, values in walls.items():
+            report.note(
+                name, f"{DESKS} desks' round (4 steps each), median wall, s: {way}", round(statistics.median(values), 2)
+            )
+        _paced(report, url, w, t, first=1 + 2 * ROUNDS * DESKS)
         lags = asyncio.run(_propagation(url, w, t, 20))
         report.note(
             "desk: a change reaching another desk (event stream)",
@@ -312,5 +325,6 @@ def run(report: Report) -> None:
         )
         report.note("desk: the machine", "load average at the end (1, 5, 15 min)", _loadavg())
     finally:
-        process.terminate()
-        process.wait(10)
+        for p in (process, before):
+            p.terminate()
+            p.wait(10)

@@ -114,6 +114,7 @@ def create_app(
     )
     app.state.hub = site.hub
     app.state.join_limits = site.join_limits
+    app.state.desk_states = api.state.desk_states
     return app
 
 

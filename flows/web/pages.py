@@ -10,6 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from domain.poker.services.changes import change_key
 from domain.public.services import views
 from flows.web.calendar import ics
 from flows.web.site import Site, path_id, preferred_locale
@@ -48,7 +49,7 @@ async def poker_events(site: Site, request: Request) -> Response:
 
     def fingerprint():
         with site.db() as session:
-            return views.fingerprint(session, tid)
+            return change_key(session, tid)
 
     def build(now):
         with site.db() as session:

@@ -51,8 +51,11 @@ def _entries(one: bool):
         .subquery()
     )
     return (
-        select(
-            Registration,
+        select(  # columns, not the Registration entity: the desk's field is hundreds of rows at every redraw
+            Registration.status,
+            Registration.late,
+            Registration.registered_at,
+            Registration.checked_in_at,
             Player.id,
             _name(),
             Player.handle,
@@ -84,10 +87,10 @@ def entries(session: Session, tournament_id: int, registration_id: int | None = 
             "player_id": pid,
             "player": name,
             "handle": handle,
-            "registration": reg.status,
-            "late": reg.late,
-            "registered_at": reg.registered_at,
-            "checked_in_at": reg.checked_in_at,
+            "registration": status,
+            "late": late,
+            "registered_at": registered_at,
+            "checked_in_at": checked_in_at,
             "entry_id": entry_id,
             "state": state,
             "reentries": max((sequence or 1) - 1, 0),
@@ -95,7 +98,7 @@ def entries(session: Session, tournament_id: int, registration_id: int | None = 
             "owed": int(debt),
             "currency": t.currency,
         }
-        for reg, pid, name, handle, entry_id, state, sequence, table, seat, debt in rows
+        for status, late, registered_at, checked_in_at, pid, name, handle, entry_id, state, sequence, table, seat, debt in rows
     ]
 
 

@@ -25,6 +25,7 @@ from domain.poker.rules.places import LiveKnockout, PlacedEntry, places_so_far
 from domain.poker.rules.wording.check import names_money
 from domain.poker.services import clock as clock_service
 from domain.poker.services import results
+from domain.poker.services.changes import change_key
 from domain.poker.services.tournaments import get_tournament, tournament_window
 from domain.poker.tables.knockouts_places import Knockout
 from domain.poker.tables.tournaments import Entry, Player, Registration, Structure, Tournament
@@ -42,34 +43,6 @@ def _public_prize(line: str | None) -> str | None:
     """SP-4 at the public door: the check runs again on every prize line shown, so a line written
     past the domain (the database's seal is no security boundary: docs/decisions.md) is withheld."""
     return WITHHELD if line is not None and names_money(line) else line
-
-
-# -- the screen's fingerprint ------------------------------------------------------------------------
-
-# One cheap statement: changes whenever anything the screen or the results page shows changes
-# (status, the clock's stored state, entries and busts, knockouts and voids, prizes, registrations),
-# and what the desk shows besides (fees, settlements, the floor's moves, mystery draws).
-FINGERPRINT_SQL = text(
-    """
-SELECT md5(concat_ws('|', t.status, t.name, c.updated_at, c.segments::text, c.pauses::text, c.overrides::text,
-  (SELECT count(*) || ':' || count(*) FILTER (WHERE e.state = 'active') || ':' || coalesce(max(e.id), 0)
-          || ':' || coalesce(max(e.busted_at)::text, '') FROM poker_entries e WHERE e.tournament_id = t.id),
-  (SELECT count(*) || ':' || coalesce(max(k.id), 0) || ':' || count(k.voided_at)
-     FROM poker_knockouts k WHERE k.tournament_id = t.id),
-  (SELECT string_agg(p.description, '|' ORDER BY p.place) FROM poker_prizes p WHERE p.tournament_id = t.id),
-  (SELECT count(*) FROM poker_registrations r WHERE r.tournament_id = t.id AND r.status = 'active'),
-  (SELECT count(*) FROM poker_places f WHERE f.tournament_id = t.id),
-  (SELECT count(*) || ':' || count(f.settlement_id) FROM poker_fees f WHERE f.tournament_id = t.id),
-  (SELECT count(*) || ':' || count(s.voided_at) FROM poker_settlements s WHERE s.tournament_id = t.id),
-  (SELECT count(*) || ':' || coalesce(max(m.id), 0) FROM poker_moves m WHERE m.tournament_id = t.id),
-  (SELECT count(*) FROM poker_mystery_draws d WHERE d.tournament_id = t.id)))
-FROM poker_tournaments t LEFT JOIN poker_clock c ON c.tournament_id = t.id WHERE t.id = :id
-"""
-)
-
-
-def fingerprint(session: Session, tournament_id: int) -> str | None:
-    return session.execute(FINGERPRINT_SQL, {"id": tournament_id}).scalar_one_or_none()
 
 
 # -- how a public page names a player (AC-5) ----------------------------------------------------------
@@ -501,7 +474,8 @@ def club_calendar(session: Session, club_id: int, now: datetime) -> dict[str, An
 
 
 def fingerprint_or_404(session: Session, tournament_id: int) -> str:
-    found = fingerprint(session, tournament_id)
+    """The tournament's change key (`changes.change_key`), refused as missing for a draft."""
+    found = change_key(session, tournament_id)
     status = session.scalar(select(Tournament.status).where(Tournament.id == tournament_id))
     if found is None or status == "draft":
         raise NotFound("unknown-tournament", f"no tournament {tournament_id}")

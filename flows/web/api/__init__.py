@@ -56,6 +56,7 @@ def create_api(
     app.state.api = Api(
         db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits, reset_limits, send_reset, changed
     )
+    app.state.desk_states = desk.DeskStates()  # the desk state built once per change (docs/desk.md)
     app.state.webhook_key = webhook_key
     app.state.outbox = outbox
     app.state.sign_up = sign_up

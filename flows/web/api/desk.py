@@ -5,12 +5,18 @@ no money itself; amounts typed in roubles are read by `domain/poker/rules/money.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Query, Request
 from pydantic import Field, model_validator
+from sqlalchemy import DateTime
 
 from domain.access.rules.policy import may
 from domain.access.services import targets
@@ -22,6 +28,8 @@ from domain.poker.rules.settings import AMOUNT_FIELDS
 from domain.poker.services import clock as clock_service
 from domain.poker.services import desk, entries, fees, listings, players
 from domain.poker.services import tournaments as tournament_service
+from domain.poker.services.changes import change_key
+from domain.poker.tables.tournaments import Tournament
 from domain.public.services import views
 from flows.web.api.core import SECURED, Id, Ref, Strict, api_of, club_of, tournament_of
 from flows.web.api.desk_floor import FLOOR_ACTIONS, attention, floor_state
@@ -49,6 +57,7 @@ ACTIONS = (
     "desk.totals",
 )
 LIVE = ("registration_open", "running")
+MAX_AGE = timedelta(seconds=1)  # a desk state built this long ago is built again: the clock's seconds
 
 
 class ArrivalBody(Strict):
@@ -109,23 +118,119 @@ def _zone(session, club_id: int) -> ZoneInfo:
     return ZoneInfo(get_club(session, club_id).timezone)
 
 
-def state(session, tournament_id: int, actor, now: datetime) -> dict:
+@dataclass(frozen=True)
+class Built:
+    """The desk state of a tournament as one build made it at `at` for its change key `key`: all but
+    what the caller may do, the counter's figures kept aside for callers who may see them."""
+
+    key: str
+    at: datetime
+    until: datetime  # the first instant it may no longer hold: a deadline, the level's end, or MAX_AGE
+    state: dict
+    totals: dict
+
+    def holds(self, key: str, now: datetime) -> bool:
+        return key == self.key and self.at <= now < self.until
+
+
+class DeskStates:
+    """The desk states of the tournaments at the desks, one build per change for every desk (docs/desk.md,
+    "Speed"): every desk redraws at each event of its tournament's stream, so a change to a tournament
+    with ten tablets and a screen open is asked for eleven times at once. A request reads the
+    tournament's change key (`changes.change_key`, one statement, in its own transaction) and gets the
+    build made for that key, unless the clock may have moved what it shows since: past a deadline of the
+    tournament, the end of a level or a break, or MAX_AGE after the build (the clock's seconds; the page
+    counts down from `counts_to`). Concurrent requests for one tournament wait for one build. Held by the
+    app, per process: another process (or a job) that changes the tournament changes its key."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.builds = 0
+        self._built: OrderedDict[int, tuple[Built, float]] = OrderedDict()  # with when its reading began
+        self._locks: dict[int, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, tournament_id: int, key: str, now: datetime, build: Callable[[], Built]) -> Built:
+        """The build for `key` at `now` (the caller read `key` just before); a build begun after that
+        read, while the caller waited for it, holds too: what it read is no older than `key`."""
+        asked = time.monotonic()
+        with self._guard:
+            found = self._fresh(tournament_id, key, now, asked)
+            if found is not None:
+                return found
+            lock = self._locks.setdefault(tournament_id, threading.Lock())
+        with lock:  # one build at a time per tournament; the desks waiting for it take it
+            with self._guard:
+                found = self._fresh(tournament_id, key, now, asked)
+            if found is None:
+                begun = time.monotonic()
+                found = build()
+                self.builds += 1
+                with self._guard:
+                    self._built[tournament_id] = (found, begun)
+                    self._built.move_to_end(tournament_id)
+                    while len(self._built) > self.size:
+                        gone, _ = self._built.popitem(last=False)
+                        self._locks.pop(gone, None)
+        return found
+
+    def _fresh(self, tournament_id: int, key: str, now: datetime, asked: float) -> Built | None:
+        held = self._built.get(tournament_id)
+        if held is None:
+            return None
+        found, begun = held
+        if not (found.holds(key, now) or (begun > asked and found.holds(found.key, now))):
+            return None
+        self._built.move_to_end(tournament_id)  # the least recently asked for goes first
+        return found
+
+
+def _until(t, screen: dict | None, at: datetime) -> datetime:
+    """The first instant after `at` at which the clock alone may change a desk state built at `at`: a
+    deadline or instant of the tournament's (late registration, re-entry, add-on, rebuys, the start),
+    the clock's next change (the level's or the break's end), else `at` + MAX_AGE."""
+    instants = [getattr(t, c.key) for c in Tournament.__table__.columns if isinstance(c.type, DateTime)]
+    clock = (screen or {}).get("clock") or {}
+    instants += [
+        datetime.fromisoformat(clock[k]) for k in ("level_ends_at", "next_break_at", "counts_to") if clock.get(k)
+    ]
+    return min((i for i in instants if i is not None and at < i < at + MAX_AGE), default=at + MAX_AGE)
+
+
+def state(session, tournament_id: int, actor, now: datetime, built: DeskStates) -> dict:
     """A tournament at the desk: what it is, its clock with the screen's words, every registration with
     its name, state, seat and what is owed, the recent knockouts and settlements, and which of the
     desk's actions the caller may take. The tournament and its club are the session's (as the API's
-    locate step read them): each of the desk's figures is read once."""
+    locate step read them). All but the caller's part is the build for the tournament's change key
+    (`DeskStates`); `server_now` is this answer's."""
     t = tournament_service.get_tournament(session, tournament_id)
+    key = change_key(session, t.id)
+    found = built.get(t.id, key, now, lambda: _build(session, t, key, now))
+    target = targets.held_tournament(session, t)
+    allowed = [a for a in ACTIONS + FLOOR_ACTIONS if may(actor, a, target) is None]
+    answer = found.state | {
+        "may": allowed,
+        "totals": found.totals if "desk.totals" in allowed else None,
+        "server_now": now,
+    }
+    if answer["screen"] is not None:
+        answer["screen"] = answer["screen"] | {"server_now": now.isoformat()}
+    return answer
+
+
+def _build(session, t, key: str, now: datetime) -> Built:
+    """The desk state of `t` at `now` but the caller's part, each of its figures read once, none before
+    the change key `key` was: the tournament as the locate step read it is read again."""
+    session.refresh(t)
     locale = locales.tournament_locale(session, t.id)
     zone = _zone(session, t.club_id)
     screen = None if t.status == "draft" else with_text(views.screen(session, t.id, now, locale=locale))
     rows = listings.entries(session, t.id)
-    target = targets.held_tournament(session, t)
     settings = tournament_service.settings_of(t)
     prices = {f: getattr(settings, f) for f in AMOUNT_FIELDS}
     owed = sum(r["owed"] for r in rows)
     knockouts = listings.knockouts(session, t.id)[::-1][:RECENT]
-    allowed = [a for a in ACTIONS + FLOOR_ACTIONS if may(actor, a, target) is None]
-    return (
+    shared = (
         {
             "tournament": {
                 "id": t.id,
@@ -192,14 +297,13 @@ def state(session, tournament_id: int, actor, now: datetime) -> dict:
                 }
                 for s in listings.settlements(session, t.id)[::-1][:RECENT]
             ],
-            "may": allowed,
-            "totals": totals_view(fees.totals(session, [t.id])[t.id], locale) if "desk.totals" in allowed else None,
-            "server_now": now,
         }
         | floor_state(
             session, t, rows, knockouts, now, locale, zone, on_bubble=None if screen is None else screen["on_bubble"]
         )
     )
+    totals = totals_view(fees.totals(session, [t.id])[t.id], locale)
+    return Built(key, now, _until(t, screen, now), shared, totals)
 
 
 @router.get("/desk/tournaments/{tournament_id}", operation_id="desk.state", tags=["desk"])
@@ -212,7 +316,7 @@ def desk_state(request: Request, tournament_id: Id) -> dict:
         request,
         "desk.state",
         tournament_of(tournament_id),
-        lambda s, actor, now: state(s, tournament_id, actor, now),
+        lambda s, actor, now: state(s, tournament_id, actor, now, request.app.state.desk_states),
         describe=f"tournament {tournament_id}",
     )
 

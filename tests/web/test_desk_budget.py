@@ -69,7 +69,9 @@ def test_the_desk_state_reads_a_bigger_field_with_the_same_statements(frozen, co
     t = w.tournament_a
     state = f"/desk/tournaments/{t}"
     _call(http, w, "floor", "GET", state)
-    _call(http, w, "floor", "POST", f"{state}/arrivals", {"name": "First", "handle": "first", "birth_date": "1990-01-01"})
+    _call(
+        http, w, "floor", "POST", f"{state}/arrivals", {"name": "First", "handle": "first", "birth_date": "1990-01-01"}
+    )
     first, before, _ = counted(committed, lambda: _call(http, w, "floor", "GET", state))
     for n in range(10):
         walk_in = {"name": f"Walk-in {n}", "handle": f"walkin{n}", "birth_date": "1990-01-01"}

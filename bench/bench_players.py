@@ -1,7 +1,8 @@
 """Players online: F players (default 1,000, BENCH_PLAYERS_FOLLOWERS) signed in, each following their own
 cup's event stream (`/play/<code>/events`) on C live cups of 32 (default 32, BENCH_PLAYERS_CUPS), served
-by a real uvicorn process (one process: the streams are async generators on its event loop, no thread
-is held by a follower).
+by a real uvicorn process configured as `tourney web` configures it (`flows/cli/web.server`: its pool,
+its protocol; one process: the streams are async generators on its event loop, no thread is held by a
+follower).
 
 First, in process (the app over httpx's ASGI transport): a join (one cup joined one at a time, another
 8 at a time): its SQL statements (`before_cursor_execute`), the process's CPU ms, and where its time goes
@@ -13,8 +14,9 @@ and a follower's page fetch (`GET /play/<code>`, what the page did at each event
 Then, with every follower connected to the server:
 - a join's time: each follower joins its cup through `POST /api/v1/pusoy/{code}/entries` (8 at a time).
   The SERVER time is measured inside the server (a `server-timing` header the bench's server adds: the
-  app's time from the request read to the answer's start, thread-pool and lock waits included); the
-  client's time (loopback and the client's own event loop, shared with 1,000 streams) beside it, and the
+  app's time from the request read to the answer's start, thread-pool and lock waits included), and
+  beside it the join's own CPU there (`cpu`: its handler's worker thread, `time.thread_time` across the
+  API operation); the client's time (loopback and the client's own event loop, shared with 1,000 streams) beside it, and the
   server process's CPU per join (its cup's event, built and sent to the cup's followers, included). The
   join that takes a cup's last seat also draws its seats.
 - report to page: a game server reports one table's game on every cup at once (W waves, default 3,
@@ -62,21 +64,38 @@ MODES = (os.environ.get("BENCH_PLAYERS_MODES") or "shared").split(",")
 CAPACITY = 32
 
 SERVER = """
-import sys, time, uvicorn
-from flows.web.app import create_app
+import contextvars, sys, time
+from flows.cli.web import server
+from flows.web.api import core
+
+SPENT = contextvars.ContextVar("spent")  # the request's own holder, seen by its worker thread too
+handled = core.Api.run
+
+
+def run(self, *args, **kwargs):
+    # the handler's own CPU (its worker thread's, `time.thread_time`), across the API operation
+    start = time.thread_time()
+    try:
+        return handled(self, *args, **kwargs)
+    finally:
+        SPENT.get({})["cpu"] = time.thread_time() - start
 
 
 def timed(app):
-    # the app's own time of every request, from its request read to its answer's start: `server-timing`
+    # the app's own time of every request, from its request read to its answer's start, and the
+    # handler's CPU: `server-timing: app;dur=…, cpu;dur=…`
     async def asgi(scope, receive, send):
         if scope["type"] != "http":
             return await app(scope, receive, send)
-        start = time.perf_counter()
+        start, spent = time.perf_counter(), {}
+        SPENT.set(spent)
 
         async def sending(message):
             if message["type"] == "http.response.start":
-                took = f"app;dur={1000 * (time.perf_counter() - start):.2f}".encode()
-                message = {**message, "headers": [*message.get("headers", []), (b"server-timing", took)]}
+                took = f"app;dur={1000 * (time.perf_counter() - start):.2f}"
+                if "cpu" in spent:
+                    took += f", cpu;dur={1000 * spent['cpu']:.2f}"
+                message = {**message, "headers": [*message.get("headers", []), (b"server-timing", took.encode())]}
             await send(message)
 
         await app(scope, receive, sending)
@@ -84,14 +103,16 @@ def timed(app):
     return asgi
 
 
-app = create_app(shared_poller=sys.argv[2] == "shared", join_limit=1000)
-uvicorn.run(timed(app), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False,
-            limit_concurrency=None, backlog=4096)
+core.Api.run = run
+server("127.0.0.1", int(sys.argv[1]), timed, shared_poller=sys.argv[2] == "shared", join_limit=1000).run()
 """
 
 
-def _server_ms(response: httpx.Response) -> float:
-    return float(response.headers["server-timing"].partition("dur=")[2]) / 1000
+def _server_ms(response: httpx.Response, what: str = "app") -> float:
+    """A time of the bench's server's `server-timing` header, in seconds: `app` (the request's wall time
+    inside the server) or `cpu` (its handler's CPU)."""
+    timings = dict(t.strip().split(";dur=") for t in response.headers["server-timing"].split(","))
+    return float(timings[what]) / 1000
 
 
 def _world(mode: str, cups: int = CUPS, players: int = FOLLOWERS) -> tuple[list[str], list[tuple[str, str, str]], str]:
@@ -320,6 +341,7 @@ async def _measure(port: int, pid: int, codes, followers, token) -> dict:
     limits = httpx.Limits(max_connections=8)
     joins: list[float] = []
     served: list[float] = []
+    handled: list[float] = []
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
         gate = asyncio.Semaphore(8)
 
@@ -331,6 +353,7 @@ async def _measure(port: int, pid: int, codes, followers, token) -> dict:
                 joins.append(time.perf_counter() - start)
             assert r.status_code == 200, r.text
             served.append(_server_ms(r))
+            handled.append(_server_ms(r, "cpu"))
 
         started, cpu = time.perf_counter(), _cpu(pid)
         await asyncio.gather(*(join(f) for f in flock))
@@ -340,7 +363,7 @@ async def _measure(port: int, pid: int, codes, followers, token) -> dict:
     await asyncio.sleep(2.0)
     tables = await asyncio.to_thread(_tables, codes)
     assert WAVES + 2 * PAGE_ROUNDS <= CAPACITY // 4, "one table of round 1 a wave, and no more tables"
-    out: dict = {"connected": connected, "joins": joins, "served": served, "join_cpu": join_cpu}
+    out: dict = {"connected": connected, "joins": joins, "served": served, "handled": handled, "join_cpu": join_cpu}
     out |= {"reported": [], "lost": 0, "partless": 0}
     server = {"authorization": f"Bearer {token}"}
     # a connection idle since the last wave is dropped here before the server drops it (uvicorn: 5 s)
@@ -484,6 +507,11 @@ def run(report: Report) -> None:
         )
         report.note(
             name, f"{mode} poller: a join's SERVER time p50 / p95 / max, ms (target p95 <= 20)", _ms(r["served"], 1)
+        )
+        report.note(
+            name,
+            f"{mode} poller: a join's CPU in the server (its handler's thread, `time.thread_time`), p50 / p95 / max, ms",
+            _ms(r["handled"], 1),
         )
         report.note(name, f"{mode} poller: a join, client-observed, p50 / p95 / max, ms", _ms(r["joins"], 1))
         report.note(

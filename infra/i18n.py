@@ -93,6 +93,7 @@ def day_and_time(at: datetime, locale: str) -> str:
     return f"{day}, {short_time(at, locale)}"
 
 
+@lru_cache(maxsize=4096)  # a cup's standings write every rank and points at each change: the same few numbers
 def number(value: int | Decimal, locale: str) -> str:
     """1 234 / 2,5 (CLDR decimal format; no-break space grouping in Russian)."""
     return format_decimal(value, locale=checked(locale))

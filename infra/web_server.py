@@ -15,6 +15,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from infra.config import Settings
 
+# The web server's connection pool: one kept for each of anyio's 40 worker threads (where every handler,
+# fingerprint and build of the event streams runs, one unit of work at a time). SQLAlchemy's default
+# keeps 5 and closes each connection over them when it is returned, so under load most units of work
+# opened a new connection (a PostgreSQL backend started and ended): measured by `python -m bench players`
+# (docs/benchmarks.md), a join's server time and the server's CPU per join fell by a sixth with 40.
+POOL = {"pool_size": 40, "max_overflow": 10}
+
 
 def guarded(header_timeout: float) -> type[H11Protocol]:
     """uvicorn's h11 protocol, closing a connection whose request headers are not in within

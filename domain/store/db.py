@@ -14,7 +14,7 @@ from typing import TypeVar
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from domain.draw import SeedSource
 from domain.errors import ConfigurationError
@@ -56,9 +56,8 @@ def draw_seeds(session: Session) -> SeedSource:
 def unit_of_work(engine: Engine) -> Iterator[Session]:
     """`with unit_of_work(engine) as session:` — commits when the block ends normally, rolls back on
     error. The caller owns the transaction: a use case takes the session and never opens its own."""
-    factory = sessionmaker(bind=engine, expire_on_commit=False)
-    with factory.begin() as session:
-        yield session
+    with Session(bind=engine, expire_on_commit=False) as session, session.begin():  # not a sessionmaker per
+        yield session  # call: each makes a Session subclass, and SQLAlchemy's events are set up anew for it
 
 
 HELD = "held"

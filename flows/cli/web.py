@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -76,10 +77,22 @@ def web_command(
         also = f" (public address {public})" if public != listening else ""
         say(f"web pages served in the background (pid {process.pid}) on {listening}{also}; log: {log}")
         return
+    server(host, port).run()
+
+
+def server(host: str, port: int, wrap: Callable[[Any], Any] | None = None, **app_options: Any) -> Any:
+    """The web server `tourney web` runs (a uvicorn.Server): the app over an engine whose pool keeps a
+    connection for every worker thread (`infra/web_server.POOL`), served by `infra/web_server.config`.
+    The one place it is configured: `bench/bench_players.py` serves through it too, its app wrapped by
+    `wrap` (a timing middleware) and made with `app_options` (`create_app`'s)."""
     import uvicorn
 
     from flows.web.app import create_app
-    from infra.web_server import config
+    from infra import database
+    from infra.web_server import POOL, config
 
-    engine = bootstrap.check_reachable()
-    uvicorn.Server(config(create_app(engine), host, port, settings)).run()
+    settings = bootstrap.settings()
+    engine = bootstrap.own_engine(bootstrap.database_url(), **POOL)
+    database.check_reachable(settings, engine)
+    app = create_app(engine, **app_options)
+    return uvicorn.Server(config(wrap(app) if wrap else app, host, port, settings))

@@ -17,6 +17,12 @@ A write this process commits (a join, a report through `/api/v1`) wakes its topi
 (`Hub.changed`, callable from any thread), so a change made here reaches the followers without
 waiting out the interval; it wakes the topics under that key too (`pusoy:CODE` wakes `pusoy:CODE:…`).
 Changes made elsewhere (another process, a job) are found by the polling.
+
+A state may carry its own version (`VERSION`: the fingerprint, read first in the build's transaction,
+so what the state shows is never older than it). The topic then keeps that version, and a woken poller
+builds at once without asking the fingerprint first (the write is known to have changed it): a wake
+costs the build's transaction alone. A wake that changed nothing (its state's version is the one
+already sent) sends nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ log = logging.getLogger("tourney.web")
 Fingerprint = Callable[[], str | None]
 Build = Callable[[datetime], dict[str, Any]]
 PARTS = "parts"  # a state's fields for some subscribers only, by part (never sent as such)
+VERSION = "version"  # a state's own version, when its build reads the fingerprint (first)
 
 
 def _default(value: Any) -> Any:
@@ -58,6 +65,7 @@ class Topic:
     parts: dict[str | None, dict[str, Any]] = field(default_factory=dict)
     messages: dict[str | None, bytes] = field(default_factory=dict)  # the server-sent event of each part, once
     version: str | None = None
+    versioned: bool = False  # its states carry their version: a wake needs no fingerprint first
     wake_at: datetime | None = None
     task: asyncio.Task | None = None
     woken: asyncio.Event = field(default_factory=asyncio.Event)  # a write here changed it: poll now
@@ -85,6 +93,11 @@ def _wake_at(state: dict[str, Any]) -> datetime | None:
         if value:
             found.append(datetime.fromisoformat(value))
     return min(found, default=None)
+
+
+def _due(topic: Topic, now: datetime) -> bool:
+    """The instant the topic's state changes by itself has come."""
+    return topic.wake_at is not None and now >= topic.wake_at
 
 
 class Hub:
@@ -129,10 +142,17 @@ class Hub:
             if name == key or name.startswith(f"{key}:"):
                 topic.woken.set()
 
-    async def _refresh(self, topic: Topic, version: str | None) -> None:
+    async def _refresh(self, topic: Topic, version: str | None, woken: bool = False) -> None:
+        """Build the topic's state and hand it to every subscriber; `version`, the fingerprint read before
+        the build (None when `woken` without one). A woken build whose version is the one already sent
+        (and no instant due) changed nothing: nothing is sent."""
         now = datetime.now(UTC)
         state = await to_thread.run_sync(topic.build, now)
         topic.builds += 1
+        topic.versioned = VERSION in state
+        version = state.get(VERSION, version)
+        if woken and version == topic.version and not _due(topic, now):
+            return
         topic.version = version
         topic.wake_at = _wake_at(state)
         topic.parts = state.get(PARTS) or {}
@@ -152,11 +172,14 @@ class Hub:
                 await asyncio.wait_for(topic.woken.wait(), self.interval)
             except TimeoutError:
                 pass
+            woken = topic.woken.is_set()
             topic.woken.clear()
             try:
+                if woken and topic.versioned:  # a write here changed it: the build reads the version
+                    await self._refresh(topic, None, woken=True)
+                    continue
                 version = await to_thread.run_sync(topic.fingerprint)
-                due = topic.wake_at is not None and datetime.now(UTC) >= topic.wake_at
-                if version != topic.version or due:
+                if version != topic.version or _due(topic, datetime.now(UTC)):
                     await self._refresh(topic, version)
             except asyncio.CancelledError:
                 raise

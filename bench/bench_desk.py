@@ -1,15 +1,19 @@
 """The desk (docs/desk.md#speed): 50 desks acting at once on one running tournament through `/api/v1`,
-against a real uvicorn process on the bench's database. First, in this process, each action's SQL
-statements and CPU ms for one request (tests/support/desk_budget.py: the budget the tests pin). Then two
-ways side by side: one desk alone, then DESKS at once, each action's time three ways: the SERVER's time
-inside the handler (`Api.run`: identify, CSRF, locate, allow, the use case, the audit row, the commit;
-the target), the app's (from the request entering the app to its answer starting: waiting for a worker
-thread included), both sent back by the bench's server in a `Server-Timing` header, and the client's
-(request sent to answer read, on localhost: the client's own event loop and queue included). Then a
-change reaching another desk: from a step's answer to the next message of the tournament's event stream
-`/t/{id}/events` that a listening desk reads, and the desk page's weight (the shell, its scripts and the
-style sheet). The same desks then act at a person's pace (BENCH_DESK_PACE). Figures only: no timed
-assertion anywhere."""
+against a real uvicorn process served as `tourney web` serves it, on the bench's database. First, in
+this process, each action's SQL statements and CPU ms for one request (tests/support/desk_budget.py:
+the budget the tests pin): the desk state as the first desk after a change asks for it (its build) and
+as another desk asks next (the build reused). Then one desk alone, and DESKS at once two ways side by
+side, alternating: now (the desk state built once per change, `flows.web.api.desk.DeskStates`) and the
+way before (every ask builds it, a second server with `DeskStates.get` patched to build). Each action's
+time four ways: the SERVER's time inside the handler (`Api.run`: identify, CSRF, locate, allow, the use
+case, the audit row, the commit; the target), the handler's own CPU (its worker thread's), the app's
+(from the request entering the app to its answer starting: waiting for a worker thread included), all
+sent back by the bench's server in a `Server-Timing` header, and the client's (request sent to answer
+read, on localhost: the client's own event loop and queue included). The same desks then act at a
+person's pace (BENCH_DESK_PACE): the target's measure (50 desks in use at once, each a person's steps).
+Then a change reaching another desk: from a step's answer to the next message of the tournament's event
+stream `/t/{id}/events` that a listening desk reads, and the desk page's weight (the shell, its scripts
+and the style sheet). Figures only: no timed assertion anywhere."""
 
 from __future__ import annotations
 
@@ -19,11 +23,14 @@ import random
 import statistics
 import subprocess
 import time
+from datetime import UTC, datetime, timedelta
 
 import httpx
 
 from bench.harness import Report, serve
+from domain.store.db import unit_of_work
 from flows import bootstrap
+from tests.support import world
 from tests.support.desk_budget import BUDGET, counted, seated_field
 from tests.support.net import free_port
 from tests.support.web_server import Server
@@ -35,24 +42,24 @@ FIELD = 30  # players seated before the desks start (the world's two make 32)
 THREADS = os.environ.get("BENCH_DESK_THREADS") or ""  # the server's worker threads; "": anyio's default (40)
 # at the floor's pace: a person's pause before each step, uniform in 0..2×PACE seconds (seeded)
 PACE = float(os.environ.get("BENCH_DESK_PACE") or 5)
-# The bench's server: the app as `make run` serves it, with each request's time in the handler and in
-# the app sent back as `Server-Timing: app;dur=…, handler;dur=…` (ms).
+# The bench's server: the app as `tourney web` serves it (`flows.cli.web.server`), with each request's time in the handler and in
+# the app, and the handler's own CPU, sent back as `Server-Timing: app;dur=…, handler;dur=…, cpu;dur=…` (ms).
 SERVER = """
-import contextvars, sys, time, anyio, uvicorn
+import contextvars, sys, time, anyio
+from flows.cli.web import server
 from flows.web.api.core import Api
-from flows.web.app import create_app
 
 SPENT = contextvars.ContextVar("spent")  # the request's list of handler times (the worker thread sees it)
 run = Api.run
 
 def timed(self, *args, **kwargs):
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     try:
         return run(self, *args, **kwargs)
     finally:
         spent = SPENT.get(None)
-        if spent is not None:
-            spent.append(time.perf_counter() - start)
+        if spent is not None:  # the handler's wall time, and its own CPU (its worker thread's)
+            spent.append((time.perf_counter() - start, time.thread_time() - cpu))
 
 Api.run = timed
 if len(sys.argv) > 3 and sys.argv[3] == "every":  # the way before: every desk's ask builds its state
@@ -71,16 +78,17 @@ def timing(app):
         async def answer(message):
             if message["type"] == "http.response.start":
                 total = 1000 * (time.perf_counter() - start)
-                header = f"app;dur={total:.2f}, handler;dur={1000 * sum(spent):.2f}".encode()
+                handler, cpu = (1000 * sum(x) for x in zip(*spent)) if spent else (0.0, 0.0)
+                header = f"app;dur={total:.2f}, handler;dur={handler:.2f}, cpu;dur={cpu:.2f}".encode()
                 message = message | {"headers": [*message.get("headers", []), (b"server-timing", header)]}
             await send(message)
 
         await app(scope, receive, answer)
     return asgi
 
-uvicorn.run(timing(create_app()), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
+server("127.0.0.1", int(sys.argv[1]), timing).run()
 """
-WAYS = ("handler", "app", "client")
+WAYS = ("handler", "cpu", "app", "client")
 
 
 def _loadavg() -> str:
@@ -248,6 +256,19 @@ def _encoders(report: Report, engine, read, repeat: int = 20) -> None:
     )
 
 
+def _fresh(engine, w) -> int:
+    """Another running tournament of the desks' club, FIELD players seated: the paced desks' own, so its
+    field is a club's (FIELD + 2 + DESKS players by its end), not the bursts' (hundreds)."""
+    with unit_of_work(engine) as session:
+        t = world.tournament(
+            session, club_id=w.club_a, start=datetime.now(UTC) - timedelta(minutes=5), late_reg=timedelta(hours=1)
+        )
+        world.enter(session, t, name="Paced Player")
+        tournament_id = t.id
+    seated_field(engine, tournament_id, FIELD + 1, handles="paced")
+    return tournament_id
+
+
 def _paced(report: Report, url: str, w, t: int, first: int) -> None:
     """The same DESKS desks at a person's pace (a pause of 0..2×PACE s before each step, so the
     server sees about DESKS / PACE steps a second), beside the burst above: the same steps, each
@@ -309,7 +330,7 @@ def run(report: Report) -> None:
             report.note(
                 name, f"{DESKS} desks' round (4 steps each), median wall, s: {way}", round(statistics.median(values), 2)
             )
-        _paced(report, url, w, t, first=1 + 2 * ROUNDS * DESKS)
+        _paced(report, url, w, _fresh(engine, w), first=1 + 2 * ROUNDS * DESKS)
         lags = asyncio.run(_propagation(url, w, t, 20))
         report.note(
             "desk: a change reaching another desk (event stream)",

@@ -27,14 +27,14 @@ BUDGET = {
 }
 
 
-def seated_field(engine, tournament_id: int, players: int) -> None:
-    """`players` more checked-in players in the running tournament, its clock started four minutes ago
-    and the seats drawn (SP-13): a tournament in play at the desk."""
+def seated_field(engine, tournament_id: int, players: int, handles: str = "seated") -> None:
+    """`players` more checked-in players in the running tournament (handles `handles` + a number), its
+    clock started four minutes ago and the seats drawn (SP-13): a tournament in play at the desk."""
     now = datetime.now(UTC)
     with unit_of_work(engine) as session:
         t = session.get_one(Tournament, tournament_id)
         for n in range(players):
-            p = world.player(session, f"Seated Player {n}", handle=f"seated{n}", at=t.scheduled_start)
+            p = world.player(session, f"Seated Player {n}", handle=f"{handles}{n}", at=t.scheduled_start)
             world.enter(session, t, player_id=p.id)
         clock.act(session, t.id, "start", now - timedelta(minutes=4))
         seating.draw_initial(session, t.id, now)

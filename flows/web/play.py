@@ -12,6 +12,7 @@ sign-up per address. A private cup's code IS its page's address: knowing it is w
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -368,22 +369,29 @@ class CupParts:
     (`live.PARTS`) each entrant's own by handle (`mine`: their state, their table and games, their
     rounds), with under None the page of someone holding no seat (the cup alone: every part, no round,
     no standings). Handles only, never a full name; a form's CSRF field is left for the page to fill
-    (`data-csrf`). A part is rendered again only when the view it shows changed since the last change
-    (a game reported: the head, the standings and the own parts of that table's players)."""
+    (`data-csrf`). A part is rendered from the view's fields its template reads (`v.<field>`) alone, and
+    again only when those changed since the last change (a game reported: the standings and the table
+    of that table's players)."""
 
     def __init__(self, env: Environment) -> None:
         self.templates = {name: env.get_template(f"play_cup_{name}.html") for name in SHOWN}  # loaded once
-        self.kept: dict[tuple[str, str], str] = {}  # the last change's parts, by part and view
+        self.reads = {name: _reads(env, f"play_cup_{name}.html") for name in SHOWN}
+        self.kept: dict[tuple[str, str], str] = {}  # the last change's parts, by part and what it reads
 
     def __call__(self, read: cup_views.CupRead) -> dict[str, Any]:
         kept, self.kept = self.kept, {}
 
         def parts(names: tuple[str, ...], view: dict) -> dict[str, str]:
-            said = repr(view)
+            out = {}
             for name in names:
-                key = (name, said)
-                self.kept[key] = kept[key] if key in kept else self.templates[name].render(v=view, csrf="")
-            return {name: self.kept[name, said] for name in names}
+                reads = self.reads[name]
+                shown = view if reads is None else {k: view[k] for k in reads if k in view}
+                key = (name, repr(shown))
+                found = kept.get(key)
+                if found is None:
+                    found = self.templates[name].render(v=shown, csrf="")
+                out[name] = self.kept[key] = found
+            return out
 
         own = tuple(n for n in SHOWN if n not in SHARED)
         mine = {}
@@ -394,6 +402,15 @@ class CupParts:
             mine[player] = {"mine": parts(own, view)}
         mine[None] = {"mine": parts(SHOWN, cup_views.view_of(read, None))}
         return {"cup": parts(SHARED, _worded(cup_views.cup_part(read))), PARTS: mine}
+
+
+def _reads(env: Environment, name: str) -> tuple[str, ...] | None:
+    """The fields of its view `v` a part's template reads (`v.<field>`, nothing else of `v`); None when it
+    uses `v` otherwise (`v[...]`, `v` itself), and is then given the whole view."""
+    source = env.loader.get_source(env, name)[0] if env.loader else ""
+    if re.search(r"\bv\b(?!\.\w)", source):
+        return None
+    return tuple(sorted(set(re.findall(r"\bv\.(\w+)", source))))
 
 
 async def cup(site: Site, request: Request) -> Response:

@@ -98,3 +98,32 @@ def test_pd_5_the_last_report_of_a_round_completes_it_at_once(http, committed, c
         headers=cup["headers"],
     )
     assert amend.status_code == 409 and amend.json()["error"] == "round-locked"
+
+
+# a report's budget: who the token is, the cup named, the cup, the game (not yet reported), the round (locked),
+# the table's players, the game again (under the lock), the game's row, its finishes, its audit, the games
+# counted, the audit row
+REPORT_STATEMENTS = 12
+
+
+def test_pd_5_a_report_keeps_to_its_statement_budget(http, committed, cup):
+    """PD-5, AC-3: a game server's report sends at most REPORT_STATEMENTS SQL statements (none per player;
+    the token's last use is written at most once a minute, here by a call before), and its game, its
+    finishes, the game's audit and the audit trail's row are all written."""
+    from domain.access.tables import AuditRecord
+    from domain.pusoy.tables import PusoyFinish, PusoyGameAudit
+    from domain.store.db import StatementCounter
+
+    assert http.get("/api/v1/pusoy", headers=cup["headers"]).status_code == 200  # the token's last use, written
+    with StatementCounter(committed) as counted:
+        r = _report(http, cup, 1)
+    assert r.status_code == 200 and r.json() == {"tournament_id": cup["id"], "round_ready": False, "repeated": False}
+    assert counted.count <= REPORT_STATEMENTS
+    with Session(committed) as session:
+        assert session.scalar(select(func.count()).select_from(PusoyGame)) == 1
+        assert session.scalar(select(func.count()).select_from(PusoyFinish)) == 4
+        audit = session.scalars(select(PusoyGameAudit)).one()
+        assert (audit.table_no, audit.action, audit.before, audit.reason) == (1, "report", None, None)
+        assert audit.after == {"finishes": {p: n for n, p in enumerate(cup["tables"][1], 1)}, "two_of_diamonds": None}
+        trail = session.scalars(select(AuditRecord).order_by(AuditRecord.id)).all()[-1]
+        assert (trail.action, trail.target, trail.data["table"]) == ("pusoy.report", f"cup {cup['code']}", 1)

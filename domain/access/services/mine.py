@@ -3,9 +3,10 @@ profile, registrations, places and cups, and the changes they made, as one docum
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from domain.access.services import audit, signin
@@ -16,11 +17,17 @@ from domain.poker.tables.tournaments import Player, Registration, Tournament
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
 
 
+@cache
+def _handle():
+    """`handle_of`'s statement, built once (a join, a withdrawal, a cup's events ask it)."""
+    return select(Player.handle).where(Player.id == bindparam("player"))
+
+
 def handle_of(session: Session, player_id: int | None) -> str:
     """The player's handle (a Pusoy Dos seat is held by handle); refused when the profile has none."""
     from domain.errors import DomainError
 
-    handle = session.scalar(select(Player.handle).where(Player.id == player_id)) if player_id else None
+    handle = session.scalar(_handle(), {"player": player_id}) if player_id else None
     if handle is None:
         raise DomainError("no-handle", "Your player profile has no handle.")
     return handle

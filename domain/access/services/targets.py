@@ -3,7 +3,9 @@ change events, its player, its cup), loaded in one query each; None when there i
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from functools import cache
+
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from domain.access.rules.policy import Target
@@ -55,10 +57,14 @@ def settlement(session: Session, settlement_id: int) -> tuple[Target, int] | Non
     return None if found is None else (found, row.tournament_id)
 
 
+@cache
+def _cup():
+    """`cup`'s statement, built once (every call naming a cup asks it: a join, a report, a page)."""
+    return select(PusoyTournament.code, PusoyTournament.club_id).where(PusoyTournament.code == bindparam("code"))
+
+
 def cup(session: Session, code: str) -> Target | None:
-    row = session.execute(
-        select(PusoyTournament.code, PusoyTournament.club_id).where(PusoyTournament.code == normalise(code))
-    ).first()
+    row = session.execute(_cup(), {"code": normalise(code)}).first()
     return None if row is None else Target(club_id=row.club_id, cup=row.code)
 
 

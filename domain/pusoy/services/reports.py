@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
+from typing import Any, NamedTuple
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session
 
-from domain.errors import DomainError, raise_problems
+from domain.errors import DomainError, NotFound, raise_problems
+from domain.pusoy.rules.codes import normalise
 from domain.pusoy.rules.scoring import report_problems
 from domain.pusoy.rules.status import Status
 from domain.pusoy.rules.status import report_problems as status_report_problems
@@ -21,6 +24,7 @@ from domain.pusoy.tables import (
     PusoyGameAudit,
     PusoyRound,
     PusoySeat,
+    PusoyTournament,
 )
 
 
@@ -54,11 +58,14 @@ def report(
     has locked, is answered with the first (`repeated`) and changes nothing; another result for a game
     already reported is refused: it is an amendment."""
     given = _as_json(finishes, two_of_diamonds)
-    tournament = find(session, code)
+    said = _statements()
+    tournament = session.execute(said.cup, {"code": normalise(code)}).first()
+    if tournament is None:
+        raise NotFound("unknown-code", f"no tournament has the join code {normalise(code)}")
     key = (tournament.id, round_no, playoff, table, game)
     if _first(session, key) == given:
         return Reported(*key, False, repeated=True)
-    tournament, rnd = _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff)
+    tournament, rnd = _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff, tournament)
     first = _first(session, key)  # again under the round's lock: the same report may have just committed
     if first == given:
         return Reported(*key, False, repeated=True)
@@ -68,17 +75,54 @@ def report(
             "already-reported",
             f"game {game} of table {table} is already reported with another result ({order}); amend it instead",
         )
-    session.add(PusoyGame(**_key(key), reported_by=by, reported_at=now))
-    session.flush()
+    session.execute(said.game, {**_key(key), "reported_by": by, "reported_at": now})
     _write_finishes(session, key, finishes, two_of_diamonds)
-    session.add(PusoyGameAudit(**_key(key), action="report", by=by, after=_as_json(finishes, two_of_diamonds), at=now))
-    session.flush()
-    done = session.scalar(
-        select(func.count()).where(
-            PusoyGame.tournament_id == tournament.id, PusoyGame.round_no == round_no, PusoyGame.stage == playoff
-        )
-    )
+    audit = {**_key(key), "action": "report", "by": by, "after": _as_json(finishes, two_of_diamonds), "at": now}
+    session.execute(said.audit, audit)
+    done = session.scalar(said.done, {"t": tournament.id, "round": round_no, "stage": playoff})
     return Reported(tournament.id, round_no, playoff, table, game, done == rnd.expected_games)
+
+
+class _Statements(NamedTuple):
+    cup: Any  # the cup of `code`: what a report reads of it (a row, no entity: a report changes it not)
+    reported: Any  # whether the game of the key is reported
+    finishes: Any  # its finishes
+    round: Any  # the round `round` of `t`, locked (`FOR UPDATE`)
+    seated: Any  # the players of the table `table` of stage `stage` of that round
+    game: Any  # the game's row
+    audit: Any  # its audit row
+    done: Any  # the games reported in stage `stage` of the round
+
+
+@cache
+def _statements() -> _Statements:
+    """A report's statements, built once (a game server reports every game of a cup), the rows Core's:
+    the same SQL the ORM sends for them, without its unit of work."""
+    t, number, stage = bindparam("t"), bindparam("round"), bindparam("stage")
+    game = [getattr(PusoyGame, c) == bindparam(c) for c in GAME_COLUMNS]
+    return _Statements(
+        select(PusoyTournament.id, PusoyTournament.code, PusoyTournament.status, PusoyTournament.games_per_round).where(
+            PusoyTournament.code == bindparam("code")
+        ),
+        select(PusoyGame.game_no).where(*game),
+        select(PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds).where(
+            *(getattr(PusoyFinish, c) == bindparam(c) for c in GAME_COLUMNS)
+        ),
+        select(PusoyRound.status, PusoyRound.stage, PusoyRound.expected_games)
+        .where(PusoyRound.tournament_id == t, PusoyRound.number == number)
+        .with_for_update(),
+        select(PusoySeat.player).where(
+            PusoySeat.tournament_id == t,
+            PusoySeat.round_no == number,
+            PusoySeat.stage == stage,
+            PusoySeat.table_no == bindparam("table"),
+        ),
+        PusoyGame.__table__.insert(),
+        PusoyGameAudit.__table__.insert(),
+        select(func.count()).where(
+            PusoyGame.tournament_id == t, PusoyGame.round_no == number, PusoyGame.stage == stage
+        ),
+    )
 
 
 def amend(
@@ -125,23 +169,20 @@ def amend(
 
 def _first(session: Session, key: tuple) -> dict | None:
     """The result a game was first reported with (as `_as_json`), or None when it is not reported."""
-    if session.get(PusoyGame, key, populate_existing=True) is None:
+    said, game = _statements(), _key(key)
+    if session.execute(said.reported, game).first() is None:
         return None
-    stored = session.execute(
-        select(PusoyFinish.player, PusoyFinish.position, PusoyFinish.two_of_diamonds).where(*_match(PusoyFinish, key))
-    ).all()
+    stored = session.execute(said.finishes, game).all()
     return _as_json([(p, pos) for p, pos, _ in stored], next((p for p, _, d in stored if d), None))
 
 
-def _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff):
-    tournament = find(session, code)
+def _reportable(session, code, round_no, table, game, finishes, two_of_diamonds, playoff, tournament=None):
+    """The cup (`tournament`: as the report read it already, else its entity) and its round `round_no`,
+    locked, if the game may be reported there."""
+    tournament = tournament or find(session, code)
     raise_problems(status_report_problems(Status(tournament.status)))
-    rnd = session.scalars(
-        select(PusoyRound)
-        .where(PusoyRound.tournament_id == tournament.id, PusoyRound.number == round_no)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one_or_none()
+    said, of = _statements(), {"t": tournament.id, "round": round_no}
+    rnd = session.execute(said.round, of).first()
     if rnd is None:
         raise DomainError("unknown-round", f"{tournament.code} has no round {round_no} yet")
     if rnd.status == "locked" or playoff < rnd.stage:
@@ -149,16 +190,7 @@ def _reportable(session, code, round_no, table, game, finishes, two_of_diamonds,
         raise DomainError("round-locked", f"{what} is locked: its results can no longer change")
     if playoff > rnd.stage:
         raise DomainError("unknown-playoff", f"round {round_no} has no playoff {playoff}")
-    seated = list(
-        session.scalars(
-            select(PusoySeat.player).where(
-                PusoySeat.tournament_id == tournament.id,
-                PusoySeat.round_no == round_no,
-                PusoySeat.stage == playoff,
-                PusoySeat.table_no == table,
-            )
-        )
-    )
+    seated = list(session.scalars(said.seated, of | {"stage": playoff, "table": table}))
     if not seated:
         raise DomainError("unknown-table", f"round {round_no} has no table {table}")
     games = tournament.games_per_round if playoff == 0 else 1

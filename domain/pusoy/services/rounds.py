@@ -85,17 +85,24 @@ FINISHES = select(
 )
 
 
-def live_standings(session: Session, tournament: PusoyTournament, rnd: PusoyRound) -> tuple[Standing, ...]:
-    """PD-6..PD-9: the round's standings from its stored finishes (3 statements)."""
-    where = (PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == rnd.number)
-    rows = session.execute(FINISHES.where(*where)).all()
-    players = list(
-        session.scalars(
-            select(PusoySeat.player).where(
-                PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == rnd.number, PusoySeat.stage == 0
+def live_standings(
+    session: Session, tournament: PusoyTournament, rnd: PusoyRound, read: tuple[Sequence, Sequence[str]] | None = None
+) -> tuple[Standing, ...]:
+    """PD-6..PD-9: the round's standings from its stored finishes (3 statements; 1 when `read` gives the
+    round's finishes, every stage, as `FINISHES` reads them, and its players, the seats of stage 0,
+    already read: the standings do not depend on their order)."""
+    if read is None:
+        where = (PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == rnd.number)
+        rows = session.execute(FINISHES.where(*where)).all()
+        players = list(
+            session.scalars(
+                select(PusoySeat.player).where(
+                    PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == rnd.number, PusoySeat.stage == 0
+                )
             )
         )
-    )
+    else:
+        rows, players = read
     earlier = None
     if rnd.number > 1:
         earlier = dict.fromkeys(players, 0)

@@ -15,11 +15,13 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import bindparam, delete, exists, inspect, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from domain import draw
 from domain.clubs.tables import Club
@@ -125,25 +127,13 @@ def join(session: Session, code: str, player: str, now: datetime) -> Joined:
     raise_problems(handle_problems(player))
     tournament, holds_seat = _cup_and_seat(session, code, player)
     raise_problems(filling.join_problems(Status(tournament.status), tournament.code, player, holds_seat))
-    seated = session.scalar(
-        insert(PusoyEntry)
-        .values(tournament_id=tournament.id, player=player, joined_at=now)
-        .on_conflict_do_nothing()
-        .returning(PusoyEntry.player)
-    )
+    statements = _join_statements()
+    seated = session.execute(
+        statements.seat, {"tournament_id": tournament.id, "player": player, "joined_at": now}
+    ).scalar()
     if seated is None:  # the same player's other join came first
         raise_problems(filling.join_problems(Status(tournament.status), tournament.code, player, True))
-    counted = session.scalars(
-        update(PusoyTournament)
-        .where(
-            PusoyTournament.id == tournament.id,
-            PusoyTournament.status == Status.SETUP.value,
-            PusoyTournament.entrants < PusoyTournament.capacity,
-        )
-        .values(entrants=PusoyTournament.entrants + 1)
-        .returning(PusoyTournament)
-        .execution_options(populate_existing=True, synchronize_session=False)
-    ).one_or_none()
+    counted = session.execute(statements.count, {"t": tournament.id}).first()
     if counted is None:  # another join took the last seat (or the cup was cancelled) meanwhile
         session.execute(
             delete(PusoyEntry).where(PusoyEntry.tournament_id == tournament.id, PusoyEntry.player == player)
@@ -151,19 +141,51 @@ def join(session: Session, code: str, player: str, now: datetime) -> Joined:
         tournament = find(session, code)
         raise_problems(filling.join_problems(Status(tournament.status), tournament.code, player, False))
         raise DomainError("tournament-full", "tournament is full")  # unreachable: a cup in Setup is under capacity
-    if filling.starts(counted.entrants, counted.capacity):
-        _start(session, counted, now)
-    return Joined(counted, player, counted.status == Status.ACTIVE.value)
+    for key, value in zip(statements.keys, counted):  # the row as the count left it (`populate_existing`)
+        set_committed_value(tournament, key, value)
+    if filling.starts(tournament.entrants, tournament.capacity):
+        _start(session, tournament, now)
+    return Joined(tournament, player, tournament.status == Status.ACTIVE.value)
+
+
+@dataclass(frozen=True)
+class _JoinStatements:
+    read: object  # the cup of `code` and whether `player` holds a seat in it (its entity refreshed)
+    seat: object  # the seat of `player`, unless held: RETURNING the player
+    count: object  # the seat counted while the cup fills and is under capacity: RETURNING the row
+    keys: tuple[str, ...]  # the tournament's attributes, in the order `count` returns its columns
+
+
+@cache
+def _join_statements() -> _JoinStatements:
+    """A join's statements, built once (a join is the hot path of a cup filling): Core for the seat and
+    the count (the same SQL the ORM's `insert`/`update` sends, without its bulk machinery); the count's
+    row is set on the entity the read loaded, as `populate_existing` would."""
+    seat = exists().where(PusoyEntry.tournament_id == PusoyTournament.id, PusoyEntry.player == bindparam("player"))
+    read = (
+        select(PusoyTournament, seat)
+        .where(PusoyTournament.code == bindparam("code"))
+        .execution_options(populate_existing=True)
+    )
+    entries, cups = PusoyEntry.__table__, PusoyTournament.__table__
+    attrs = inspect(PusoyTournament).column_attrs
+    count = (
+        update(cups)
+        .where(cups.c.id == bindparam("t"), cups.c.status == Status.SETUP.value, cups.c.entrants < cups.c.capacity)
+        .values(entrants=cups.c.entrants + 1)
+        .returning(*(a.columns[0] for a in attrs))
+    )
+    return _JoinStatements(
+        read,
+        insert(entries).on_conflict_do_nothing().returning(entries.c.player),
+        count,
+        tuple(a.key for a in attrs),
+    )
 
 
 def _cup_and_seat(session: Session, code: str, player: str) -> tuple[PusoyTournament, bool]:
     """The tournament of `code` and whether `player` holds a seat in it, in one unlocked read."""
-    seat = exists().where(PusoyEntry.tournament_id == PusoyTournament.id, PusoyEntry.player == player)
-    row = session.execute(
-        select(PusoyTournament, seat)
-        .where(PusoyTournament.code == normalise(code))
-        .execution_options(populate_existing=True)
-    ).one_or_none()
+    row = session.execute(_join_statements().read, {"code": normalise(code), "player": player}).one_or_none()
     if row is None:
         raise NotFound("unknown-code", f"no tournament has the join code {normalise(code)}")
     return row[0], row[1]

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
+from functools import cache, cached_property
 from typing import NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, inspect, select
 from sqlalchemy.orm import Session
 
 from domain import draw
-from domain.errors import DomainError
+from domain.errors import DomainError, NotFound
 from domain.pusoy.rules import scoring
+from domain.pusoy.rules.codes import normalise
 from domain.pusoy.services.rounds import FINISHES, live_standings
 from domain.pusoy.services.rows import find
 from domain.pusoy.tables import (
@@ -84,21 +85,18 @@ def standings_view(session: Session, code: str, round_no: int | None = None) -> 
     return round_standings(session, tournament, rnd)
 
 
-def round_standings(session: Session, tournament: PusoyTournament, rnd: PusoyRound) -> list[dict]:
-    """`standings_view` of a round already read."""
+def round_standings(session: Session, tournament: PusoyTournament, rnd: PusoyRound, read=None) -> list[dict]:
+    """`standings_view` of a round already read (`read`: its finishes and players, as `live_standings`
+    takes them, when they are read already)."""
     if rnd.status == "locked":
-        rows = session.scalars(
-            select(PusoyStanding)
-            .where(PusoyStanding.tournament_id == tournament.id, PusoyStanding.round_no == rnd.number)
-            .order_by(PusoyStanding.listed)
-        )
+        rows = session.execute(_statements().locked, {"t": tournament.id, "round": rnd.number})
         return [
             {"rank": r.rank, "player": r.player, "points": r.points, "decided_by": r.decided_by, "advanced": r.advanced}
             for r in rows
         ]
     return [
         {"rank": s.rank, "player": s.player, "points": s.points, "decided_by": s.decided_by, "advanced": None}
-        for s in live_standings(session, tournament, rnd)
+        for s in live_standings(session, tournament, rnd, read)
     ]
 
 
@@ -199,49 +197,85 @@ class CupRead:
         return found
 
 
+class _Statements(NamedTuple):
+    cup: Select  # the cup of `code`, its columns (no entity: nothing here changes it)
+    entries: Select  # its seats held (`t`)
+    rounds: Select  # every locked round's standings (`t`), by round and listing
+    round: Select  # the round `round` of `t`
+    seats: Select  # the seats of round `round` of `t`, every stage
+    results: Select  # the finishes of round `round` of `t`, every stage, by game and position
+    locked: Select  # the standings of round `round` of `t`, as locked
+
+
+@cache
+def _statements() -> _Statements:
+    """`read_cup`'s statements, built once (a cup's event builds it at every change of the cup)."""
+    t, number = bindparam("t"), bindparam("round")
+    return _Statements(
+        select(*(a.columns[0] for a in inspect(PusoyTournament).column_attrs)).where(
+            PusoyTournament.code == bindparam("code")
+        ),
+        select(PusoyEntry.player, PusoyEntry.joined_at, PusoyEntry.left_round, PusoyEntry.final_position).where(
+            PusoyEntry.tournament_id == t
+        ),
+        select(
+            PusoyStanding.player,
+            PusoyStanding.round_no,
+            PusoyStanding.rank,
+            PusoyStanding.points,
+            PusoyStanding.advanced,
+        )
+        .where(PusoyStanding.tournament_id == t)
+        .order_by(PusoyStanding.round_no, PusoyStanding.listed),
+        select(PusoyRound.number, PusoyRound.status, PusoyRound.field, PusoyRound.advancing, PusoyRound.stage).where(
+            PusoyRound.tournament_id == t, PusoyRound.number == number
+        ),
+        select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no, PusoySeat.player)
+        .where(PusoySeat.tournament_id == t, PusoySeat.round_no == number)
+        .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no),
+        FINISHES.where(PusoyFinish.tournament_id == t, PusoyFinish.round_no == number).order_by(
+            PusoyFinish.game_no, PusoyFinish.position
+        ),
+        select(
+            PusoyStanding.rank,
+            PusoyStanding.player,
+            PusoyStanding.points,
+            PusoyStanding.decided_by,
+            PusoyStanding.advanced,
+        )
+        .where(PusoyStanding.tournament_id == t, PusoyStanding.round_no == number)
+        .order_by(PusoyStanding.listed),
+    )
+
+
 def read_cup(session: Session, code: str) -> CupRead:
-    """What every player's view of a cup shows (7 to 9 statements, none per player)."""
-    tournament = find(session, code)
+    """What every player's view of a cup shows (2 to 7 statements, none per player): its rows as columns
+    (no entity), the live standings from the seats and finishes read here."""
+    said = _statements()
+    tournament = session.execute(said.cup, {"code": normalise(code)}).first()
+    if tournament is None:
+        raise NotFound("unknown-code", f"no tournament has the join code {normalise(code)}")
     cup = summary(tournament)
     cup.pop("organizer_email", None)
-    entries = {
-        player: Held(joined, left, final)
-        for player, joined, left, final in session.execute(
-            select(PusoyEntry.player, PusoyEntry.joined_at, PusoyEntry.left_round, PusoyEntry.final_position).where(
-                PusoyEntry.tournament_id == tournament.id
-            )
-        )
-    }
-    rounds: dict[str, list[dict]] = {}
-    for r in session.scalars(
-        select(PusoyStanding)
-        .where(PusoyStanding.tournament_id == tournament.id)
-        .order_by(PusoyStanding.round_no, PusoyStanding.listed)
-    ):
-        rounds.setdefault(r.player, []).append(
-            {"round": r.round_no, "rank": r.rank, "points": r.points, "advanced": r.advanced}
-        )
+    of = {"t": tournament.id}
+    entries = {player: Held(joined, left, final) for player, joined, left, final in session.execute(said.entries, of)}
     number = tournament.current_round
-    if not number:
-        return CupRead(cup, tournament.champion, None, [], entries, rounds, (), ())
-    rnd = session.get(PusoyRound, (tournament.id, number))
+    if not number:  # no round yet: no standings either (a round's standings are kept by its row)
+        return CupRead(cup, tournament.champion, None, [], entries, {}, (), ())
+    rounds: dict[str, list[dict]] = {}
+    for player, round_no, rank, points, advanced in session.execute(said.rounds, of):
+        rounds.setdefault(player, []).append({"round": round_no, "rank": rank, "points": points, "advanced": advanced})
+    of["round"] = number
+    rnd = session.execute(said.round, of).one()
     now = {"number": number, "status": rnd.status, "field": rnd.field, "advancing": rnd.advancing}
-    where = (PusoySeat.tournament_id == tournament.id, PusoySeat.round_no == number)
-    seats = session.execute(
-        select(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no, PusoySeat.player)
-        .where(*where)
-        .order_by(PusoySeat.stage, PusoySeat.table_no, PusoySeat.seat_no)
-    ).all()
-    results = session.execute(
-        FINISHES.where(PusoyFinish.tournament_id == tournament.id, PusoyFinish.round_no == number).order_by(
-            PusoyFinish.game_no, PusoyFinish.position
-        )
-    ).all()
+    seats = session.execute(said.seats, of).all()
+    results = session.execute(said.results, of).all()
+    players = [s.player for s in seats if s.stage == 0]
     return CupRead(
         cup,
         tournament.champion,
         now,
-        round_standings(session, tournament, rnd),
+        round_standings(session, tournament, rnd, (results, players)),
         entries,
         rounds,
         tuple(Seat(*s) for s in seats),

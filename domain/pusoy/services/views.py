@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, cached_property
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from sqlalchemy import Select, bindparam, inspect, select
 from sqlalchemy.orm import Session
@@ -183,18 +184,23 @@ class CupRead:
     @cached_property
     def at_table(self) -> dict[tuple[int, int], list[Seat]]:
         """The seats of each (stage, table), by seat."""
-        found: dict[tuple[int, int], list[Seat]] = {}
-        for s in self.seats:
-            found.setdefault((s.stage, s.table), []).append(s)
-        return found
+        return _by_table(self.seats)
 
     @cached_property
     def results_at(self) -> dict[tuple[int, int], list[Result]]:
         """The finishes of each (stage, table), by game and position."""
-        found: dict[tuple[int, int], list[Result]] = {}
-        for r in self.results:
-            found.setdefault((r.stage, r.table), []).append(r)
-        return found
+        return _by_table(self.results)
+
+
+T = TypeVar("T", "Seat", "Result")
+
+
+def _by_table(rows: Iterable[T]) -> dict[tuple[int, int], list[T]]:
+    """`rows` (each with a `stage` and a `table`) grouped by (stage, table), in their order."""
+    found: dict[tuple[int, int], list[T]] = {}
+    for row in rows:
+        found.setdefault((row.stage, row.table), []).append(row)
+    return found
 
 
 class _Statements(NamedTuple):

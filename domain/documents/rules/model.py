@@ -14,6 +14,8 @@ from decimal import Decimal
 from typing import Literal
 
 from domain.clubs.rules.logo import Logo
+from domain.pusoy.rules import advancement
+from domain.pusoy.rules.standings import Standing
 
 Source = Literal["poker", "pusoy"]
 SERIAL_PREFIX: dict[str, str] = {"poker": "SP", "pusoy": "PD"}
@@ -133,16 +135,19 @@ class FinalStanding:
 
 def final_standings(sheet: PusoySheet) -> tuple[FinalStanding, ...]:
     """PD-13: the champion 1st, the rest of the final table by final-round rank, then each earlier
-    round's eliminated players below everyone who went further, by their rank in the round they left."""
+    round's eliminated players below everyone who went further, by their rank in the round they left.
+    The positions are the Pusoy Dos area's own rule (`advancement.final_standings`, which also sets
+    the entries' final positions the public page shows): players level after all eight steps share a
+    place (PD-8), listed by name."""
     if not sheet.rounds:
         return (FinalStanding(1, sheet.champion, 0),)
-    final = sheet.rounds[-1]
-    order = [(final.number, sheet.champion)] + [
-        (final.number, row.player) for row in final.standings if row.player != sheet.champion
-    ]
-    for rnd in reversed(sheet.rounds[:-1]):
-        order += [(rnd.number, row.player) for row in rnd.standings if not row.advanced]
-    return tuple(FinalStanding(i, player, rnd) for i, (rnd, player) in enumerate(order, start=1))
+    ranked = [[Standing(row.player, row.points, row.rank, None) for row in r.standings] for r in sheet.rounds]
+    advanced = [[row.player for row in r.standings if row.advanced] for r in sheet.rounds[:-1]] + [[]]
+    left = {row.player: r.number for r in sheet.rounds for row in r.standings}  # the last round played
+    return tuple(
+        FinalStanding(position, player, left[player])
+        for player, position in advancement.final_standings(ranked, advanced)
+    )
 
 
 @dataclass(frozen=True)

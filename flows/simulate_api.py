@@ -51,7 +51,7 @@ class OverApi:
             return answer.json()
         try:
             said = answer.json()
-            code, message = said["error"], said["message"]
+            code, message = said["code"], said["detail"]
         except (ValueError, KeyError, TypeError):
             code, message = "http-error", f"{method} {path}: HTTP {answer.status_code}"
         raise DomainError(code, message)

@@ -66,7 +66,12 @@ def test_ac_4_a_wrong_password_and_an_unknown_email_get_the_same_answer(http, wo
     wrong = _sign_in(http, world.emails["floor"], "not the password")
     unknown = _sign_in(http, "nobody-at-all@example.org", "not the password")
     assert (wrong.status_code, wrong.json()) == (unknown.status_code, unknown.json())
-    assert wrong.json() == {"error": "wrong-password", "message": "That e-mail and password do not match."}
+    assert {k: wrong.json()[k] for k in ("code", "detail", "status")} == {
+        "code": "wrong-password",
+        "detail": "That e-mail and password do not match.",
+        "status": 401,
+    }
+    assert wrong.headers["content-type"] == "application/problem+json"
 
 
 def test_ac_4_twenty_concurrent_guesses_make_five_attempts_and_the_rest_wait(web, committed, world):
@@ -97,7 +102,7 @@ def test_ac_4_a_cookie_write_without_its_csrf_token_is_refused_and_writes_nothin
     with Session(committed) as session:
         before = contents(session)
     refused = http.post(f"/api/v1/tournaments/{world.tournament_a}/clock", json={"action": "pause"})
-    assert refused.status_code == 403 and refused.json()["error"] == "csrf"
+    assert refused.status_code == 403 and refused.json()["code"] == "csrf"
     forged = http.post(
         f"/api/v1/tournaments/{world.tournament_a}/clock", json={"action": "pause"}, headers={CSRF_HEADER: "0" * 32}
     )
@@ -141,7 +146,7 @@ def test_ac_4_a_suspended_clubs_staff_read_but_cannot_change_events(http, commit
     floor = world.headers("floor")
     assert http.get(f"/api/v1/tournaments/{world.tournament_a}/entries", headers=floor).status_code == 200
     refused = http.post(f"/api/v1/tournaments/{world.tournament_a}/clock", json={"action": "pause"}, headers=floor)
-    assert refused.status_code == 403 and refused.json()["error"] == "club-suspended"
+    assert refused.status_code == 403 and refused.json()["code"] == "club-suspended"
 
 
 def test_ac_3_a_shared_bust_is_audited_with_its_actor_instant_and_second_killer(http, committed, world):
@@ -180,7 +185,7 @@ def test_ac_1_bad_input_gets_422_with_every_problem_and_changes_nothing(http, co
     )
     assert response.status_code == 422
     body = response.json()
-    assert body["error"] == "bad-input"
+    assert body["code"] == "bad-input"
     assert sorted(p["field"] for p in body["problems"]) == ["busted", "extra", "level"]
     for bad in (
         "/api/v1/tournaments/0/entries",
@@ -188,6 +193,6 @@ def test_ac_1_bad_input_gets_422_with_every_problem_and_changes_nothing(http, co
         "/api/v1/pusoy/%00/entries",
     ):
         answer = http.get(bad, headers=world.headers("floor"))
-        assert answer.status_code in (404, 405, 422) and "error" in answer.json()
+        assert answer.status_code in (404, 405, 422) and "code" in answer.json()
     with Session(committed) as session:
         assert contents(session) == before

@@ -68,7 +68,7 @@ def test_pd_5_another_result_for_a_reported_game_is_refused_with_what_was_report
     first, second, *rest = cup["tables"][1]
     refused = _report(http, cup, 1, [second, first, *rest])
     assert refused.status_code == 409
-    assert refused.json()["error"] == "already-reported" and ", ".join(cup["tables"][1]) in refused.json()["message"]
+    assert refused.json()["code"] == "already-reported" and ", ".join(cup["tables"][1]) in refused.json()["detail"]
     with Session(committed) as session:
         assert contents(session) == before
 
@@ -78,7 +78,7 @@ def test_ac_2_a_server_reporting_for_a_cup_it_is_not_bound_to_gets_the_missing_c
     other = _report(http, cup, 1, code=cup["other"])
     missing = _report(http, cup, 1, code="ZZZZZZ")
     assert other.status_code == missing.status_code == 404
-    assert other.json()["message"].replace(cup["other"], "?") == missing.json()["message"].replace("ZZZZZZ", "?")
+    assert other.json()["detail"].replace(cup["other"], "?") == missing.json()["detail"].replace("ZZZZZZ", "?")
 
 
 def test_pd_5_the_last_report_of_a_round_completes_it_at_once(http, committed, cup):
@@ -97,7 +97,7 @@ def test_pd_5_the_last_report_of_a_round_completes_it_at_once(http, committed, c
         json={"round": 1, "table": 1, "game": 1, "finishes": cup["tables"][1], "reason": "late"},
         headers=cup["headers"],
     )
-    assert amend.status_code == 409 and amend.json()["error"] == "round-locked"
+    assert amend.status_code == 409 and amend.json()["code"] == "round-locked"
 
 
 # a report's budget: who the token is, the cup named, the cup, the game (not yet reported), the round (locked),

@@ -47,7 +47,7 @@ def test_webhook_the_owner_registers_lists_and_removes_an_endpoint(http, committ
     removed = http.delete(f"{_base(world)}/{answer['id']}", headers=world.headers("owner"))
     assert removed.status_code == 200 and removed.json()["disabled_at"]
     other = http.delete(f"/api/v1/clubs/{world.club_b}/webhooks/{answer['id']}", headers=world.headers("owner_b"))
-    assert other.status_code == 404 and other.json()["error"] == "webhook-not-found"
+    assert other.status_code == 404 and other.json()["code"] == "webhook-not-found"
 
 
 def test_webhook_the_floor_and_another_clubs_owner_are_answered_as_for_a_missing_club(http, world):
@@ -57,7 +57,7 @@ def test_webhook_the_floor_and_another_clubs_owner_are_answered_as_for_a_missing
     for who in ("floor", "owner_b", "cashier"):
         refused = http.post(_base(world), json=body, headers=world.headers(who))
         assert refused.status_code == missing.status_code == 404
-        assert refused.json()["error"] == missing.json()["error"] == "club-not-found"
+        assert refused.json()["code"] == missing.json()["code"] == "club-not-found"
 
 
 def test_webhook_a_private_or_plain_http_url_and_an_unknown_event_are_refused(http, world):
@@ -70,5 +70,5 @@ def test_webhook_a_private_or_plain_http_url_and_an_unknown_event_are_refused(ht
         ("https://hooks.club.example/hook", [], 422, "bad-input"),
     ):
         response = http.post(_base(world), json={"url": url, "events": events}, headers=world.headers("owner"))
-        assert (response.status_code, response.json()["error"]) == (status, code), (url, response.text)
+        assert (response.status_code, response.json()["code"]) == (status, code), (url, response.text)
     assert http.get(_base(world), headers=world.headers("owner")).json() == []

@@ -80,7 +80,7 @@ def test_ac_3_a_reset_by_the_api_writes_the_same_rows_and_signs_in_afresh(web, h
     done = http.post("/api/v1/password", json={"link": secret, "password": NEW, "repeated": NEW})
     assert done.status_code == 200 and set(done.json()) == {"csrf"} and COOKIE in done.headers["set-cookie"]
     again = http.post("/api/v1/password", json={"link": secret, "password": NEWER, "repeated": NEWER})
-    assert (again.status_code, again.json()["error"]) == (410, "link-expired")
+    assert (again.status_code, again.json()["code"]) == (410, "link-expired")
     assert _trail(committed) == [
         ("anonymous", "anonymous", None, "account.reset", f"account {pid}", {"by": "e-mail"}),
         ("person", player, pid, "account.set-password", f"account {pid}", {"by": "reset link"}),
@@ -97,9 +97,9 @@ def test_ac_3_a_change_by_the_api_is_audited_and_a_wrong_current_password_is_thr
         signed = http.post("/api/v1/session", json={"email": player, "password": PASSWORD})
         headers = {CSRF_HEADER: signed.json()["csrf"]}
         body = {"current": PASSWORD, "password": NEW, "repeated": NEW}
-        assert http.post("/api/v1/me/password", json=body).json()["error"] == "csrf"
+        assert http.post("/api/v1/me/password", json=body).json()["code"] == "csrf"
         wrong = http.post("/api/v1/me/password", json=body | {"current": "not it at all"}, headers=headers)
-        assert (wrong.status_code, wrong.json()["error"]) == (401, "wrong-password")
+        assert (wrong.status_code, wrong.json()["code"]) == (401, "wrong-password")
         assert _trail(committed) == []  # a miss changes nothing; its attempt is kept for the throttle
         done = http.post("/api/v1/me/password", json=body, headers=headers)
         assert done.status_code == 200 and done.json()["changed"] is True, done.text
@@ -109,7 +109,7 @@ def test_ac_3_a_change_by_the_api_is_audited_and_a_wrong_current_password_is_thr
         for _ in range(4):  # 5 failures per account in 15 minutes (the sign-in's throttle), then it waits
             assert http.post("/api/v1/me/password", json=body | {"current": "x" * 12}, headers=fresh).status_code == 401
         waited = http.post("/api/v1/me/password", json=body | {"current": NEW}, headers=fresh)
-        assert waited.status_code == 429 and waited.json()["error"] == "too-many-attempts"
+        assert waited.status_code == 429 and waited.json()["code"] == "too-many-attempts"
     assert _trail(committed) == [
         ("person", player, pid, "account.change-password", f"account {pid}", {"by": "current password"}),
     ]

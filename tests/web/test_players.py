@@ -185,7 +185,7 @@ def test_ac_1_signing_up_through_the_api_follows_the_page_s_rules(web, committed
     before = _snapshot(committed)
     young = f"{datetime.now(UTC).year - 10}-01-01"
     bad = http.post("/api/v1/signup", json={**body, "email": "nope", "handle": "ANNA", "name": "", "birth_date": young})
-    assert bad.status_code == 422 and bad.json()["error"] == "bad-sign-up"
+    assert bad.status_code == 422 and bad.json()["code"] == "bad-sign-up"
     assert [p["code"] for p in bad.json()["problems"]] == [
         "bad-email",
         "name-blank",
@@ -205,7 +205,7 @@ def test_ac_4_the_api_s_sign_ups_and_the_page_s_are_throttled_together_per_addre
         assert http.post("/api/v1/signup", json={**SIGN_UP, "email": "bad"}).status_code == 422
     before = _snapshot(committed)
     refused = http.post("/api/v1/signup", json=SIGN_UP)
-    assert (refused.status_code, refused.json()["error"]) == (429, "too-many-sign-ups")
+    assert (refused.status_code, refused.json()["code"]) == (429, "too-many-sign-ups")
     with _client(web) as client:
         assert client.post("/signup", data=SIGN_UP).status_code == 429
     assert _snapshot(committed) == before
@@ -265,7 +265,7 @@ def test_pd_4_a_join_through_the_api_keeps_to_its_statement_budget(web, committe
         assert counted.count <= JOIN_STATEMENTS
         with StatementCounter(committed) as twice:
             again = client.post(f"/api/v1/pusoy/{world.cup}/entries", headers={CSRF_HEADER: web_auth().csrf(secret)})
-        assert again.status_code == 409 and again.json()["error"] == "already-joined"
+        assert again.status_code == 409 and again.json()["code"] == "already-joined"
         assert twice.count <= JOIN_STATEMENTS - 3  # refused on the unlocked read: nothing written, no lock taken
     assert _count(committed, PusoyEntry) == 7
     with Session(committed) as session:

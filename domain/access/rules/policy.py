@@ -137,6 +137,7 @@ class Actor:
     player_id: int | None = None
     cups: frozenset[str] = frozenset()  # join codes a game server's token is bound to
     token_id: int | None = None
+    account_scope: bool = True  # may act on its own account (a session; a token only with the `account` scope)
 
     @property
     def signed_in(self) -> bool:
@@ -162,6 +163,7 @@ class Target:
     club_active: bool = True
     player_id: int | None = None
     cup: str | None = None
+    public: bool = True  # players may see it (a draft tournament is its club's alone: AC-2)
 
 
 NOT_FOUND = "not-found"
@@ -182,9 +184,9 @@ def may(actor: Actor, action: str, target: Target | None = Target()) -> Problem 
     if target is None:
         return refused
     if rule.scope is Scope.ACCOUNT:
-        return None if actor.account_id is not None else refused
+        return None if actor.account_id is not None and actor.account_scope else refused
     if rule.scope is Scope.PLAYER:
-        allowed = actor.player_id is not None and actor.holds(Role.PLAYER)
+        allowed = actor.player_id is not None and actor.holds(Role.PLAYER) and target.public
         return None if allowed and target.player_id in (None, actor.player_id) else refused
     if rule.scope is Scope.CUP:
         return None if actor.holds(Role.GAME_SERVER) and target.cup in actor.cups else refused

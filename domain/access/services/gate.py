@@ -24,6 +24,15 @@ from domain.errors import DomainError, NotFound
 NOWHERE = Target()  # an action that names no object (my account)
 
 
+class Unchanged:
+    """What a use case returns when the change asked for is already so (a sign-out with no session, a
+    sign-out everywhere with none open): nothing is written, not even the audit row, and the API
+    answers 204."""
+
+
+UNCHANGED = Unchanged()
+
+
 class Refused(DomainError):
     """A refusal that names no object: sign in first, or the club is suspended."""
 
@@ -51,10 +60,11 @@ def act(
 ) -> Any:
     """`action` by `actor`: allowed by the policy, done, and audited when it writes (AC-3). `describe`
     may be a function of the use case's result: None when the use case changed nothing (a reset asked
-    for an address with no account, a wrong current password), and then no row is written."""
+    for an address with no account, a wrong current password), and then no row is written; nor when
+    the use case answers `UNCHANGED`."""
     allow(actor, action, target, missing)
     result = do(session, actor, now)
-    if POLICY[action].writes:
+    if POLICY[action].writes and result is not UNCHANGED:
         described = describe(result) if callable(describe) else describe
         if described is not None:
             club_id = target.club_id if target else None

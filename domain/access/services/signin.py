@@ -165,6 +165,7 @@ def _actor(
         player_id=player_id,
         cups=cups,
         token_id=token[0] if token else None,
+        account_scope=token is None or ACCOUNT_SCOPE in token[2],
     )
 
 
@@ -183,6 +184,9 @@ _TOKEN = text(_FOUND.format(columns="c.name, c.scopes, c.last_used_at", table="a
 
 def _grants(held: list[str]) -> list[tuple[str, int | None]]:
     return [(role, int(club) if club else None) for role, _, club in (g.partition("@") for g in held)]
+
+
+ACCOUNT_SCOPE = "account"  # a token's scope to act on its own account: its tokens, password, data, sessions
 
 
 def scope_name(role: Role, club_id: int | None) -> str:
@@ -207,12 +211,14 @@ def session_actor(session: Session, secret: str, now: datetime) -> Actor | None:
     return _actor("person", account_id, email, player_id, _grants(grants))
 
 
-def end_session(session: Session, secret: str, now: datetime) -> None:
-    session.execute(
+def end_session(session: Session, secret: str, now: datetime) -> bool:
+    """End the session of this secret: False when none was open (nothing changed)."""
+    ended = session.execute(
         update(UserSession)
         .where(UserSession.secret_hash == digest(secret), UserSession.ended_at.is_(None))
         .values(ended_at=now)
     )
+    return ended.rowcount > 0
 
 
 def sessions_of(session: Session, account_id: int, now: datetime | None) -> list[dict]:
@@ -235,8 +241,9 @@ def sessions_of(session: Session, account_id: int, now: datetime | None) -> list
 
 
 def create_token(session: Session, account: Account, name: str, scopes: list[str], now: datetime) -> tuple[Token, str]:
-    """A machine's token of `account` limited to `scopes` (roles it holds, or `cup:CODE` for a game
-    server); the secret is returned once and stored only as its digest."""
+    """A machine's token of `account` limited to `scopes` (roles it holds, `cup:CODE` for a game
+    server, `account` to act on the account itself: its tokens, password, data and sessions); the
+    secret is returned once and stored only as its digest."""
     if not name.strip():
         raise DomainError("token-needs-name", "a token needs a name (what machine holds it)")
     if not scopes:
@@ -250,7 +257,7 @@ def create_token(session: Session, account: Account, name: str, scopes: list[str
             from domain.pusoy.services.rows import find as find_cup
 
             kept.add(f"cup:{find_cup(session, scope.removeprefix('cup:')).code}")
-        elif scope in held:
+        elif scope in held or scope == ACCOUNT_SCOPE:
             kept.add(scope)
         else:
             raise DomainError(
@@ -283,7 +290,9 @@ def revoke_token(session: Session, token_id: int, now: datetime, *, account_id: 
     token = session.get(Token, token_id, with_for_update=True)
     if token is None or (account_id is not None and token.account_id != account_id):
         raise NotFound("token-not-found", f"no token {token_id}")
-    token.revoked_at = token.revoked_at or now
+    if token.revoked_at is not None:
+        raise DomainError("token-revoked", f"token {token_id} was revoked already: nothing changed")
+    token.revoked_at = now
     return token
 
 

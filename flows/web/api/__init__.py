@@ -12,22 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from domain.access.rules.policy import POLICY, SIGN_IN, Scope
+from domain.access.services.gate import Refused
 from domain.errors import DomainError
 from flows.web.api import account, club, desk, desk_floor, hooks, play
-from flows.web.api.core import Api, domain_error, error
+from flows.web.api.core import PROBLEM_JSON, Api, Problem, domain_error, error
 from flows.web.auth import Auth
 
 DESCRIPTION = (
     "The club's desk, the players' pages, game servers and integrations. Authenticate with a bearer token "
-    "(`Authorization: Bearer tny_…`, made by the operator: `tourney token create`) or with the session cookie "
-    "of `POST /session` (then send its `csrf` as `X-CSRF-Token` on every write). Operations with no security "
-    'are public. Every error is `{"error": code, "message": text}`; a refusal for another club\'s object is '
-    "the same 404 as for a missing one."
+    "(`Authorization: Bearer tny_…`, made by the club's owner or the operator, narrowed to its scopes: "
+    "`floor@3`, `player`, `cup:CODE`, `account`) or with the session cookie of `POST /session` (then send its "
+    "`csrf` as `X-CSRF-Token` on every write). Operations with no security are public. Every error is a "
+    "problem (RFC 9457, `application/problem+json`) whose `code` is stable; a refusal for another club's "
+    "object is the same 404 as for a missing one. docs/api.md says the rest."
 )
 
 
@@ -69,6 +75,8 @@ def create_api(
 
     @app.exception_handler(RequestValidationError)
     async def bad_input(request, exc: RequestValidationError):
+        if not _public(request) and not await _signed_in(request):
+            return domain_error(Refused(SIGN_IN, "Sign in first."))  # who asks before what is asked (401 first)
         problems = [
             {
                 "code": e.get("type", "invalid"),
@@ -82,10 +90,53 @@ def create_api(
     @app.exception_handler(HTTPException)
     async def http_error(request, exc: HTTPException):
         code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "bad-request")
-        return error(exc.status_code, code, str(exc.detail))
+        return error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
 
     @app.exception_handler(Exception)
     async def internal(request, exc: Exception):
         return error(500, "internal", "Something went wrong on our side.")
 
+    app.openapi = partial(_openapi, app)
     return app
+
+
+def _public(request) -> bool:
+    route = request.scope.get("route")
+    return route is None or POLICY[route.operation_id].scope is Scope.PUBLIC
+
+
+async def _signed_in(request) -> bool:
+    return await run_in_threadpool(request.app.state.api.signed_in, request)
+
+
+def _openapi(app: FastAPI) -> dict:
+    """FastAPI's document, with every error answer the one `Problem` (`application/problem+json`) in
+    place of the `HTTPValidationError` the server never sends."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(
+        title=app.title,
+        version=app.version,
+        description=app.description,
+        routes=app.routes,
+        servers=[{"url": "/api/v1"}],
+    )
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        components.pop(name, None)
+    for name, definition in Problem.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs").items():
+        components[name] = definition
+    components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    components["Problem"].pop("$defs", None)
+    problem = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    for item in schema["paths"].values():
+        for operation in item.values():
+            for status, answer in operation["responses"].items():
+                if status[0] in "45":
+                    answer["content"] = problem
+                    if status == "422":
+                        answer["description"] = "Bad input: `problems` lists every field's problem"
+                elif status == "204":
+                    answer.pop("content", None)
+    app.openapi_schema = schema
+    return schema

@@ -4,23 +4,24 @@ or the link)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import date, datetime
+from typing import Any, Literal
 
-from fastapi import APIRouter, BackgroundTasks, Request
-from fastapi.responses import JSONResponse
-from pydantic import Field
+from fastapi import BackgroundTasks, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
 
 from domain.access.services import accounts, passwords, signin
-from domain.access.services.gate import Refused
+from domain.access.services.gate import UNCHANGED, Refused
 from domain.access.services.signup import Letter
 from domain.errors import DomainError
 from flows.web.api.core import (
-    PUBLIC,
-    SECURED,
     STATUS,
     ChangePasswordBody,
     Id,
     NewPasswordBody,
+    Op,
+    Operations,
     ResetBody,
     SignInBody,
     Strict,
@@ -31,10 +32,148 @@ from flows.web.api.core import (
 from flows.web.auth import COOKIE, CSRF_HEADER
 from flows.web.play import sign_up_action
 
-router = APIRouter(tags=["account"])
+ops = Operations("account")
+router = ops.router
 
 
-@router.post("/session", operation_id="account.sign-in", openapi_extra=PUBLIC)
+class Csrf(BaseModel):
+    csrf: str = Field(description="send it as `X-CSRF-Token` on every write signed in by the cookie")
+
+
+class SignedOut(BaseModel):
+    signed_out: bool
+
+
+class Grant(BaseModel):
+    role: str
+    club_id: int | None
+    club: str | None = None
+
+
+class OpenSession(BaseModel):
+    id: int
+    started_at: datetime
+    last_seen_at: datetime
+    ended_at: datetime | None
+    address: str | None
+    agent: str | None
+    current: bool = False
+
+
+class TokenRow(BaseModel):
+    id: int
+    account: str
+    name: str
+    scopes: list[str]
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class Me(BaseModel):
+    actor: str
+    email: str
+    locale: str
+    roles: list[str] = Field(description="scope names: `floor@3`, `player`, `operator`")
+    grants: list[Grant]
+    player_id: int | None
+    sessions: list[OpenSession]
+    tokens: list[TokenRow]
+
+
+class PokerEntry(BaseModel):
+    tournament_id: int
+    tournament: str
+    club_id: int
+    starts: datetime
+    registration: str
+    late: bool
+    registered_at: datetime
+    checked_in_at: datetime | None
+    place: int | None
+    certificate: str | None = Field(description="the serial of my certificate (`GET /me/certificates/{serial}`)")
+
+
+class CupEntry(BaseModel):
+    code: str
+    cup: str
+    status: str
+    joined_at: datetime
+    left_round: int | None
+    final_position: int | None
+    certificate: str | None
+
+
+class MyEntries(BaseModel):
+    poker: list[PokerEntry]
+    pusoy: list[CupEntry]
+
+
+class AccountRecord(BaseModel):
+    email: str
+    locale: str
+    created_at: datetime
+    email_verified_at: datetime | None
+    blocked: str | None
+
+
+class HeldRole(BaseModel):
+    role: str
+    club_id: int | None
+    granted_at: datetime
+
+
+class PlayerRecord(BaseModel):
+    name: str
+    handle: str
+    birth_date: date | None
+    created_at: datetime
+
+
+class Change(BaseModel):
+    id: int
+    at: datetime
+    actor: str
+    actor_kind: str
+    action: str
+    target: str
+    club_id: int | None
+    data: dict[str, Any]
+
+
+class MyData(BaseModel):
+    account: AccountRecord
+    roles: list[HeldRole]
+    player: PlayerRecord | None
+    sessions: list[OpenSession]
+    tokens: list[TokenRow]
+    entries: MyEntries
+    changes_made: list[Change]
+
+
+class Ended(BaseModel):
+    ended: int = Field(description="how many sessions ended")
+
+
+class Revoked(BaseModel):
+    id: int
+    revoked_at: datetime
+
+
+class Sent(BaseModel):
+    sent: bool
+
+
+class Changed(BaseModel):
+    changed: bool
+    csrf: str | None = Field(None, description="a browser's new CSRF token (signed in afresh by its cookie)")
+
+
+class CheckYourMail(BaseModel):
+    status: Literal["check-your-mail"]
+
+
+@ops.post("/session", "account.sign-in", response=Csrf, errors=(401, 403, 429))
 def sign_in(request: Request, body: SignInBody):
     """Sign in with an e-mail and a password: sets the session cookie and returns the CSRF token to send
     as `X-CSRF-Token` on writes. Failures are throttled per account and per address (429, Retry-After)."""
@@ -58,70 +197,70 @@ def sign_in(request: Request, body: SignInBody):
     return response
 
 
-@router.delete("/session", operation_id="account.sign-out", dependencies=SECURED)
-def sign_out(request: Request):
-    """Sign out this browser."""
-    api = api_of(request)
+@ops.delete("/session", "account.sign-out", response=SignedOut, unchanged=True)
+def sign_out(op: Op):
+    """Sign out this browser.
+    A call with no session (a bearer token, or a session already ended): 204, nothing written."""
+    api, request = op.api, op.request
+    secret = api.auth.secret_of(request.cookies.get(COOKIE))
 
     def do(session, actor, now):
-        secret = api.auth.secret_of(request.cookies.get(COOKIE))
-        if secret:
-            signin.end_session(session, secret, now)
+        if secret is None or not signin.end_session(session, secret, now):
+            return UNCHANGED
         return {"signed_out": True}
 
-    response = JSONResponse(api.run(request, "account.sign-out", anywhere, do, describe="this session"))
+    answer = op.run(anywhere, do, describe="this session")
+    response = answer if isinstance(answer, Response) else JSONResponse(answer)
     api.auth.clear_cookie(response)
     return response
 
 
-@router.get("/me", operation_id="account.read", dependencies=SECURED)
-def me(request: Request) -> dict:
+@ops.get("/me", "account.read", response=Me)
+def me(op: Op):
     """Who I am: my roles in each club (with its name), my player, my open sessions (`current`: this one) and my tokens."""
-
-    api = api_of(request)
-
-    def do(session, actor, now):
-        return signin.overview(session, actor, now, current=api.auth.secret_of(request.cookies.get(COOKIE)))
-
-    return api.run(request, "account.read", anywhere, do, describe="my account")
-
-
-@router.get("/me/data", operation_id="account.data", dependencies=SECURED)
-def my_data(request: Request) -> dict:
-    """Everything the platform holds about me (AC-5), as one JSON document."""
-    from domain.access.services.mine import everything
-
-    return api_of(request).run(
-        request, "account.data", anywhere, lambda s, actor, now: everything(s, actor.account_id), describe="my data"
+    current = op.api.auth.secret_of(op.request.cookies.get(COOKIE))
+    return op.run(
+        anywhere, lambda s, actor, now: signin.overview(s, actor, now, current=current), describe="my account"
     )
 
 
-@router.post("/me/sign-out-everywhere", operation_id="account.sign-out-everywhere", dependencies=SECURED)
-def sign_out_everywhere(request: Request) -> dict:
-    """End every session of my account, on every device (this one too)."""
+@ops.get("/me/data", "account.data", response=MyData)
+def my_data(op: Op):
+    """Everything the platform holds about me (AC-5), as one JSON document."""
+    from domain.access.services.mine import everything
+
+    return op.run(anywhere, lambda s, actor, now: everything(s, actor.account_id), describe="my data")
+
+
+@ops.post("/me/sign-out-everywhere", "account.sign-out-everywhere", response=Ended, unchanged=True)
+def sign_out_everywhere(op: Op):
+    """End every session of my account, on every device (this one too).
+    None open: 204, nothing written."""
 
     def do(session, actor, now):
-        return {"ended": accounts.end_all_sessions(session, actor.account_id, now)}
+        ended = accounts.end_all_sessions(session, actor.account_id, now)
+        return {"ended": ended} if ended else UNCHANGED
 
-    return api_of(request).run(request, "account.sign-out-everywhere", anywhere, do, describe="every session")
+    return op.run(anywhere, do, describe="every session")
 
 
-@router.delete("/me/tokens/{token_id}", operation_id="account.revoke-token", dependencies=SECURED)
-def revoke_my_token(request: Request, token_id: Id) -> dict:
-    """Revoke one of my tokens: it stops at its next request."""
+@ops.delete("/me/tokens/{token_id}", "account.revoke-token", response=Revoked)
+def revoke_my_token(op: Op, token_id: Id):
+    """Revoke one of my tokens: it stops at its next request.
+    One revoked already: 409 `token-revoked`, nothing written."""
 
     def do(session, actor, now):
         token = signin.revoke_token(session, token_id, now, account_id=actor.account_id)
         return {"id": token.id, "revoked_at": token.revoked_at}
 
-    return api_of(request).run(request, "account.revoke-token", anywhere, do, describe=f"token {token_id}")
+    return op.run(anywhere, do, describe=f"token {token_id}")
 
 
 def _address(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-@router.post("/password-resets", operation_id="account.reset", openapi_extra=PUBLIC, status_code=202)
+@ops.post("/password-resets", "account.reset", response=Sent, status=202, errors=(403, 429))
 def ask_reset(request: Request, body: ResetBody, background: BackgroundTasks) -> dict:
     """Ask for a link to set a new password, sent by e-mail (valid 1 hour, used once). The answer is the
     same whatever the address (it never tells whether it has an account); at most 5 asks per address
@@ -141,7 +280,7 @@ def ask_reset(request: Request, body: ResetBody, background: BackgroundTasks) ->
     return {"sent": True}
 
 
-@router.post("/password", operation_id="account.set-password", openapi_extra=PUBLIC)
+@ops.post("/password", "account.set-password", response=Csrf, errors=(410,))
 def set_password(request: Request, body: NewPasswordBody):
     """A new password by the e-mailed link (`link`: its secret), twice: the link is spent, every session of
     the account ends and this caller is signed in afresh (the session cookie, and the CSRF token). An
@@ -158,7 +297,7 @@ def set_password(request: Request, body: NewPasswordBody):
     return response
 
 
-@router.post("/me/password", operation_id="account.change-password", dependencies=SECURED)
+@ops.post("/me/password", "account.change-password", response=Changed, errors=(429,))
 def change_password(request: Request, body: ChangePasswordBody):
     """Change my password: the current one (throttled as a sign-in is: 401 `wrong-password`, 429
     `too-many-attempts`), the new one twice. Every session of my account ends; a browser (signed in by
@@ -207,7 +346,7 @@ class SignUpBody(Strict):
     locale: Literal["ru", "en"] = "en"
 
 
-@router.post("/signup", operation_id="account.sign-up", openapi_extra=PUBLIC, status_code=202)
+@ops.post("/signup", "account.sign-up", response=CheckYourMail, status=202, errors=(429,))
 def sign_up(request: Request, body: SignUpBody, background: BackgroundTasks) -> dict:
     """Sign up as a player: the rules of the `/signup` page. Every problem at once (422 `bad-sign-up`,
     `problems` with each code, nothing written); otherwise 202 with the same answer whether or not the

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from fastapi import Path, Request, Security
+from fastapi import APIRouter, Depends, Path, Request, Response, Security
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyCookie, HTTPBearer
@@ -32,9 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domain.access.rules.policy import POLICY, Actor, Target, may
+from domain.access.rules.policy import POLICY, Actor, Rule, Scope, Target, may
 from domain.access.services import targets
-from domain.access.services.gate import Refused, act
+from domain.access.services.gate import UNCHANGED, Refused, act
 from domain.clubs.tables import Club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
@@ -143,11 +143,52 @@ class AmendBody(ReportBody):
     model_config = ConfigDict(extra="forbid")
 
 
+PROBLEM_JSON = "application/problem+json"
+TITLES = {
+    400: "Bad request",
+    401: "Sign in first",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Refused by a rule",
+    410: "Gone",
+    413: "Too large",
+    422: "Bad input",
+    429: "Too many requests",
+    500: "Internal error",
+}
+
+
+class ProblemItem(BaseModel):
+    code: str = Field(description="a stable code of this problem")
+    message: str
+    field: str | None = Field(None, description="the input it is about (`body.email`, `query.q`), if one")
+
+
+class Problem(BaseModel):
+    """Every error of the API (RFC 9457, `application/problem+json`): `code` is the stable code
+    (also the last part of `type`), `detail` a sentence a person understands, `problems` every problem
+    of a 409 or a 422 at once."""
+
+    type: str = Field(examples=["urn:tourney:problem:tournament-not-found"])
+    title: str = Field(examples=["Not found"])
+    status: int = Field(examples=[404])
+    detail: str = Field(examples=["no tournament 7"])
+    code: str = Field(examples=["tournament-not-found"])
+    problems: list[ProblemItem] = []
+
+
 def error(status: int, code: str, message: str, problems=(), headers=None) -> JSONResponse:
-    body: dict[str, Any] = {"error": code, "message": message}
+    body: dict[str, Any] = {
+        "type": f"urn:tourney:problem:{code}",
+        "title": TITLES.get(status, "Error"),
+        "status": status,
+        "detail": message,
+        "code": code,
+    }
     if problems:
         body["problems"] = list(problems)
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(body, status_code=status, headers=headers, media_type=PROBLEM_JSON)
 
 
 def domain_error(exc: DomainError) -> JSONResponse:
@@ -156,7 +197,13 @@ def domain_error(exc: DomainError) -> JSONResponse:
     status = STATUS.get(exc.code, 409)
     problems = [{"code": p.code, "message": p.message} for p in exc.problems] if status == 409 else ()
     headers = {"www-authenticate": "Bearer"} if status == 401 else None
+    if status == 429:
+        headers = {"retry-after": str(getattr(exc, "retry_after", None) or 60)}
     return error(status, exc.code, exc.message, problems, headers)
+
+
+class _Unwritten(Exception):
+    """Rolls a read back (`Api.signed_in`)."""
 
 
 class Api:
@@ -208,6 +255,8 @@ class Api:
                 )
             except DomainError as exc:
                 raise self.in_clubs_language(exc, caller.actor, action, target, now) from None
+        if result is UNCHANGED:
+            return Response(status_code=204)
         if rule.writes and target is not None and target.cup:
             self.cup_changed(target.cup)
         return plain(result)
@@ -238,6 +287,17 @@ class Api:
         who = f"account:{caller.actor.account_id}" if caller.actor.account_id else (request.client or ("?",))[0]
         if not self.code_limits.allow(who, code.upper()):
             raise Refused("too-many-codes", "Too many join codes tried: wait a minute and try again.")
+
+    def signed_in(self, request: Request) -> bool:
+        """Whether the request's credential is good, read and rolled back: nothing written (not even a
+        token's last use), for an answer that changes nothing (a 401 before a 422)."""
+        found = []
+        try:
+            with self.db() as session:
+                found.append(self.auth.identify(session, request, self.clock()).actor.signed_in)
+                raise _Unwritten
+        except _Unwritten:
+            return found[0]
 
     def caller(self, request: Request) -> tuple[Caller, datetime]:
         now = self.clock()
@@ -310,3 +370,148 @@ def settlement_of(settlement_id: int) -> Callable[[Session], tuple[Target | None
         return (found[0] if found else None), NotFound("settlement-not-found", f"no settlement {settlement_id}")
 
     return locate
+
+
+# -- declaring an operation once -------------------------------------------------------------------
+
+CSRF_PARAMETER = {
+    "name": "X-CSRF-Token",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "maxLength": 64},
+    "description": "the `csrf` of `POST /session`: required on a write signed in by the session cookie, "
+    "not with a bearer token",
+}
+DESCRIBED = {
+    204: "Nothing to change: it is so already (nothing written)",
+    401: "Sign in first: no token or session, or one that ended (`sign-in`)",
+    403: "A cookie write without its CSRF token (`csrf`), or a suspended club's staff changing events",
+    404: "Not there, or not yours: another club's object answers exactly as a missing one (AC-2)",
+    409: "Refused by a rule: `problems` lists every problem",
+    410: "The link is spent or expired",
+    422: "Bad input: `problems` lists every field's problem",
+    429: "Too many requests: `Retry-After` says when to try again",
+}
+ROLE_WORDS = {"owner": "owner", "floor": "floor manager", "cashier": "cashier"}
+
+
+def who(rule: Rule) -> str:
+    """Who may call an operation, in words, from its rule of the policy (AC-1)."""
+    if rule.scope is Scope.PUBLIC:
+        return "Anyone: no sign-in."
+    if rule.scope is Scope.ACCOUNT:
+        return "A signed-in person, on their own account (a token needs the `account` scope)."
+    if rule.scope is Scope.PLAYER:
+        return "A signed-in player, on their own entries (a token needs the `player` scope)."
+    if rule.scope is Scope.CUP:
+        return "A game server's token bound to the cup (`cup:CODE`)."
+    if rule.scope is Scope.PLATFORM:
+        return "The platform's operator."
+    names = " or ".join(ROLE_WORDS[r.value] for r in sorted(rule.roles))
+    return f"The club's {names} (a token needs the scope `ROLE@CLUB`)."
+
+
+def statuses(rule: Rule, path: str, errors: tuple[int, ...]) -> list[int]:
+    """The statuses an operation can answer besides its success: derived from its rule and path."""
+    found = {422, *errors}
+    if "{" in path:
+        found.add(404)
+    if rule.scope is not Scope.PUBLIC:
+        found |= {401, 404, 409}
+        if rule.writes:
+            found.add(403)
+    elif rule.writes:
+        found.add(409)
+    return sorted(found)
+
+
+class Operations:
+    """The operations of one module of the API, each declared once: `@ops.post(path, action, ...)`
+    names the action of the policy (`POLICY`, its `operationId`), and from it come who may call it
+    (`security`, and the words of its description), the CSRF header of a write, and every error
+    status it can answer (`Problem`, `application/problem+json`). The handler takes an `Op` (the
+    call: `op.run(locate, do, ...)` is `Api.run` for this action) and returns its typed answer."""
+
+    def __init__(self, *tags: str):
+        self.router = APIRouter(tags=list(tags))
+
+    def operation(
+        self,
+        method: str,
+        path: str,
+        action: str,
+        *,
+        response: Any = None,
+        status: int = 200,
+        errors: tuple[int, ...] = (),
+        unchanged: bool = False,
+        **extra: Any,
+    ):
+        rule = POLICY[action]
+        openapi_extra: dict[str, Any] = {"security": []} if rule.scope is Scope.PUBLIC else {}
+        if rule.writes:
+            openapi_extra["parameters"] = [CSRF_PARAMETER]
+        responses: dict[int | str, Any] = {
+            code: {"description": DESCRIBED[code]} for code in statuses(rule, path, errors)
+        }
+        if unchanged:
+            responses[204] = {"description": DESCRIBED[204]}
+        responses.update(extra.pop("responses", {}))
+
+        def declare(handler):
+            summary, _, rest = (handler.__doc__ or "").strip().partition("\n")
+            return self.router.api_route(
+                path,
+                methods=[method],
+                operation_id=action,
+                response_model=response,
+                status_code=status,
+                responses=responses,
+                dependencies=[] if rule.scope is Scope.PUBLIC else SECURED,
+                openapi_extra=openapi_extra or None,
+                summary=summary.strip() or None,
+                description=f"{rest.strip()}\n\n**Who:** {who(rule)}".strip(),
+                **extra,
+            )(handler)
+
+        return declare
+
+    def get(self, path: str, action: str, **kw: Any):
+        return self.operation("GET", path, action, **kw)
+
+    def post(self, path: str, action: str, **kw: Any):
+        return self.operation("POST", path, action, **kw)
+
+    def delete(self, path: str, action: str, **kw: Any):
+        return self.operation("DELETE", path, action, **kw)
+
+    def put(self, path: str, action: str, **kw: Any):
+        return self.operation("PUT", path, action, **kw)
+
+    def patch(self, path: str, action: str, **kw: Any):
+        return self.operation("PATCH", path, action, **kw)
+
+
+class Operation:
+    """One call of a declared operation: its action is the route's `operationId`, so a handler never
+    names it again. `run` is the one path (`Api.run`): the caller, the CSRF check, the policy, the use
+    case, the audit row and the refusal's language, in one transaction."""
+
+    def __init__(self, request: Request):
+        self.request = request
+        self.api: Api = request.app.state.api
+        self.action: str = request.scope["route"].operation_id
+
+    def run(
+        self,
+        locate: Callable[[Session], tuple[Target | None, NotFound | None]],
+        do: Callable[[Session, Actor, datetime], Any],
+        *,
+        describe: str,
+        data: dict | None = None,
+        code: str | None = None,
+    ) -> Any:
+        return self.api.run(self.request, self.action, locate, do, describe=describe, data=data, code=code)
+
+
+Op = Annotated[Operation, Depends(Operation)]

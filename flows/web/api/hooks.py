@@ -4,16 +4,18 @@ registration: it is derived from the platform key, not stored, and not shown aga
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
-from fastapi import APIRouter, Request
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from domain.access.services.gate import UNCHANGED
 from domain.webhooks.rules.endpoints import KINDS
 from domain.webhooks.services import endpoints
-from flows.web.api.core import SECURED, Id, Strict, api_of, club_of
+from flows.web.api.core import Id, Op, Operations, Strict, club_of
 
-router = APIRouter(dependencies=SECURED)
+ops = Operations("club")
+router = ops.router
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]  (the events of domain/webhooks/rules/endpoints.py)
 
@@ -23,40 +25,56 @@ class WebhookBody(Strict):
     events: list[Kind] = Field(min_length=1, max_length=4, description="the events this endpoint hears")
 
 
-@router.get("/clubs/{club_id}/webhooks", operation_id="club.webhooks", tags=["club"])
-def club_webhooks(request: Request, club_id: Id) -> list:
+class Deliveries(BaseModel):
+    pending: int
+    delivered: int
+    failed: int
+
+
+class Webhook(BaseModel):
+    id: int
+    club_id: int | None
+    organizer: str | None
+    url: str
+    events: list[Kind]
+    created_at: datetime
+    disabled_at: datetime | None
+    deliveries: Deliveries | None = None
+
+
+class NewWebhook(Webhook):
+    secret: str = Field(description="the signing secret, shown this once")
+
+
+@ops.get("/clubs/{club_id}/webhooks", "club.webhooks", response=list[Webhook])
+def club_webhooks(op: Op, club_id: Id):
     """The club's endpoints, newest first, with their deliveries counted; no secret."""
-    return api_of(request).run(
-        request,
-        "club.webhooks",
-        club_of(club_id),
-        lambda s, actor, now: endpoints.listing(s, club_id=club_id),
-        describe=f"club {club_id}",
+    return op.run(
+        club_of(club_id), lambda s, actor, now: endpoints.listing(s, club_id=club_id), describe=f"club {club_id}"
     )
 
 
-@router.post("/clubs/{club_id}/webhooks", operation_id="club.add-webhook", tags=["club"], status_code=201)
-def club_add_webhook(request: Request, club_id: Id, body: WebhookBody) -> dict:
-    """Register an endpoint (https://; a public host). The answer carries its `secret`, shown this once:
-    keep it to verify the `Tourney-Signature` of every delivery."""
-    key = request.app.state.webhook_key
+@ops.post("/clubs/{club_id}/webhooks", "club.add-webhook", response=NewWebhook, status=201)
+def club_add_webhook(op: Op, club_id: Id, body: WebhookBody):
+    """Register an endpoint (https://; a public host).
+    The answer carries its `secret`, shown this once: keep it to verify the `Tourney-Signature` of
+    every delivery."""
+    key = op.request.app.state.webhook_key
 
     def do(s, actor, now):
         made, secret = endpoints.register(s, key, now, url=body.url, events=body.events, club_id=club_id)
         return made | {"secret": secret}
 
-    return api_of(request).run(
-        request, "club.add-webhook", club_of(club_id), do, describe=f"webhook {body.url}", data=body.model_dump()
-    )
+    return op.run(club_of(club_id), do, describe=f"webhook {body.url}", data=body.model_dump())
 
 
-@router.delete("/clubs/{club_id}/webhooks/{webhook_id}", operation_id="club.remove-webhook", tags=["club"])
-def club_remove_webhook(request: Request, club_id: Id, webhook_id: Id) -> dict:
-    """Disable an endpoint: nothing more is sent to it, its pending deliveries are given up."""
-    return api_of(request).run(
-        request,
-        "club.remove-webhook",
-        club_of(club_id),
-        lambda s, actor, now: endpoints.disable(s, webhook_id, now, club_id=club_id),
-        describe=f"webhook {webhook_id}",
-    )
+@ops.delete("/clubs/{club_id}/webhooks/{webhook_id}", "club.remove-webhook", response=Webhook, unchanged=True)
+def club_remove_webhook(op: Op, club_id: Id, webhook_id: Id):
+    """Disable an endpoint: nothing more is sent to it, its pending deliveries are given up.
+    One disabled already: 204, nothing written."""
+
+    def do(s, actor, now):
+        done = endpoints.disable(s, webhook_id, now, club_id=club_id)
+        return done if done["disabled_at"] == now else UNCHANGED  # disabled before: nothing changed
+
+    return op.run(club_of(club_id), do, describe=f"webhook {webhook_id}")

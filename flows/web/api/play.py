@@ -3,34 +3,38 @@ game server reports games of the cups its token is bound to; the operator blocks
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import Path, Response
 from fastapi.encoders import jsonable_encoder
+from pydantic import BaseModel, Field
 
 from domain.access.services import accounts, targets
+from domain.access.services.gate import UNCHANGED
 from domain.access.services.mine import cup_view, handle_of
 from domain.access.tables import Account
 from domain.errors import NotFound
 from domain.poker.services import entries
 from domain.pusoy.services import reports, setup
 from domain.pusoy.services import views as cup_views
+from flows.web.api.account import MyEntries
 from flows.web.api.core import (
-    PUBLIC,
-    SECURED,
     AmendBody,
     Code,
     Id,
+    Op,
+    Operations,
     ReasonBody,
     ReportBody,
     anywhere,
-    api_of,
     cup_of,
     tournament_of,
 )
 from flows.web.certificates import pdf_download, stored_file
 
-router = APIRouter()
+ops = Operations()
+router = ops.router
 PUBLIC_CUP = (
     "code",
     "name",
@@ -44,54 +48,167 @@ PUBLIC_CUP = (
 )
 
 
+class OpenCup(BaseModel):
+    code: str
+    name: str
+    status: str
+    capacity: int
+    entrants: int
+    seats_left: int
+    games_per_round: int
+    club_id: int | None
+    created_at: datetime
+
+
+class Cup(OpenCup):
+    private: bool
+    bracket: list[int]
+    custom_bracket: bool
+    organizer: str | None
+    current_round: int | None
+    champion: str | None
+
+
+class Round(BaseModel):
+    number: int
+    status: str
+    field: int
+    advancing: int
+
+
+class Standing(BaseModel):
+    rank: int
+    player: str
+    points: int
+    decided_by: str | None
+    advanced: bool | None = None
+
+
+class PlayedRound(BaseModel):
+    round: int
+    rank: int
+    points: int
+    advanced: bool
+
+
+class Opponent(BaseModel):
+    seat: int
+    player: str
+
+
+class MyTable(BaseModel):
+    round: int
+    playoff: int = 0
+    table: int
+    seat: int
+    opponents: list[Opponent]
+
+
+class Game(BaseModel):
+    game: int
+    finishes: list[str]
+    position: int | None = None
+    two_of_diamonds: bool | None = None
+    points: int | None = None
+
+
+class MyCup(BaseModel):
+    """A player's view of a cup; `entered: false`: the cup alone."""
+
+    cup: Cup
+    entered: bool
+    player: str | None
+    champion: str | None
+    certificate: str | None = None
+    round: Round | None = None
+    standings: list[Standing] = []
+    joined_at: datetime | None = None
+    left_round: int | None = None
+    final_position: int | None = None
+    rounds: list[PlayedRound] = []
+    table: MyTable | None = None
+    games: list[Game] = []
+    state: str | None = None
+
+
+class Joined(BaseModel):
+    code: str
+    player: str
+    started: bool
+
+
+class Withdrawn(BaseModel):
+    code: str
+    entrants: int
+
+
+class SelfRegistration(BaseModel):
+    registration_id: int
+    status: str
+    late: bool | None = None
+
+
+class Reported(BaseModel):
+    tournament_id: int
+    round_ready: bool
+    repeated: bool
+    completed: Any = Field(None, description="the round's completion, when this report was its last")
+
+
+class Amended(BaseModel):
+    tournament_id: int
+    amended: bool
+
+
+class Blocked(BaseModel):
+    account_id: int
+    blocked: str | None
+
+
 def _handle(session, actor) -> str:
     """The signed-in player's handle (a Pusoy Dos seat is held by handle)."""
     return handle_of(session, actor.player_id)
 
 
-@router.get("/pusoy", operation_id="pusoy.browse", openapi_extra=PUBLIC, tags=["players"])
-def browse(request: Request) -> list:
+@ops.get("/pusoy", "pusoy.browse", response=list[OpenCup], tags=["players"])
+def browse(op: Op):
     """Open Pusoy Dos cups that are filling, newest first (private ones never)."""
-    return api_of(request).run(
-        request,
-        "pusoy.browse",
+    return op.run(
         anywhere,
         lambda s, actor, now: [{k: cup_views.summary(t)[k] for k in PUBLIC_CUP} for t in setup.browse(s)],
         describe="open cups",
     )
 
 
-@router.post("/pusoy/{code}/entries", operation_id="pusoy.join", dependencies=SECURED, tags=["players"])
-def join(request: Request, code: Code) -> dict:
+@ops.post("/pusoy/{code}/entries", "pusoy.join", response=Joined, errors=(429,), tags=["players"])
+def join(op: Op, code: Code):
     """Join a cup by its code (from the list, or a private cup's code): the last seat starts it (PD-4)."""
 
     def do(s, actor, now):
         done = setup.join(s, code, _handle(s, actor), now)
         return {"code": done.tournament.code, "player": done.player, "started": done.started}
 
-    return api_of(request).run(request, "pusoy.join", cup_of(code), do, describe=f"cup {code.upper()}", code=code)
+    return op.run(cup_of(code), do, describe=f"cup {code.upper()}", code=code)
 
 
-@router.delete("/pusoy/{code}/entries/me", operation_id="pusoy.withdraw", dependencies=SECURED, tags=["players"])
-def withdraw(request: Request, code: Code) -> dict:
+@ops.delete("/pusoy/{code}/entries/me", "pusoy.withdraw", response=Withdrawn, errors=(429,), tags=["players"])
+def withdraw(op: Op, code: Code):
     """Leave a cup while it fills (PD-4)."""
 
     def do(s, actor, now):
         t = setup.withdraw(s, code, _handle(s, actor), now)
         return {"code": t.code, "entrants": t.entrants}
 
-    return api_of(request).run(request, "pusoy.withdraw", cup_of(code), do, describe=f"cup {code.upper()}", code=code)
+    return op.run(cup_of(code), do, describe=f"cup {code.upper()}", code=code)
 
 
-@router.get("/pusoy/{code}/me", operation_id="pusoy.mine", dependencies=SECURED, tags=["players"])
-def my_cup(request: Request, code: Code) -> dict:
+@ops.get("/pusoy/{code}/me", "pusoy.mine", response=MyCup, errors=(429,), tags=["players"])
+def my_cup(op: Op, code: Code):
     """My view of a cup (RULES PD-4..PD-13): my table now (or my playoff table), seat and opponents, my
     games there with their points, the round's standings (live until it locks), each round I played,
     my final position and the champion. Not entered: the cup alone (`entered: false`). Knowing the
     code is what a private cup asks (PD-3): the call is throttled per account like a join."""
-    return api_of(request).run(
-        request,
-        "pusoy.mine",
+    return op.run(
         cup_of(code),
         lambda s, actor, now: cup_view(s, code, actor.player_id),
         describe=f"cup {code.upper()}",
@@ -99,64 +216,56 @@ def my_cup(request: Request, code: Code) -> dict:
     )
 
 
-@router.post(
-    "/tournaments/{tournament_id}/my-registration",
-    operation_id="poker.register-self",
-    dependencies=SECURED,
-    tags=["players"],
+@ops.post(
+    "/tournaments/{tournament_id}/my-registration", "poker.register-self", response=SelfRegistration, tags=["players"]
 )
-def register_me(request: Request, tournament_id: Id) -> dict:
+def register_me(op: Op, tournament_id: Id):
     """Register myself for a club's tournament, by its rules and deadlines (check-in is at the desk)."""
 
     def do(s, actor, now):
         reg = entries.register(s, tournament_id, actor.player_id, now)
         return {"registration_id": reg.id, "status": reg.status, "late": reg.late}
 
-    return api_of(request).run(
-        request, "poker.register-self", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
-    )
+    return op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id}")
 
 
-@router.delete(
-    "/tournaments/{tournament_id}/my-registration",
-    operation_id="poker.unregister-self",
-    dependencies=SECURED,
-    tags=["players"],
+@ops.delete(
+    "/tournaments/{tournament_id}/my-registration", "poker.unregister-self", response=SelfRegistration, tags=["players"]
 )
-def unregister_me(request: Request, tournament_id: Id) -> dict:
+def unregister_me(op: Op, tournament_id: Id):
     """Withdraw my registration before check-in."""
 
     def do(s, actor, now):
         reg = entries.unregister(s, tournament_id, actor.player_id, now)
         return {"registration_id": reg.id, "status": reg.status}
 
-    return api_of(request).run(
-        request, "poker.unregister-self", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
-    )
+    return op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id}")
 
 
-@router.get("/me/entries", operation_id="player.entries", dependencies=SECURED, tags=["players"])
-def my_entries(request: Request) -> dict:
+@ops.get("/me/entries", "player.entries", response=MyEntries, tags=["players"])
+def my_entries(op: Op):
     """My registrations, entries and places at clubs, and my Pusoy Dos cups."""
     from domain.access.services.mine import entries_of
 
-    return api_of(request).run(
-        request, "player.entries", anywhere, lambda s, actor, now: entries_of(s, actor.player_id), describe="mine"
-    )
+    return op.run(anywhere, lambda s, actor, now: entries_of(s, actor.player_id), describe="mine")
 
 
 Serial = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", examples=["PD-000007-01"])]
 
 
-@router.get(
+@ops.get(
     "/me/certificates/{serial}",
-    operation_id="player.certificate",
-    dependencies=SECURED,
+    "player.certificate",
     tags=["players"],
     response_class=Response,
-    responses={200: {"content": {"application/pdf": {}}, "description": "the stored, signed PDF"}},
+    responses={
+        200: {
+            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "the stored, signed PDF",
+        }
+    },
 )
-def my_certificate(request: Request, serial: Serial) -> Response:
+def my_certificate(op: Op, serial: Serial) -> Response:
     """My own certificate (the stored, signed PDF, with my full name: AC-5), by its serial (`GET /me/entries`
     lists them). Another player's certificate is the same 404 as one that does not exist (AC-2)."""
     held = {}
@@ -167,16 +276,18 @@ def my_certificate(request: Request, serial: Serial) -> Response:
             held["it"] = found[1]
         return (found[0] if found else None), NotFound("certificate-not-found", f"no certificate {serial}")
 
-    api_of(request).run(request, "player.certificate", locate, lambda s, actor, now: None, describe=serial)
+    op.run(locate, lambda s, actor, now: None, describe=serial)
     it = held["it"]
-    data = stored_file(request.app.state.outbox, it.folder, it.filename, it.sha256)
+    data = stored_file(op.request.app.state.outbox, it.folder, it.filename, it.sha256)
     if data is None:  # the record is there, the file is not (or was changed): nothing to hand out
         raise NotFound("certificate-file-missing", f"the file of certificate {serial} is not in the outbox")
     return pdf_download(data, serial)
 
 
-@router.post("/pusoy/{code}/reports", operation_id="pusoy.report", dependencies=SECURED, tags=["game servers"])
-def report(request: Request, code: Code, body: ReportBody) -> dict:
+@ops.post(
+    "/pusoy/{code}/reports", "pusoy.report", response=Reported, response_model_exclude_unset=True, tags=["game servers"]
+)
+def report(op: Op, code: Code, body: ReportBody):
     """A game server reports one table's game (its token is bound to the cup: `cup:CODE`). The round
     completes at its last report. Idempotent by the game: the same report again (a retry) is answered
     with the first, `repeated: true`, and counted once; another result for a reported game is refused
@@ -186,19 +297,17 @@ def report(request: Request, code: Code, body: ReportBody) -> dict:
         done = reports.report(s, code, **_game(body, actor, now))
         return {"tournament_id": done.tournament_id, "round_ready": done.round_ready, "repeated": done.repeated}
 
-    out = api_of(request).run(
-        request, "pusoy.report", cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump()
-    )
+    out = op.run(cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump())
     if out["round_ready"]:
         from flows.jobs.pusoy import complete_at_event
 
         out["completed"] = jsonable_encoder(complete_at_event(out["tournament_id"]))
-        api_of(request).cup_changed(code.upper())
+        op.api.cup_changed(code.upper())
     return out
 
 
-@router.post("/pusoy/{code}/amendments", operation_id="pusoy.amend", dependencies=SECURED, tags=["game servers"])
-def amend(request: Request, code: Code, body: AmendBody) -> dict:
+@ops.post("/pusoy/{code}/amendments", "pusoy.amend", response=Amended, tags=["game servers"])
+def amend(op: Op, code: Code, body: AmendBody):
     """A game server corrects a reported game while its round (or playoff) is open (PD-6), with the
     reason; the finishes before and after are kept in the game's audit."""
 
@@ -206,9 +315,7 @@ def amend(request: Request, code: Code, body: AmendBody) -> dict:
         done = reports.amend(s, code, **_game(body, actor, now), reason=body.reason)
         return {"tournament_id": done.tournament_id, "amended": True}
 
-    return api_of(request).run(
-        request, "pusoy.amend", cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump()
-    )
+    return op.run(cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump())
 
 
 def _game(body: ReportBody, actor, now) -> dict:
@@ -237,25 +344,29 @@ def _account(session, account_id: int) -> Account:
     return account
 
 
-@router.post("/accounts/{account_id}/block", operation_id="platform.block-account", dependencies=SECURED)
-def block(request: Request, account_id: Id, body: ReasonBody) -> dict:
+@ops.post("/accounts/{account_id}/block", "platform.block-account", response=Blocked, tags=["platform"])
+def block(op: Op, account_id: Id, body: ReasonBody):
     """Block an account (1.5.3): its sessions end and its tokens stop at the next request (AC-4)."""
 
     def do(s, actor, now):
         accounts.block(s, _account(s, account_id), body.reason, now)
         return {"account_id": account_id, "blocked": body.reason}
 
-    return api_of(request).run(
-        request, "platform.block-account", anywhere, do, describe=f"account {account_id}", data=body.model_dump()
-    )
+    return op.run(anywhere, do, describe=f"account {account_id}", data=body.model_dump())
 
 
-@router.post("/accounts/{account_id}/unblock", operation_id="platform.unblock-account", dependencies=SECURED)
-def unblock(request: Request, account_id: Id) -> dict:
-    """Lift an account's block."""
+@ops.post(
+    "/accounts/{account_id}/unblock", "platform.unblock-account", response=Blocked, unchanged=True, tags=["platform"]
+)
+def unblock(op: Op, account_id: Id):
+    """Lift an account's block.
+    One not blocked: 204, nothing written."""
 
     def do(s, actor, now):
-        accounts.unblock(s, _account(s, account_id))
+        account = _account(s, account_id)
+        if account.blocked_at is None:
+            return UNCHANGED
+        accounts.unblock(s, account)
         return {"account_id": account_id, "blocked": None}
 
-    return api_of(request).run(request, "platform.unblock-account", anywhere, do, describe=f"account {account_id}")
+    return op.run(anywhere, do, describe=f"account {account_id}")

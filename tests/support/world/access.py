@@ -68,7 +68,7 @@ def _account(session, w: AccessWorld, name: str, now, *, roles=(), player_id=Non
     w.emails[name], w.account_ids[name] = account.email, account.id
     if held or player_id:
         _, w.tokens[name] = signin.create_token(
-            session, account, "tests", held + (["player"] if player_id else []), now
+            session, account, "tests", [*held, *(["player"] if player_id else []), signin.ACCOUNT_SCOPE], now
         )
     else:  # an account with no role holds no token: it signs in
         w.sessions[name] = signin.start_session(session, account.id, now, address="127.0.0.1", agent="tests")

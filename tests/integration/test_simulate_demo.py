@@ -1,9 +1,11 @@
 """The demo's seed: a club, a series, a live tournament open with its players, a Pusoy Dos cup
-filling (its players made, the simulator joins them); seeded once (a second seed is refused and writes nothing)."""
+filling (its players made, the simulator joins them), every player with a Russian name in Cyrillic
+and an ASCII handle; seeded once (a second seed is refused and writes nothing)."""
 
 from __future__ import annotations
 
 import random
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,8 +15,10 @@ from domain.clubs.tables import Club
 from domain.errors import DomainError
 from domain.poker.services import structures as poker_structures
 from domain.poker.services import tournaments as poker_tournaments
-from domain.poker.tables.tournaments import Registration
+from domain.poker.tables.tournaments import Player, Registration
+from domain.pusoy.rules.codes import new_code
 from domain.pusoy.services import rows as pusoy_rows
+from domain.simulate.rules.names import russian_names
 from domain.simulate.services.demo import cup_joiners, demo_club, poker_facts, seed_demo
 
 NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
@@ -43,6 +47,20 @@ def test_the_demo_seeds_a_club_a_series_a_live_tournament_two_minutes_ahead_and_
     assert len(facts.arriving) == 30 and facts.in_play == ()
     assert facts.times.addon_at == t.scheduled_start + timedelta(minutes=2, seconds=1)  # at the break
     assert facts.times.finish_by == t.scheduled_start + timedelta(minutes=4)
+
+
+def test_doc_3_the_demo_s_russian_club_s_players_have_cyrillic_names_drawn_by_the_seed_and_ascii_handles(session):
+    """DOC-3, AC-5: the demo club is Russian, so its 30 live players and 16 cup players have Russian
+    names (first name and surname of one gender) in Cyrillic, different from each other, drawn by the
+    seed after the cup's join code (so a seed keeps its code); the handles public pages show stay
+    `demo01`.., `pd01`.."""
+    demo = seed_demo(session, NOW, random.Random(1))
+    players = session.execute(select(Player.name, Player.handle).order_by(Player.id)).all()
+    assert [h for _, h in players] == [f"demo{i:02d}" for i in range(1, 31)] + [f"pd{i:02d}" for i in range(1, 17)]
+    assert all(re.fullmatch(r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+", name) for name, _ in players)
+    rng = random.Random(1)
+    assert demo.pusoy_code == new_code(rng)
+    assert tuple(n for n, _ in players) == russian_names(rng, 46) and len({n for n, _ in players}) == 46
 
 
 def test_sp_3_the_demo_s_prize_places_are_its_prize_lines_in_the_club_s_language(session):

@@ -1,13 +1,18 @@
-"""The simulator's pure decisions: one seed, one script; the script ends with one player in."""
+"""The simulator's pure decisions: one seed, one script; the script ends with one player in; the demo's
+Russian names (DOC-3)."""
 
 from __future__ import annotations
 
 import random
+import re
 from datetime import UTC, datetime, timedelta
+from functools import cache
 
+import pymorphy3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.simulate.rules.names import FEMN, FIRST_NAMES, MASC, SURNAMES, russian_names, surname_for
 from domain.simulate.rules.script import (
     ADDON,
     BUST,
@@ -105,3 +110,58 @@ def test_a_game_gives_every_seated_player_one_position_and_the_diamond_only_to_t
         assert sorted(p for p, _ in finishes) == ["ann", "bob", "cyd", "dee"]
         assert [pos for _, pos in finishes] == [1, 2, 3, 4]
         assert diamond in (None, finishes[0][0])
+
+
+CYRILLIC_NAME = re.compile(r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+")
+
+
+@cache
+def _morph() -> pymorphy3.MorphAnalyzer:
+    return pymorphy3.MorphAnalyzer(lang="ru")
+
+
+def _genders(word: str, kind: str) -> set[str]:
+    """The genders pymorphy3 reads `word` as, as a first name (`Name`) or a surname (`Surn`) in the
+    nominative singular."""
+    return {
+        g
+        for p in _morph().parse(word)
+        if {kind, "nomn", "sing"} <= p.tag.grammemes
+        for g in {"masc", "femn", "ms-f"} & p.tag.grammemes
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**9), count=st.integers(0, 80))
+def test_doc_3_the_demo_s_russian_names_are_cyrillic_and_the_surname_has_the_first_name_s_gender(seed, count):
+    """DOC-3: every name the demo gives a Russian club's player is Cyrillic, a first name and a
+    surname, and pymorphy3 reads the surname in the first name's gender only (Егор Смирнов, Анна
+    Смирнова, never Анна Смирнов); the lists' own gender tags say the same; a field's names differ."""
+    names = russian_names(random.Random(seed), count)
+    assert len(names) == count == len(set(names))
+    tagged = dict(FIRST_NAMES)
+    for name in names:
+        assert CYRILLIC_NAME.fullmatch(name), name
+        first, surname = name.split(" ")
+        assert _genders(first, "Name") == {tagged[first]}, name
+        assert _genders(surname, "Surn") == {tagged[first]}, name
+        assert surname in {surname_for(s, tagged[first]) for s in SURNAMES}
+
+
+def test_doc_3_every_first_name_and_surname_of_the_lists_is_known_in_its_gender():
+    """DOC-3: the fixed lists, whole, as pymorphy3 reads them: each first name of its tagged gender, each
+    surname masculine and its feminine form feminine."""
+    assert {g for _, g in FIRST_NAMES} == {MASC, FEMN}
+    assert all(_genders(first, "Name") == {g} for first, g in FIRST_NAMES)
+    assert all(_genders(s, "Surn") == {MASC} and _genders(surname_for(s, FEMN), "Surn") == {FEMN} for s in SURNAMES)
+    assert (surname_for("Смирнов", FEMN), surname_for("Островский", FEMN), surname_for("Ильин", MASC)) == (
+        "Смирнова",
+        "Островская",
+        "Ильин",
+    )
+
+
+def test_doc_3_one_seed_one_field_of_names():
+    assert russian_names(random.Random(42), 46) == russian_names(random.Random(42), 46)
+    assert russian_names(random.Random(42), 46) != russian_names(random.Random(43), 46)
+    assert len(set(russian_names(random.Random(1), 2000))) == len(FIRST_NAMES) * len(SURNAMES)  # then repeats

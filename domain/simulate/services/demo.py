@@ -42,6 +42,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyEntry, PusoyGame, PusoyRound, PusoySeat, PusoyTournament
 from domain.series.services.series import SeriesSpec, add_series
 from domain.series.tables import Series
+from domain.simulate.rules.names import russian_names
 from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step, step_said
 
 DEMO_CLUB = "Tourney Demo Club"
@@ -49,29 +50,6 @@ DEMO_CLUB = "Tourney Demo Club"
 # (SP-3 with percent 0 and a minimum of 3): the screen's prize places are the prize lines
 DEMO_PRESET, DEMO_PRIZE_PLACES = "cup", 3
 DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo Pusoy Cup"
-FIRST = (
-    "Anna",
-    "Boris",
-    "Vera",
-    "Gleb",
-    "Dina",
-    "Egor",
-    "Zoya",
-    "Ilya",
-    "Kira",
-    "Lev",
-    "Mila",
-    "Nikita",
-    "Olga",
-    "Pavel",
-    "Rita",
-    "Semyon",
-    "Tanya",
-    "Ulyana",
-    "Fyodor",
-    "Yana",
-)
-LAST = ("Petrova", "Ivanov", "Smirnova", "Orlov", "Kuznetsova", "Popov", "Volkova", "Sokolov")
 # a simulator holds these session-level advisory locks (with the tournament's id) while it drives
 SIMULATING_POKER, SIMULATING_PUSOY = 7411901, 7411902
 TICK = timedelta(seconds=20)  # the script's beat: busts, and a Pusoy Dos game a table
@@ -181,7 +159,8 @@ def seed_demo(
 ) -> Demo:
     """A club, a weekly series, a live poker tournament open for registration starting `starts_in`
     from `now` with `players` registered, and a Pusoy Dos cup of the club for `pusoy_players`
-    players, filling: its players (`pd01`..) are made now and join when the simulator plays it."""
+    players, filling: its players (`pd01`..) are made now and join when the simulator plays it.
+    Every player's name is a Russian one drawn by `rng` (`russian_names`); handles stay ASCII."""
     if demo_club(session) is not None:
         raise DomainError("demo-exists", f"the demo is already seeded ('{DEMO_CLUB}'); not seeding twice")
     now = now.replace(microsecond=0)
@@ -238,11 +217,6 @@ def seed_demo(
     t = poker_tournaments.create_tournament(session, club.id, structure.id, settings, now)
     knockout_service.set_void_window(session, t.id, 1)
     poker_tournaments.change_status(session, t.id, "open", now)
-    names = [f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST) + i) % len(LAST)]}" for i in range(players)]
-    for i, name in enumerate(names, start=1):
-        poker_players.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
-        poker_entries.register(session, t.id, f"demo{i:02d}", now)
-    results_service.apply_preset(session, t.id, DEMO_PRESET, locales.club_locale(session, club.id))
     cup = pusoy_setup.create(
         session,
         name=DEMO_PUSOY,
@@ -253,8 +227,13 @@ def seed_demo(
         now=now,
         rng=rng,
     )
-    for i in range(1, pusoy_players + 1):  # they join when the simulator plays the cup (`cup_joiners`)
-        name = f"{FIRST[(players + i) % len(FIRST)]} {LAST[(players + i) % len(LAST)]}"
+    # a Russian club's players: Cyrillic names (DOC-3), drawn after the cup's code so a seed keeps its code
+    names = russian_names(rng, players + pusoy_players)
+    for i, name in enumerate(names[:players], start=1):
+        poker_players.add_player(session, name, f"demo{i:02d}", date(1980 + i % 20, 1 + i % 12, 1 + i % 28), now)
+        poker_entries.register(session, t.id, f"demo{i:02d}", now)
+    results_service.apply_preset(session, t.id, DEMO_PRESET, locales.club_locale(session, club.id))
+    for i, name in enumerate(names[players:], start=1):  # they join when the simulator plays the cup (`cup_joiners`)
         poker_players.add_player(session, name, CUP_PLAYER.format(i), date(1990 + i % 10, 1 + i % 12, 1 + i % 28), now)
     return Demo(club.id, series_id, t.id, cup.code)
 

@@ -3,15 +3,108 @@ one place, used for the page's first paint and for every server-sent message, so
 writes text it is given. Prize places are "prize places", never money (1.1.5, SP-4, DOC-4).
 
 Counted words take the locale's plural forms from the catalogs (gettext plurals: `1 player left`,
-`Осталось 21 игрок`, `Осталось 5 игроков`); numbers, dates and times are CLDR's (Babel)."""
+`Осталось 21 игрок`, `Осталось 5 игроков`); numbers, dates and times are CLDR's (Babel). A person's
+name that a Russian sentence puts in another case than the nominative («от Анны Петровой») is
+declined by `inflect` (pymorphy3), or left as it is when it cannot be."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+from functools import cache, lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from infra import i18n
+
+# pymorphy3's names of the Russian cases `inflect` declines into
+CASES = frozenset({"nomn", "gent", "datv", "accs", "ablt", "loct"})
+_CYRILLIC_WORD = re.compile(r"[А-Яа-яЁё]+(?:-[А-Яа-яЁё]+)*")
+_PERSON = frozenset({"Name", "Surn", "Patr"})  # a first name, a surname, a patronymic
+_GENDERS = frozenset({"masc", "femn", "ms-f"})  # ms-f: either ("Саша", "Дюма")
+
+
+@cache
+def _morph() -> Any:
+    """pymorphy3's analyzer with its Russian dictionary, loaded at the first name declined."""
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer(lang="ru")
+
+
+def _person_parses(part: str, kinds: frozenset[str] = _PERSON) -> list[Any]:
+    """The readings of one word of a name as a first name, surname or patronymic in the nominative singular."""
+    return [p for p in _morph().parse(part) if kinds & p.tag.grammemes and {"nomn", "sing"} <= p.tag.grammemes]
+
+
+def _gender(parts: list[list[str]]) -> str | None:
+    """The name's gender: its first name's (its first word's); a first name of either gender
+    ("Саша") takes its surname's or patronymic's; None when neither tells."""
+    first = {g for p in _person_parses(parts[0][0], frozenset({"Name"})) for g in _GENDERS & p.tag.grammemes}
+    if first in ({"masc"}, {"femn"}):
+        return first.pop()
+    if "ms-f" not in first:
+        return None
+    rest = {
+        g
+        for word in parts[1:]
+        for part in word
+        for p in _person_parses(part, frozenset({"Surn", "Patr"}))
+        for g in {"masc", "femn"} & p.tag.grammemes
+    }
+    return rest.pop() if len(rest) == 1 else None
+
+
+def _cased(like: str, word: str) -> str:
+    """`word` (pymorphy3's, lower case) written as `like` is: capitals, a capital first, lower; «ё»
+    only where `like` has it."""
+    if "ё" not in like.lower():
+        word = word.replace("ё", "е")
+    if len(like) > 1 and like.isupper():
+        return word.upper()
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
+
+
+def _declined(part: str, gender: str, case: str) -> str | None:
+    """One word of a name (a part of a hyphenated one) in `case`, as a name of `gender`; None when
+    pymorphy3 does not know it as such."""
+    for parse in _person_parses(part):
+        if not {gender, "ms-f"} & parse.tag.grammemes:
+            continue
+        if "Fixd" in parse.tag.grammemes:  # indeclinable (Дюма; a woman's Ковальчук)
+            return part
+        form = parse.inflect({case})
+        if form is not None:
+            return _cased(part, form.word)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def inflect(name: str, case: str) -> str:
+    """A person's name as written ("Анна Петрова", "Егор Смирнов", a hyphenated first name or
+    surname, a patronymic) in the Russian `case` (pymorphy3's: gent, datv, accs, ablt, loct):
+    "Анны Петровой", "Егора Смирнова". The gender is the first name's; each word and each part of a
+    hyphenated word is declined as a first name, surname or patronymic of that gender. A name that
+    is not all Cyrillic (Latin "Ann Smith", a handle) or has a word pymorphy3 does not know as a name
+    of that gender is returned unchanged, whole: never half declined."""
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}: one of {sorted(CASES)}")
+    pieces = re.split(r"(\s+)", name.strip())
+    words = pieces[::2]
+    if not words or not all(_CYRILLIC_WORD.fullmatch(w) for w in words):
+        return name
+    parts = [w.split("-") for w in words]
+    gender = _gender(parts)
+    if gender is None:
+        return name
+    declined = []
+    for word in parts:
+        forms = [_declined(part, gender, case) for part in word]
+        if None in forms:
+            return name
+        declined.append("-".join(f for f in forms if f is not None))
+    pieces[::2] = declined
+    return "".join(pieces)
 
 
 def clock_text(seconds: int | None) -> str:

@@ -1,12 +1,13 @@
 """The words of the club's screen and the results page (flows/web/wording.py): in the club's language,
 counted words in the locale's plural forms (Babel's CLDR plural rules through the catalogs), prize
-places never money (1.1.5, SP-4, DOC-4)."""
+places never money (1.1.5, SP-4, DOC-4); a person's name declined where a Russian sentence needs
+another case (`inflect`, pymorphy3), or left as written."""
 
 from __future__ import annotations
 
 import pytest
 
-from flows.web.wording import clock_text, field_text, screen_text
+from flows.web.wording import clock_text, field_text, inflect, screen_text
 
 
 def state(players_left=5, entries=7, prize_places=2, status="running", **clock):
@@ -162,3 +163,59 @@ def test_the_countdown_is_written_as_the_browser_writes_it():
         "1:00:00",
         "1:01:01",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "case", "declined"),
+    [
+        ("Анна Петрова", "gent", "Анны Петровой"),  # «от Анны Петровой»
+        ("Егор Смирнов", "gent", "Егора Смирнова"),
+        ("Анна Петрова", "accs", "Анну Петрову"),  # «Кто выбил Анну Петрову?»
+        ("Егор Смирнов", "accs", "Егора Смирнова"),
+        ("Анна Петрова", "datv", "Анне Петровой"),
+        ("Лев Соколов", "gent", "Льва Соколова"),
+        ("Пётр Римский-Корсаков", "gent", "Петра Римского-Корсакова"),  # a double surname
+        ("Анна Петрова-Водкина", "gent", "Анны Петровой-Водкиной"),
+        ("Анна-Мария Смирнова", "gent", "Анны-Марии Смирновой"),  # a hyphenated first name
+        ("Борис Иванович Лермонтов", "gent", "Бориса Ивановича Лермонтова"),  # with a patronymic
+        ("Мария Ивановна Орлова", "accs", "Марию Ивановну Орлову"),
+        ("Саша Петрова", "gent", "Саши Петровой"),  # a first name of either gender: the surname's
+        ("Анна Ковальчук", "gent", "Анны Ковальчук"),  # a woman's surname in a consonant stays
+        ("Егор Ковальчук", "gent", "Егора Ковальчука"),
+        ("Семен Семенов", "gent", "Семена Семенова"),  # «ё» only where the name has it
+        ("Семён Семёнов", "gent", "Семёна Семёнова"),
+        ("АННА ПЕТРОВА", "gent", "АННЫ ПЕТРОВОЙ"),
+        ("Анна", "gent", "Анны"),
+    ],
+)
+def test_doc_4_a_russian_name_is_declined_with_the_first_name_s_gender(name, case, declined):
+    """DOC-4: a Russian sentence that puts a person's name after a preposition or as an object says
+    it in that case («Принять 1 500 ₽ от Анны Петровой?»), each word and each part of a hyphenated
+    one as a name of the first name's gender."""
+    assert inflect(name, case) == declined
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ann Smith",  # Latin: unchanged
+        "Anna Petrova",
+        "demo01",  # a handle
+        "Ivan Петров",  # two alphabets
+        "Анна Смирнов",  # a surname of the other gender: not a pair pymorphy3 knows
+        "Зюзя Пупкин",  # a first name pymorphy3 does not know
+        "Петрова Анна",  # the surname first: no first name to take the gender from
+        "А. Петрова",
+        "",
+    ],
+)
+def test_doc_4_a_name_that_cannot_be_declined_is_left_as_it_is_whole(name):
+    """DOC-4: never half declined: a name pymorphy3 does not know as a Russian name of one gender,
+    Latin or mixed, stays exactly as written."""
+    assert inflect(name, "gent") == name and inflect(name, "accs") == name
+
+
+def test_inflect_knows_only_pymorphy3_s_cases():
+    assert inflect("Анна Петрова", "nomn") == "Анна Петрова"
+    with pytest.raises(ValueError):
+        inflect("Анна Петрова", "genitive")

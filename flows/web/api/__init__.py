@@ -25,6 +25,7 @@ from domain.access.services.gate import Refused
 from domain.errors import DomainError
 from flows.web.api import account, club, desk, desk_floor, hooks, play
 from flows.web.api.core import PROBLEM_JSON, Api, Problem, domain_error, error
+from flows.web.api.edge import MAX_BODY, Http, TooLarge
 from flows.web.auth import Auth
 
 DESCRIPTION = (
@@ -92,11 +93,16 @@ def create_api(
         code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "bad-request")
         return error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
 
+    @app.exception_handler(TooLarge)
+    async def too_large(request, exc: TooLarge):
+        return error(413, "too-large", f"The body is over {MAX_BODY // 1024} KiB.")
+
     @app.exception_handler(Exception)
     async def internal(request, exc: Exception):
         return error(500, "internal", "Something went wrong on our side.")
 
     app.openapi = partial(_openapi, app)
+    app.add_middleware(Http)
     return app
 
 

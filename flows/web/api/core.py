@@ -39,6 +39,7 @@ from domain.clubs.tables import Club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
 from flows.web import refusals
+from flows.web.api.edge import EdgeRoute
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
 
 BIGINT = 2**63 - 1
@@ -433,7 +434,7 @@ class Operations:
     call: `op.run(locate, do, ...)` is `Api.run` for this action) and returns its typed answer."""
 
     def __init__(self, *tags: str):
-        self.router = APIRouter(tags=list(tags))
+        self.router = APIRouter(tags=list(tags), route_class=EdgeRoute)
 
     def operation(
         self,

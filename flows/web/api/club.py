@@ -1,128 +1,334 @@
 """A club's staff (AC-1): the owner, the floor and the cashier act on their own club's tournaments
-only (AC-2). Each operation calls the use case the CLI calls."""
+only (AC-2). Each operation calls the use case the CLI calls and answers a typed model (the JSON the
+use case's view makes, field for field). A write that would change nothing writes nothing, not even
+its audit row (AC-3): 204 where it is so already, 409 where refusing says more."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query, Request
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
+from fastapi import Path, Query
+from pydantic import BaseModel, Field
+
+from domain.access.rules.policy import CLUB_ROLES
 from domain.access.services import accounts, audit
+from domain.access.services.gate import UNCHANGED
+from domain.access.tables import Account
+from domain.errors import DomainError, NotFound
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services import clock as clock_service
-from domain.poker.services import desk, entries, fees, listings, results
+from domain.poker.services import desk, entries, fees, listings, players, results
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import tournaments as tournament_service
 from flows.web.api.core import (
-    SECURED,
+    BIGINT,
     ClockBody,
     GrantBody,
     Id,
     KnockoutBody,
+    Op,
+    Operations,
     PlayerBody,
     ReasonBody,
     SeedBody,
     SettleBody,
-    api_of,
     club_of,
     settlement_of,
     tournament_of,
 )
 
-router = APIRouter(dependencies=SECURED)
+ops = Operations()
+router = ops.router
+CLUB, FLOOR, CASHIER = ["club"], ["floor"], ["cashier"]  # the operations' tags
+
+ClubRole = Literal[tuple(r.value for r in CLUB_ROLES)]  # type: ignore[valid-type]  (owner, floor, cashier)
+PlayerRef = Annotated[str, Path(min_length=1, max_length=80, description="the player's id or handle")]
+
+
+# -- the answers -------------------------------------------------------------------------------------
+
+
+class TournamentRow(BaseModel):
+    id: int
+    club_id: int
+    name: str
+    status: str
+    scheduled_start: datetime
+    format: str
+    buy_in: int = Field(description="minor units of `currency`")
+    currency: str
+
+
+class AuditRow(BaseModel):
+    id: int
+    at: datetime
+    actor: str
+    actor_kind: str
+    action: str
+    target: str
+    club_id: int | None
+    data: dict[str, Any]
+
+
+class StaffMember(BaseModel):
+    id: int
+    email: str
+    roles: list[str] = Field(description="scope names of this club's roles (`floor@3`), and `player`")
+    player_id: int | None
+    verified: bool
+    password_set: bool
+    blocked: str | None = Field(description="why the account is blocked, if it is")
+
+
+class StaffRole(BaseModel):
+    """A role of the club given to an account, or taken away from it."""
+
+    account_id: int
+    email: str
+    role: ClubRole
+    club_id: int
+
+
+class EntryRow(BaseModel):
+    player_id: int
+    player: str = Field(description="the full name (the pseudonym once forgotten): staff only, AC-5")
+    handle: str | None
+    registration: str
+    late: bool
+    registered_at: datetime
+    checked_in_at: datetime | None
+    entry_id: int | None = Field(description="the current entry; none before check-in")
+    state: str | None
+    reentries: int
+    seat: str | None = Field(description="`TABLE/SEAT`")
+    owed: int = Field(description="unpaid fees, minor units of `currency`")
+    currency: str
+
+
+class RegistrationMade(BaseModel):
+    registration_id: int
+    player_id: int
+    status: str
+    late: bool
+
+
+class SeatDraw(BaseModel):
+    """A draw by lot (SP-13): the commitment it revealed, both seeds and the next commitment."""
+
+    seq: int
+    purpose: str
+    commitment: str
+    platform_seed: str
+    floor_seed: str | None
+    next_commitment: str
+
+
+class SeatTaken(BaseModel):
+    entry_id: int
+    table: int
+    seat: int
+    opened_table: bool
+    draw: SeatDraw | None = Field(None, description="the draw between the emptiest tables, when there was one")
+
+
+class Seated(BaseModel):
+    """The entry check-in or a re-entry opened, and its seat once the seats are drawn."""
+
+    entry_id: int
+    tournament_id: int
+    player_id: int
+    sequence: int
+    previous_entry_id: int | None
+    state: str
+    chips: int
+    seat: SeatTaken | None = Field(description="none before the seats are drawn (the draw seats it)")
+
+
+class TopUpMade(BaseModel):
+    topup_id: int
+    tournament_id: int
+    player_id: int
+    entry_id: int
+    kind: str
+    chips: int
+
+
+class KnockoutRow(BaseModel):
+    knockout_id: int
+    bust_number: int
+    busted_entry_id: int
+    killer_entry_id: int | None
+    level: int | None
+
+
+class ClockEventRow(BaseModel):
+    kind: str
+    level: int
+    break_number: int | None
+    at: datetime
+
+
+class ClockReading(BaseModel):
+    tournament_id: int
+    status: str
+    level: int | None = Field(description="1-based; none before the start")
+    levels: int
+    is_break: bool
+    small_blind: int
+    big_blind: int
+    ante: int
+    time_left_s: int
+    level_ends_at: datetime | None
+    next_break_in_s: int | None
+    next_break_at: datetime | None
+    breaks_passed: int
+    at: datetime
+    events: list[ClockEventRow] = Field(description="what this action made happen")
+
+
+class TableCount(BaseModel):
+    table: int
+    players: int
+
+
+class SeatHeld(BaseModel):
+    table: int
+    seat: int
+    entry_id: int
+    player: str | None
+
+
+class Started(BaseModel):
+    """The seating the start drew, with its draw."""
+
+    tournament_id: int
+    stage: str
+    seat_cap: int
+    tables: list[TableCount]
+    broken: list[int]
+    next_draw_commitment: str | None
+    seats: list[SeatHeld]
+    draw: SeatDraw
+    status: Literal["running"]
+
+
+class FinalPlace(BaseModel):
+    place: int
+    player: str
+    bust: int | None = Field(description="the bust number; none for the champion")
+    knockouts: int
+    credit: str = Field(examples=["2.5"])
+    prize: str | None
+
+
+class Finished(BaseModel):
+    id: int
+    status: Literal["finished"]
+    final_table: list[FinalPlace]
+    documents: str = Field(description="the results sheet's and certificates' publishing, in one line")
+
+
+class DebtRow(BaseModel):
+    player_id: int
+    player: str
+    owed: int = Field(description="minor units of `currency`")
+    currency: str
+    fees: int
+    kinds: list[str]
+
+
+class SettlementRow(BaseModel):
+    id: int
+    tournament_id: int
+    player_id: int
+    amount: int = Field(description="minor units of `currency`")
+    currency: str
+    method: str
+    settled_by: str
+    settled_at: datetime
+    voided_at: datetime | None
+    voided_by: str | None
+    void_reason: str | None
 
 
 def _by(actor) -> str:
     return actor.label
 
 
-@router.get("/clubs/{club_id}/tournaments", operation_id="club.tournaments", tags=["club"])
-def club_tournaments(request: Request, club_id: Id) -> list:
-    """The club's tournaments, newest first."""
-    return api_of(request).run(
-        request,
-        "club.tournaments",
+# -- the club ----------------------------------------------------------------------------------------
+
+
+@ops.get("/clubs/{club_id}/tournaments", "club.tournaments", response=list[TournamentRow], tags=CLUB)
+def club_tournaments(op: Op, club_id: Id):
+    """The club's tournaments, by their scheduled start (the earliest first)."""
+    return op.run(
         club_of(club_id),
         lambda s, actor, now: tournament_service.list_tournaments(s, club_id=club_id),
         describe=f"club {club_id}",
     )
 
 
-@router.get("/clubs/{club_id}/audit", operation_id="club.audit", tags=["club"])
-def club_audit(request: Request, club_id: Id, before: int | None = Query(None, ge=1)) -> list:
+@ops.get("/clubs/{club_id}/audit", "club.audit", response=list[AuditRow], tags=CLUB)
+def club_audit(op: Op, club_id: Id, before: Annotated[int | None, Query(ge=1, le=BIGINT)] = None):
     """The club's audit trail, newest first, 200 at a time (`before`: the oldest id of the last page)."""
-    return api_of(request).run(
-        request,
-        "club.audit",
-        club_of(club_id),
-        lambda s, actor, now: audit.trail(s, club_id, before_id=before),
-        describe=f"club {club_id}",
+    return op.run(
+        club_of(club_id), lambda s, actor, now: audit.trail(s, club_id, before_id=before), describe=f"club {club_id}"
     )
 
 
-@router.get("/clubs/{club_id}/staff", operation_id="club.staff", tags=["club"])
-def club_staff(request: Request, club_id: Id) -> list:
+@ops.get("/clubs/{club_id}/staff", "club.staff", response=list[StaffMember], tags=CLUB)
+def club_staff(op: Op, club_id: Id):
     """The club's staff and their roles."""
-    return api_of(request).run(
-        request,
-        "club.staff",
-        club_of(club_id),
-        lambda s, actor, now: accounts.listing(s, club_id),
-        describe=f"club {club_id}",
-    )
+    return op.run(club_of(club_id), lambda s, actor, now: accounts.listing(s, club_id), describe=f"club {club_id}")
 
 
-@router.post("/clubs/{club_id}/staff", operation_id="club.grant", tags=["club"])
-def club_grant(request: Request, club_id: Id, body: GrantBody) -> dict:
-    """Give an account a role in the club (the account exists: the operator makes accounts)."""
+@ops.post("/clubs/{club_id}/staff", "club.grant", response=StaffRole, unchanged=True, tags=CLUB)
+def club_grant(op: Op, club_id: Id, body: GrantBody):
+    """Give an account a role in the club (the account exists: the operator makes accounts).
+    A role the account holds already: 204, nothing written (it is so already)."""
 
     def do(s, actor, now):
         account = accounts.find(s, body.email, lock=True)
-        return {
-            "email": account.email,
-            "role": body.role,
-            "granted": accounts.grant(s, account, body.role, club_id, now),
-        }
+        if not accounts.grant(s, account, body.role, club_id, now):
+            return UNCHANGED
+        return {"account_id": account.id, "email": account.email, "role": body.role, "club_id": club_id}
 
-    return api_of(request).run(
-        request, "club.grant", club_of(club_id), do, describe=f"{body.role} {body.email}", data=body.model_dump()
-    )
+    return op.run(club_of(club_id), do, describe=f"{body.role} {body.email}", data=body.model_dump())
 
 
-@router.delete("/clubs/{club_id}/staff/{account_id}/{role}", operation_id="club.revoke", tags=["club"])
-def club_revoke(request: Request, club_id: Id, account_id: Id, role: str) -> dict:
-    """Take a role in the club away from an account."""
+@ops.delete("/clubs/{club_id}/staff/{account_id}/{role}", "club.revoke", response=StaffRole, unchanged=True, tags=CLUB)
+def club_revoke(op: Op, club_id: Id, account_id: Id, role: ClubRole):
+    """Take a role in the club away from an account (`role`: owner, floor or cashier; another: 422).
+    A role the account does not hold in the club: 204, nothing written (it is so already)."""
 
     def do(s, actor, now):
-        from domain.access.tables import Account
-        from domain.errors import NotFound
-
         account = s.get(Account, account_id)
         if account is None:
             raise NotFound("account-not-found", f"no account {account_id}")
-        return {"account_id": account_id, "role": role, "revoked": accounts.revoke(s, account, role, club_id)}
+        if not accounts.revoke(s, account, role, club_id):
+            return UNCHANGED
+        return {"account_id": account.id, "email": account.email, "role": role, "club_id": club_id}
 
-    return api_of(request).run(request, "club.revoke", club_of(club_id), do, describe=f"{role} of account {account_id}")
+    return op.run(club_of(club_id), do, describe=f"{role} of account {account_id}")
 
 
 # -- a tournament ------------------------------------------------------------------------------------
 
 
-@router.get("/tournaments/{tournament_id}/entries", operation_id="poker.entries", tags=["floor"])
-def tournament_entries(request: Request, tournament_id: Id) -> list:
+@ops.get("/tournaments/{tournament_id}/entries", "poker.entries", response=list[EntryRow], tags=FLOOR)
+def tournament_entries(op: Op, tournament_id: Id):
     """Every registration with the player's full name (staff of the club see it, AC-5), seat, state, owed."""
-    return api_of(request).run(
-        request,
-        "poker.entries",
+    return op.run(
         tournament_of(tournament_id),
         lambda s, actor, now: listings.entries(s, tournament_id),
         describe=f"tournament {tournament_id}",
     )
 
 
-def _player_step(name: str, fn, view):
-    def endpoint(request: Request, tournament_id: Id, body: PlayerBody) -> dict:
-        return api_of(request).run(
-            request,
-            name,
+def _player_step(fn, view):
+    def endpoint(op: Op, tournament_id: Id, body: PlayerBody):
+        return op.run(
             tournament_of(tournament_id),
             lambda s, actor, now: view(fn(s, tournament_id, body.player, now)),
             describe=f"tournament {tournament_id} player {body.player}",
@@ -141,35 +347,36 @@ def _seated(pair) -> dict:
     return entries.entry_view(entry) | {"seat": seat}
 
 
-STEPS = (  # path, action, use case, its view: one player's step at the desk
-    ("registrations", "poker.register", entries.register, _registration),
-    ("check-ins", "poker.check-in", desk.check_in, _seated),
-    ("re-entries", "poker.re-enter", desk.reenter, _seated),
-    ("rebuys", "poker.rebuy", desk.rebuy, entries.topup_view),
-    ("add-ons", "poker.add-on", desk.add_on, entries.topup_view),
+STEPS = (  # path, action, use case, its view and the view's model: one player's step at the desk
+    ("registrations", "poker.register", entries.register, _registration, RegistrationMade),
+    ("check-ins", "poker.check-in", desk.check_in, _seated, Seated),
+    ("re-entries", "poker.re-enter", desk.reenter, _seated, Seated),
+    ("rebuys", "poker.rebuy", desk.rebuy, entries.topup_view, TopUpMade),
+    ("add-ons", "poker.add-on", desk.add_on, entries.topup_view, TopUpMade),
 )
-for path, name, fn, view in STEPS:
-    endpoint = _player_step(name, fn, view)
+for path, name, fn, view, answer in STEPS:
+    endpoint = _player_step(fn, view)
     endpoint.__doc__ = f"{name.split('.')[1].replace('-', ' ').capitalize()}: one player, by id or handle."
-    router.post(f"/tournaments/{{tournament_id}}/{path}", operation_id=name, tags=["floor"])(endpoint)
+    ops.post(f"/tournaments/{{tournament_id}}/{path}", name, response=answer, tags=FLOOR)(endpoint)
 
 
-@router.delete("/tournaments/{tournament_id}/registrations/{player}", operation_id="poker.unregister", tags=["floor"])
-def unregister(request: Request, tournament_id: Id, player: str) -> dict:
-    """Withdraw a player's registration before check-in."""
-    return api_of(request).run(
-        request,
-        "poker.unregister",
+@ops.delete(
+    "/tournaments/{tournament_id}/registrations/{player}", "poker.unregister", response=RegistrationMade, tags=FLOOR
+)
+def unregister(op: Op, tournament_id: Id, player: PlayerRef):
+    """Withdraw a player's registration before check-in.
+    A player not registered: 409 `not-registered`, nothing written."""
+    return op.run(
         tournament_of(tournament_id),
-        lambda s, actor, now: _registration(entries.unregister(s, tournament_id, player[:80], now)),
-        describe=f"tournament {tournament_id} player {player[:80]}",
+        lambda s, actor, now: _registration(entries.unregister(s, tournament_id, player, now)),
+        describe=f"tournament {tournament_id} player {player}",
     )
 
 
-@router.post("/tournaments/{tournament_id}/knockouts", operation_id="poker.knock-out", tags=["floor"])
-def knock_out(request: Request, tournament_id: Id, body: KnockoutBody) -> list:
-    """A bust (3.2): the entries busted together, the killer, and a second killer of a shared bust
-    (recorded in the audit trail, AC-3). The level is the clock's unless named."""
+@ops.post("/tournaments/{tournament_id}/knockouts", "poker.knock-out", response=list[KnockoutRow], tags=FLOOR)
+def knock_out(op: Op, tournament_id: Id, body: KnockoutBody):
+    """A bust (3.2): the entries busted together, the killer, and a second killer of a shared bust.
+    The second killer is recorded in the audit trail (AC-3). The level is the clock's unless named."""
 
     def do(s, actor, now):
         name = lambda ref: entries.entry_named(s, tournament_id, ref)  # noqa: E731
@@ -177,11 +384,9 @@ def knock_out(request: Request, tournament_id: Id, body: KnockoutBody) -> list:
         second = name(body.second_killer) if body.second_killer else None
         busts = [Bust(name(b), killer, second, ()) for b in body.busted]
         made = desk.knock_out(s, tournament_id, busts, now=now, actor=_by(actor), level=body.level)
-        return [knockout_service_view(k) for k in made]
+        return [_knockout(k) for k in made]
 
-    return api_of(request).run(
-        request,
-        "poker.knock-out",
+    return op.run(
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} bust of {', '.join(body.busted)}",
@@ -189,7 +394,7 @@ def knock_out(request: Request, tournament_id: Id, body: KnockoutBody) -> list:
     )
 
 
-def knockout_service_view(k) -> dict:
+def _knockout(k) -> dict:
     return {
         "knockout_id": k.id,
         "bust_number": k.bust_number,
@@ -199,35 +404,28 @@ def knockout_service_view(k) -> dict:
     }
 
 
-@router.post(
-    "/tournaments/{tournament_id}/knockouts/{knockout_id}/void", operation_id="poker.void-knockout", tags=["floor"]
+@ops.post(
+    "/tournaments/{tournament_id}/knockouts/{knockout_id}/void", "poker.void-knockout", response=KnockoutRow, tags=FLOOR
 )
-def void_knockout(request: Request, tournament_id: Id, knockout_id: Id) -> dict:
-    """Void a knockout within its window (SP-5): the player is back in, at the seat they had."""
+def void_knockout(op: Op, tournament_id: Id, knockout_id: Id):
+    """Void a knockout within its window (SP-5): the player is back in, at the seat they had.
+    One voided already: 409 `void-already-voided`, nothing written."""
 
     def do(s, actor, now):
         listings.knockout_of(s, tournament_id, knockout_id)
-        return knockout_service_view(knockout_service.void_knockout(s, knockout_id, now=now, actor=_by(actor)))
+        return _knockout(knockout_service.void_knockout(s, knockout_id, now=now, actor=_by(actor)))
 
-    return api_of(request).run(
-        request,
-        "poker.void-knockout",
-        tournament_of(tournament_id),
-        do,
-        describe=f"tournament {tournament_id} knockout {knockout_id}",
-    )
+    return op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id} knockout {knockout_id}")
 
 
-@router.post("/tournaments/{tournament_id}/clock", operation_id="poker.clock", tags=["floor"])
-def clock(request: Request, tournament_id: Id, body: ClockBody) -> dict:
+@ops.post("/tournaments/{tournament_id}/clock", "poker.clock", response=ClockReading, tags=FLOOR)
+def clock(op: Op, tournament_id: Id, body: ClockBody):
     """The clock: start, pause, resume, next, prev, or override the blinds."""
 
     def do(s, actor, now):
         return clock_service.act(s, tournament_id, body.action, now, small=body.small, big=body.big, ante=body.ante)
 
-    return api_of(request).run(
-        request,
-        "poker.clock",
+    return op.run(
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} clock {body.action}",
@@ -235,18 +433,17 @@ def clock(request: Request, tournament_id: Id, body: ClockBody) -> dict:
     )
 
 
-@router.post("/tournaments/{tournament_id}/start", operation_id="poker.start", tags=["floor"])
-def start(request: Request, tournament_id: Id, body: SeedBody | None = None) -> dict:
-    """Start the tournament in one step (3.9, 3.6, SP-13): registration open -> running (the settings
-    freeze), every entry seated by lot (`seed`: the floor's part of the draw) and the clock started."""
+@ops.post("/tournaments/{tournament_id}/start", "poker.start", response=Started, tags=FLOOR)
+def start(op: Op, tournament_id: Id, body: SeedBody | None = None):
+    """Start the tournament in one step (3.9, 3.6, SP-13).
+    Registration open -> running (the settings freeze), every entry seated by lot (`seed`: the floor's
+    part of the draw) and the clock started."""
     body = body or SeedBody()
 
     def do(s, actor, now):
         return desk.start(s, tournament_id, now, body.seed) | {"status": "running"}
 
-    return api_of(request).run(
-        request,
-        "poker.start",
+    return op.run(
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id}",
@@ -254,46 +451,44 @@ def start(request: Request, tournament_id: Id, body: SeedBody | None = None) -> 
     )
 
 
-@router.post("/tournaments/{tournament_id}/finish", operation_id="poker.finish", tags=["floor"])
-def finish(request: Request, tournament_id: Id) -> dict:
+@ops.post("/tournaments/{tournament_id}/finish", "poker.finish", response=Finished, tags=FLOOR)
+def finish(op: Op, tournament_id: Id):
     """Finish with one player left (3.7): final places and prizes at once; the documents follow."""
 
     def do(s, actor, now):
         done = results.finish(s, tournament_id, now)
         return {"id": done.tournament_id, "status": "finished", "final_table": results.final_table(done)}
 
-    out = api_of(request).run(
-        request, "poker.finish", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
-    )
+    out = op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id}")
     from flows.jobs.documents import start_publishing
 
-    out["documents"] = start_publishing(tournament_id)
-    return out
+    return out | {"documents": start_publishing(tournament_id)}
 
 
-@router.get("/tournaments/{tournament_id}/debts", operation_id="poker.debts", tags=["cashier"])
-def debts(request: Request, tournament_id: Id) -> list:
+@ops.get("/tournaments/{tournament_id}/debts", "poker.debts", response=list[DebtRow], tags=CASHIER)
+def debts(op: Op, tournament_id: Id):
     """Every player owing fees, with the total and the fees it is made of (minor units)."""
-    return api_of(request).run(
-        request,
-        "poker.debts",
+    return op.run(
         tournament_of(tournament_id),
         lambda s, actor, now: fees.debts(s, tournament_id),
         describe=f"tournament {tournament_id}",
     )
 
 
-@router.post("/tournaments/{tournament_id}/settlements", operation_id="poker.settle", tags=["cashier"])
-def settle(request: Request, tournament_id: Id, body: SettleBody) -> dict:
-    """Close all of a player's unpaid fees with one settlement (3.4); nothing owed, nothing written."""
+@ops.post("/tournaments/{tournament_id}/settlements", "poker.settle", response=SettlementRow, tags=CASHIER)
+def settle(op: Op, tournament_id: Id, body: SettleBody):
+    """Close all of a player's unpaid fees with one settlement (3.4).
+    Nothing owed: 409 `nothing-owed` (the desk's settlements' code), nothing written: no settlement is
+    made, and money taken for nothing is a mistake to say, not a success to hide."""
 
     def do(s, actor, now):
         made = fees.settle(s, tournament_id, body.player, body.method, _by(actor), now)
-        return fees.settlement_view(made) if made else {"settled": None}
+        if made is None:
+            name = players.find_player(s, body.player).display_name
+            raise DomainError("nothing-owed", "%(name)s owes nothing now: already settled.", name=name)
+        return fees.settlement_view(made)
 
-    return api_of(request).run(
-        request,
-        "poker.settle",
+    return op.run(
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} player {body.player}",
@@ -301,18 +496,12 @@ def settle(request: Request, tournament_id: Id, body: SettleBody) -> dict:
     )
 
 
-@router.post("/settlements/{settlement_id}/void", operation_id="poker.void-settlement", tags=["cashier"])
-def void_settlement(request: Request, settlement_id: Id, body: ReasonBody) -> dict:
-    """Void a settlement (3.4): the record stays, marked voided; its fees are owed again."""
+@ops.post("/settlements/{settlement_id}/void", "poker.void-settlement", response=SettlementRow, tags=CASHIER)
+def void_settlement(op: Op, settlement_id: Id, body: ReasonBody):
+    """Void a settlement (3.4): the record stays, marked voided; its fees are owed again.
+    One voided already: 409 `settlement-already-voided`, nothing written."""
 
     def do(s, actor, now):
         return fees.settlement_view(fees.void_settlement(s, settlement_id, _by(actor), body.reason, now))
 
-    return api_of(request).run(
-        request,
-        "poker.void-settlement",
-        settlement_of(settlement_id),
-        do,
-        describe=f"settlement {settlement_id}",
-        data=body.model_dump(),
-    )
+    return op.run(settlement_of(settlement_id), do, describe=f"settlement {settlement_id}", data=body.model_dump())

@@ -2,7 +2,8 @@
 beside the project's way (stamped into a layout made once, `infra.stamp`), in one process and over
 2 worker processes, for 200 and 1,000 certificates: runs of the three alternate, medians and
 ratios; CPU per certificate; peak resident memory (VmHWM, reset before each measured run) of the
-process and of each worker; the median time of a 1,000-player results sheet.
+process and of each worker; a 1,000-player results sheet: its time, and its PDF written tagged (as
+the documents are) beside untagged, from one layout (CPU, bytes).
 
 Knobs: BENCH_DOCUMENTS_SIZES (`200,1000`), BENCH_DOCUMENTS_REPEAT (3)."""
 
@@ -24,7 +25,7 @@ from bench.harness import Report
 from domain.documents.rules.model import Certificate, PokerPlace, PokerSheet, serial
 from infra import pdf
 from infra.config import DEFAULT_PUBLIC_URL
-from infra.render import STYLESHEET, TEMPLATES, Renderer, certificate_order, environment
+from infra.render import STYLESHEET, TEMPLATES, Renderer, certificate_order, environment, write_sealed
 
 KEY = b"bench-key-of-at-least-thirty-two-bytes"  # DOC-2: keys of 32 bytes or more
 
@@ -57,8 +58,8 @@ def _sheet(players: int) -> PokerSheet:
 
 def certificate_alone(key: bytes, cert: Certificate) -> bytes:
     """The naive way: one WeasyPrint document per certificate, nothing reused (a new environment,
-    font configuration and stylesheet each time), signed and sealed with pypdf; the same template
-    and the same page as the project's stamped certificate."""
+    font configuration and stylesheet each time), written tagged, signed and sealed as the results
+    sheets are; the same template and the same page as the project's stamped certificate."""
     env = environment(TEMPLATES, cert.locale)
     font_config = FontConfiguration()
     css = CSS(filename=str(TEMPLATES / STYLESHEET), font_config=font_config)
@@ -67,8 +68,8 @@ def certificate_alone(key: bytes, cert: Certificate) -> bytes:
     html = env.get_template("certificates.html").render(
         certificates=[{"lines": order.lines, "qr": qr}], logo=None, public_url=DEFAULT_PUBLIC_URL
     )
-    data = HTML(string=html, base_url=str(TEMPLATES)).write_pdf(stylesheets=[css], font_config=font_config)
-    return pdf.seal_document(key, data, order.embedded, order.title)
+    document = HTML(string=html, base_url=str(TEMPLATES)).render(stylesheets=[css], font_config=font_config)
+    return write_sealed(key, document, order.embedded, order.title)
 
 
 def _rss_mib(pid: int, field: str) -> float:
@@ -176,3 +177,34 @@ def run(report: Report) -> None:
         renderer.poker_sheet(sheet)
         times.append(time.perf_counter() - start)
     report.note("1,000-player results sheet", "median s (of 5)", round(statistics.median(times), 3))
+    _tagged_beside_untagged(report, renderer, sheet)
+
+
+def _tagged_beside_untagged(report: Report, renderer: Renderer, sheet: PokerSheet) -> None:
+    """The sheet's PDF written from one layout tagged (structure tree, as the documents are) and
+    untagged, alternating, medians of 5: what the tagging costs."""
+    html = (
+        renderer.envs[sheet.locale]
+        .get_template("poker_sheet.html")
+        .render(public_url=DEFAULT_PUBLIC_URL, s=sheet, logo=None)
+    )
+    start = time.process_time()
+    document = HTML(string=html, base_url=str(TEMPLATES)).render(
+        stylesheets=[renderer.css], font_config=renderer.font_config
+    )
+    layout = time.process_time() - start
+    embedded = pdf.signed(KEY, sheet)
+    spent: dict[bool, list[float]] = {True: [], False: []}
+    size: dict[bool, int] = {}
+    for _ in range(5):
+        for tagged in (False, True):
+            start = time.process_time()
+            size[tagged] = len(write_sealed(KEY, document, embedded, tagged=tagged))
+            spent[tagged].append(time.process_time() - start)
+    report.note("1,000-player results sheet", "layout (CPU s, once)", round(layout, 3))
+    for tagged, label in ((False, "untagged"), (True, "tagged")):
+        report.note(
+            "1,000-player results sheet",
+            f"written {label}: CPU s (median of 5), bytes",
+            f"{statistics.median(spent[tagged]):.3f}, {size[tagged]:,}",
+        )

@@ -129,6 +129,11 @@ def place(n: int, locale: str) -> str:
     return translations(locale).pgettext(context, message) % {"n": number(n, locale)}
 
 
+def certificate_title(cert: Certificate) -> str:
+    """A certificate's PDF title (its document information's /Title) in its locale: Сертификат SP-000042-01."""
+    return translations(cert.locale).gettext("Certificate %(serial)s") % {"serial": cert.serial}
+
+
 def certificate_lines(cert: Certificate, code: str) -> dict[str, str]:
     """The lines a certificate prints, exactly as printed in its locale; the check looks for each."""
     t = translations(cert.locale)

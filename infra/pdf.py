@@ -2,8 +2,9 @@
 
 A signed PDF carries an embedded file `tourney.json` = {"type", "data", "signature"} and, in its
 document information, `/TourneySeal`: the HMAC of the file's bytes with that value blanked
-(domain.documents.rules.signing). Results sheets are rewritten here with pypdf; certificates are
-written by `infra.stamp` in the same form.
+(domain.documents.rules.signing). Results sheets are written in that form by `infra.render`
+(WeasyPrint's tagged PDF, the attachment and the blank seal added as it is written), certificates
+by `infra.stamp`; `seal_document` rewrites a PDF's pages in that form with pypdf.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from domain.errors import Problem
 ATTACHMENT = "tourney.json"
 SEAL_NAME = "/TourneySeal"
 _BLANK = b"0" * signing.SEAL_LENGTH
+BLANK_SEAL = _BLANK.decode()  # the seal's value while the seal is computed
 PLACEHOLDER = SEAL_NAME.encode() + b" (" + _BLANK + b")"
 _SEAL = re.compile(re.escape(SEAL_NAME.encode()) + rb" \(([0-9a-f]{%d})\)" % signing.SEAL_LENGTH)
 
@@ -32,12 +34,14 @@ def signed(key: bytes, document: Any) -> dict[str, Any]:
 
 
 def seal_document(key: bytes, rendered: bytes, embedded: dict[str, Any], title: str) -> bytes:
-    """The rendered PDF rewritten with `embedded` attached and the file sealed."""
+    """The rendered PDF's pages rewritten with `embedded` attached and the file sealed (the catalog's
+    structure tree and /Lang are not kept: the documents are written by `infra.render.write_sealed`;
+    this reseals a file as a forger would, for the checks' tests)."""
     writer = PdfWriter()
     for page in PdfReader(io.BytesIO(rendered)).pages:
         writer.add_page(page)
     writer.add_attachment(ATTACHMENT, json.dumps(embedded, ensure_ascii=False, sort_keys=True).encode())
-    writer.add_metadata({"/Title": title, "/Producer": "Tourney", SEAL_NAME: _BLANK.decode()})
+    writer.add_metadata({"/Title": title, "/Producer": "Tourney", SEAL_NAME: BLANK_SEAL})
     out = io.BytesIO()
     writer.write(out)
     return sealed(key, out.getvalue())

@@ -1,7 +1,8 @@
 """Rendering (the adapter): Jinja2 templates (autoescaped) + WeasyPrint → signed, sealed PDFs.
 
 A `Renderer` loads the templates, the font configuration and the parsed stylesheet once and reuses
-them for every document. Results sheets are WeasyPrint documents. Certificates are stamped
+them for every document. Results sheets are WeasyPrint documents, written tagged (`write_sealed`:
+structure tree, /Lang, the title of their `<title>`, in the sheet's language). Certificates are stamped
 (`infra.stamp`): WeasyPrint lays out the certificate page once per shape, and each certificate's
 lines and QR code are written into that layout with one font subset per chunk (see
 bench_documents). A batch of more than one chunk is spread over `workers` processes (a
@@ -21,7 +22,9 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
+import pydyf
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from weasyprint import CSS, HTML
@@ -99,11 +102,53 @@ def verification_url(public_url: str, serial: str, code: str) -> str:
 
 
 def certificate_order(cert: Certificate, key: bytes, public_url: str = DEFAULT_PUBLIC_URL) -> stamp.Order:
-    """What a certificate prints (its lines, the URL of its QR code) and the signed data embedded with it."""
+    """What a certificate prints (its lines, the URL of its QR code), the signed data embedded with
+    it, its title and its language."""
     embedded = pdf.signed(key, cert)
     code = verification_code(embedded["signature"])
     url = verification_url(public_url, cert.serial, code)
-    return stamp.Order(i18n.certificate_lines(cert, code), url, embedded, f"Certificate {cert.serial}")
+    return stamp.Order(i18n.certificate_lines(cert, code), url, embedded, i18n.certificate_title(cert), cert.locale)
+
+
+class _Information(pydyf.Dictionary):
+    """The document information dictionary, written as an object of its own, never inside a
+    compressed object stream: the seal is written into the file's bytes there (`pdf.sealed`)."""
+
+    compressible = False
+
+
+def write_sealed(
+    key: bytes, document: Any, embedded: dict[str, Any], title: str | None = None, tagged: bool = True
+) -> bytes:
+    """A laid-out WeasyPrint document written as a signed, sealed, tagged PDF in one pass: the
+    structure tree and /MarkInfo (WeasyPrint's `pdf_tags`; `tagged=False` only for the benchmark's
+    comparison), the catalog's /Lang from the HTML's `lang`, the /Title from its `<title>` (or
+    `title`), `embedded` attached as `tourney.json` and the blank seal in the document information,
+    then sealed (DOC-2, DOC-4)."""
+    if title is not None:
+        document.metadata.title = title
+    attachment = json.dumps(embedded, ensure_ascii=False, sort_keys=True).encode()
+
+    def finish(_document: Any, out: Any) -> None:
+        stream = pydyf.Stream([attachment], pydyf.Dictionary({"Type": "/EmbeddedFile"}), compress=True)
+        out.add_object(stream)
+        spec = pydyf.Dictionary(
+            {
+                "Type": "/Filespec",
+                "F": pydyf.String(pdf.ATTACHMENT),
+                "UF": pydyf.String(pdf.ATTACHMENT),
+                "EF": pydyf.Dictionary({"F": stream.reference}),
+            }
+        )
+        out.add_object(spec)
+        names = pydyf.Dictionary({"Names": pydyf.Array([pydyf.String(pdf.ATTACHMENT), spec.reference])})
+        out.add_object(names)
+        out.catalog.setdefault("Names", pydyf.Dictionary())["EmbeddedFiles"] = names.reference
+        out.info = _Information(
+            {**out.info, "Producer": pydyf.String("Tourney"), pdf.SEAL_NAME[1:]: pydyf.String(pdf.BLANK_SEAL)}
+        )
+
+    return pdf.sealed(key, document.write_pdf(finisher=finish, pdf_tags=tagged))
 
 
 class Renderer:
@@ -136,18 +181,17 @@ class Renderer:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
-    def _sheet(
-        self, template: str, sheet: PokerSheet | PusoySheet | SeasonSheet, logo: Logo | None, title: str | None = None
-    ) -> bytes:
+    def _sheet(self, template: str, sheet: PokerSheet | PusoySheet | SeasonSheet, logo: Logo | None) -> bytes:
+        """A sheet's signed, tagged PDF; its title is the template's `<title>`, in the sheet's language."""
         html = (
             self.envs[i18n.checked(sheet.locale)]
             .get_template(template)
             .render(public_url=self.public_url, s=sheet, logo=logo_uri(logo))
         )
-        data = HTML(string=html, base_url=str(self.templates)).write_pdf(
+        document = HTML(string=html, base_url=str(self.templates)).render(
             stylesheets=[self.css], font_config=self.font_config
         )
-        return pdf.seal_document(self.key, data, pdf.signed(self.key, sheet), title or f"Results: {sheet.tournament}")
+        return write_sealed(self.key, document, pdf.signed(self.key, sheet))
 
     def poker_sheet(self, sheet: PokerSheet, logo: Logo | None = None) -> bytes:
         return self._sheet("poker_sheet.html", sheet, logo)
@@ -157,7 +201,7 @@ class Renderer:
 
     def season_sheet(self, sheet: SeasonSheet, logo: Logo | None = None) -> bytes:
         """A season's standings after one of its tournaments (LG-3)."""
-        return self._sheet("season_sheet.html", sheet, logo, f"Season standings: {sheet.season}")
+        return self._sheet("season_sheet.html", sheet, logo)
 
     def certificates(
         self, certs: Sequence[Certificate], chunk: int = CHUNK, logo: Logo | None = None

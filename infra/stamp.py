@@ -17,7 +17,8 @@ How a chunk of certificates (one language) becomes one signed PDF each:
    to be in that subset.
 4. Each certificate is written as its own small PDF: the chunk's fonts and template page content
    (serialised once per chunk), a content stream with its lines and QR image, its signed data
-   (`tourney.json`) and its seal, in the same form `infra.pdf` reads and checks.
+   (`tourney.json`) and its seal, in the same form `infra.pdf` reads and checks; tagged, in its
+   language (a structure element per block of the page, the QR code a Figure: `infra.stamp_pdf`).
 
 The text side (steps 1 and 2) is `infra.stamp_layout`, the PDF side (step 4) `infra.stamp_pdf`; here
 the Stamper keeps the templates and makes a chunk's certificates (step 3).
@@ -55,12 +56,13 @@ PLACEHOLDER_QR = segno.make("X", error="m", mask=0).png_data_uri(scale=1, border
 @dataclass(frozen=True)
 class Order:
     """One certificate to stamp: its printed lines (infra.i18n.certificate_lines), the URL its QR
-    code opens, its signed data and its PDF title."""
+    code opens, its signed data, its PDF title and its language (the PDF's /Lang, DOC-4)."""
 
     lines: dict[str, str]
     url: str
     embedded: dict[str, Any]
     title: str
+    lang: str
 
 
 class Stamper:
@@ -126,9 +128,18 @@ class Stamper:
                     continue
                 name, row, slot = item
                 dx, runs = printed[name][row]
-                lines.append(Line(slot.x + dx, slot.baseline, text_color(slot.style), runs))
-            content = page_content(lines, template.qr)
+                lines.append(Line(slot.x + dx, slot.baseline, text_color(slot.style), runs, slot.block))
+            content, tags = page_content(lines, template.qr, template.qr_alt, template.qr_at)
             out.append(
-                certificate_pdf(key, bases[id(template)], content, qr_image(order.url), order.embedded, order.title)
+                certificate_pdf(
+                    key,
+                    bases[id(template)],
+                    content,
+                    qr_image(order.url),
+                    order.embedded,
+                    order.title,
+                    order.lang,
+                    tags,
+                )
             )
         return out

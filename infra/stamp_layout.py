@@ -29,6 +29,7 @@ class Slot:
     baseline: float  # the baseline of this printed line
     align: str  # text-align of the block: start, end, center, left, right
     style: Any  # the placeholder text's computed style: font, size, letter-spacing, colour
+    block: str = ""  # the block's class (`player`, `title`...): its structure element when tagged
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Line:
     baseline: float
     color: tuple[float, float, float]
     runs: list[Run]
+    block: str = ""  # the class of the block it is printed in: the printed lines of one block are one paragraph
 
 
 @dataclass
@@ -51,6 +53,8 @@ class Template:
     document: Any  # the laid-out WeasyPrint document (one page)
     items: list[Line | tuple[str, int, Slot]]  # in drawing order: text, or (line name, row, slot)
     qr: tuple[float, float, float, float]  # the QR image's content box: x, y, width, height
+    qr_alt: str = ""  # the QR image's text alternative (its `alt`), in the template's language
+    qr_at: int = 0  # how many items precede the QR image in reading order (the document's order)
 
     def slot(self, name: str) -> Slot:
         """The first printed line's slot of a line (its block's width and style are the same for all)."""
@@ -181,14 +185,16 @@ def template_of(document: Any, fonts: Fonts) -> Template:
     template's own text as lines, each placeholder as the slot of one printed line."""
     items: list[Line | tuple[str, int, Slot]] = []
     qr = None
+    qr_alt, qr_at = "", 0
 
     def visit(box: Any, block: Any) -> None:
-        nonlocal qr
+        nonlocal qr, qr_alt, qr_at
         box = getattr(box, "_box", box)  # an absolutely positioned box is behind a placeholder
         element = box.element
         classes = (element.get("class") or "").split() if element is not None and box.element_tag else []
         if "qr" in classes and isinstance(box, boxes.ReplacedBox):
             qr = (box.content_box_x(), box.content_box_y(), box.width, box.height)
+            qr_alt, qr_at = element.get("alt") or "", len(items)
         if "slot" in classes and isinstance(box, boxes.InlineBox):
             (text,) = [c for c in box.children if isinstance(c, boxes.TextBox)]
             slot = Slot(
@@ -197,12 +203,15 @@ def template_of(document: Any, fonts: Fonts) -> Template:
                 text.position_y + text.baseline,
                 block.style["text_align_all"],
                 text.style,
+                _block_name(block),
             )
             items.append((element.get("data-line"), int(element.get("data-row")), slot))
             return
         if isinstance(box, boxes.TextBox) and box.style["visibility"] == "visible" and box.text.strip():
             runs = _glyph_runs(fonts, box.pango_layout, box.style, box.text, "")
-            items.append(Line(box.position_x, box.position_y + box.baseline, text_color(box.style), runs))
+            items.append(
+                Line(box.position_x, box.position_y + box.baseline, text_color(box.style), runs, _block_name(block))
+            )
         for child in getattr(box, "children", ()):
             visit(child, box if isinstance(box, boxes.BlockContainerBox) else block)
 
@@ -210,7 +219,13 @@ def template_of(document: Any, fonts: Fonts) -> Template:
     visit(page._page_box, page._page_box)  # noqa: SLF001 (WeasyPrint's laid-out box tree)
     if qr is None:
         raise RuntimeError("the certificate template has no QR image (img.qr)")
-    return Template(document, items, qr)
+    return Template(document, items, qr, qr_alt, qr_at)
+
+
+def _block_name(block: Any) -> str:
+    """The first class of a block's element (`player`, `note`): one paragraph of the tagged page."""
+    element = block.element if block.element_tag else None
+    return ((element.get("class") or "").split() or [""])[0] if element is not None else ""
 
 
 def placeholders(shape: Sequence[tuple[str, int]]) -> dict[str, Markup]:

@@ -1,7 +1,13 @@
 """One stamped certificate written as its own small PDF (infra.stamp's step 4): what the chunk's
 certificates on one template share, serialised once from WeasyPrint's PDF (fonts, resources, the
 template page's graphics), then each certificate's content stream, QR image, signed data and seal,
-in the form `infra.pdf` reads and checks."""
+in the form `infra.pdf` reads and checks.
+
+The PDF is tagged, as WeasyPrint tags the results sheets: the catalog's /Lang is the certificate's
+language and /MarkInfo says it is marked; its structure tree is a Document of one paragraph (P, the
+title an H1) per block of the page (the club, the player, the place... each block's printed lines
+one marked-content sequence each) and a Figure for the QR code with its text alternative, in the
+page's reading order; the template's graphics (frame, rule, logo) are an Artifact."""
 
 from __future__ import annotations
 
@@ -101,7 +107,7 @@ def base_of(reader: PdfReader, page_index: int) -> Base:
     objects = [_serialise(found[idnum], number) for idnum in order]
     contents = FIRST_SHARED + len(objects)
     # the template's own text is drawn with the stamped lines, in drawing order: keep its graphics
-    objects.append(_stream(_TEXT.sub(b"", content)))
+    objects.append(_stream(b"/Artifact BMC\n" + _TEXT.sub(b"", content) + b"\nEMC"))
     fonts = {}
     for name, ref in shared.get("/Font", {}).items():
         widths = ref.get_object()["/DescendantFonts"][0].get_object()["/W"]
@@ -123,22 +129,52 @@ def _number(value: float) -> str:
     return f"{value:.6f}".rstrip("0").rstrip(".")
 
 
-def page_content(lines: Sequence[Line], qr: tuple[float, float, float, float]) -> bytes:
-    """The stamped part of a page: drawn after the template's content, which leaves the page in
-    WeasyPrint's flipped CSS-pixel coordinates without its px scale."""
+HEADINGS = {"title": "H1"}  # the blocks of a certificate that are headings; every other block is a paragraph
+
+
+@dataclass
+class Tag:
+    """One structure element of a certificate's page: its type, its marked-content ids, in order,
+    and its text alternative (a Figure's)."""
+
+    kind: str
+    mcids: list[int]
+    alt: str | None = None
+
+
+def page_content(
+    lines: Sequence[Line], qr: tuple[float, float, float, float], qr_alt: str = "", qr_at: int | None = None
+) -> tuple[bytes, list[Tag]]:
+    """The stamped part of a page, drawn after the template's content, which leaves the page in
+    WeasyPrint's flipped CSS-pixel coordinates without its px scale; and its structure elements in
+    reading order: one per block (consecutive lines of one block), each line one marked-content
+    sequence, the QR code a Figure `qr_at` lines into the reading order (default: last)."""
     out = [f"q {PX} 0 0 {PX} 0 0 cm"]
-    color = None
-    for line in lines:
+    tags: list[Tag] = []
+    color, block = None, None
+    for mcid, line in enumerate(lines):
         if line.color != color:
             color = line.color
             out.append(" ".join(_number(c) for c in color) + " rg")
-        out.append(f"BT 1 0 0 -1 {_number(line.x)} {_number(line.baseline)} Tm")
+        kind = HEADINGS.get(line.block, "P")
+        if not tags or line.block != block:
+            tags.append(Tag(kind, []))
+        block = line.block
+        tags[-1].mcids.append(mcid)
+        out.append(f"/{kind} <</MCID {mcid}>> BDC BT 1 0 0 -1 {_number(line.x)} {_number(line.baseline)} Tm")
         for run in line.runs:
             out.append(f"/{run.font} {_number(run.size)} Tf [{run.glyphs}] TJ")
-        out.append("ET")
+        out.append("ET EMC")
     x, y, w, h = (_number(v) for v in qr)
-    out.append(f"q {x} {y} {w} {h} re W n {w} 0 0 -{h} {x} {_number(qr[1] + qr[3])} cm /QR Do Q Q")
-    return "\n".join(out).encode()
+    figure = len(lines)
+    out.append(
+        f"/Figure <</MCID {figure}>> BDC q {x} {y} {w} {h} re W n {w} 0 0 -{h} {x} {_number(qr[1] + qr[3])} cm"
+        " /QR Do Q EMC Q"
+    )
+    at = len(lines) if qr_at is None else qr_at
+    index = next((i for i, tag in enumerate(tags) if tag.mcids[0] >= at), len(tags))
+    tags.insert(index, Tag("Figure", [figure], qr_alt))
+    return "\n".join(out).encode(), tags
 
 
 _DARK = bytes([255, 0] + [0] * 254)  # a module 1 (dark) is a black pixel, 0 a white one
@@ -156,14 +192,52 @@ def qr_image(url: str) -> bytes:
     return _stream(pixels, entries)
 
 
-def certificate_pdf(key: bytes, base: Base, content: bytes, qr: bytes, embedded: dict[str, Any], title: str) -> bytes:
-    """One certificate's signed, sealed PDF."""
+def _structure(first: int, tags: Sequence[Tag]) -> list[bytes]:
+    """The structure tree of a one-page PDF whose page is object 3, as objects numbered from `first`:
+    the StructTreeRoot, its Document element, the parent tree (each marked-content id's element),
+    then one element per tag."""
+    root, document, parents = first, first + 1, first + 2
+    number = {i: first + 3 + i for i in range(len(tags))}
+    owner = sorted((mcid, number[i]) for i, tag in enumerate(tags) for mcid in tag.mcids)
+    elements = [
+        b"<</Type/StructElem/S/%s/P %d 0 R/Pg 3 0 R/K[%s]%s>>"
+        % (
+            tag.kind.encode(),
+            document,
+            b" ".join(b"%d" % mcid for mcid in tag.mcids),
+            b"" if tag.alt is None else b"/Alt " + _leaf(TextStringObject(tag.alt)),
+        )
+        for tag in tags
+    ]
+    return [
+        b"<</Type/StructTreeRoot/K %d 0 R/ParentTree %d 0 R/ParentTreeNextKey 1>>" % (document, parents),
+        b"<</Type/StructElem/S/Document/P %d 0 R/K[%s]>>"
+        % (root, b" ".join(b"%d 0 R" % number[i] for i in range(len(tags)))),
+        b"<</Nums[0[%s]]>>" % b" ".join(b"%d 0 R" % element for _, element in owner),
+        *elements,
+    ]
+
+
+def certificate_pdf(
+    key: bytes,
+    base: Base,
+    content: bytes,
+    qr: bytes,
+    embedded: dict[str, Any],
+    title: str,
+    lang: str,
+    tags: Sequence[Tag],
+) -> bytes:
+    """One certificate's signed, sealed, tagged PDF in the language `lang`."""
     attachment = json.dumps(embedded, ensure_ascii=False, sort_keys=True).encode()
+    tree = FIRST_SHARED + len(base.objects)  # the structure tree's objects follow the shared ones
     own = [
-        b"<</Type/Catalog/Pages 2 0 R/Names<</EmbeddedFiles<</Names[(%s)6 0 R]>>>>>>" % pdf.ATTACHMENT.encode(),
+        b"<</Type/Catalog/Pages 2 0 R/Names<</EmbeddedFiles<</Names[(%s)6 0 R]>>>>/Lang %s"
+        b"/MarkInfo<</Marked true>>/StructTreeRoot %d 0 R/ViewerPreferences<</DisplayDocTitle true>>>>"
+        % (pdf.ATTACHMENT.encode(), _leaf(TextStringObject(lang)), tree),
         b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
-        b"<</Type/Page/Parent 2 0 R/MediaBox%s/Resources%s/QR 5 0 R>>>>/Contents[%d 0 R 4 0 R]>>"
-        % (base.media_box, base.resources, base.contents),
+        b"<</Type/Page/Parent 2 0 R/MediaBox%s/Resources%s/QR 5 0 R>>>>/Contents[%d 0 R 4 0 R]"
+        b"/StructParents 0/Tabs/S>>" % (base.media_box, base.resources, base.contents),
         _stream(content),
         qr,
         b"<</Type/Filespec/F(%s)/EF<</F 7 0 R>>>>" % pdf.ATTACHMENT.encode(),
@@ -173,7 +247,7 @@ def certificate_pdf(key: bytes, base: Base, content: bytes, qr: bytes, embedded:
     out = io.BytesIO()
     out.write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
-    for number, body in enumerate(own + base.objects, start=1):
+    for number, body in enumerate(own + base.objects + _structure(tree, tags), start=1):
         offsets.append(out.tell())
         out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
     xref = out.tell()

@@ -3,9 +3,16 @@ and every refusal plain and writing nothing (SP-1, 3.2, 3.4, 3.10, AC-2)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 import pytest
+from pydantic import BaseModel, TypeAdapter
 from sqlalchemy.orm import Session
 
+from flows.web.api import create_api
+from flows.web.api.desk import DeskState, TodayTournament
+from flows.web.auth import Auth
 from tests.support.db import contents
 from tests.support.world import access_world
 
@@ -18,6 +25,31 @@ def w(web, committed):
     return access_world(committed)
 
 
+def _same(answer: Any, typed: Any, at: str = "") -> None:
+    """`answer` is `typed` to the last key: nothing more, nothing less, the same values (an instant
+    the same instant, however it is written: `+00:00` or `Z`)."""
+    if isinstance(answer, dict) and isinstance(typed, dict):
+        assert answer.keys() == typed.keys(), (at, answer.keys() ^ typed.keys())
+        for key in answer:
+            _same(answer[key], typed[key], f"{at}.{key}")
+    elif isinstance(answer, list) and isinstance(typed, list):
+        assert len(answer) == len(typed), at
+        for n, (a, b) in enumerate(zip(answer, typed, strict=True)):
+            _same(a, b, f"{at}[{n}]")
+    elif isinstance(answer, str) and isinstance(typed, str) and answer != typed:
+        assert "T" in answer and datetime.fromisoformat(answer) == datetime.fromisoformat(typed), (at, answer, typed)
+    else:
+        assert answer == typed and type(answer) is type(typed), (at, answer, typed)
+
+
+def described(model: type[BaseModel] | Any, answer: Any) -> None:
+    """The answer is exactly what its response model declares (the desk state's model is the OpenAPI
+    document's, not checked by the server at each answer): read by the model and written back, it
+    says the same, no key left out (an optional key the answer leaves out stays out)."""
+    adapter = TypeAdapter(model)
+    _same(answer, adapter.dump_python(adapter.validate_python(answer), mode="json", exclude_unset=True))
+
+
 def _call(http, w, who, method, path, body=None):
     return http.request(method, "/api/v1" + path, json=body, headers=w.headers(who))
 
@@ -28,9 +60,29 @@ def _refused(http, committed, w, who, path, body, status, code, message):
         session.rollback()
     response = _call(http, w, who, "POST", path, body)
     assert response.status_code == status, response.text
-    assert response.json()["error"] == code and response.json()["message"] == message
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()  # RFC 9457
+    assert (problem["type"], problem["status"], problem["code"], problem["detail"]) == (
+        f"urn:tourney:problem:{code}",
+        status,
+        code,
+        message,
+    )
     with Session(committed) as session:
         assert contents(session) == before
+
+
+def test_every_desk_operation_declares_its_answer_in_the_openapi_document():
+    document = create_api(lambda: None, Auth(b"x" * 32, False), None, webhook_key=b"k").openapi()
+    answers = {
+        op["operationId"]: op["responses"]["200"]["content"]["application/json"]["schema"]
+        for item in document["paths"].values()
+        for op in item.values()
+        if op["operationId"].startswith("desk.")
+    }
+    assert len(answers) == 14 and all(answers.values()), answers
+    assert answers["desk.state"] == {"$ref": "#/components/schemas/DeskState"}  # documented, written at once
+    assert answers["desk.today"]["items"] == {"$ref": "#/components/schemas/TodayTournament"}
 
 
 def test_the_floor_finds_a_player_and_registers_and_checks_in_known_players_and_walk_ins(http, committed, w):
@@ -70,7 +122,7 @@ def test_the_floor_finds_a_player_and_registers_and_checks_in_known_players_and_
     assert _call(http, w, "floor", "GET", f"/desk/tournaments/{t}/players?q=vera").json()[0]["registered"] is True
     # another club's tournament is the missing one (AC-2)
     other = _call(http, w, "floor", "GET", f"/desk/tournaments/{w.tournament_b}/players?q=vera")
-    assert other.status_code == 404 and other.json()["error"] == "tournament-not-found"
+    assert other.status_code == 404 and other.json()["code"] == "tournament-not-found"
 
 
 def test_sp_1_the_cashier_settles_for_the_amount_typed_in_roubles_once(http, committed, w):
@@ -115,6 +167,8 @@ def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
     bust = _call(http, w, "floor", "POST", f"/tournaments/{t}/knockouts", {"busted": ["anna"]}).json()[0]
     floor = _call(http, w, "floor", "GET", f"/desk/tournaments/{t}").json()
     cashier = _call(http, w, "cashier", "GET", f"/desk/tournaments/{t}").json()
+    described(DeskState, floor)
+    described(DeskState, cashier)
     assert floor["may"] == [
         "poker.register",
         "poker.check-in",
@@ -166,12 +220,14 @@ def test_the_desk_state_and_the_day_in_one_call_each(http, committed, w):
     _refused(http, committed, w, "floor", path, None, 409, "void-already-voided",
              f"Нокаут {bust['knockout_id']} уже отменён.")  # fmt: skip
     day = _call(http, w, "owner", "GET", f"/desk/clubs/{w.club_a}/today").json()
+    described(list[TodayTournament], day)
+    start = datetime.fromisoformat(day[0].pop("scheduled_start"))
+    assert start == datetime.fromisoformat(floor["tournament"]["scheduled_start"])  # the same instant
     assert day == [
         {
             "id": t,
             "name": floor["tournament"]["name"],
             "status": "running",
-            "scheduled_start": floor["tournament"]["scheduled_start"],
             "start_text": floor["tournament"]["start_text"],
             "registrations": 3,
             "entries": 3,

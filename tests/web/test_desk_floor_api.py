@@ -18,8 +18,10 @@ from domain.poker.tables.clock_seating import Seat
 from domain.poker.tables.knockouts_places import KnockoutAudit
 from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
+from flows.web.api.desk import DeskState
 from tests.support import world
 from tests.support.db import contents
+from tests.web.test_desk_api import described
 
 
 @pytest.fixture
@@ -48,7 +50,9 @@ def _call(http, w, method, path, body=None, who="floor"):
 
 
 def _state(http, w, tid):
-    return _call(http, w, "GET", f"/desk/tournaments/{tid}").json()
+    state = _call(http, w, "GET", f"/desk/tournaments/{tid}").json()
+    described(DeskState, state)  # every seat map, bust and window the tests draw: the model says it all
+    return state
 
 
 def _refused(http, committed, w, method, path, body, status, code, message, who="floor"):
@@ -57,7 +61,14 @@ def _refused(http, committed, w, method, path, body, status, code, message, who=
         session.rollback()
     response = _call(http, w, method, path, body, who=who)
     assert response.status_code == status, response.text
-    assert (response.json()["error"], response.json()["message"]) == (code, message)
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()  # RFC 9457
+    assert (problem["type"], problem["status"], problem["code"], problem["detail"]) == (
+        f"urn:tourney:problem:{code}",
+        status,
+        code,
+        message,
+    )
     with Session(committed) as session:
         assert contents(session) == before
 

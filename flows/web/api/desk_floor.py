@@ -11,11 +11,11 @@ and writes nothing, so two tablets acting at once on one player get one result a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Path, Query, Request
-from pydantic import Field
+from fastapi import Path, Query
+from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from domain.clubs.services.clubs import get_club
@@ -27,10 +27,11 @@ from domain.poker.services import clock, desk, listings, mystery, results, seati
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import tournaments as tournament_service
 from flows.web import refusals
-from flows.web.api.core import SECURED, Id, Strict, api_of, tournament_of
+from flows.web.api.core import Id, Op, Operations, Strict, tournament_of
 from infra import i18n
 
-router = APIRouter(dependencies=SECURED)
+ops = Operations("desk")
+router = ops.router
 FLOOR_ACTIONS = (
     "desk.bust",
     "desk.void",
@@ -93,6 +94,108 @@ def _row(rows: dict[int, dict], player_id: int, locale: str, seen: str | None) -
 
 
 # -- the floor's part of the desk state -----------------------------------------------------------
+
+Stage = Literal["play", "final-table-proposed", "final-table", "heads-up", "over"]
+
+
+class SeatAt(BaseModel):
+    """One seat of a table; a free seat has its number only (no `entry_id`, `player_id`, `name`)."""
+
+    seat: int
+    entry_id: int | None = Field(None, description="who sits here: the entry, absent when the seat is free")
+    player_id: int | None = None
+    name: str | None = None
+
+
+class TableAt(BaseModel):
+    table: int
+    players: int = Field(description="the players seated at it")
+    seats: list[SeatAt] = Field(description="every seat, 1 to the seat cap, free or taken")
+
+
+class SeatMap(BaseModel):
+    drawn: bool = Field(description="whether the seats are drawn (3.6)")
+    stage: Stage
+    seat_cap: int
+    tables: list[TableAt] = Field(description="the tables in play")
+    broken: list[int] = Field(description="the tables broken")
+
+
+class MoveSuggested(BaseModel):
+    """A balancing move the floor may confirm (`desk.move`): who, from where, to where."""
+
+    kind: Literal["move"]
+    entry_id: int
+    player_id: int | None
+    name: str | None
+    from_table: int
+    from_seat: int
+    to_table: int
+    to_seat: int
+
+
+class BreakSuggested(BaseModel):
+    """A table the floor may break (`desk.break-table`), with the names of its players."""
+
+    kind: Literal["break-table"]
+    table: int
+    names: list[str | None]
+
+
+Suggested = Annotated[MoveSuggested | BreakSuggested, Field(discriminator="kind")]
+
+
+class FinalTableReadiness(BaseModel):
+    proposed: bool = Field(description="the final table is proposed (the field fits one table but sits at several)")
+    refusal: str | None = Field(description="why it waits (a new entry could still come), in the club's language")
+
+
+class FinishReadiness(BaseModel):
+    ready: bool
+    refusal: str | None = Field(description="why `poker.finish` would be refused now, in the club's language")
+
+
+class TopUpWindow(BaseModel):
+    open: bool
+    refusal: str | None = Field(description="the rule's refusal while it is closed, in the club's language")
+
+
+class TopUps(BaseModel):
+    """Whether the rebuy window (SP-12) and the add-on gate (3.1) are open now."""
+
+    rebuy: TopUpWindow
+    addon: TopUpWindow
+
+
+class MysteryBounties(BaseModel):
+    on: bool = Field(description="mystery bounties are drawn in this tournament (3.3)")
+    table: bool = Field(description="from a declared prize table (SP-11), not typed by the floor")
+
+
+class Attention(BaseModel):
+    """Something that needs the floor now, in the club's language."""
+
+    kind: Literal["no-shows", "break-table", "final-table", "bubble"]
+    text: str
+
+
+class FloorState(BaseModel):
+    """The floor's part of the desk state (`desk.state`)."""
+
+    seating: SeatMap
+    balancing: list[Suggested] = Field(description="the moves and table breaks balancing asks for (3.6)")
+    final_table: FinalTableReadiness
+    finish: FinishReadiness
+    versions: dict[str, str] = Field(
+        description="each player's row version by player id: send it as `seen` with a step on that player"
+    )
+    reentry_open: dict[str, bool] = Field(description="by busted player id: whether a re-entry is open for them now")
+    topups: TopUps
+    shared_knockouts: bool = Field(description="a bust may name several killers, each with a share (SP-10)")
+    mystery: MysteryBounties
+    drawn: list[int] = Field(description="the knockouts (ids) a mystery bounty was drawn on")
+    busted_players: dict[str, int | None] = Field(description="the busted player's id by knockout id, of `knockouts`")
+    attention: list[Attention]
 
 
 def _final_table_wait(t, now: datetime, zone: ZoneInfo, locale: str) -> str | None:
@@ -266,13 +369,23 @@ class BustBody(Strict):
     seen: str | None = Field(None, max_length=80, description="the busted player's row version as the page drew it")
 
 
-@router.post("/desk/tournaments/{tournament_id}/busts", operation_id="desk.bust", tags=["desk"])
-def desk_bust(request: Request, tournament_id: Id, body: BustBody) -> dict:
-    """A bust as the floor taps it: the busted player, then no killer, one, or two for a shared bust
-    (3.2: the second killer is kept in the audit trail, AC-3; with shared knockouts on, SP-10, each
-    gets a share). The level is the clock's. Refused with the player's name when the row changed on
-    another tablet (`desk-stale`), the killer is out, or the same player is named twice. Answers the
-    bust number, the names, and whether a re-entry is open for the busted player now."""
+class BustMade(BaseModel):
+    knockout_id: int
+    bust_number: int
+    level: int | None = Field(description="the clock's level at the bust")
+    busted: str = Field(description="the busted player's name")
+    killers: list[str] = Field(description="the killers' names, in the order named")
+    reentry_open: bool = Field(description="whether a re-entry is open for the busted player now")
+
+
+@ops.post("/desk/tournaments/{tournament_id}/busts", "desk.bust", response=BustMade)
+def desk_bust(op: Op, tournament_id: Id, body: BustBody):
+    """A bust as the floor taps it.
+    The busted player, then no killer, one, or two for a shared bust (3.2: the second killer is kept in
+    the audit trail, AC-3; with shared knockouts on, SP-10, each gets a share). The level is the
+    clock's. Refused with the player's name when the row changed on another tablet (`desk-stale`), the
+    killer is out (`desk-killer-out`), or the same player is named twice (`desk-same-player`). Answers
+    the bust number, the names, and whether a re-entry is open for the busted player now."""
 
     def do(s, actor, now):
         t = tournament_service.get_tournament(s, tournament_id)
@@ -310,9 +423,7 @@ def desk_bust(request: Request, tournament_id: Id, body: BustBody) -> dict:
             "reentry_open": not problems,
         }
 
-    return api_of(request).run(
-        request,
-        "desk.bust",
+    return op.run(
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} bust of player {body.busted}",
@@ -422,19 +533,29 @@ def _plan(session: Session, tournament_id: int, number: int | None, player: int 
     }
 
 
-@router.get("/desk/tournaments/{tournament_id}/void", operation_id="desk.void-plan", tags=["desk"])
+class VoidPlan(BaseModel):
+    knockout_id: int
+    bust_number: int
+    busted: str = Field(description="the busted player's name")
+    busted_entry_id: int
+    killer: str | None = Field(description="the killer's name; none for a bust with no killer")
+    seat_had: list[int] | None = Field(description="[table, seat] the player had at the bust; none before the draw")
+    back_to_seat: bool = Field(description="whether that seat is still free to go back to")
+    text: str = Field(description="what the void would do, in the club's language")
+    refusal: str | None = Field(description="why it is refused now, in the club's language; none: it may be voided")
+
+
+@ops.get("/desk/tournaments/{tournament_id}/void", "desk.void-plan", response=VoidPlan)
 def desk_void_plan(
-    request: Request,
+    op: Op,
     tournament_id: Id,
     bust: Annotated[int | None, Query(ge=1, le=100_000, description="the bust number; none: the last bust")] = None,
     player: Annotated[int | None, Query(ge=1, description="the busted player, in a bust of several")] = None,
-) -> dict:
-    """What voiding a bust would do, writing nothing: who comes back and to which seat (the seat they
-    had, when still free), or the plain reason it is refused (SP-5 window in the club's time, a
-    re-entry, a mystery draw, already voided)."""
-    return api_of(request).run(
-        request,
-        "desk.void-plan",
+):
+    """What voiding a bust would do, writing nothing.
+    Who comes back and to which seat (the seat they had, when still free), or the plain reason it is
+    refused (SP-5 window in the club's time, a re-entry, a mystery draw, already voided)."""
+    return op.run(
         tournament_of(tournament_id),
         lambda s, actor, now: _plan(s, tournament_id, bust, player, now),
         describe=f"tournament {tournament_id} bust {bust or 'last'}",
@@ -446,10 +567,18 @@ class VoidBody(Strict):
     player: Id | None = Field(None, description="the busted player, in a bust of several")
 
 
-@router.post("/desk/tournaments/{tournament_id}/void", operation_id="desk.void", tags=["desk"])
-def desk_void(request: Request, tournament_id: Id, body: VoidBody) -> dict:
-    """Void a bust by its number (or the last one): the player is back in play at the seat they had
-    (3.2, 3.6, SP-5); a refusal is the plain reason of the plan, and nothing is written."""
+class Voided(BaseModel):
+    knockout_id: int
+    bust_number: int
+    busted: str = Field(description="the busted player's name, back in play")
+    seat: str | None = Field(description="where they sit now, `TABLE/SEAT`; none before the draw")
+
+
+@ops.post("/desk/tournaments/{tournament_id}/void", "desk.void", response=Voided)
+def desk_void(op: Op, tournament_id: Id, body: VoidBody):
+    """Void a bust by its number (or the last one).
+    The player is back in play at the seat they had (3.2, 3.6, SP-5); a refusal is the plain reason of
+    the plan (`desk-void-refused`), and nothing is written."""
 
     def do(s, actor, now):
         plan = _plan(s, tournament_id, body.bust, body.player, now)
@@ -461,9 +590,7 @@ def desk_void(request: Request, tournament_id: Id, body: VoidBody) -> dict:
             "seat": row["seat"]
         }
 
-    return api_of(request).run(
-        request,
-        "desk.void",
+    return op.run(
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} void of bust {body.bust or 'last'}",
@@ -480,10 +607,18 @@ class DrawBody(Strict):
     description: str | None = Field(None, max_length=500, description="the prize, when no prize table is declared")
 
 
-@router.post("/desk/tournaments/{tournament_id}/mystery-draws", operation_id="desk.mystery-draw", tags=["desk"])
-def desk_mystery_draw(request: Request, tournament_id: Id, body: DrawBody) -> dict:
-    """The killer of a bust draws the mystery bounty (3.3, SP-11): from the declared prize table by its
-    committed seed, or the prize the floor types; once per killer entry; the bust cannot be voided after."""
+class MysteryDrawn(BaseModel):
+    draw_number: int = Field(description="the draw's number in the tournament")
+    bust_number: int
+    killer: str | None = Field(description="the killer's name: who drew")
+    prize: str | None = Field(description="the prize drawn or typed; none when none was named")
+
+
+@ops.post("/desk/tournaments/{tournament_id}/mystery-draws", "desk.mystery-draw", response=MysteryDrawn)
+def desk_mystery_draw(op: Op, tournament_id: Id, body: DrawBody):
+    """The killer of a bust draws the mystery bounty (3.3, SP-11).
+    From the declared prize table by its committed seed, or the prize the floor types; once per killer
+    entry; the bust cannot be voided after."""
 
     def do(s, actor, now):
         locale, _ = _locale_zone(s, tournament_id)
@@ -496,9 +631,7 @@ def desk_mystery_draw(request: Request, tournament_id: Id, body: DrawBody) -> di
             "prize": drawn.description,
         }
 
-    return api_of(request).run(
-        request,
-        "desk.mystery-draw",
+    return op.run(
         tournament_of(tournament_id),
         do,
         describe=f"tournament {tournament_id} mystery draw on bust {body.bust}",
@@ -516,14 +649,30 @@ class MoveBody(Strict):
     seen: str | None = Field(None, max_length=80, description="the player's row version as the page drew it")
 
 
+class SeatMove(BaseModel):
+    """One player moved: the entry, the seat it left and the seat it took."""
+
+    entry_id: int
+    from_table: int
+    from_seat: int
+    to_table: int
+    to_seat: int
+
+
+class Moved(SeatMove):
+    name: str = Field(description="the player's name")
+    text: str = Field(description="the move in the club's language")
+
+
 def _seat_text(locale: str, table: int, seat: int) -> str:
     return _t(locale, "table %(table)s, seat %(seat)s", table=table, seat=seat)
 
 
-@router.post("/desk/tournaments/{tournament_id}/moves", operation_id="desk.move", tags=["desk"])
-def desk_move(request: Request, tournament_id: Id, body: MoveBody) -> dict:
-    """A move the floor confirmed (3.6: the floor moves; nothing moves by itself): one player to a
-    free seat of a table in play. Refused when the row changed on another tablet (`desk-stale`)."""
+@ops.post("/desk/tournaments/{tournament_id}/moves", "desk.move", response=Moved)
+def desk_move(op: Op, tournament_id: Id, body: MoveBody):
+    """A move the floor confirmed: one player to a free seat of a table in play.
+    3.6: the floor moves; nothing moves by itself. Refused when the row changed on another tablet
+    (`desk-stale`)."""
 
     def do(s, actor, now):
         locale, _ = _locale_zone(s, tournament_id)
@@ -543,10 +692,7 @@ def desk_move(request: Request, tournament_id: Id, body: MoveBody) -> dict:
             ),
         }
 
-    return api_of(request).run(
-        request, "desk.move", tournament_of(tournament_id), do, describe=f"tournament {tournament_id} move",
-        data=body.model_dump(),
-    )  # fmt: skip
+    return op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id} move", data=body.model_dump())
 
 
 def _moves_text(session: Session, tournament_id: int, moves: list[dict], locale: str) -> list[str]:
@@ -565,27 +711,32 @@ def _moves_text(session: Session, tournament_id: int, moves: list[dict], locale:
     ]
 
 
-@router.post("/desk/tournaments/{tournament_id}/tables/{table}/break", operation_id="desk.break-table", tags=["desk"])
-def desk_break_table(request: Request, tournament_id: Id, table: Annotated[int, Path(ge=1, le=10_000)]) -> dict:
-    """Break a table the floor confirmed (3.6, SP-13): its players go to free seats of the other tables
-    by lot; the answer names each move by player, table and seat."""
+class TableMoves(BaseModel):
+    table: int = Field(description="the table broken, or the final table")
+    moves: list[SeatMove]
+    text: list[str] = Field(description="each move in the club's language, in the order of `moves`")
+
+
+@ops.post("/desk/tournaments/{tournament_id}/tables/{table}/break", "desk.break-table", response=TableMoves)
+def desk_break_table(op: Op, tournament_id: Id, table: Annotated[int, Path(ge=1, le=10_000)]):
+    """Break a table the floor confirmed (3.6, SP-13).
+    Its players go to free seats of the other tables by lot; the answer names each move by player,
+    table and seat."""
 
     def do(s, actor, now):
         locale, _ = _locale_zone(s, tournament_id)
         done = seating.break_table(s, tournament_id, table, now, None, actor.label)
         return {"table": table, "moves": done["moves"], "text": _moves_text(s, tournament_id, done["moves"], locale)}
 
-    return api_of(request).run(
-        request, "desk.break-table", tournament_of(tournament_id), do,
-        describe=f"tournament {tournament_id} break table {table}",
-    )  # fmt: skip
+    return op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id} break table {table}")
 
 
-@router.post("/desk/tournaments/{tournament_id}/final-table", operation_id="desk.final-table", tags=["desk"])
-def desk_final_table(request: Request, tournament_id: Id) -> dict:
-    """Assemble the final table the floor confirmed (3.6, SP-13: seats by lot). Refused while it is not
-    proposed, and while late registration or re-entry is open (a new entry could still come), with the
-    deadline in the club's time."""
+@ops.post("/desk/tournaments/{tournament_id}/final-table", "desk.final-table", response=TableMoves)
+def desk_final_table(op: Op, tournament_id: Id):
+    """Assemble the final table the floor confirmed (3.6, SP-13: seats by lot).
+    Refused while it is not proposed (`final-table-not-proposed`), and while late registration or
+    re-entry is open (`final-table-entries-open`: a new entry could still come), with the deadline in
+    the club's time."""
 
     def do(s, actor, now):
         locale, zone = _locale_zone(s, tournament_id)
@@ -607,6 +758,4 @@ def desk_final_table(request: Request, tournament_id: Id) -> dict:
             "text": _moves_text(s, tournament_id, done["moves"], locale),
         }
 
-    return api_of(request).run(
-        request, "desk.final-table", tournament_of(tournament_id), do, describe=f"tournament {tournament_id}"
-    )
+    return op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id}")

@@ -29,8 +29,8 @@
     return fetch("/api/v1" + path, init).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (data) {
         if (!r.ok) {
-          var error = new Error(data.message || String(r.status));
-          error.code = data.error;
+          var error = new Error(data.detail || String(r.status));
+          error.code = data.code;
           throw error;
         }
         return data;

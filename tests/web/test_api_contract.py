@@ -14,8 +14,7 @@ from domain.access.services import accounts, signin
 from domain.access.tables import AuditRecord
 from domain.store.db import unit_of_work
 from tests.support.db import contents
-from tests.support.world import access_world
-from tests.support.world import poker as poker_world  # noqa: F401
+from tests.support.world import access_world, tournament
 
 
 @pytest.fixture
@@ -154,7 +153,7 @@ def test_ac_2_a_draft_tournament_is_not_found_by_a_player(http, committed, world
     """AC-2: a player registering for a draft tournament (of any club) gets the very answer of a
     missing one, where it answered 409 `registration-not-open`, and nothing is written."""
     with unit_of_work(committed) as session:
-        draft = poker_world.tournament(session, club_id=world.club_b, status="draft")
+        draft = tournament(session, club_id=world.club_b, status="draft")
     before = _unchanged(committed)
     player = world.headers("player")
     found = http.post(f"/api/v1/tournaments/{draft.id}/my-registration", headers=player)
@@ -167,7 +166,7 @@ def test_ac_2_a_draft_tournament_is_not_found_by_a_player(http, committed, world
 def test_http_405_names_what_is_allowed_and_head_answers_every_get(http, world):
     """HTTP (RFC 9110): a 405 carries `Allow`; HEAD is a GET without its body."""
     wrong = http.put("/api/v1/me", headers=world.headers("floor"))
-    assert wrong.status_code == 405 and wrong.headers["allow"] == "GET"
+    assert wrong.status_code == 405 and wrong.headers["allow"] == "GET, HEAD"
     get = http.get("/api/v1/pusoy")
     head = http.head("/api/v1/pusoy")
     assert head.status_code == 200 and head.content == b""

@@ -166,7 +166,7 @@ def test_ac_1_a_sign_up_from_another_site_is_refused(web, committed):
 def test_ac_1_signing_up_through_the_api_follows_the_page_s_rules(web, committed, world, http):
     """AC-1, AC-4: `POST /api/v1/signup` (public): a new address makes the player and the account and
     gets the welcome link; a known address gets the very same 202 and nothing is made (a reset link goes
-    to its owner); a bad one lists every problem at once (422) and writes nothing; the audit row names
+    to its owner); a bad one lists every problem at once (the page 422, the API 409) and writes nothing; the audit row names
     the anonymous actor."""
     body = {**SIGN_UP, "email": "api.player@example.org", "handle": "apiplayer"}
     fresh = http.post("/api/v1/signup", json=body)
@@ -185,7 +185,7 @@ def test_ac_1_signing_up_through_the_api_follows_the_page_s_rules(web, committed
     before = _snapshot(committed)
     young = f"{datetime.now(UTC).year - 10}-01-01"
     bad = http.post("/api/v1/signup", json={**body, "email": "nope", "handle": "ANNA", "name": "", "birth_date": young})
-    assert bad.status_code == 422 and bad.json()["code"] == "bad-sign-up"
+    assert bad.status_code == 409 and bad.json()["code"] == "bad-sign-up"
     assert [p["code"] for p in bad.json()["problems"]] == [
         "bad-email",
         "name-blank",
@@ -202,7 +202,7 @@ def test_ac_4_the_api_s_sign_ups_and_the_page_s_are_throttled_together_per_addre
         for n in range(5):
             assert client.post("/signup", data={**SIGN_UP, "email": "bad"}).status_code == 422
     for n in range(5):
-        assert http.post("/api/v1/signup", json={**SIGN_UP, "email": "bad"}).status_code == 422
+        assert http.post("/api/v1/signup", json={**SIGN_UP, "email": "bad"}).status_code == 409
     before = _snapshot(committed)
     refused = http.post("/api/v1/signup", json=SIGN_UP)
     assert (refused.status_code, refused.json()["code"]) == (429, "too-many-sign-ups")

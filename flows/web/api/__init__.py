@@ -17,6 +17,7 @@ from functools import partial
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
@@ -90,8 +91,17 @@ def create_api(
 
     @app.exception_handler(HTTPException)
     async def http_error(request, exc: HTTPException):
-        code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "bad-request")
-        return error(exc.status_code, code, str(exc.detail), headers=exc.headers)  # 405 keeps its Allow
+        if exc.status_code == 400:  # a body FastAPI could not parse: bad input, as every other
+            return await bad_input(
+                request, RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": str(exc.detail)}])
+            )
+        if exc.status_code == 405:
+            allowed = _allowed(app, request.scope)
+            return error(
+                405, "method-not-allowed", f"{request.method} is not one of {allowed}", headers={"allow": allowed}
+            )
+        code = {404: "not-found"}.get(exc.status_code, "bad-request")
+        return error(exc.status_code, code, str(exc.detail), headers=exc.headers)
 
     @app.exception_handler(TooLarge)
     async def too_large(request, exc: TooLarge):
@@ -104,6 +114,46 @@ def create_api(
     app.openapi = partial(_openapi, app)
     app.add_middleware(Http)
     return app
+
+
+def _allowed(app: FastAPI, scope) -> str:
+    """Every method of the path's operations (with HEAD where there is a GET), for a 405's `Allow`."""
+    methods: set[str] = set()
+    path = scope["path"].removeprefix(scope.get("root_path", ""))  # the path inside /api/v1
+    for route in _operations(app.routes):
+        if route.path_regex.match(path):
+            methods |= route.methods
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
+
+
+TEXT = "^[^\\x00]*$"  # no NUL: what the edge refuses (edge.py), said in the document
+
+
+def _text_only(node) -> None:
+    """Every string of the document's inputs and answers without a pattern of its own says it holds
+    no NUL (the edge refuses one with 422), so a client or a fuzzer knows before it asks."""
+    if isinstance(node, dict):
+        if node.get("type") == "string" and "pattern" not in node and "enum" not in node and "const" not in node:
+            if node.get("format") != "binary":
+                node["pattern"] = TEXT
+        for value in node.values():
+            _text_only(value)
+    elif isinstance(node, list):
+        for value in node:
+            _text_only(value)
+
+
+def _operations(routes) -> list[APIRoute]:
+    """Every operation's route, through the routers FastAPI includes (`original_router`)."""
+    found = []
+    for route in routes:
+        if isinstance(route, APIRoute):
+            found.append(route)
+        elif hasattr(route, "original_router"):
+            found += _operations(route.original_router.routes)
+    return found
 
 
 def _public(request) -> bool:
@@ -134,6 +184,7 @@ def _openapi(app: FastAPI) -> dict:
         components[name] = definition
     components["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     components["Problem"].pop("$defs", None)
+    _text_only(schema)
     problem = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
     for item in schema["paths"].values():
         for operation in item.values():

@@ -348,7 +348,7 @@ class SignUpBody(Strict):
 
 @ops.post("/signup", "account.sign-up", response=CheckYourMail, status=202, errors=(429,))
 def sign_up(request: Request, body: SignUpBody, background: BackgroundTasks) -> dict:
-    """Sign up as a player: the rules of the `/signup` page. Every problem at once (422 `bad-sign-up`,
+    """Sign up as a player: the rules of the `/signup` page. Every problem at once (409 `bad-sign-up`,
     `problems` with each code, nothing written); otherwise 202 with the same answer whether or not the
     address had an account (it never tells): a new address gets a welcome letter whose link sets the
     password, a known one a password reset letter. At most 10 sign-ups per address in 15 minutes,
@@ -363,7 +363,7 @@ def sign_up(request: Request, body: SignUpBody, background: BackgroundTasks) -> 
         if exc.code in STATUS or not exc.problems:
             raise
         problems = [{"code": p.code, "message": p.message} for p in exc.problems]
-        return error(422, "bad-sign-up", exc.message, problems)
+        return error(409, "bad-sign-up", exc.message, problems)
     if letter is not None:  # after the answer: its timing tells nothing either
         background.add_task(door.deliver, Letter(**letter))
     return {"status": "check-your-mail"}

@@ -379,7 +379,7 @@ CSRF_PARAMETER = {
     "name": "X-CSRF-Token",
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "maxLength": 64},
+    "schema": {"type": "string"},
     "description": "the `csrf` of `POST /session`: required on a write signed in by the session cookie, "
     "not with a bearer token",
 }
@@ -485,12 +485,6 @@ class Operations:
 
     def delete(self, path: str, action: str, **kw: Any):
         return self.operation("DELETE", path, action, **kw)
-
-    def put(self, path: str, action: str, **kw: Any):
-        return self.operation("PUT", path, action, **kw)
-
-    def patch(self, path: str, action: str, **kw: Any):
-        return self.operation("PATCH", path, action, **kw)
 
 
 class Operation:

@@ -75,7 +75,9 @@ async def unclean(request: Request) -> list[dict]:
         if len(body) > MAX_BODY:
             raise TooLarge
         try:
-            found += _walk(json.loads(body), ("body",)) if body else []
+            found += _walk(json.loads(body.decode("utf-8")), ("body",)) if body else []
+        except UnicodeDecodeError:
+            found.append({"type": "bad-text", "loc": ("body",), "msg": "not UTF-8"})
         except ValueError:
             pass  # not JSON: FastAPI says so (json_invalid)
     return found

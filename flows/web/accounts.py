@@ -12,21 +12,28 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Collection
 
 from fastapi.encoders import jsonable_encoder
+from sqlalchemy import select
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from domain.access.rules.credentials import MAX_PASSWORD, MIN_PASSWORD
+from domain.access.rules.policy import Actor, Role
 from domain.access.services import accounts, gate, mine, passwords, signin
+from domain.access.tables import Grant
+from domain.clubs.tables import Club
 from domain.documents.ports import DeliveryError
 from domain.documents.rules.model import N_
 from domain.errors import DomainError, NotFound
+from domain.poker.tables.tournaments import Player, Registration, Tournament
+from domain.pusoy.tables import PusoyEntry, PusoyTournament
 from flows import bootstrap, letters
 from flows.web.auth import COOKIE, Caller, same_origin
-from flows.web.site import Site, path_id, preferred_locale
+from flows.web.site import Site, path_id, places_of, preferred_locale
 from infra import i18n
 
 SIGN_IN_STATUS = {"wrong-password": 401, "too-many-attempts": 429, "account-blocked": 403}
@@ -54,20 +61,47 @@ SECRET = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 log = logging.getLogger(__name__)
 
 
-def safe_next(raw: object) -> str:
-    """Where to go after signing in: a path of this site only ("/…", never "//…" nor a backslash, which
-    browsers read as another host), else `/account`."""
+HOMES = (  # where each role lands after signing in, the first role the person holds deciding
+    (Role.OPERATOR, ("/account",)),  # the operator's console is the command line: no page of its own yet
+    (Role.OWNER, ("/club", "/desk")),  # /club comes with the owner's console; until then the desk
+    (Role.FLOOR, ("/desk",)),
+    (Role.CASHIER, ("/desk",)),
+    (Role.PLAYER, ("/play",)),
+)
+
+
+def safe_next(raw: object) -> str | None:
+    """Where the sign-in form was asked to go: a path of this site only ("/…", never "//…" nor a
+    backslash, which browsers read as another host, nor an absolute URL: no open redirect), else None."""
     text = raw if isinstance(raw, str) else ""
     ok = text.startswith("/") and not text.startswith("//") and "\\" not in text and len(text) <= 500
-    return text if ok and text.isascii() and text.isprintable() else "/account"
+    return text if ok and text.isascii() and text.isprintable() else None
+
+
+def home_of(actor: Actor, paths: Collection[str] = ()) -> str:
+    """Where a person lands after signing in: the home of the first of the roles they hold, in the order
+    operator, owner, floor or cashier, player (`HOMES`); of a role's pages the first this site serves
+    (`paths`: the app's routes; the owner's `/club` once it exists); `/account` for an account with no
+    role."""
+    held = {role for role, _ in actor.roles}
+    for role, pages in HOMES:
+        if role in held:
+            return next((page for page in pages if page in paths), pages[-1])
+    return "/account"
+
+
+def _routes(request: Request) -> set[str]:
+    return {path for route in request.app.routes if (path := getattr(route, "path", None))}
 
 
 def _address(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def _refused(site: Site, request: Request, locale: str, message: str, status: int = 403) -> Response:
-    return site.page("error.html", status=status, locale=locale, request=request, code=status, message=message)
+def _refused(site: Site, request: Request, locale: str, message: str, status: int = 403, actor=None) -> Response:
+    return site.page(
+        "error.html", status=status, locale=locale, request=request, actor=actor, code=status, message=message
+    )
 
 
 def _signed_in(site: Site, session, request: Request, now) -> Caller | None:
@@ -82,7 +116,8 @@ def _signed_in(site: Site, session, request: Request, now) -> Caller | None:
 
 async def sign_in(site: Site, request: Request) -> Response:
     """`/signin`: the form; posted, a throttled sign-in (the attempt is committed even when it fails: it
-    throttles the next), then 303 to `next` (a path of this site) or `/account`."""
+    throttles the next), then 303 to `next` (a path of this site) or the person's home (`home_of`: the
+    desk, play, …); the header's places cookie is set with the session's."""
     locale = preferred_locale(request)
     if request.method == "GET":
         return _sign_in_form(site, request, locale, next_path=safe_next(request.query_params.get("next")))
@@ -94,16 +129,22 @@ async def sign_in(site: Site, request: Request) -> Response:
         return _refused(site, request, locale, CROSS_SITE)
     if not email or not password:
         return _sign_in_form(site, request, locale, next_path=next_path, email=email, problem=EMPTY, status=400)
-    done = await site.write(
-        signin.sign_in,
-        site.hasher,
-        email,
-        password,
-        site.clock(),
-        address=_address(request),
-        agent=request.headers.get("user-agent"),
-    )
-    if done.secret is None:
+    now = site.clock()
+
+    def run(session):
+        done = signin.sign_in(
+            session,
+            site.hasher,
+            email,
+            password,
+            now,
+            address=_address(request),
+            agent=request.headers.get("user-agent"),
+        )
+        return done, signin.session_actor(session, done.secret, now) if done.secret else None
+
+    done, actor = await site.write(run)
+    if done.secret is None or actor is None:
         status = SIGN_IN_STATUS.get(done.code, 401)
         response = _sign_in_form(
             site,
@@ -118,8 +159,15 @@ async def sign_in(site: Site, request: Request) -> Response:
         if done.retry_after_s:
             response.headers["retry-after"] = str(done.retry_after_s)
         return response
-    response = RedirectResponse(next_path, status_code=303)
-    site.auth.set_cookie(response, done.secret)
+    return _signed_in_to(site, request, done.secret, actor, next_path)
+
+
+def _signed_in_to(site: Site, request: Request, secret: str, actor: Actor, next_path: str | None) -> Response:
+    """A browser just signed in (a new session `secret` of `actor`): 303 to `next_path`, else to the
+    person's home, with the session's cookie and its places'."""
+    response = RedirectResponse(next_path or home_of(actor, _routes(request)), status_code=303)
+    site.auth.set_cookie(response, secret)
+    site.places.set(response, secret, places_of(actor))
     return response
 
 
@@ -130,7 +178,7 @@ def _sign_in_form(site, request, locale, *, next_path, email="", problem=None, w
         locale=locale,
         request=request,
         email=email,
-        next_path=next_path,
+        next_path=next_path or "",
         problem=problem,
         wait_s=wait_s,
     )
@@ -159,6 +207,7 @@ async def sign_out(site: Site, request: Request) -> Response:
         return _refused(site, request, preferred_locale(request), STALE_FORM)
     response = RedirectResponse("/", status_code=303)
     site.auth.clear_cookie(response)
+    site.places.clear(response)
     return response
 
 
@@ -207,7 +256,8 @@ def deliver_reset(site: Site, email: str, locale: str, secret: str) -> None:
 
 async def reset_by_link(site: Site, request: Request) -> Response:
     """`/reset/<secret>`: the new password, twice; posted, the link is spent, the password set, every
-    session of the account ended (AC-4), and this browser signed in afresh."""
+    session of the account ended (AC-4), and this browser signed in afresh, landing at the person's home
+    as a sign-in does (a new player's welcome link: `/play`)."""
     locale = preferred_locale(request)
     secret = request.path_params["secret"]
     if not SECRET.match(secret):
@@ -225,20 +275,19 @@ async def reset_by_link(site: Site, request: Request) -> Response:
 
     def run(session):
         account = passwords.reset(session, site.hasher, secret, password, repeated, now)  # audited
-        return signin.start_session(
+        fresh = signin.start_session(
             session, account.id, now, address=_address(request), agent=request.headers.get("user-agent")
         )
+        return fresh, signin.session_actor(session, fresh, now)
 
     try:
-        fresh = await site.write(run)
+        fresh, actor = await site.write(run)
     except DomainError as exc:
         if exc.code == "link-expired":
             return _expired(site, request, locale)
         codes = [p.code for p in exc.problems]
         return _new_password_form(site, request, locale, secret, problems=codes, status=422)
-    response = RedirectResponse("/account", status_code=303)
-    site.auth.set_cookie(response, fresh)
-    return response
+    return _signed_in_to(site, request, fresh, actor, None)  # the person's home, as a sign-in
 
 
 def _expired(site: Site, request: Request, locale: str) -> Response:
@@ -264,7 +313,8 @@ def _new_password_form(site, request, locale, secret, *, problems=(), status=200
 
 async def account(site: Site, request: Request) -> Response:
     """`/account`: who I am, my roles per club, my open sessions ("this device" marked) and my tokens,
-    in my account's language; signed out, 303 to `/signin?next=/account`."""
+    in my account's language, their times in my club's timezone (`zone_of`); signed out, 303 to
+    `/signin?next=/account`. It sets the header's places afresh (the roles are read here anyway)."""
     now = site.clock()
 
     def run(session):
@@ -279,23 +329,61 @@ async def account(site: Site, request: Request) -> Response:
             lambda s, actor, at: signin.overview(s, actor, at, current=caller.session_secret),
             describe="my account",
         )
-        return read, site.auth.csrf(caller.session_secret)
+        return read, site.auth.csrf(caller.session_secret), caller.actor, zone_of(session, caller.actor)
 
     found = await site.write(run)
     if found is None:
         return _to_sign_in(site, "/account")
-    me, csrf = found
+    me, csrf, actor, (zone, zone_club) = found
     locale = me["locale"] if me["locale"] in i18n.LOCALES else preferred_locale(request)
     return site.page(
         "account.html",
         locale=locale,
         request=request,
+        actor=actor,
         me=me,
         csrf=csrf,
         account_email=me["email"],
         signed_in=True,
         role_names=ROLE_NAMES,
+        zone=zone,
+        zone_club=zone_club,
+        now=now,
     )
+
+
+def zone_of(session, actor: Actor) -> tuple[str | None, str | None]:
+    """The timezone `/account` shows my times in, and the club it is of: an account has no timezone of
+    its own, so it is the club's where I hold my first role (owner, floor, cashier), else, for a player,
+    the club of my latest poker registration, else of my latest cup held by a club; (None, None), UTC,
+    for an account with no club at all (the operator, a player of clubless cups only)."""
+
+    def zone(query):
+        return session.execute(query.limit(1)).first()
+
+    found = zone(
+        select(Club.timezone, Club.name)
+        .join(Grant, Grant.club_id == Club.id)
+        .where(Grant.account_id == actor.account_id)
+        .order_by(Grant.id)
+    )
+    if found is None and actor.player_id is not None:
+        found = zone(
+            select(Club.timezone, Club.name)
+            .join(Tournament, Tournament.club_id == Club.id)
+            .join(Registration, Registration.tournament_id == Tournament.id)
+            .where(Registration.player_id == actor.player_id)
+            .order_by(Tournament.scheduled_start.desc(), Registration.id.desc())
+        )
+    if found is None and actor.player_id is not None:
+        found = zone(
+            select(Club.timezone, Club.name)
+            .join(PusoyTournament, PusoyTournament.club_id == Club.id)
+            .join(PusoyEntry, PusoyEntry.tournament_id == PusoyTournament.id)
+            .where(PusoyEntry.player == select(Player.handle).where(Player.id == actor.player_id).scalar_subquery())
+            .order_by(PusoyEntry.joined_at.desc())
+        )
+    return (found[0], found[1]) if found else (None, None)
 
 
 async def change_password(site: Site, request: Request) -> Response:
@@ -334,6 +422,7 @@ async def change_password(site: Site, request: Request) -> Response:
     if outcome == "done":
         response = RedirectResponse("/account", status_code=303)
         site.auth.set_cookie(response, fresh)
+        site.places.set(response, fresh, places_of(caller.actor))
         return response
     csrf = site.auth.csrf(caller.session_secret)
     if outcome == "form":
@@ -361,6 +450,7 @@ def _password_form(site, request, locale, csrf, problems, *, status=200) -> Resp
 def _to_sign_in(site: Site, back: str) -> Response:
     response = RedirectResponse(f"/signin?next={back}", status_code=303)
     site.auth.clear_cookie(response)  # a stale cookie goes, so the header says "Sign in" again
+    site.places.clear(response)
     return response
 
 
@@ -429,6 +519,7 @@ async def _change(site: Site, request: Request, action: str, do, describe: str, 
     response = RedirectResponse(then, status_code=303)
     if then == "/":  # every session ended, this one too
         site.auth.clear_cookie(response)
+        site.places.clear(response)
     return response
 
 

@@ -5,22 +5,71 @@ event streams, season standings, a Pusoy Dos table's page and a club's calendar.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
 
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from domain.clubs.tables import Club
 from domain.poker.services.changes import change_key
+from domain.poker.tables.tournaments import Tournament
 from domain.public.services import views
+from domain.pusoy.tables import PusoyTournament
 from flows.web.calendar import ics
 from flows.web.site import Site, path_id, preferred_locale
 from flows.web.wording import with_text
 
+RECENT = 10  # finished tournaments and cups the front page names
+
 
 async def home(site: Site, request: Request) -> Response:
-    return site.page(
-        "home.html", request=request, locale=preferred_locale(request), **await site.read(views.open_tournaments)
-    )
+    """`/`: what is open (poker open for registration or running, public cups filling), then what was
+    played: the latest finished tournaments' results, the public cups in play or complete, the
+    seasons, and how to check a certificate. With nothing open, the page says so once
+    and leads to those."""
+    return site.page("home.html", request=request, locale=preferred_locale(request), **await site.read(_front))
+
+
+def _front(session: Session) -> dict[str, Any]:
+    return {**views.open_tournaments(session), "results": recent_results(session), "cups": recent_cups(session)}
+
+
+def recent_results(session: Session, limit: int = RECENT) -> list[dict[str, Any]]:
+    """The latest finished poker tournaments of listed clubs, the latest finish first, each with its club
+    and the day it finished in the club's timezone. No player is named (AC-5: the front page lists
+    tournaments; each results page names its places by handle)."""
+    rows = session.execute(
+        select(
+            Tournament.id, Tournament.name, Tournament.finished_at, Tournament.scheduled_start, Club.name, Club.timezone
+        )
+        .join(Club, Club.id == Tournament.club_id)
+        .where(Tournament.status == "finished", Club.listing_status == "listed")
+        .order_by(func.coalesce(Tournament.finished_at, Tournament.scheduled_start).desc(), Tournament.id.desc())
+        .limit(limit)
+    ).all()
+    return [
+        {"id": tid, "name": name, "club": club, "day": (finished or start).astimezone(ZoneInfo(zone)).date()}
+        for tid, name, finished, start, club, zone in rows
+    ]
+
+
+def recent_cups(session: Session, limit: int = RECENT) -> list[dict[str, Any]]:
+    """The public Pusoy Dos cups in play or complete, the latest first (each page names its champion); a
+    private cup never (PD-3: its code is its address)."""
+    rows = session.execute(
+        select(PusoyTournament.code, PusoyTournament.name, PusoyTournament.status)
+        .where(PusoyTournament.private.is_(False), PusoyTournament.status.in_(("active", "complete")))
+        .order_by(
+            func.coalesce(PusoyTournament.finished_at, PusoyTournament.started_at, PusoyTournament.created_at).desc(),
+            PusoyTournament.id.desc(),
+        )
+        .limit(limit)
+    ).all()
+    return [{"code": c, "name": n, "status": s} for c, n, s in rows]
 
 
 async def screen(site: Site, request: Request) -> Response:

@@ -228,20 +228,22 @@ async def _play_page(site: Site, request: Request, *, problem: str | None = None
         return _to_sign_in(site, "/play")
     caller, locale, data = found
     if data is None:
-        return _refused(site, request, locale, NOT_A_PLAYER)
+        return _refused(site, request, locale, NOT_A_PLAYER, actor=caller.actor)
     held = {c["code"] for c in data["mine"]["pusoy"] if c["status"] == "setup"}
-    registered = {
-        r["tournament_id"] for r in data["mine"]["poker"] if r["registration"] == "active" and not r["checked_in_at"]
-    }
+    active = [r for r in data["mine"]["poker"] if r["registration"] == "active"]
+    registered = {r["tournament_id"] for r in active if not r["checked_in_at"]}
+    checked_in = {r["tournament_id"] for r in active if r["checked_in_at"]}  # at the desk: nothing to do here
     return site.page(
         "play.html",
         status=status,
         locale=locale,
         request=request,
+        actor=caller.actor,
         signed_in=True,
         csrf=site.auth.csrf(caller.session_secret),
         held=held,
         registered=registered,
+        checked_in=checked_in,
         problem=problem,
         **data,
     )
@@ -427,6 +429,7 @@ async def cup(site: Site, request: Request) -> Response:
         "play_cup.html",
         locale=locale,
         request=request,
+        actor=caller.actor,
         signed_in=True,
         v=_worded(view),
         code=code,

@@ -5,6 +5,8 @@ plain error pages."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import re
 import time
 from collections import deque
@@ -13,15 +15,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 from anyio import to_thread
 from babel.core import negotiate_locale
+from babel.dates import format_date, format_time, get_timezone_gmt
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
+from domain.access.rules.credentials import SESSION_ABSOLUTE
+from domain.access.rules.policy import CLUB_ROLES, Actor, Role
 from domain.documents.rules.model import DEFAULT_LOCALE as DEFAULT_LOCALES
 from domain.documents.rules.model import N_
 from domain.errors import DomainError
@@ -86,6 +92,73 @@ class RateLimit:
         return True
 
 
+PLACES_COOKIE = "tourney_places"
+PLACES = ("desk", "play")  # where a signed-in person may go, as the header links them (and /account)
+
+
+def places_of(actor: Actor) -> tuple[str, ...]:
+    """The places of the header a person may go to: the desk for a club's staff (owner, floor, cashier),
+    play for a player; every signed-in person has their account besides."""
+    roles = {role for role, _ in actor.roles}
+    return tuple(
+        place for place, holds in (("desk", bool(roles & set(CLUB_ROLES))), ("play", Role.PLAYER in roles)) if holds
+    )
+
+
+class Places:
+    """The header's places of a session, kept in a cookie of their own beside the session's
+    (`tourney_places`: `desk,play.<HMAC of the session's secret and the places>`), so a page's header
+    links them with no read of the database. Bound to the session's secret: another session's (a
+    person signed in anew past it) is ignored. Set when the roles were read anyway (the sign-in,
+    `/account`, `/play`); it only says which links to show: each place asks for its roles itself."""
+
+    def __init__(self, platform_key: bytes, secure: bool):
+        self.key = hmac.new(platform_key, b"tourney header places", hashlib.sha256).digest()
+        self.secure = secure
+
+    def _sign(self, secret: str, places: str) -> str:
+        return hmac.new(self.key, f"{secret}|{places}".encode(), hashlib.sha256).hexdigest()[:32]
+
+    def value(self, secret: str, places: tuple[str, ...]) -> str:
+        shown = ",".join(places) or "-"
+        return f"{shown}.{self._sign(secret, shown)}"
+
+    def read(self, raw: str | None, secret: str) -> tuple[str, ...] | None:
+        """The places of the cookie when it is this session's, else None (unknown)."""
+        if not raw or raw.count(".") != 1 or len(raw) > 100:
+            return None
+        shown, signature = raw.split(".")
+        if not hmac.compare_digest(signature, self._sign(secret, shown)):
+            return None
+        return tuple(p for p in shown.split(",") if p in PLACES)
+
+    def set(self, response: Response, secret: str, places: tuple[str, ...]) -> None:
+        response.set_cookie(
+            PLACES_COOKIE,
+            self.value(secret, places),
+            max_age=int(SESSION_ABSOLUTE.total_seconds()),
+            httponly=True,
+            samesite="lax",
+            secure=self.secure,
+            path="/",
+        )
+
+    def clear(self, response: Response) -> None:
+        response.delete_cookie(PLACES_COOKIE, path="/", httponly=True, samesite="lax", secure=self.secure)
+
+
+def local_instant(at: datetime, zone: str | None, locale: str) -> str:
+    """6 дек. 2026 г., 23:40 / Dec 6, 2026, 11:40 PM: an instant in a timezone (an IANA name; None: UTC),
+    CLDR's medium date and short time (the zone is said once beside, `zone_offset`)."""
+    local = at.astimezone(ZoneInfo(zone) if zone else UTC)
+    return f"{format_date(local, 'medium', locale=locale)}, {format_time(local, 'short', tzinfo=local.tzinfo, locale=locale)}"
+
+
+def zone_offset(zone: str | None, at: datetime, locale: str) -> str:
+    """GMT+03:00: a timezone's offset from UTC at an instant, as CLDR writes it."""
+    return get_timezone_gmt(at.astimezone(ZoneInfo(zone) if zone else UTC), "long", locale=locale)
+
+
 def path_id(raw: str) -> int:
     """A path id: digits within PostgreSQL's bigint, else 404."""
     if not raw.isascii() or not raw.isdigit() or len(raw) > 19 or int(raw) > views.BIGINT_MAX or int(raw) < 1:
@@ -111,6 +184,8 @@ def environment(locale: str, public_url: str) -> Environment:
     env.filters["time"] = lambda at: i18n.short_time(at, locale)
     env.filters["day_and_time"] = lambda at: i18n.day_and_time(at, locale)
     env.filters["instant"] = lambda at: i18n.instant_utc(at, locale)
+    env.filters["local_instant"] = lambda at, zone: local_instant(at, zone, locale)
+    env.filters["zone_offset"] = lambda zone, at: zone_offset(zone, at, locale)
     env.filters["clock"] = clock_text
     env.globals["public_url"] = public_url
     env.globals["quote"] = quote
@@ -159,6 +234,7 @@ class Site:
         self.outbox = outbox or settings.home / "outbox"
         self.join_limits = RateLimit(join_limit, join_window)
         self.auth = Auth(settings.secret_key(), secure=settings.public_url().startswith("https://"))
+        self.places = Places(settings.secret_key(), secure=self.auth.secure)
         self.hasher = bootstrap.password_hasher()
         self.clock = clock or (lambda: datetime.now(UTC))
         self.reset_limits = RateLimit(reset_limit, reset_window, distinct=False)
@@ -168,14 +244,35 @@ class Site:
         return unit_of_work(self.engine or bootstrap.engine())
 
     def page(
-        self, name: str, status: int = 200, locale: str = DEFAULT_LOCALE, request: Request | None = None, **context
+        self,
+        name: str,
+        status: int = 200,
+        locale: str = DEFAULT_LOCALE,
+        request: Request | None = None,
+        *,
+        actor: Actor | None = None,
+        **context,
     ) -> HTMLResponse:
-        """A page; given the request, its header links to the account ("My account" when the request
-        carries a session cookie this site signed, else "Sign in"). That costs an HMAC, never a read of
-        the database: whether the session is still open is asked by `/account` itself."""
-        signed = request is not None and self.auth.secret_of(request.cookies.get(COOKIE)) is not None
-        context.setdefault("signed_in", signed)
-        return HTMLResponse(self.envs[locale].get_template(name).render(lang=locale, **context), status_code=status)
+        """A page; given the request, its header links the places of the person signed in (`header`):
+        the desk, play, my account and a sign-out form when the request carries a session cookie this
+        site signed, else "Sign in". That costs HMACs, never a read of the database: the places come from
+        the session's places cookie (`Places`), set again here when the handler read the person anyway
+        (`actor`, the session's own). Whether the session is still open is asked by the places
+        themselves; without a places cookie (a session begun through the API) the header links my
+        account and the sign-out alone, until a page that reads the roles sets it."""
+        secret = self.auth.secret_of(request.cookies.get(COOKIE)) if request is not None else None
+        context.setdefault("signed_in", secret is not None)
+        places = None
+        if secret is not None:
+            known = self.places.read(request.cookies.get(PLACES_COOKIE), secret)
+            places = places_of(actor) if actor is not None else known
+            context.setdefault("header_csrf", self.auth.csrf(secret))
+        context.setdefault("header_places", places or ())
+        context.setdefault("header_here", request.url.path if request is not None else "")
+        response = HTMLResponse(self.envs[locale].get_template(name).render(lang=locale, **context), status_code=status)
+        if secret is not None and actor is not None and places != known:
+            self.places.set(response, secret, places)
+        return response
 
     async def write(self, fn: Callable[..., Any], *args, **kwargs) -> Any:
         """`fn(session, *args, **kwargs)` in a worker thread, in one transaction committed when it

@@ -11,19 +11,22 @@ import re
 import time
 from datetime import UTC, datetime, timedelta
 from email import policy
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from domain.access.services import accounts
 from domain.access.tables import Account, AuditRecord, Token, UserSession
+from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.auth import COOKIE
 from tests.support.db import contents
-from tests.support.world import PASSWORD, access_world
+from tests.support.world import PASSWORD, access_world, register
 
 NEW_PASSWORD = "a brand new passphrase for anna"
 
@@ -71,8 +74,8 @@ def test_ac_4_signing_in_sets_an_httponly_samesite_cookie_and_the_account_page_s
         assert client.get("/account").headers["location"] == "/signin?next=/account"
         assert 'href="/signin"' in client.get("/").text  # the header: sign in
         r = _sign_in(client, web, world.emails["player"])
-        assert r.status_code == 303 and r.headers["location"] == "/account"
-        cookie = r.headers["set-cookie"]
+        assert r.status_code == 303 and r.headers["location"] == "/play"  # a player's home
+        cookie = r.headers.get_list("set-cookie")[0]
         assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
         assert "Path=/" in cookie and "Max-Age=1209600" in cookie
         page = client.get("/account")
@@ -83,9 +86,9 @@ def test_ac_4_signing_in_sets_an_httponly_samesite_cookie_and_the_account_page_s
         assert 'href="/account">Мой аккаунт' in client.get("/").text  # the header, with no read of the database
     with _client(web) as client:  # `next`: a path of this site only
         assert _sign_in(client, web, world.emails["owner"], next="/t/1").headers["location"] == "/t/1"
-    for hostile in ("//evil.example/x", "https://evil.example/", "/\\evil.example"):
-        with _client(web) as client:
-            assert _sign_in(client, web, world.emails["owner"], next=hostile).headers["location"] == "/account"
+    for hostile in ("//evil.example/x", "https://evil.example/", "/\\evil.example", "http:/x", " /t/1"):
+        with _client(web) as client:  # never another site (no open redirect): the person's home instead
+            assert _sign_in(client, web, world.emails["owner"], next=hostile).headers["location"] == "/desk"
 
 
 def test_ac_4_a_wrong_password_is_401_and_the_form_keeps_the_email_but_never_the_password(web, world):
@@ -200,8 +203,9 @@ def test_ac_4_the_reset_never_tells_whether_an_email_has_an_account_and_its_link
                 data={"password": NEW_PASSWORD, "repeated": NEW_PASSWORD},
                 headers={"origin": web.url},
             )
-            assert r.status_code == 303 and r.headers["location"] == "/account" and COOKIE in r.headers["set-cookie"]
-            assert client.get("/account").status_code == 200  # signed in afresh
+            assert r.status_code == 303 and r.headers["location"] == "/play"  # signed in afresh, at home
+            assert COOKIE in r.headers["set-cookie"]
+            assert client.get("/account").status_code == 200
             again = client.post(
                 f"/reset/{secret}",
                 data={"password": "yet another passphrase", "repeated": "yet another passphrase"},
@@ -245,6 +249,156 @@ def test_ac_5_my_data_download_holds_my_full_name_and_handle_and_no_password_has
         assert client.cookies[COOKIE].split(".")[0] not in r.text
 
 
+# -- where a person lands, the header of their pages, their times -----------------------------------------
+
+EVERYONE = ("operator", "owner", "floor", "cashier", "owner_b", "both", "player")
+HOMES = {  # issue 39: the first of operator, owner, floor or cashier, player decides
+    "operator": "/account",  # no operator's page on the web yet: the console is the command line
+    "owner": "/desk",  # until the owner's console brings /club
+    "floor": "/desk",
+    "cashier": "/desk",
+    "owner_b": "/desk",
+    "both": "/desk",  # floor of A, cashier of B
+    "player": "/play",
+}
+
+
+@pytest.fixture
+def everyone(web, committed):
+    return access_world(committed, bootstrap.password_hasher(), passwords=EVERYONE)
+
+
+def _grant(engine, account_id: int, role: str, club_id: int | None) -> None:
+    with unit_of_work(engine) as session:
+        accounts.grant(session, session.get(Account, account_id), role, club_id, datetime.now(UTC))
+
+
+def _header(page: str) -> list[str]:
+    """The header's places, as links (`href`s) and the sign-out form's action."""
+    header = page[page.index('<header class="top">') : page.index("</header>")]
+    return re.findall(r'<a class="nav" href="([^"]+)"', header) + re.findall(
+        r'<form method="post" action="(/signout)"', header
+    )
+
+
+def test_ac_1_each_role_lands_at_its_home_after_signing_in_and_a_next_path_of_this_site_wins(web, everyone, committed):
+    """Issue 39: floor and cashier at the desk, the owner at the desk until /club exists, a player at
+    /play, the operator at /account; several roles: the first of operator, owner, floor or cashier,
+    player. A `next` of this site wins; another site's never (no open redirect)."""
+    w = everyone
+    for who, home in HOMES.items():
+        with _client(web) as client:
+            assert _sign_in(client, web, w.emails[who]).headers["location"] == home, who
+    _grant(committed, w.account_ids["player"], "cashier", w.club_b)  # a player who is also a club's cashier
+    with _client(web) as client:
+        assert _sign_in(client, web, w.emails["player"]).headers["location"] == "/desk"
+    _grant(committed, w.account_ids["player"], "operator", None)  # ... and the platform's operator
+    with _client(web) as client:
+        assert _sign_in(client, web, w.emails["player"]).headers["location"] == "/account"
+    with _client(web) as client:
+        form = client.get("/signin")
+        assert '<input type="hidden" name="next" value="">' in form.text  # no next asked: the home decides
+        assert 'name="next" value="/play/ABCDEF"' in client.get("/signin?next=/play/ABCDEF").text
+        r = _sign_in(client, web, w.emails["floor"], next="/play/ABCDEF?x=1")
+        assert r.headers["location"] == "/play/ABCDEF?x=1"
+    for hostile in ("https://evil.example/desk", "//evil.example", "/\\evil.example", "javascript:alert(1)", "desk"):
+        with _client(web) as client:
+            assert _sign_in(client, web, w.emails["floor"], next=hostile).headers["location"] == "/desk", hostile
+
+
+def test_ac_1_every_page_of_a_signed_in_person_links_the_places_they_may_go(web, everyone, committed):
+    """Issue 39: the header links the desk for a club's staff, play for a player, my account and a
+    sign-out form (the session's CSRF token), on every page they open: the front page, a results page,
+    the certificate check, an error page, their account, play."""
+    w = everyone
+    places = {
+        "floor": ["/verify", "/desk", "/account", "/signout"],
+        "player": ["/verify", "/play", "/account", "/signout"],
+        "operator": ["/verify", "/account", "/signout"],
+    }
+    for who, expected in places.items():
+        with _client(web) as client:
+            _sign_in(client, web, w.emails[who])
+            csrf = _csrf(client)
+            for path in ("/", f"/t/{w.tournament_a}", "/verify", "/no-such-page", "/account", "/account/password"):
+                page = client.get(path)
+                assert _header(page.text) == expected, (who, path)
+                assert f'name="csrf" value="{csrf}"' in page.text[: page.text.index("</header>")], (who, path)
+            if who == "player":
+                assert _header(client.get("/play").text) == expected
+                assert 'href="/play" aria-current="page">Играть</a>' in client.get("/play").text
+    with _client(web) as client:  # the header's sign-out ends the session
+        _sign_in(client, web, w.emails["both"])
+        r = client.post("/signout", data={"csrf": _csrf(client)})
+        assert r.status_code == 303 and r.headers["location"] == "/"
+        assert all("Max-Age=0" in c for c in r.headers.get_list("set-cookie"))  # the session's cookie and its places'
+        assert _header(client.get("/").text) == ["/verify", "/signin"]
+    with _client(web) as client:  # signed out: "Sign in"
+        assert _header(client.get("/").text) == ["/verify", "/signin"]
+
+
+def test_ac_1_the_header_places_are_the_session_s_own_and_come_with_the_pages_that_read_the_roles(
+    web, everyone, committed
+):
+    """The places live in a cookie beside the session's (no read of the database on a public page),
+    bound to that session: another session's, or a forged one, shows nothing more than my account."""
+    w = everyone
+    with _client(web) as client:  # a session begun through the API: no places until /account reads them
+        assert (
+            client.post("/api/v1/session", json={"email": w.emails["owner"], "password": PASSWORD}).status_code == 200
+        )
+        assert _header(client.get("/").text) == ["/verify", "/account", "/signout"]
+        client.get("/account")
+        assert _header(client.get("/").text) == ["/verify", "/desk", "/account", "/signout"]
+        owners = client.cookies["tourney_places"]
+    with _client(web) as client:
+        _sign_in(client, web, w.emails["player"])
+        for forged in (owners, "desk,play." + "0" * 32):  # the owner's places on the player's session; a forgery
+            client.cookies.delete("tourney_places")
+            client.cookies.set("tourney_places", forged, domain="127.0.0.1")
+            assert _header(client.get("/").text) == ["/verify", "/account", "/signout"]
+        assert client.get("/play").headers["set-cookie"].startswith("tourney_places=play.")  # read, set again
+        assert _header(client.get("/").text) == ["/verify", "/play", "/account", "/signout"]
+
+
+def test_account_times_are_in_the_club_s_timezone_or_said_to_be_utc(web, everyone, committed):
+    """Issue 40: an account has no timezone; /account shows its times in the timezone of the club of its
+    first role, else (a player) of the club of the latest registration, else UTC, and says which."""
+    from babel.dates import format_time
+
+    w = everyone
+    with unit_of_work(committed) as session:
+        session.execute(update(Club).where(Club.id == w.club_a).values(timezone="Asia/Vladivostok"))
+        session.execute(update(Club).where(Club.id == w.club_b).values(timezone="Asia/Yekaterinburg"))
+        register(session, session.get(Tournament, w.tournament_b), False, player_id=w.players["player"])
+        club_a = session.get(Club, w.club_a).name
+
+    def sessions(page: str) -> str:
+        return page[page.index('id="zone"') : page.index("</table>")]
+
+    for who, zone, offset in (
+        ("floor", "Asia/Vladivostok", "GMT+10:00"),
+        ("player", "Asia/Yekaterinburg", "GMT+05:00"),
+    ):
+        with _client(web) as client:
+            _sign_in(client, web, w.emails[who])
+            with Session(committed) as session:
+                started = session.scalar(
+                    select(UserSession.started_at).where(UserSession.account_id == w.account_ids[who])
+                )
+            shown = sessions(client.get("/account").text)
+            local = format_time(started, "short", tzinfo=ZoneInfo(zone), locale="ru")
+            assert f"по часовому поясу {zone} ({offset})" in shown and local in shown, (who, shown)
+            assert "UTC" not in shown and format_time(started, "short", tzinfo=UTC, locale="ru") not in shown
+    with _client(web) as client:
+        _sign_in(client, web, w.emails["floor"])
+        assert f"поясу клуба «{club_a}»" in client.get("/account").text
+    with _client(web) as client:  # no club at all: UTC, said so
+        _sign_in(client, web, w.emails["operator"])
+        shown = sessions(client.get("/account").text)
+        assert "Время — по UTC: ваш аккаунт пока не связан ни с одним клубом." in shown
+
+
 # -- in a real browser ----------------------------------------------------------------------------------
 
 
@@ -254,7 +408,8 @@ def _browse_sign_in_and_out(web, page, email_address: str, words: dict[str, str]
     page.fill("#email", email_address)
     page.fill("#password", PASSWORD)
     page.click("form.account button[type=submit]")
-    page.wait_for_url(f"{web.url}/account")
+    page.wait_for_url(f"{web.url}{words['home']}")  # the person's home: a player's /play, the staff's desk
+    page.goto(f"{web.url}/account")
     assert page.text_content("h1") == words["my account"]
     assert page.text_content("#email") == email_address
     assert words["this device"] in page.text_content("#sessions")
@@ -269,7 +424,7 @@ def _browse_sign_in_and_out(web, page, email_address: str, words: dict[str, str]
 
 def test_ac_4_in_a_browser_sign_in_account_and_sign_out_in_russian(web, world, page):
     page.set_extra_http_headers({"accept-language": "ru-RU,ru;q=0.9"})
-    words = {"sign in": "Войти", "my account": "Мой аккаунт", "this device": "это устройство"}
+    words = {"sign in": "Войти", "my account": "Мой аккаунт", "this device": "это устройство", "home": "/play"}
     _browse_sign_in_and_out(web, page, world.emails["player"], words)
 
 
@@ -277,5 +432,5 @@ def test_ac_4_in_a_browser_sign_in_account_and_sign_out_in_english(web, world, p
     with unit_of_work(committed) as session:
         session.get(Account, world.account_ids["owner"]).locale = "en"
     page.set_extra_http_headers({"accept-language": "en-GB,en;q=0.9"})
-    words = {"sign in": "Sign in", "my account": "My account", "this device": "this device"}
+    words = {"sign in": "Sign in", "my account": "My account", "this device": "this device", "home": "/desk"}
     _browse_sign_in_and_out(web, page, world.emails["owner"], words)

@@ -18,6 +18,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check 'uv>=0.5,<1'
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[dev]'
 	$(BIN)/python -m compileall -q domain flows infra  # every `tourney` starts from bytecode, whatever PYTHONDONTWRITEBYTECODE says
+	# openapi-python-client (a client generated from /api/v1's document, tests/web/test_api_client.py) in a
+	# virtualenv of its own: its typer and httpx bounds are not the project's
+	test -x $(VENV)/tools/bin/python || $(BIN)/uv venv -q $(VENV)/tools --python $(BIN)/python
+	$(BIN)/uv pip install --quiet --python $(VENV)/tools/bin/python 'openapi-python-client>=0.29,<0.30'
 	touch $@
 
 setup: $(VENV)/.installed

@@ -188,3 +188,17 @@ def test_http_reads_carry_an_etag_and_answer_304_when_it_matches(http, world):
     public = http.get("/api/v1/pusoy")
     assert public.headers["cache-control"] == "public, max-age=5"
     assert "Authorization" in public.headers["vary"]
+
+
+def test_ac_4_an_operator_cannot_block_their_own_account(http, committed, world):
+    """AC-4 (1.5.3): blocking one's own account is refused (409), nothing written: the platform would
+    lose the one who can lift it."""
+    before = _unchanged(committed)
+    own = http.post(
+        f"/api/v1/accounts/{world.account_ids['operator']}/block",
+        json={"reason": "x"},
+        headers=world.headers("operator"),
+    )
+    assert (own.status_code, own.json()["code"]) == (409, "cannot-block-self")
+    after = _unchanged(committed)
+    assert {t for t in before if before[t] != after[t]} <= {"account_tokens"}

@@ -43,7 +43,8 @@ from flows.web.api.edge import EdgeRoute
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
 
 BIGINT = 2**63 - 1
-Id = Annotated[int, Path(ge=1, le=BIGINT)]
+ID_MAX = 2**53 - 1  # the largest id every JSON reader keeps exact (a JavaScript number): ids stay below it
+Id = Annotated[int, Path(ge=1, le=ID_MAX)]
 Code = Annotated[str, Path(min_length=6, max_length=6, pattern=r"^[2-9A-Za-z]{6}$")]
 Ref = Annotated[str, Field(min_length=1, max_length=80)]
 STATUS = {

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from fastapi import Query
 from fastapi.responses import Response
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import to_json
 from sqlalchemy import DateTime
 
@@ -64,17 +64,32 @@ MAX_AGE = timedelta(seconds=1)  # a desk state built this long ago is built agai
 
 
 class ArrivalBody(Strict):
-    """A player at the counter: one already known (`player`), or a walk-in made a player now."""
+    """A player at the counter: one already known (`player`), or a walk-in made a player now (`name`,
+    `handle` and `birth_date`, all three), never both: the document says it as a `oneOf`."""
 
-    player: Ref | None = Field(None, description="the player's id or handle", examples=["@anna"])
-    name: Annotated[str, Field(min_length=1, max_length=200)] | None = None
-    handle: Annotated[str, Field(min_length=1, max_length=40)] | None = None
-    birth_date: date | None = None
+    player: Ref = Field(None, description="the player's id or handle", examples=["@anna"])
+    name: Annotated[str, Field(min_length=1, max_length=200)] = None
+    handle: Annotated[str, Field(min_length=1, max_length=40)] = None
+    birth_date: date = None
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "oneOf": [
+                {
+                    "required": ["player"],
+                    "not": {"anyOf": [{"required": [k]} for k in ("name", "handle", "birth_date")]},
+                },
+                {"required": ["name", "handle", "birth_date"], "not": {"required": ["player"]}},
+            ]
+        },
+    )
 
     @model_validator(mode="after")
     def one_of(self):
         walk_in = (self.name, self.handle, self.birth_date)
-        if (self.player is None) == (None in walk_in):
+        known = self.player is not None
+        if not (known and walk_in == (None, None, None) or not known and None not in walk_in):
             raise ValueError("name a known player, or a walk-in's name, handle and birth date")
         return self
 

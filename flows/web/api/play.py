@@ -14,7 +14,7 @@ from domain.access.services import accounts, targets
 from domain.access.services.gate import UNCHANGED
 from domain.access.services.mine import cup_view, handle_of
 from domain.access.tables import Account
-from domain.errors import NotFound
+from domain.errors import DomainError, NotFound
 from domain.poker.services import entries
 from domain.pusoy.services import reports, setup
 from domain.pusoy.services import views as cup_views
@@ -346,9 +346,12 @@ def _account(session, account_id: int) -> Account:
 
 @ops.post("/accounts/{account_id}/block", "platform.block-account", response=Blocked, tags=["platform"])
 def block(op: Op, account_id: Id, body: ReasonBody):
-    """Block an account (1.5.3): its sessions end and its tokens stop at the next request (AC-4)."""
+    """Block an account (1.5.3): its sessions end and its tokens stop at the next request (AC-4).
+    One's own account: 409 `cannot-block-self`."""
 
     def do(s, actor, now):
+        if account_id == actor.account_id:  # the platform would lose the one who can lift it
+            raise DomainError("cannot-block-self", "An operator cannot block their own account.")
         accounts.block(s, _account(s, account_id), body.reason, now)
         return {"account_id": account_id, "blocked": body.reason}
 

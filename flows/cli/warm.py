@@ -9,14 +9,19 @@ with its environment, working folder, umask and arguments. This process waits, f
 SIGTERM, SIGHUP and SIGQUIT to the child, and exits as the child did (killed by a signal: by the same
 signal). Every other command line (`db`, `server`, `serve`, `worker`, `web`, `simulate`, `deploy`,
 `jobs`, `stop`, `version`, `--help` alone), TOURNEY_WARM=0, and any failure to hand the command over
-before it started (no server, a stale one, another user's socket, no answer in time) run `main()` in
-this process, as without the warm start; then, unless TOURNEY_WARM=0, a server is started in the
-background for the next command.
+before it started (no server, a stale one, another user's socket, no answer in time, a refusal) run
+`main()` in this process, as without the warm start; then, unless TOURNEY_WARM=0, the socket folder
+is refused, the server refused this process's sys.path or environment, or this process's script is
+outside the installation, a server is started in the background for the next command.
 
 A server is found by its key: a hash of the uid, the interpreter, the folder of the packages and the
 environment variables that act when a process starts or when the preloaded modules are imported
-(`starts_process`); every other variable is the command's own in the child. The socket is in Linux's
-abstract namespace, and each side checks the other's uid (SO_PEERCRED) before anything is sent.
+(`starts_process`); every other variable is the command's own in the child. The socket is a file,
+TOURNEY_HOME/run/warm/KEY.sock, in a folder of this user's closed to everyone else (0700, not a
+symlink: `open_folder`; any other such folder and the command runs here, no server started), and each
+side checks the other's uid (SO_PEERCRED) before anything is sent. The server runs only a request of
+its own key whose sys.path is inside the installation (`installation`, `inside`); else it answers
+`refused ...` and the command runs here (AC-4).
 
 This side imports only the standard library (`python -X importtime`): the CLI is imported by the
 server, or here when the command runs in this process."""
@@ -28,6 +33,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import struct
 import sys
 
@@ -36,17 +42,18 @@ GROUPS = frozenset(
     {"club", "pusoy", "poker", "player", "documents", "series", "league", "webhook", "user", "token", "audit"}
 )
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-PROTOCOL = 1  # in the key: a client of another protocol never meets this server
+PROTOCOL = 2  # in the key: a client of another protocol never meets this server
 HANDOVER_TIMEOUT = 10.0  # seconds for the server to answer with the child's pid, else run here (nothing started)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # holds domain, flows, infra
 STATUS_LOST = "error: the command's process ended without an exit status"
+SUN_PATH_MAX = 107  # bytes of a socket file's path (sun_path holds 108 with the NUL); longer: through the folder's fd
 # read when a process starts (the interpreter, the dynamic loader, libfaketime, glibc) or when the
 # server's preloaded modules are imported (psycopg's implementation, Typer's, Babel's default locales)
 _START_PREFIXES = ("PYTHON", "LD_", "FAKETIME", "FAKERANDOM", "LC_", "PSYCOPG_", "TYPER_", "_TYPER_", "MALLOC_")
 _START_NAMES = frozenset(
     {"LANG", "LANGUAGE", "NO_FAKE_STAT", "DONT_FAKE_MONOTONIC", "GLIBC_TUNABLES", "TOURNEY_WARM_TAG"}
 )
-_SERVE = "import sys; sys.path[0] = sys.argv[1]; from flows.cli.warm_server import serve; serve(sys.argv[2])"
+_SERVE = "import sys; sys.path[0] = sys.argv[1]; from flows.cli.warm_server import serve; serve(*sys.argv[2:])"
 
 
 def group_of(args: list[str]) -> str | None:
@@ -63,8 +70,8 @@ def group_of(args: list[str]) -> str | None:
 def main() -> None:
     """The console script: the command handed to the warm server, else run in this process."""
     if sys.platform == "linux" and os.environ.get("TOURNEY_WARM", "1") != "0" and group_of(sys.argv[1:]) in GROUPS:
-        _hand_over()  # exits when the command was handed over
-        _spawn(os.environ)
+        if _hand_over():  # exits when the command was handed over
+            _spawn(os.environ)
     from flows.cli.app import main as run
 
     run()
@@ -82,9 +89,68 @@ def key(env) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
-def address(of_key: str) -> str:
-    """The server's socket: a name in the abstract namespace (no file; gone with the socket)."""
-    return f"\0tourney-warm-{os.getuid()}-{of_key}"
+def home(env) -> str:
+    """TOURNEY_HOME as infra.config.load_settings resolves it (that module is not imported here):
+    the variable (`~` expanded, made absolute and real), else the checkout's .tourney, else the
+    user's data folder's `tourney`."""
+    given = env.get("TOURNEY_HOME")
+    if given:
+        return os.path.realpath(os.path.expanduser(given))
+    if os.path.exists(os.path.join(ROOT, "pyproject.toml")):
+        return os.path.join(ROOT, ".tourney")
+    base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(os.path.normpath(base), "tourney")
+
+
+def folder(env) -> str:
+    """The folder of the warm servers' sockets (and their lock files): TOURNEY_HOME/run/warm."""
+    return os.path.join(home(env), "run", "warm")
+
+
+def socket_file(env) -> str:
+    """The socket of the server of `env`: TOURNEY_HOME/run/warm/KEY.sock."""
+    return os.path.join(folder(env), f"{key(env)}.sock")
+
+
+def open_folder(path: str) -> int:
+    """The socket folder opened (O_PATH), once known to be a folder of this user's that nobody else
+    may enter (mode 0700 or tighter) and not a symlink itself. FileNotFoundError when it (or a
+    folder above it) is missing; another OSError when it is refused, left as it is."""
+    fd = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)  # a symlink: ENOTDIR
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077:
+        return fd
+    os.close(fd)
+    raise PermissionError(f"{path}: mode {stat.S_IMODE(st.st_mode):o}, owner {st.st_uid}: refused")
+
+
+def address(path: str, fd: int, of_key: str) -> str:
+    """The socket of `of_key` in the folder `path` opened as `fd`: its path, or when that is longer than
+    a socket's path may be, the same file through the folder's descriptor (/proc/self/fd/FD/KEY.sock)."""
+    name = os.path.join(path, f"{of_key}.sock")
+    return name if len(os.fsencode(name)) <= SUN_PATH_MAX else f"/proc/self/fd/{fd}/{of_key}.sock"
+
+
+def installation(start: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """What a request's sys.path may hold (AC-4): the folders of the installation (ROOT, the
+    interpreter's bin folder, the real path of each folder of `start`, a server's own sys.path at its
+    start: PYTHONPATH, the standard library, site-packages, what their .pth files add), and the
+    entries of `start` that are no path but a path hook's name (the editable install's finder)."""
+    folders = {ROOT, os.path.join(sys.prefix, "bin"), os.path.dirname(sys.executable)}
+    folders.update(entry for entry in start if os.path.isabs(entry))
+    names = frozenset(entry for entry in start if entry and not os.path.isabs(entry))
+    return frozenset(os.path.realpath(folder) for folder in folders), names
+
+
+def inside(entry: str, cwd: str, allowed: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether the sys.path entry `entry` of a process in the folder `cwd` is of the installation: a
+    folder (relative ones, '' among them, are of `cwd`) whose real path is one of its folders, or one
+    of its hooks' names that names nothing in `cwd`."""
+    folders, names = allowed
+    where = os.path.join(cwd, entry)
+    if entry in names and not os.path.lexists(where):
+        return True
+    return os.path.realpath(where) in folders
 
 
 def peer_uid(conn: socket.socket) -> int:
@@ -111,18 +177,28 @@ def kill(pid: int, signum: int) -> None:
         pass
 
 
-def _connect(env) -> socket.socket | None:
-    """A connection to the server of `env`, once it is known to run as this user; else None."""
+def _connect(env) -> tuple[socket.socket | None, bool]:
+    """A connection to the server of `env`, once it is known to run as this user, or None; and whether
+    a server may be started for `env` (not when its socket folder is refused: `open_folder`)."""
+    path = folder(env)
+    try:
+        fd = open_folder(path)
+    except FileNotFoundError:
+        return None, True  # no server has made it yet
+    except OSError:
+        return None, False
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(HANDOVER_TIMEOUT)
     try:
-        conn.connect(address(key(env)))
+        conn.connect(address(path, fd, key(env)))
         if peer_uid(conn) == os.getuid():
-            return conn
-    except OSError:
+            return conn, True
+    except OSError:  # none there, or a stale socket file (its server was killed): the next server removes it
         pass
+    finally:
+        os.close(fd)
     conn.close()
-    return None
+    return None, True
 
 
 class _Lines:
@@ -141,9 +217,11 @@ class _Lines:
         return line.decode()
 
 
-def _hand_over() -> None:
+def _hand_over() -> bool:
     """Hand this command line to the warm server and exit as its child exits. Returns only when
-    nothing was started (no server, refused, no answer in time), the signals' handlers as they were.
+    nothing was started (no server, refused, no answer in time), the signals' handlers as they were:
+    whether a server is to be started (none answered, or the one there is stale; not when the
+    socket folder is refused, nor when the server refused this request's sys.path or environment).
 
     The child says its pid when it is ready, then waits for this side's go: a command is never run
     twice (here and there), and a signal that came before the pid is forwarded after it."""
@@ -157,7 +235,7 @@ def _hand_over() -> None:
             pending.append(signum)
 
     previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
-    conn = _connect(os.environ)
+    conn, start = _connect(os.environ)
     if conn is not None:
         with conn:
             lines = _Lines(conn)
@@ -178,6 +256,8 @@ def _hand_over() -> None:
                     child.append(int(first[4:]))
                     conn.settimeout(None)
                     conn.sendall(b"g")
+                elif first.startswith("refused ") and first != "refused stale":
+                    start = False  # a server runs; it serves other callers, not this one
             except (OSError, ValueError):  # no go was sent: nothing started
                 child.clear()
             if child:
@@ -192,6 +272,7 @@ def _hand_over() -> None:
         signal.signal(signum, handler)
     for signum in pending:
         signal.raise_signal(signum)
+    return start
 
 
 def _exit_as(status: str) -> None:
@@ -215,9 +296,14 @@ def _spawn(env) -> None:
     """Start the server of `env` in the background, for the next command: in a session of its own, its
     standard streams on /dev/null and no other descriptor (it holds none of its caller's pipes), a
     grandchild (nobody's zombie), only the key's variables in its environment (no secret). When a
-    server is already bound, the new one exits before importing anything."""
+    server already holds the key's lock, the new one exits before importing anything. None is started
+    for a process whose sys.path[0] (its script's folder) is outside the installation: a server
+    would have it in its own sys.path."""
+    first = os.path.abspath(sys.path[0])
+    if not sys.flags.safe_path and not inside(first, "/", installation(sys.path[1:])):
+        return
     server_env = {name: value for name, value in env.items() if starts_process(name) or name == "TOURNEY_WARM_IDLE"}
-    argv = [sys.executable, "-c", _SERVE, sys.path[0], key(env)]
+    argv = [sys.executable, "-c", _SERVE, first, key(env), folder(env)]
     try:
         pid = os.fork()
     except OSError:
@@ -238,7 +324,7 @@ def _spawn(env) -> None:
 
 
 def _ask(env, what: str) -> str | None:
-    conn = _connect(env)
+    conn, _ = _connect(env)
     if conn is None:
         return None
     with conn:

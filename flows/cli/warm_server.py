@@ -13,16 +13,29 @@ per command. docs/cli.md#a-warm-start.
 - It notes the code it runs when it starts (`_fingerprint`), and checks it before each fork:
   changed (an edit, a checkout, an install), it stops listening, refuses the command (the client
   runs it and starts a new server) and exits once its running commands have ended.
+- Its socket is the file TOURNEY_HOME/run/warm/KEY.sock (never a name in the abstract namespace,
+  which any process of the uid in the same network namespace reaches), in a folder it makes with
+  mode 0700 and refuses when it is looser, another user's or a symlink (`warm.open_folder`): then it
+  exits and each command runs in its client. It holds KEY.lock (a POSIX lock: its children do not
+  inherit it) from before it binds until it has removed its socket, so a socket file without a lock
+  held is stale: the next server removes it, its own key's and any other's (`_sweep`).
+- It runs only a request of its own key (the variables that act at a process's start are its own)
+  whose sys.path is inside the installation: ROOT, the interpreter's folders and its own sys.path at
+  its start (`warm.installation`); else it answers `refused env` or `refused path` and the client
+  runs the command itself (AC-4).
 - It exits after TOURNEY_WARM_IDLE seconds (default 600) without a command, at `stop`, or at SIGTERM,
-  SIGHUP, SIGINT, in the same way. It writes nothing anywhere (its streams are /dev/null), and holds
-  the environment it is sent (passwords, keys) only while it forks the child that gets it."""
+  SIGHUP, SIGINT, in the same way, its socket and lock files removed as it stops listening. It writes
+  nothing else anywhere (its streams are /dev/null), and holds the environment it is sent (passwords,
+  keys) only while it forks the child that gets it."""
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import hashlib
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -30,26 +43,161 @@ import struct
 import sys
 import time
 
-from flows.cli.warm import GROUPS, ROOT, address, kill, peer_uid
+from flows.cli.warm import (
+    GROUPS,
+    ROOT,
+    address,
+    inside,
+    installation,
+    key,
+    kill,
+    open_folder,
+    peer_uid,
+)
 
 IDLE_DEFAULT = 600.0
 REQUEST_TIMEOUT = 5.0  # seconds the server waits for a connected client's request
 REQUEST_MAX = 4 << 20
 PACKAGES = ("domain", "flows", "infra")
+_FILE = re.compile(r"([0-9a-f]{24})\.(sock|lock)")  # a server's files in the socket folder
 
 
-def serve(of_key: str) -> None:
-    """The warm server of `of_key`; returns when it exits."""
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def serve(of_key: str, path: str) -> None:
+    """The warm server of `of_key`, its socket in the folder `path`; returns when it exits. First,
+    before importing anything: a second server started at once, a refused folder, a sys.path[0]
+    outside the installation, and it ends here."""
+    allowed = installation(sys.path[1:])
+    if not sys.flags.safe_path and not inside(sys.path[0], "/", allowed):
+        return
+    place = _Place.claim(path, of_key)
+    if place is None:
+        return
     try:
-        listener.bind(address(of_key))  # first: a second server started at once ends here, before importing
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(place.address)
     except OSError:
+        place.release()
         return
     try:
         idle = float(os.environ.get("TOURNEY_WARM_IDLE", IDLE_DEFAULT))
     except ValueError:
         idle = IDLE_DEFAULT
-    _Server(listener, idle).run()
+    _Server(listener, place, idle, installation(sys.path)).run()
+
+
+class _Place:
+    """The server's files in the socket folder: KEY.lock, held, and KEY.sock."""
+
+    def __init__(self, path: str, folder_fd: int, lock_fd: int, of_key: str) -> None:
+        self.path, self.folder_fd, self.lock_fd, self.key = path, folder_fd, lock_fd, of_key
+        self.address = address(path, folder_fd, of_key)
+
+    @classmethod
+    def claim(cls, path: str, of_key: str) -> _Place | None:
+        """The folder made (0700) or checked, the key's lock taken, a stale socket file removed; None
+        when the folder is refused or another server holds the lock."""
+        folder_fd = _folder(path)
+        if folder_fd is None:
+            return None
+        lock_fd = _lock(folder_fd, of_key)
+        if lock_fd is None:
+            os.close(folder_fd)
+            return None
+        place = cls(path, folder_fd, lock_fd, of_key)
+        _remove(folder_fd, f"{of_key}.sock")  # a socket file without its lock held: its server was killed
+        _sweep(path, folder_fd, of_key)
+        return place
+
+    def release(self) -> None:
+        """The socket file removed, then the lock file, then the lock let go (a new server may start)."""
+        if self.lock_fd < 0:
+            return
+        _remove(self.folder_fd, f"{self.key}.sock")
+        _remove(self.folder_fd, f"{self.key}.lock")
+        os.close(self.lock_fd)
+        os.close(self.folder_fd)
+        self.lock_fd = self.folder_fd = -1
+
+    def forget(self) -> None:
+        """In a forked child: the descriptors closed, nothing removed (the lock is the server's)."""
+        for fd in (self.lock_fd, self.folder_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.lock_fd = self.folder_fd = -1
+
+
+def _folder(path: str) -> int | None:
+    """The socket folder, opened (warm.open_folder): made with mode 0700 when missing (the folders
+    above it as `tourney` makes them); None when it is refused (looser, another user's, a symlink)."""
+    try:
+        return open_folder(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        umask = os.umask(0o077)
+        try:
+            os.mkdir(path, 0o700)
+        finally:
+            os.umask(umask)
+    except FileExistsError:  # another server made it meanwhile
+        pass
+    except OSError:
+        return None
+    try:
+        return open_folder(path)
+    except OSError:
+        return None
+
+
+def _lock(folder_fd: int, of_key: str) -> int | None:
+    """KEY.lock in the folder, locked (POSIX, not inherited by a fork): its descriptor, or None when
+    another process holds it. The file locked is the one of that name still: a server that stops
+    removes the file it held, and a server that had opened it meanwhile takes the lock of a new one."""
+    name = f"{of_key}.lock"
+    for _ in range(5):
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder_fd)
+        except OSError:
+            return None
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another server's
+            os.close(fd)
+            return None
+        held = os.fstat(fd)
+        try:
+            named = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            named = None
+        if named is not None and (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino):
+            return fd
+        os.close(fd)
+    return None
+
+
+def _sweep(path: str, folder_fd: int, own: str) -> None:
+    """The files of the other keys' servers that are gone (killed): each lock free is taken, then its
+    socket and lock files removed."""
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for other in sorted({m[1] for m in map(_FILE.fullmatch, names) if m and m[1] != own}):
+        fd = _lock(folder_fd, other)
+        if fd is not None:
+            _remove(folder_fd, f"{other}.sock")
+            _remove(folder_fd, f"{other}.lock")
+            os.close(fd)
+
+
+def _remove(folder_fd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=folder_fd)
+    except FileNotFoundError:
+        pass
 
 
 def _fingerprint() -> str:
@@ -115,8 +263,10 @@ def _preload() -> None:
 class _Server:
     """Accepts commands, forks a child for each, reports each child's end to its client."""
 
-    def __init__(self, listener: socket.socket, idle: float) -> None:
-        self.listener, self.idle = listener, idle
+    def __init__(
+        self, listener: socket.socket, place: _Place, idle: float, allowed: tuple[frozenset[str], frozenset[str]]
+    ) -> None:
+        self.listener, self.place, self.idle, self.allowed = listener, place, idle, allowed
         self.listening = False
         self.children: dict[int, socket.socket] = {}  # a running child's pid -> its client's connection
         self.watched: dict[int, int] = {}  # the fd of that connection -> the pid (its client may hang up)
@@ -128,6 +278,12 @@ class _Server:
         self.fingerprint = ""
 
     def run(self) -> None:
+        try:
+            self._run()
+        finally:
+            self._close()
+
+    def _run(self) -> None:
         self.fingerprint = _fingerprint()  # before the imports: a file changed during them is seen
         _preload()
         gc.collect()
@@ -162,11 +318,13 @@ class _Server:
         self.stopping = True
 
     def _close(self) -> None:
-        """Stop listening (the name is free at once, for a new server); the running commands end."""
+        """Stop listening, the socket and lock files removed (free at once for a new server); the
+        running commands end."""
         if self.listening:
             self.poller.unregister(self.listener)
-            self.listener.close()
             self.listening = False
+        self.place.release()
+        self.listener.close()
 
     def _accept(self) -> None:
         try:
@@ -186,7 +344,10 @@ class _Server:
                 self._close()
                 conn.sendall(b"stopping\n")
             elif ask == "run" and len(fds) == 3:
-                if _fingerprint() != self.fingerprint:
+                refused = self._refused(request)
+                if refused:
+                    conn.sendall(f"refused {refused}\n".encode())  # the client runs it itself (AC-4)
+                elif _fingerprint() != self.fingerprint:
                     self._close()  # stale: the client runs the command and starts a new server
                     conn.sendall(b"refused stale\n")
                 else:
@@ -198,6 +359,30 @@ class _Server:
             for fd in fds:  # the child has its own copies
                 os.close(fd)
         conn.close()
+
+    def _refused(self, request: dict) -> str | None:
+        """Why the server does not run this request (AC-4), or None: `env` when a variable that acts
+        at a process's start differs from the server's own (another key), `path` when an entry of its
+        sys.path is outside the installation (code that is not the project's, nor its interpreter's
+        and their packages', would run with this user's secrets in reach), `request` when it is no
+        well-formed request."""
+        env, cwd, path = request.get("env"), request.get("cwd"), request.get("path")
+        if not (
+            isinstance(env, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+            and isinstance(cwd, str)
+            and os.path.isabs(cwd)
+            and isinstance(path, list)
+            and all(isinstance(entry, str) for entry in path)
+            and isinstance(request.get("argv"), list)
+            and isinstance(request.get("umask"), int)
+        ):
+            return "request"
+        if key(env) != self.place.key:
+            return "env"
+        if not all(inside(entry, cwd, self.allowed) for entry in path):
+            return "path"
+        return None
 
     def _status(self) -> dict:
         import threading
@@ -246,6 +431,7 @@ class _Server:
         """The forked child: nothing of the server's kept, then the client's command."""
         try:
             self.listener.close()
+            self.place.forget()
             for other in self.children.values():
                 other.close()
             signal.set_wakeup_fd(-1)

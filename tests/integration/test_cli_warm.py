@@ -2,8 +2,11 @@
 real PostgreSQL: a command handed to the warm server answers as the same command run in its own
 process (TOURNEY_WARM=0) — stdout, stderr, exit code, signals, stdin, its own environment — and
 what must never go warm does not. Each test has warm servers of its own (TOURNEY_WARM_TAG is in the
-key), stopped at its end with no process left; `status()` asks a server over its socket how many
-commands it forked, so a test knows which way each call went."""
+key), stopped at its end with no process and no socket file left; `status()` asks a server over its
+socket how many commands it forked, so a test knows which way each call went. The socket is a file
+in a 0700 folder under TOURNEY_HOME/run, never an abstract name, and the server runs nothing of a
+sys.path outside the installation nor of another start-up environment (AC-4: a secret within reach
+only of the installation's code)."""
 
 from __future__ import annotations
 
@@ -14,8 +17,11 @@ import pty
 import select
 import shutil
 import signal
+import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -93,22 +99,37 @@ def _gone(pids: list[int], timeout: float = 30) -> bool:
 
 
 @pytest.fixture
-def tag() -> Iterator[Callable[[], dict[str, str]]]:
-    """`tag()`: the environment of a new warm server of this test's own (short idle time); every
-    server made so is stopped at the end, and none of their processes is left."""
+def short_home() -> Iterator[Path]:
+    """A TOURNEY_HOME of its own, short enough that its socket's path fits a socket address."""
+    home = Path(tempfile.mkdtemp(prefix="tw-", dir="/tmp"))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def tag(short_home: Path) -> Iterator[Callable[..., dict[str, str]]]:
+    """`tag(**more)`: the environment of a new warm server of this test's own (short idle time, and
+    `more`); every server made so is stopped at the end (before `short_home` is removed), and none of
+    their processes nor their socket files is left."""
     made: list[dict[str, str]] = []
 
-    def new() -> dict[str, str]:
-        env = {"TOURNEY_WARM_TAG": f"test-{uuid.uuid4().hex[:12]}", "TOURNEY_WARM_IDLE": "30"}
+    def new(**more: str) -> dict[str, str]:
+        env = {"TOURNEY_WARM_TAG": f"test-{uuid.uuid4().hex[:12]}", "TOURNEY_WARM_IDLE": "30", **more}
         made.append(env)
         return env
 
     yield new
     for env in made:
         pids = _servers(env)
-        _in(env, "stop")
+        sock = Path(_in(env, "socket_file"))
+        running = _in(env, "stop") == "warm start: stopped"
         assert _gone(pids), f"warm server processes left: {pids}"
         assert _servers(env) == []
+        if running:
+            assert not sock.exists() and not sock.with_suffix(".lock").exists()  # removed as it stopped
+        else:  # a server the test killed leaves them (the next one of the folder removes them)
+            sock.unlink(missing_ok=True)
+            sock.with_suffix(".lock").unlink(missing_ok=True)
 
 
 def _started(env: dict[str, str]) -> dict:
@@ -407,3 +428,230 @@ def _not_stdlib(importtime: str) -> set[str]:
     """The modules outside the standard library in the output of `python -X importtime`."""
     names = {line.rpartition("|")[2].strip() for line in importtime.splitlines() if line.startswith("import time:")}
     return {name for name in names if name.split(".")[0] not in sys.stdlib_module_names}
+
+
+def _unix_sockets() -> list[str]:
+    """The paths of every Unix socket of this network namespace (/proc/net/unix; an abstract name
+    starts with `@`)."""
+    lines = Path("/proc/net/unix").read_text().splitlines()[1:]
+    return [fields[7] for fields in (line.split(maxsplit=7) for line in lines) if len(fields) == 8]
+
+
+def test_the_socket_is_a_file_in_a_0700_folder_under_tourney_home_run_never_an_abstract_name(
+    committed, tag, short_home
+):
+    """AC-4: only what may enter TOURNEY_HOME/run/warm reaches the server, not any process of the uid
+    in the same network namespace."""
+    env = tag(TOURNEY_HOME=str(short_home))
+    server = _started(env)
+    of_key = _in(env, "key")
+    folder = short_home / "run" / "warm"
+    sock = folder / f"{of_key}.sock"
+    assert warm.socket_file({**os.environ, **env}) == str(sock)
+    st = folder.lstat()
+    assert (stat.S_ISDIR(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid) == (True, 0o700, os.getuid())
+    assert stat.S_ISSOCK(sock.lstat().st_mode)
+    assert sorted(p.name for p in folder.iterdir()) == [f"{of_key}.lock", f"{of_key}.sock"]
+    listening = _unix_sockets()
+    assert str(sock) in listening
+    assert [name for name in listening if name.startswith("@") and of_key in name] == []
+    assert run_process("--json", "poker", "list", env=env).returncode == 0
+    assert _status(env)["served"] == server["served"] + 1  # through that file
+
+    assert _in(env, "stop") == "warm start: stopped"
+    assert not sock.exists()  # at once, while it lets its running commands end
+    assert _gone([server["pid"]])
+    assert sorted(folder.iterdir()) == [] and stat.S_IMODE(folder.lstat().st_mode) == 0o700
+
+
+def test_the_idle_exit_removes_the_socket_file(engine, tag, short_home):
+    env = tag(TOURNEY_HOME=str(short_home), TOURNEY_WARM_IDLE="10")
+    server = _started(env)
+    sock = Path(_in(env, "socket_file"))
+    assert stat.S_ISSOCK(sock.lstat().st_mode)
+    assert _gone([server["pid"]], timeout=60)  # idle for 10 s
+    assert sorted((short_home / "run" / "warm").iterdir()) == []
+
+
+def test_a_killed_servers_stale_socket_file_is_replaced_and_another_keys_is_removed(committed, tag, short_home):
+    first, other = (tag(TOURNEY_HOME=str(short_home)) for _ in range(2))
+    killed = [_started(first)["pid"], _started(other)["pid"]]
+    for pid in killed:
+        os.kill(pid, signal.SIGKILL)
+    assert _gone(killed)
+    stale, other_stale = Path(_in(first, "socket_file")), Path(_in(other, "socket_file"))
+    assert stat.S_ISSOCK(stale.lstat().st_mode) and stat.S_ISSOCK(other_stale.lstat().st_mode)  # left behind
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with probe, pytest.raises(ConnectionRefusedError):
+        probe.connect(str(stale))  # nobody listens there
+    assert _status(first) is None
+
+    direct = run_process("--json", "poker", "list", env={**first, "TOURNEY_WARM": "0"})
+    assert direct.returncode == 0, direct.stderr
+    _same(run_process("--json", "poker", "list", env=first), direct)  # in its own process, and starts a server
+    new = _up(first)
+    assert new["pid"] not in killed and new["served"] == 0
+    assert stat.S_ISSOCK(stale.lstat().st_mode)  # the new server's socket, at the same name
+    assert not other_stale.exists() and not other_stale.with_suffix(".lock").exists()  # swept: its lock was free
+    _same(run_process("--json", "poker", "list", env=first), direct)
+    assert _status(first)["served"] == 1
+
+
+def test_a_socket_path_longer_than_a_socket_address_still_goes_warm(committed, tag, short_home):
+    home = short_home / ("h" * 60) / ("o" * 60)
+    env = tag(TOURNEY_HOME=str(home))
+    sock = Path(_in(env, "socket_file"))
+    assert len(os.fsencode(sock)) > 108
+    server = _started(env)
+    assert stat.S_ISSOCK(sock.lstat().st_mode)
+    assert run_process("--json", "poker", "list", env=env).returncode == 0
+    assert _status(env)["served"] == server["served"] + 1
+
+
+@pytest.mark.parametrize("how", ["mode 0755", "a symlink", "another user's"])
+def test_a_socket_folder_others_may_enter_is_refused_and_the_command_runs_in_its_own_process(
+    committed, tag, short_home, how
+):
+    """AC-4: the folder is never used (nor chmodded) when it is looser than 0700, a symlink or another
+    user's; every command runs in its own process and no server is started."""
+    folder = short_home / "run" / "warm"
+    if how == "a symlink":
+        real = short_home / "elsewhere"
+        real.mkdir(mode=0o700)
+        folder.parent.mkdir()
+        folder.symlink_to(real)
+    else:
+        folder.mkdir(parents=True, mode=0o700)
+        if how == "mode 0755":
+            folder.chmod(0o755)
+        elif os.getuid() != 0:
+            pytest.skip("only root can give a folder to another user")
+        else:
+            os.chown(folder, 65534, 65534)
+    before = folder.lstat()
+    env = tag(TOURNEY_HOME=str(short_home))
+    direct = run_process("--json", "poker", "list", env={**env, "TOURNEY_WARM": "0"})
+    assert direct.returncode == 0, direct.stderr
+    for _ in range(2):
+        _same(run_process("--json", "poker", "list", env=env), direct)
+    time.sleep(2)  # a server would have been bound and importing by now
+    assert _servers(env) == [] and _status(env) is None
+    after = folder.lstat()
+    assert (after.st_mode, after.st_uid) == (before.st_mode, before.st_uid)  # left as it was
+    assert list(folder.iterdir()) == []
+
+
+_GETPASS = """import os
+with open(os.environ["WARM_TEST_MARKER"], "a") as marker:
+    marker.write(f"{os.getpid()} {os.getppid()}\\n")
+
+
+def getuser():
+    return "foreign"
+"""
+
+
+def _foreign(into: Path) -> Path:
+    """A folder outside the installation holding `getpass.py`, which a command that writes imports
+    (the audit trail's operator) and the warm server has not: imported, it notes its process and its
+    parent in WARM_TEST_MARKER."""
+    into.mkdir()
+    (into / "getpass.py").write_text(_GETPASS)
+    (into / "tourney.py").write_text("import sys\n\nfrom flows.cli.warm import main\n\nsys.exit(main())\n")
+    return into
+
+
+def test_a_caller_whose_sys_path_leaves_the_installation_runs_its_command_in_its_own_process(committed, tag, tmp_path):
+    """AC-4: a `tourney` whose sys.path holds a folder outside the installation (here its script's
+    folder) is refused by the server: the folder's code runs in the caller's own process only, never
+    in a child of the server, and no other server is started for it."""
+    env = tag()
+    server = _started(env)
+    foreign = _foreign(tmp_path / "foreign")
+    marker = tmp_path / "marker"
+    add = ("--json", "player", "add", "Player Foreign", "warm-foreign", "--born", "1990-01-01")
+    proc = subprocess.Popen(
+        [sys.executable, str(foreign / "tourney.py"), *add],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env, "WARM_TEST_MARKER": str(marker)},
+    )
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert marker.read_text() == f"{proc.pid} {os.getpid()}\n"  # once, in the caller's own process
+    trail = json.loads(run_process("--json", "audit", env=env).stdout)
+    assert [row["actor"] for row in trail if row["action"] == "player add" and "warm-foreign" in json.dumps(row)] == [
+        "foreign"
+    ]
+    time.sleep(2)  # a server started for it would be up by now
+    assert _status(env) == {**server, "served": server["served"] + 1}  # the `audit` only
+    assert _servers(env) == [server["pid"]]
+
+
+def _start_path(env: dict[str, str]) -> list[str]:
+    """The sys.path of `tourney` in `env`: its script's folder, then the interpreter's."""
+    code = "import json, sys; print(json.dumps(sys.path[1:]))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env})
+    return [str(Path(TOURNEY).parent), *json.loads(done.stdout)]
+
+
+def _first_answer(of: dict[str, str], **changes) -> str:
+    """The server's first line to a run request of a `tourney player add` in `of`, with `changes`;
+    no go is sent, so nothing runs even when it forks."""
+    full = {**os.environ, **of}
+    request = {
+        "ask": "run",
+        "argv": [TOURNEY, "--json", "player", "add", "Player Raw", "warm-raw", "--born", "1990-01-01"],
+        "env": full,
+        "cwd": "/",
+        "umask": 0o022,
+        "path": _start_path(of),
+        **changes,
+    }
+    conn, _ = warm._connect(full)
+    assert conn is not None
+    with conn, open(os.devnull, "rb") as stdin, open(os.devnull, "wb") as stdout:
+        warm.send(conn, request, [stdin.fileno(), stdout.fileno(), stdout.fileno()])
+        return warm._Lines(conn).line()
+
+
+def test_the_server_refuses_a_request_of_a_foreign_sys_path_or_another_start_environment(committed, tag, tmp_path):
+    """AC-4, at the socket: what the server answers each request, and that it forked only for the one
+    of its installation and its own start-up environment."""
+    env = tag()
+    server = _started(env)
+    foreign = _foreign(tmp_path / "foreign")
+    marker = tmp_path / "marker"
+    env["WARM_TEST_MARKER"] = str(marker)  # not a start-up variable: the same key
+    path = _start_path(env)
+    full = {**os.environ, **env}
+    assert _first_answer(env).startswith("pid ")  # its own: forked (and, without a go, ended)
+    assert _first_answer(env, path=[str(foreign), *path]) == "refused path"
+    assert _first_answer(env, path=[*path, str(foreign)]) == "refused path"
+    assert _first_answer(env, path=["", *path], cwd=str(foreign)) == "refused path"  # '' is the folder
+    assert _first_answer(env, path=["foreign", *path], cwd=str(tmp_path)) == "refused path"
+    assert _first_answer(env, env={**full, "PYTHONWARNINGS": "error"}) == "refused env"
+    assert _first_answer(env, env={**full, "LD_PRELOAD": str(foreign / "lib.so")}) == "refused env"
+    assert _first_answer(env, path="/") == "refused request"
+    assert not marker.exists()  # nothing of the foreign folder ran
+    answer = _status(env)
+    assert (answer["pid"], answer["served"], answer["running"]) == (server["pid"], server["served"] + 1, 0)
+
+
+def test_warm_home_is_tourney_home_as_the_settings_resolve_it(monkeypatch, tmp_path):
+    """The client finds TOURNEY_HOME without importing infra.config: the same folder, each way it is
+    given."""
+    from infra.config import load_settings
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for given in (None, str(tmp_path / "link" / "home"), "relative/home", "~/home", "link/../real/./home/"):
+        if given is None:
+            monkeypatch.delenv("TOURNEY_HOME", raising=False)
+        else:
+            monkeypatch.setenv("TOURNEY_HOME", given)
+        assert warm.home(os.environ) == str(load_settings().home), given
+    assert warm.folder(os.environ) == str(load_settings().home / "run" / "warm")

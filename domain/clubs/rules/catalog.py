@@ -41,3 +41,25 @@ def club_problems(club: NewClub) -> list[Problem]:
             Problem("timezone-unknown", f"unknown timezone '{club.timezone}'; use an IANA name like Europe/Moscow")
         )
     return problems
+
+
+MAX_NAME = 200  # a club's name as the documents and pages show it
+
+
+def profile_problems(name: str, contact_email: str, timezone: str) -> list[Problem]:
+    """Every problem with a club's profile as its owner edits it (the name, where results and
+    certificates go, the timezone of its times): empty when it may be saved."""
+    problems = []
+    if not name.strip():
+        problems.append(Problem("name-missing", "the club needs a name"))
+    elif len(name.strip()) > MAX_NAME:
+        problems.append(
+            Problem("name-too-long", f"the club's name has {len(name.strip())} characters: at most {MAX_NAME}")
+        )
+    if not _EMAIL.match(contact_email.strip()):
+        problems.append(Problem("email-invalid", f"'{contact_email}' is not an e-mail address (results go there)"))
+    if timezone not in _timezones():
+        problems.append(
+            Problem("timezone-unknown", f"unknown timezone '{timezone}'; use an IANA name like Europe/Moscow")
+        )
+    return problems

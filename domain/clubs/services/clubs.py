@@ -11,7 +11,7 @@ from sqlalchemy import or_, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from domain.clubs.rules.catalog import NewClub, club_problems
+from domain.clubs.rules.catalog import NewClub, club_problems, profile_problems
 from domain.clubs.rules.status import Action, Listing, State, Verification, transition
 from domain.clubs.rules.verification import Candidate, Check, step_for
 from domain.clubs.tables import Club, ClubDecision
@@ -85,6 +85,23 @@ def get_club(session: Session, club_id: int, lock: bool = False) -> Club:
     if club is None:
         raise NotFound("club-not-found", f"there is no club {club_id}")
     return club
+
+
+def edit_profile(
+    session: Session, club_id: int, now: datetime, *, name: str, contact_email: str, timezone: str
+) -> bool:
+    """The owner's edit of the club's profile (its name, the e-mail its documents go to, its timezone),
+    under the club's row lock: every problem at once and nothing written, else the profile saved.
+    False when it is so already (nothing written)."""
+    raise_problems(profile_problems(name, contact_email, timezone))
+    club = get_club(session, club_id, lock=True)
+    new = (name.strip(), contact_email.strip(), timezone)
+    if (club.name, club.contact_email, club.timezone) == new:
+        return False
+    club.name, club.contact_email, club.timezone = new
+    club.updated_at = now
+    session.flush()
+    return True
 
 
 def _act(

@@ -81,22 +81,28 @@ def prize_table_problems(lines: Sequence[str]) -> list[Problem]:
             )
         )
     for n, line in enumerate(lines, 1):
-        if not line.strip():
-            problems.append(Problem("mystery-prize-blank", "mystery prize %(n)s is blank", n=n))
-            continue
-        if len(line) > MAX_DESCRIPTION_CHARS:
-            problems.append(
-                Problem(
-                    "mystery-prize-too-long",
-                    "mystery prize %(n)s has %(count_line)s characters: at most %(max_description_chars)s",
-                    n=n,
-                    count_line=len(line),
-                    max_description_chars=MAX_DESCRIPTION_CHARS,
-                )
+        problems += mystery_prize_problem(n, line)
+    return problems
+
+
+def mystery_prize_problem(n: int, line: str) -> list[Problem]:
+    """The problems of mystery prize `n` alone (SP-11, SP-4): blank, too long, naming money."""
+    if not line.strip():
+        return [Problem("mystery-prize-blank", "mystery prize %(n)s is blank", n=n)]
+    problems: list[Problem] = []
+    if len(line) > MAX_DESCRIPTION_CHARS:
+        problems.append(
+            Problem(
+                "mystery-prize-too-long",
+                "mystery prize %(n)s has %(count_line)s characters: at most %(max_description_chars)s",
+                n=n,
+                count_line=len(line),
+                max_description_chars=MAX_DESCRIPTION_CHARS,
             )
-        found = money_problem(line, f"mystery prize {n}")
-        if found:
-            problems.append(found)
+        )
+    found = money_problem(line, f"mystery prize {n}")
+    if found:
+        problems.append(found)
     return problems
 
 

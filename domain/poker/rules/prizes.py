@@ -28,21 +28,28 @@ def prize_line_problems(lines: Sequence[str]) -> list[Problem]:
             )
         )
     for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            problems.append(Problem("prize-line-empty", "prize line %(n)s is empty", n=n))
-        elif len(line) > MAX_DESCRIPTION_CHARS:
-            problems.append(
-                Problem(
-                    "prize-line-too-long",
-                    "prize line %(n)s has %(count_line)s characters: at most %(max_description_chars)s are allowed",
-                    n=n,
-                    count_line=len(line),
-                    max_description_chars=MAX_DESCRIPTION_CHARS,
-                )
+        problems += prize_line_problem(n, line)
+    return problems
+
+
+def prize_line_problem(n: int, line: str) -> list[Problem]:
+    """The problems of prize line `n` alone (SP-4): empty, too long, naming money."""
+    problems: list[Problem] = []
+    if not line.strip():
+        problems.append(Problem("prize-line-empty", "prize line %(n)s is empty", n=n))
+    elif len(line) > MAX_DESCRIPTION_CHARS:
+        problems.append(
+            Problem(
+                "prize-line-too-long",
+                "prize line %(n)s has %(count_line)s characters: at most %(max_description_chars)s are allowed",
+                n=n,
+                count_line=len(line),
+                max_description_chars=MAX_DESCRIPTION_CHARS,
             )
-        found = money_problem(line, f"prize line {n}")
-        if found:
-            problems.append(found)
+        )
+    found = money_problem(line, f"prize line {n}")
+    if found:
+        problems.append(found)
     return problems
 
 

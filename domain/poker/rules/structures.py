@@ -103,6 +103,20 @@ def total_duration(levels: list[LevelSpec]) -> timedelta:
     return timedelta(seconds=sum(lv.duration_seconds for lv in levels))
 
 
+def levels_csv(levels: list[LevelSpec]) -> str:
+    """The level grid as the CSV `parse_levels` reads back (the columns of `COLUMNS`, whole minutes; a
+    break's blinds left empty): what a structure is exported as."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for lv in levels:
+        if lv.is_break:
+            writer.writerow(("", "", "", lv.duration_seconds // 60, "yes"))
+        else:
+            writer.writerow((lv.small_blind, lv.big_blind, lv.ante, lv.duration_seconds // 60, "no"))
+    return out.getvalue()
+
+
 def _whole(n: int, key: str, raw: object, out: list[Problem], *, blank_is_zero: bool) -> int:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         if blank_is_zero:

@@ -61,7 +61,14 @@ def get_tournament(session: Session, tournament_id: int, *, lock: str | None = N
 
 
 def _structure_problems(session: Session, club_id: int, structure_id: int) -> list[Problem]:
-    structure = session.get(Structure, structure_id)
+    """The structure is the club's; its row is read FOR SHARE, so an owner's edit of its levels
+    (`structures.edit_structure`, FOR UPDATE) and this tournament's use of it happen one after the other."""
+    structure = session.scalar(
+        select(Structure)
+        .where(Structure.id == structure_id)
+        .with_for_update(read=True)
+        .execution_options(populate_existing=True)
+    )
     if structure is None:
         return [Problem("structure-not-found", "no blind structure %(structure_id)s", structure_id=structure_id)]
     if structure.club_id != club_id:
@@ -103,6 +110,30 @@ def create_tournament(
     draws.commit(session, t.id, now)  # SP-13: the first draw's seed, published before any floor seed
     audit(session, "tournament-created", now, tournament_id=t.id)
     return t
+
+
+DEADLINES = ("late_reg_deadline", "reentry_deadline", "addon_deadline", "rebuy_until")
+
+
+def copied_settings(
+    session: Session, club_id: int, tournament_id: int, *, name: str, start: datetime
+) -> tuple[int, TournamentSettings]:
+    """Another tournament of the club as the settings of a new one: its structure and every setting,
+    the deadlines moved with the start (each as long after it as in the original). Another club's
+    tournament is the same NotFound as a missing one (AC-2)."""
+    source = get_tournament(session, tournament_id)
+    if source.club_id != club_id:
+        raise NotFound("tournament-not-found", "no tournament %(tournament_id)s", tournament_id=tournament_id)
+    values = {f: getattr(source, f) for f in SETTING_FIELDS} | {"name": name, "scheduled_start": start}
+    for field in DEADLINES:
+        if values[field] is not None:
+            try:
+                values[field] = start + (values[field] - source.scheduled_start)
+            except OverflowError:
+                raise DomainError(
+                    "time-out-of-range", "%(field)s would fall outside the calendar", field=field.replace("_", " ")
+                ) from None
+    return source.structure_id, TournamentSettings(**values)
 
 
 def edit_tournament(

@@ -156,3 +156,25 @@ class AuditRecord(Base):
     data: Mapped[dict] = mapped_column(JSONB, server_default="{}")
 
     __table_args__ = (Index("ix_audit_trail_club_id_at", "club_id", "at"),)
+
+
+class IdempotentAnswer(Base):
+    """The answer of a write sent with an `Idempotency-Key` (docs/api.md): the same caller sending the
+    same key again within 24 hours gets this answer again and nothing is done twice. Kept with the
+    change, in its transaction; `fingerprint` is the SHA-256 of the method, path and body."""
+
+    __tablename__ = "api_idempotency"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    caller: Mapped[str] = mapped_column(Text)  # `token:ID` or `account:ID`
+    key: Mapped[str] = mapped_column(Text)
+    fingerprint: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[int] = mapped_column(BigInteger)
+    answer: Mapped[dict | list | None] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = mapped_column(TZ)
+
+    __table_args__ = (
+        Index("uq_api_idempotency_caller_key", "caller", "key", unique=True),
+        Index("ix_api_idempotency_created_at", "created_at"),
+        CheckConstraint("length(key) BETWEEN 1 AND 255", name="key_length"),
+    )

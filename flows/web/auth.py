@@ -67,9 +67,9 @@ class Auth:
         return given is not None and hmac.compare_digest(given, self.csrf(caller.session_secret))
 
     def identify(self, session: Session, request: Request, now: datetime) -> Caller:
-        header = request.headers.get("authorization", "")
-        if header[:7].lower() == "bearer ":
-            actor = signin.token_actor(session, header[7:].strip(), now)
+        header = request.headers.get("authorization")
+        if header is not None:  # a credential given is the one judged: a bad one is no one, never the cookie
+            actor = signin.token_actor(session, header[7:].strip(), now) if header[:7].lower() == "bearer " else None
             return Caller(actor or ANONYMOUS)
         secret = self.secret_of(request.cookies.get(COOKIE))
         if secret is None:

@@ -10,13 +10,15 @@ servers, the platform)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -25,10 +27,11 @@ from domain.access.rules.policy import POLICY, SIGN_IN, Scope
 from domain.access.services.gate import Refused
 from domain.errors import DomainError
 from flows.web.api import account, club, desk, desk_floor, hooks, owner, play
-from flows.web.api.core import PROBLEM_JSON, Api, Problem, domain_error, error
+from flows.web.api.core import PROBLEM_JSON, Api, Problem, Replayed, domain_error, error
 from flows.web.api.edge import MAX_BODY, Http, TooLarge
 from flows.web.auth import Auth
 
+LOG = logging.getLogger("tourney.api")
 DESCRIPTION = (
     "The club's desk, the players' pages, game servers and integrations. Authenticate with a bearer token "
     "(`Authorization: Bearer tny_…`, made by the club's owner or the operator, narrowed to its scopes: "
@@ -103,12 +106,20 @@ def create_api(
         code = {404: "not-found"}.get(exc.status_code, "bad-request")
         return error(exc.status_code, code, str(exc.detail), headers=exc.headers)
 
+    @app.exception_handler(Replayed)
+    async def replayed(request, exc: Replayed):
+        headers = {"idempotent-replayed": "true"}
+        if exc.kept.status == 204:
+            return Response(status_code=204, headers=headers)
+        return JSONResponse(exc.kept.answer, status_code=exc.kept.status, headers=headers)
+
     @app.exception_handler(TooLarge)
     async def too_large(request, exc: TooLarge):
         return error(413, "too-large", f"The body is over {MAX_BODY // 1024} KiB.")
 
     @app.exception_handler(Exception)
     async def internal(request, exc: Exception):
+        LOG.error("%s %s failed", request.method, request.url.path, exc_info=exc)  # the path, never the query
         return error(500, "internal", "Something went wrong on our side.")
 
     app.openapi = partial(_openapi, app)

@@ -19,6 +19,7 @@ rule, 422 bad input (every problem), 429 too many sign-ins, 500 never with a tra
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -33,7 +34,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domain.access.rules.policy import POLICY, Actor, Rule, Scope, Target, may
-from domain.access.services import targets
+from domain.access.services import idempotency, targets
 from domain.access.services.gate import UNCHANGED, Refused, act
 from domain.clubs.tables import Club
 from domain.documents.services import locales
@@ -58,6 +59,7 @@ STATUS = {
     "wrong-password": 401,
     "link-expired": 410,
     "too-many-resets": 429,
+    "bad-idempotency-key": 422,
 }
 
 
@@ -204,6 +206,25 @@ def domain_error(exc: DomainError) -> JSONResponse:
     return error(status, exc.code, exc.message, problems, headers)
 
 
+class Replayed(Exception):
+    """A write's answer kept for its Idempotency-Key, answered again (`Api.run`)."""
+
+    def __init__(self, kept):
+        self.kept = kept
+
+
+def _asked(request: Request, actor: Actor) -> idempotency.Asked | None:
+    """A signed-in caller's write with an `Idempotency-Key`: who, the key, the request's fingerprint
+    (method, path, query and body, as the edge read it)."""
+    key = request.headers.get("idempotency-key")
+    if key is None or not actor.signed_in:
+        return None
+    caller = f"token:{actor.token_id}" if actor.token_id else f"account:{actor.account_id}"
+    body = getattr(request.state, "body", b"")
+    seen = b"\n".join([request.method.encode(), request.url.path.encode(), request.url.query.encode(), body])
+    return idempotency.Asked(caller, idempotency.checked(key), hashlib.sha256(seen).digest())
+
+
 class _Unwritten(Exception):
     """Rolls a read back (`Api.signed_in`)."""
 
@@ -248,6 +269,9 @@ class Api:
             caller = self.auth.identify(session, request, now)
             if rule.writes and not self.auth.csrf_ok(caller, request.headers.get(CSRF_HEADER)):
                 raise Refused("csrf", "This write carries no valid CSRF token: reload the page and try again.")
+            asked = _asked(request, caller.actor) if rule.writes else None
+            if asked is not None and (kept := idempotency.recall(session, asked, now)) is not None:
+                raise Replayed(kept)
             if code is not None:
                 self.throttle(request, caller, code)
             target, missing = locate(session)
@@ -257,6 +281,11 @@ class Api:
                 )
             except DomainError as exc:
                 raise self.in_clubs_language(exc, caller.actor, action, target, now) from None
+            if asked is not None:
+                status = 204 if result is UNCHANGED else request.scope["route"].status_code or 200
+                idempotency.keep(
+                    session, asked, idempotency.Kept(status, None if status == 204 else plain(result)), now
+                )
         if result is UNCHANGED:
             return Response(status_code=204)
         if rule.writes and target is not None and target.cup:
@@ -384,6 +413,14 @@ CSRF_PARAMETER = {
     "description": "the `csrf` of `POST /session`: required on a write signed in by the session cookie, "
     "not with a bearer token",
 }
+IDEMPOTENCY_PARAMETER = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x21-\\x7e]+$"},
+    "description": "any unique string (a UUID): the same key again within 24 hours gets the first answer "
+    "again (`Idempotent-Replayed: true`), nothing done twice; with another request, 409",
+}
 DESCRIBED = {
     204: "Nothing to change: it is so already (nothing written)",
     401: "Sign in first: no token or session, or one that ended (`sign-in`)",
@@ -452,7 +489,8 @@ class Operations:
         rule = POLICY[action]
         openapi_extra: dict[str, Any] = {"security": []} if rule.scope is Scope.PUBLIC else {}
         if rule.writes:
-            openapi_extra["parameters"] = [CSRF_PARAMETER]
+            kept = method == "POST" and rule.scope is not Scope.PUBLIC  # honoured for a signed-in caller
+            openapi_extra["parameters"] = [CSRF_PARAMETER] + ([IDEMPOTENCY_PARAMETER] if kept else [])
         responses: dict[int | str, Any] = {
             code: {"description": DESCRIBED[code]} for code in statuses(rule, path, errors)
         }

@@ -68,12 +68,14 @@ async def unclean(request: Request) -> list[dict]:
         problem = _bytes_problem(raw)
         if problem is not None:
             found.append({"type": "bad-text", "loc": (part, part), "msg": problem})
-    if int(request.headers.get("content-length") or 0) > MAX_BODY:
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        raise TooLarge
+    body = await request.body() if request.method == "POST" else b""
+    request.state.body = body  # the fingerprint of an Idempotency-Key (core._asked)
+    if len(body) > MAX_BODY:
         raise TooLarge
     if "json" in request.headers.get("content-type", ""):
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            raise TooLarge
         try:
             found += _walk(json.loads(body.decode("utf-8")), ("body",)) if body else []
         except UnicodeDecodeError:

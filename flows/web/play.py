@@ -113,10 +113,11 @@ class SignUp:
 
     allow: Callable[[str], bool]  # the address may sign up now (and is counted)
     deliver: Callable[[signup.Letter], None]
+    limits: object = None  # the throttle itself (`site.RateLimit`): its limit and wait for a 429's headers
 
 
 def sign_up_door(site: Site) -> SignUp:
-    return SignUp(site.signup_limits.allow, lambda letter: _deliver(site, letter))
+    return SignUp(site.signup_limits.allow, lambda letter: _deliver(site, letter), site.signup_limits)
 
 
 def sign_up_action(fields: dict[str, str]):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import math
 import re
 import time
 from collections import deque
@@ -75,6 +76,13 @@ class RateLimit:
     def __init__(self, limit: int = 10, window: float = 60.0, *, distinct: bool = True):
         self.limit, self.window, self.distinct = limit, window, distinct
         self.hits: dict[str, deque[tuple[float, str]]] = {}
+
+    def wait(self, client: str) -> int:
+        """Seconds until `client` may ask again (0: now): when its oldest hit in the window expires."""
+        hits = self.hits.get(client)
+        if not hits or len(hits) < self.limit:
+            return 0
+        return max(1, math.ceil(hits[0][0] + self.window - time.monotonic()))
 
     def allow(self, client: str, key: str = "") -> bool:
         now = time.monotonic()

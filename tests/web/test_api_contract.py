@@ -202,3 +202,28 @@ def test_ac_4_an_operator_cannot_block_their_own_account(http, committed, world)
     assert (own.status_code, own.json()["code"]) == (409, "cannot-block-self")
     after = _unchanged(committed)
     assert {t for t in before if before[t] != after[t]} <= {"account_tokens"}
+
+
+def _rate_limited(answer, limit: int | None) -> None:
+    assert answer.status_code == 429, answer.text
+    wait = int(answer.headers["retry-after"])
+    assert 1 <= wait <= 15 * 60
+    assert answer.headers["ratelimit-remaining"] == "0"
+    assert answer.headers["ratelimit-reset"] == str(wait)
+    assert answer.headers.get("ratelimit-limit") == (str(limit) if limit else None)
+
+
+def test_ac_4_every_429_says_when_to_try_again(http, world):
+    """AC-4 (throttles): a 429 carries `Retry-After` and `RateLimit-*` (the limit where it is one
+    number): join codes guessed (10 a minute here), sign-ups (10 per address in 15 minutes), wrong
+    passwords (5, then a wait)."""
+    player = world.headers("player")
+    answers = [http.get(f"/api/v1/pusoy/{code}AAAAA/me", headers=player) for code in "23456789ABC"]
+    assert [a.status_code for a in answers[:10]] == [404] * 10
+    _rate_limited(answers[10], 10)
+    for n in range(10):
+        http.post("/api/v1/signup", json={"email": "bad", "handle": f"h{n}", "name": "N N", "birth_date": "x"})
+    _rate_limited(http.post("/api/v1/signup", json={"email": "bad", "handle": "h", "name": "N", "birth_date": "x"}), 10)
+    wrong = {"email": world.emails["floor"], "password": "not the password"}
+    last = [http.post("/api/v1/session", json=wrong) for _ in range(6)][-1]
+    _rate_limited(last, None)

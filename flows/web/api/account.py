@@ -28,6 +28,8 @@ from flows.web.api.core import (
     anywhere,
     api_of,
     error,
+    rate_headers,
+    throttled,
 )
 from flows.web.auth import COOKIE, CSRF_HEADER
 from flows.web.play import sign_up_action
@@ -190,7 +192,7 @@ def sign_in(request: Request, body: SignInBody):
             agent=request.headers.get("user-agent"),
         )
     if done.secret is None:
-        headers = {"retry-after": str(done.retry_after_s)} if done.retry_after_s else None
+        headers = rate_headers(None, done.retry_after_s or 60) if STATUS.get(done.code) == 429 else None
         return error(STATUS.get(done.code, 401), done.code, done.message, headers=headers)
     response = JSONResponse({"csrf": api.auth.csrf(done.secret)})
     api.auth.set_cookie(response, done.secret)
@@ -268,7 +270,12 @@ def ask_reset(request: Request, body: ResetBody, background: BackgroundTasks) ->
     api = api_of(request)
     now = api.clock()
     if api.reset_limits is not None and not api.reset_limits.allow(_address(request)):
-        raise Refused("too-many-resets", "Too many resets asked for from here: try again later.")
+        raise throttled(
+            "too-many-resets",
+            "Too many resets asked for from here: try again later.",
+            api.reset_limits,
+            _address(request),
+        )
     with api.db() as session:
         caller = api.auth.identify(session, request, now)
         if not api.auth.csrf_ok(caller, request.headers.get(CSRF_HEADER)):
@@ -328,7 +335,7 @@ def change_password(request: Request, body: ChangePasswordBody):
                 agent=request.headers.get("user-agent"),
             )
     if refused is not None:  # committed: the miss counts for the throttle
-        headers = {"retry-after": str(refused.retry_after_s)} if refused.retry_after_s else None
+        headers = rate_headers(None, refused.retry_after_s or 60) if STATUS.get(refused.code) == 429 else None
         return error(STATUS.get(refused.code, 401), refused.code, refused.message, headers=headers)
     response = JSONResponse({"changed": True} | ({"csrf": api.auth.csrf(fresh)} if fresh else {}))
     if fresh:
@@ -354,8 +361,11 @@ def sign_up(request: Request, body: SignUpBody, background: BackgroundTasks) -> 
     password, a known one a password reset letter. At most 10 sign-ups per address in 15 minutes,
     counted with the page's (429 `too-many-sign-ups`)."""
     door = request.app.state.sign_up
-    if not door.allow(request.client.host if request.client else "?"):
-        raise Refused("too-many-sign-ups", "Too many sign-ups from your address: wait a quarter of an hour.")
+    address = request.client.host if request.client else "?"
+    if not door.allow(address):
+        raise throttled(
+            "too-many-sign-ups", "Too many sign-ups from your address: wait a quarter of an hour.", door.limits, address
+        )
     fields = {k: getattr(body, k).strip() for k in ("email", "handle", "name", "birth_date", "locale")}
     try:
         letter = api_of(request).run(request, "account.sign-up", anywhere, sign_up_action(fields), describe="sign-up")

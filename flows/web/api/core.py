@@ -195,6 +195,27 @@ def error(status: int, code: str, message: str, problems=(), headers=None) -> JS
     return JSONResponse(body, status_code=status, headers=headers, media_type=PROBLEM_JSON)
 
 
+class Throttled(Refused):
+    """A 429 of a throttle: how many asks its window allows and the seconds until the next one may."""
+
+    def __init__(self, code: str, message: str, *, limit: int, wait: int):
+        super().__init__(code, message)
+        self.limit, self.wait = limit, wait
+
+
+def throttled(code: str, message: str, limits, who: str) -> Throttled:
+    """The refusal of `limits` (a `site.RateLimit`) for `who`, with its figures."""
+    return Throttled(code, message, limit=limits.limit, wait=limits.wait(who) or int(limits.window))
+
+
+def rate_headers(limit: int | None, wait: int) -> dict[str, str]:
+    """A 429's headers: `Retry-After` and the IETF draft's `RateLimit-*` (none left, reset in `wait` s)."""
+    headers = {"retry-after": str(wait), "ratelimit-remaining": "0", "ratelimit-reset": str(wait)}
+    if limit is not None:
+        headers["ratelimit-limit"] = str(limit)
+    return headers
+
+
 def domain_error(exc: DomainError) -> JSONResponse:
     if isinstance(exc, NotFound):
         return error(404, exc.code, exc.message)
@@ -202,7 +223,7 @@ def domain_error(exc: DomainError) -> JSONResponse:
     problems = [{"code": p.code, "message": p.message} for p in exc.problems] if status == 409 else ()
     headers = {"www-authenticate": "Bearer"} if status == 401 else None
     if status == 429:
-        headers = {"retry-after": str(getattr(exc, "retry_after", None) or 60)}
+        headers = rate_headers(getattr(exc, "limit", None), getattr(exc, "wait", None) or 60)
     return error(status, exc.code, exc.message, problems, headers)
 
 
@@ -317,7 +338,9 @@ class Api:
             return
         who = f"account:{caller.actor.account_id}" if caller.actor.account_id else (request.client or ("?",))[0]
         if not self.code_limits.allow(who, code.upper()):
-            raise Refused("too-many-codes", "Too many join codes tried: wait a minute and try again.")
+            raise throttled(
+                "too-many-codes", "Too many join codes tried: wait a minute and try again.", self.code_limits, who
+            )
 
     def signed_in(self, request: Request) -> bool:
         """Whether the request's credential is good, read and rolled back: nothing written (not even a

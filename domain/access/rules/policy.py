@@ -115,6 +115,9 @@ POLICY: dict[str, Rule] = {
     "club.webhooks": _rule(Scope.CLUB, O, writes=False),
     "club.add-webhook": _rule(Scope.CLUB, O),
     "club.remove-webhook": _rule(Scope.CLUB, O),
+    "club.tokens": _rule(Scope.CLUB, O, writes=False),
+    "club.create-token": _rule(Scope.CLUB, O),
+    "club.revoke-token": _rule(Scope.CLUB, O),
     # the owner's console (flows/web/api/owner.py, docs/console.md): the profile, staff, structures, tournaments
     "club.profile": _rule(Scope.CLUB, O, writes=False),
     "club.edit-profile": _rule(Scope.CLUB, O),

@@ -296,10 +296,33 @@ def revoke_token(session: Session, token_id: int, now: datetime, *, account_id: 
     return token
 
 
-def tokens_of(session: Session, account_id: int | None = None) -> list[dict]:
+def _of_club(club_id: int):
+    """Tokens whose every scope is a role in this club: the club's own machines (its owner's to see)."""
+    return text(
+        "cardinality(account_tokens.scopes) > 0 AND NOT EXISTS"
+        " (SELECT FROM unnest(account_tokens.scopes) s WHERE s !~ ('^[a-z]+@' || :club_id || '$'))"
+    ).bindparams(club_id=str(club_id))
+
+
+def club_tokens(session: Session, club_id: int) -> list[dict]:
+    """The club's tokens (each scope a role in it), with their accounts; never a secret."""
+    return tokens_of(session, where=_of_club(club_id))
+
+
+def revoke_club_token(session: Session, club_id: int, token_id: int, now: datetime) -> Token:
+    """Revoke one of the club's tokens; another's is not found (AC-2); revoked already: refused."""
+    token = session.scalar(select(Token).where(Token.id == token_id, _of_club(club_id)).with_for_update())
+    if token is None:
+        raise NotFound("token-not-found", f"no token {token_id}")
+    return revoke_token(session, token.id, now)
+
+
+def tokens_of(session: Session, account_id: int | None = None, *, where=None) -> list[dict]:
     query = select(Token, Account.email).join(Account, Account.id == Token.account_id).order_by(Token.id)
     if account_id is not None:
         query = query.where(Token.account_id == account_id)
+    if where is not None:
+        query = query.where(where)
     return [
         {
             "id": t.id,

@@ -1,9 +1,11 @@
 """The sweeps, started when something is due: the active timekeeper (flows/jobs/timekeeper.py)
 calls `Sweeps.check` every `EVERY` seconds (10; `TOURNEY_SWEEPS_EVERY` in its environment).
 
-One query counts the work each job would pick up now (PENDING_WORK, domain/ops/services/status.py);
-a job with nothing due costs nothing more, makes no run and asks the Prefect API nothing. For a job
-with work due, its deployment's latest run that was due by now is read: when it is still live
+One transaction counts the work each job would pick up now (PENDING_WORK,
+domain/ops/services/status.py, in one query; `publish-results`' own `due_work`,
+domain/documents/services/publish.py, which counts a pending delivery only when SMTP_URL is set:
+without it the mail stays in the outbox and a run would have nothing to do); a job with nothing due
+costs nothing more, makes no run and asks the Prefect API nothing. For a job with work due, its deployment's latest run that was due by now is read: when it is still live
 (scheduled, pending, running) or was due less than the job's `when_due` ago, nothing is started (so
 work that stays due, a club the registry keeps refusing, is swept at most that often); else a run of
 the served deployment is started at once (`run_now`), named by what is due: `verify-clubs (2 due)`.
@@ -27,6 +29,12 @@ def wall_now() -> datetime:
     return datetime.now(UTC)
 
 
+def _smtp_configured() -> bool:
+    from flows import bootstrap
+
+    return bool(bootstrap.settings().smtp_url)
+
+
 @dataclass
 class Sweeps:
     """`check()` starts the run of every job whose work is due; `jobs` default: every job of
@@ -34,6 +42,7 @@ class Sweeps:
 
     jobs: Sequence = ()
     now: Callable[[], datetime] = wall_now
+    deliverable: Callable[[], bool] = _smtp_configured  # whether a delivery can be attempted now
     log: logging.Logger | logging.LoggerAdapter = field(default_factory=lambda: logging.getLogger("tourney.sweeps"))
 
     def __post_init__(self) -> None:
@@ -43,11 +52,18 @@ class Sweeps:
             self.jobs = tuple(j for j in JOBS if j.when_due)
 
     def due(self) -> dict[str, int]:
+        """Each job's work due now: one query for the jobs' counts, and `publish-results`' own (a
+        delivery is due only when it can be sent), in one transaction."""
+        from domain.documents.services.publish import due_work
         from domain.ops.services.status import due_counts
         from flows import bootstrap
 
+        names = [j.name for j in self.jobs]
         with bootstrap.unit_of_work() as session:
-            return due_counts(session, [j.name for j in self.jobs])
+            counts = due_counts(session, [n for n in names if n != "publish-results"])
+            if "publish-results" in names:
+                counts["publish-results"] = int(session.scalar(due_work(deliverable=self.deliverable())) or 0)
+        return {n: counts[n] for n in names if n in counts}
 
     def check(self) -> dict[str, str]:
         """Start a run of each job with work due and none live or recent; returns what was said of

@@ -134,3 +134,41 @@ def test_a_run_the_schedule_made_is_named_the_safety_net(prefect_api, committed)
     run_flow(verify_clubs, flow_run=run, parameters={})
     with get_client(sync_client=True) as client:
         assert client.read_flow_run(run.id).name == "verify-clubs safety net"
+
+
+def test_mail_that_cannot_be_sent_is_not_due_and_an_idle_platform_makes_no_run_for_it(
+    prefect_api, committed, monkeypatch
+):
+    """With SMTP_URL unset a pending delivery stays in the outbox until one is set
+    (docs/documents.md#delivery): nothing can be done for it, so it is not due, and 8 minutes of
+    the timekeeper's counts (every 10 s) start no `publish-results` run, where each minute started
+    one ("publish-results (2 due)") forever. Once SMTP_URL is set, the same mail is due."""
+    publish = job("publish-results")
+    deployment_id = deployment(replace(publish, interval=None)).apply()  # its safety net aside
+    with Session(committed) as s, s.begin():
+        for n, (state, attempt) in enumerate((("pending", None), ("failed", "now() - interval '1 minute'"))):
+            s.execute(
+                text(
+                    "INSERT INTO document_publications (source, tournament_id, tournament, club, folder, recipient,"
+                    f" state, attempts, next_attempt_at, created_at) VALUES ('poker', {9100 + n}, 'Friday', 'Pik',"
+                    f" 'pik/friday-{n}', 'floor@example.org', :state, :attempts, {attempt or 'NULL'}, now())"
+                ),
+                {"state": state, "attempts": int(attempt is not None)},
+            )
+    monkeypatch.delenv("SMTP_URL", raising=False)
+    with get_client(sync_client=True) as client:
+        _remove_waiting(client, deployment_id)
+        before = {r.id for r in _runs(client, deployment_id)}
+    start = datetime.now(UTC) + publish.when_due  # past the spacing after any earlier run of the session
+    clock = [start]
+    sweeps = Sweeps(jobs=[publish], now=lambda: clock[0])
+
+    assert sweeps.due() == {"publish-results": 0}
+    for second in range(0, 8 * 60, 10):
+        clock[0] = start + timedelta(seconds=second)
+        assert sweeps.check() == {}
+    with get_client(sync_client=True) as client:
+        assert {r.id for r in _runs(client, deployment_id)} == before
+
+    monkeypatch.setenv("SMTP_URL", "smtp://127.0.0.1:2")
+    assert sweeps.due() == {"publish-results": 2}

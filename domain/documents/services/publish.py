@@ -5,7 +5,8 @@ outbox (TOURNEY_HOME/outbox/<club>/<tournament>/) and in the database, and e-mai
 published once however often or concurrently the job runs. `send_next` sends the next due delivery
 with its row locked, in the caller's transaction (the job's loop gives each delivery its own): a
 concurrent sender skips it, a failure is recorded as retryable, and nothing is sent twice. The
-renderer and the mailer are ports (domain/documents/ports.py).
+renderer and the mailer are ports (domain/documents/ports.py). `due_work` counts what a run would
+do now, for the sweep that starts one when something is due (flows/jobs/sweeps.py).
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import Select, func, literal, or_, select
 from sqlalchemy.orm import Session
 
 from domain.documents.ports import DeliveryError, Mailer, Renderer
 from domain.documents.rules import signing
 from domain.documents.rules.model import Bundle, PokerSheet, SeasonSheet
 from domain.documents.services import records as service
+from domain.documents.services.sources import pending_seasons
+from domain.documents.services.sources.shared import unpublished
+from domain.documents.tables import DocumentPublication
+from domain.poker.tables.tournaments import Tournament as PokerTournament
 from domain.pusoy.tables import PusoyTournament
 from domain.webhooks.rules.endpoints import DOCUMENTS_READY
 from domain.webhooks.services.outbox import emit
@@ -140,6 +145,37 @@ def _ready_event(session: Session, bundle: Bundle, season, files: list[Rendered]
         "documents": [{"kind": f.kind, "filename": f.filename, "serial": f.serial} for f in files],
     }
     emit(session, DOCUMENTS_READY, now, club_id=bundle.club_id, organizer=organizer, payload=payload)
+
+
+def deliveries_due() -> Select:
+    """How many deliveries a sender would attempt now: `send_next`'s condition, at the database's now()."""
+    return (
+        select(func.count())
+        .select_from(DocumentPublication)
+        .where(
+            DocumentPublication.state.in_(("pending", "failed")),
+            or_(DocumentPublication.next_attempt_at.is_(None), DocumentPublication.next_attempt_at <= func.now()),
+        )
+    )
+
+
+def due_work(deliverable: bool) -> Select:
+    """What a `publish-results` run would do now, in one count: the finished poker and complete Pusoy
+    Dos tournaments not yet published, the seasons' standings after them (LG-3), and, only when
+    `deliverable` (a mailer is configured), the deliveries due. Without one a pending delivery cannot
+    be attempted: it stays in the outbox until SMTP_URL is set (docs/documents.md#delivery), so it is
+    no work due, and a run for it would do nothing, every minute."""
+    counts = [
+        select(func.count())
+        .select_from(PokerTournament)
+        .where(PokerTournament.status == "finished", unpublished("poker", PokerTournament.id)),
+        select(func.count())
+        .select_from(PusoyTournament)
+        .where(PusoyTournament.status == "complete", unpublished("pusoy", PusoyTournament.id)),
+        pending_seasons(),
+        *([deliveries_due()] if deliverable else []),
+    ]
+    return select(sum((c.scalar_subquery() for c in counts), literal(0)))
 
 
 def send_next(session: Session, outbox: Path, mailer: Mailer, now: datetime) -> dict | None:

@@ -8,6 +8,11 @@ deployment and the tags of what it is for (flows/tags.py), whichever process tri
   in Pending (a runner or worker only takes Scheduled runs), then this process runs the flow as that
   run; without the deployment (not served) it is a plain run of the flow, still tagged.
 
+Every run created for a tournament (or a club) is named by it, `publish-results poker-2`,
+`complete-rounds pusoy-3` (`named_for`, flows/tags.py), whichever of these made it or when a flow is
+called in this process under its tags (`scheduled_name`): the UI lists none of a tournament's runs
+under a name Prefect drew.
+
 When the Prefect API does not answer, neither starts anything: the job's sweep does the work later.
 """
 
@@ -22,6 +27,7 @@ from prefect.exceptions import ObjectNotFound
 from prefect.settings import PREFECT_API_URL
 from prefect.states import Pending
 
+from flows.tags import named_for
 from infra.prefect_server import healthy
 
 
@@ -34,10 +40,13 @@ def api_answers() -> bool:
 
 def run_now(name: str, idempotency_key: str, tags: Iterable[str] = (), run_name: str | None = None) -> str:
     """Start a run of the served deployment `name` at once (one run per idempotency key), tagged
-    with `tags` besides the deployment's and named `run_name` (else Prefect draws a name). When the
-    Prefect API or the deployment is not there, the job's own schedule does the work later."""
+    with `tags` besides the deployment's and named `run_name`, else by the tournament (or club) the
+    tags name (`<name> poker-2`), else Prefect draws a name. When the Prefect API or the deployment
+    is not there, the job's own schedule does the work later."""
     from prefect.deployments import run_deployment
 
+    tags = list(tags)
+    run_name = named_for(name, tags, run_name)
     if not api_answers():
         return f"{name} not started now (the Prefect API does not answer); its next scheduled run does it"
     try:
@@ -55,12 +64,13 @@ def run_now(name: str, idempotency_key: str, tags: Iterable[str] = (), run_name:
     return f"{name} run {run.name} started"
 
 
-def run_here(job: Flow, parameters: dict[str, Any], run_tags: Iterable[str]) -> Any:
-    """Run `job` in this process as a run of its deployment (same name as the flow), tagged; returns
-    the flow's result."""
+def run_here(job: Flow, parameters: dict[str, Any], run_tags: Iterable[str], run_name: str | None = None) -> Any:
+    """Run `job` in this process as a run of its deployment (same name as the flow), tagged and named
+    `run_name`, else by the tournament its tags name; returns the flow's result."""
     from prefect.flow_engine import run_flow
 
     run_tags = list(run_tags)
+    run_name = named_for(job.name, run_tags, run_name)
     with get_client(sync_client=True) as client:
         try:
             deployment = client.read_deployment_by_name(f"{job.name}/{job.name}")
@@ -68,17 +78,20 @@ def run_here(job: Flow, parameters: dict[str, Any], run_tags: Iterable[str]) -> 
             deployment = None
         if deployment is None:
             with tags(*run_tags):
-                return job(**parameters)
+                return (job.with_options(flow_run_name=run_name) if run_name else job)(**parameters)
         run = client.create_flow_run_from_deployment(
-            deployment.id, parameters=parameters, tags=run_tags, state=Pending()
+            deployment.id, parameters=parameters, tags=run_tags, state=Pending(), name=run_name
         )
     return run_flow(job, flow_run=run, parameters=parameters)
 
 
 def scheduled_name(job: str, label: str = "safety net") -> Callable[[], str]:
     """A job's `flow_run_name`: a run its deployment's schedule made is `<job> <label>` (`verify-clubs
-    safety net`, `status-report hourly`); any other run keeps the name it was given (`publish-results
-    poker-2`, `verify-clubs (1 due)`) or drew."""
+    safety net`, `status-report hourly`); a run created for a tournament (or club), its tags say,
+    is named by it when its name does not (`<job> poker-2`: a flow called in this process under the
+    tournament's tags, a run made without a name); a flow called in this process for nobody is
+    `<job>`; any other run keeps the name it was given (`publish-results poker-2`, `verify-clubs (1
+    due)`) or drew."""
 
     def name() -> str:
         from prefect.context import FlowRunContext
@@ -87,6 +100,9 @@ def scheduled_name(job: str, label: str = "safety net") -> Callable[[], str]:
         run = context.flow_run if context else None
         if run is None:
             return job
-        return f"{job} {label}" if run.auto_scheduled else run.name
+        if run.auto_scheduled:
+            return f"{job} {label}"
+        given = run.name if run.deployment_id is not None else None  # a flow called here has a drawn one
+        return named_for(job, run.tags or (), given) or given or job
 
     return name

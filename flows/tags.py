@@ -4,11 +4,15 @@
   get them as run tags, in-process flow calls run inside `prefect.tags(...)`.
 - Prefect gives a task run the tags of the `prefect.tags` context only, which a deployment's run does
   not enter: every flow runs its body inside `inherited()`, so its task runs carry the run's tags.
+- Every job's run also records where its process runs, as labels (`inherited`, flows/ops.py).
 - A sweep learns which tournaments it touched only by doing the work: it then adds their tags to its
-  own flow run (`tag_this_run`)."""
+  own flow run (`tag_this_run`).
+- A run created for a tournament is named by it too (`named_for`: `complete-rounds pusoy-3`), so the
+  UI never lists one of its runs under a name Prefect drew ("obedient-carp"); flows/runs.py."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -31,13 +35,45 @@ def of_pusoy(ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
         return pusoy_tags(session, ids)
 
 
+TOURNAMENT = "tournament:"
+CLUB = "club:"
+
+
+def subjects(run_tags: Iterable[str]) -> list[str]:
+    """Whom a run's tags say it is for: its tournaments (`poker-42`, `pusoy-3`), else its club
+    (`club-7`), else nobody."""
+    found = sorted({t.removeprefix(TOURNAMENT) for t in run_tags if t.startswith(TOURNAMENT)})
+    if not found:
+        found = sorted({"club-" + t.removeprefix(CLUB) for t in run_tags if t.startswith(CLUB)})
+    return found
+
+
+def names_them(name: str | None, whom: Iterable[str]) -> bool:
+    """Whether a run name names each of `whom` (as a word: `poker-1` is not named by `poker-12`)."""
+    return bool(name) and all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w])", name) for w in whom)
+
+
+def named_for(job: str, run_tags: Iterable[str], name: str | None = None) -> str | None:
+    """The readable name of a run of `job` created for what its tags name: `name` when it names it
+    already, else `<job> poker-42` (`<job> pusoy-3 pusoy-4`); `name` when the tags name nothing."""
+    whom = subjects(run_tags)
+    if not whom or names_them(name, whom):
+        return name
+    return f"{job} {' '.join(whom)}"
+
+
 def merged(by_tournament: dict[int, tuple[str, ...]]) -> list[str]:
     return sorted({t for found in by_tournament.values() for t in found})
 
 
 @contextmanager
 def inherited() -> Iterator[None]:
-    """This flow run's own tags (its deployment's and the ones it was created with) on its task runs."""
+    """This flow run's own tags (its deployment's and the ones it was created with) on its task runs;
+    and, first, where the run's process is, on the run (`label_process`: its worker is known alive
+    while it lives, and the run is never requeued meanwhile, flows/ops.py)."""
+    from flows.ops import label_process
+
+    label_process()
     with tags(*flow_run.tags):
         yield
 

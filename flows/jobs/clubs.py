@@ -130,4 +130,9 @@ def reverify_clubs(max_age_days: int | None = None, concurrency: int | None = No
 
 def trigger_verification(club_id: int, application_no: int) -> str:
     """Start a `verify-clubs` run at once (applying triggers it); else the 10-minute schedule checks it."""
-    return run_now("verify-clubs", f"club-{club_id}-application-{application_no}", tags=[f"club:{club_id}"])
+    return run_now(
+        "verify-clubs",
+        f"club-{club_id}-application-{application_no}",
+        tags=[f"club:{club_id}"],
+        run_name=f"verify-clubs club-{club_id} application {application_no}",
+    )

@@ -115,7 +115,8 @@ def complete_now(tournament_id: int) -> list[dict]:
     """`complete-rounds` for one tournament, run in this process as a run of its deployment, under the
     tournament's tags: what `tourney pusoy report` and the simulator do after a round's last game."""
     found = of_pusoy([tournament_id]).get(tournament_id, ())
-    return run_here(complete_rounds, {"tournament_id": tournament_id}, found)["completed"]
+    run = run_here(complete_rounds, {"tournament_id": tournament_id}, found, f"complete-rounds pusoy-{tournament_id}")
+    return run["completed"]
 
 
 def complete_at_event(tournament_id: int) -> list | str:

@@ -2,7 +2,10 @@
 
 One run is active (it holds the advisory lock, flows/jobs/timekeeper_loop.py), another waits as its
 standby; the active one makes sure a standby run exists (`ensure_runs`), and `tourney serve` starts
-the first two. The active one also starts the sweeps whose work is due (flows/jobs/sweeps.py). Cancel a run in the UI and the other takes over; start one with the deployment's Run.
+the first two, only on a machine whose `tourney serve` serves and is not stopping (`Serving`). The
+active one also starts the sweeps whose work is due (flows/jobs/sweeps.py) and requeues the runs
+whose worker is gone (flows/ops.py). Cancel a run in the UI and the other takes over; start one with
+the deployment's Run. Its log lines are named by its role when they are written (`RoleLog`).
 
 Each moment it handles becomes a task run of its flow run, named by job, tournament and instant
 (`advance-clocks poker-17 18:20:00 UTC`), tagged with the tournament's tags (kind:poker, club:<id>,
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -38,6 +42,7 @@ from prefect.client.schemas.filters import (
 )
 from prefect.client.schemas.objects import StateType
 from prefect.exceptions import ObjectNotFound
+from prefect.logging.loggers import PrefectLogAdapter
 from prefect.runtime import flow_run
 from prefect.states import Cancelled, Completed, Crashed, Failed, Running
 from sqlalchemy import text
@@ -62,6 +67,13 @@ GRACE = timedelta(minutes=2)  # a run this long Running is connected to the data
 POLLED = timedelta(seconds=60)  # a machine whose runner asked for runs this recently is alive
 PLACING = (7411800, 1)  # the advisory lock `ensure_runs` decides under (the timekeeper's own is (7411800, 0))
 GONE = "its process is gone: Running, but no connection of it to the database (killed, or its machine stopped)"
+# a serving `tourney serve` holds a connection named `tourney-serve pid <pid> machine <name>` (`Serving`):
+# which machines take timekeeper runs now, and which runner process serves each, on any machine
+SERVING_SQL = """
+SELECT DISTINCT substring(application_name FROM '^tourney-serve pid [0-9]+ machine (.+)$'),
+       substring(application_name FROM '^tourney-serve pid ([0-9]+) machine ')::int
+FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'tourney-serve pid % machine %'
+"""
 
 
 @task(name="moment")
@@ -219,6 +231,102 @@ def deployment_name(machine: str | None) -> str:
     return f"{NAME}-{machine}" if machine else NAME
 
 
+def machine_of(deployment: str) -> str | None:
+    """The machine whose timekeeper deployment this is (`timekeeper-alpha`: alpha), None for `timekeeper`."""
+    return deployment.removeprefix(f"{NAME}-") if deployment.startswith(f"{NAME}-") else None
+
+
+def serving_processes(engine) -> set[tuple[str, int]]:
+    """(machine, pid) of every `tourney serve` serving now and not stopping (`Serving`), on any machine."""
+    with engine.connect() as conn:
+        return {(name, pid) for name, pid in conn.execute(text(SERVING_SQL)) if name and pid}
+
+
+def serving_machines(engine) -> set[str]:
+    """The machines whose `tourney serve` serves now and is not stopping (`Serving`)."""
+    return {name for name, _ in serving_processes(engine)}
+
+
+class Serving:
+    """`tourney serve`'s mark that its machine takes timekeeper runs: a connection of its own named
+    `tourney-serve pid <pid> machine <name>`, held while it serves (made again when the database restarted),
+    ended the moment the runner starts stopping. `ensure_runs` places a run only on a machine that
+    holds its mark: a runner that is cancelling its runs (`tourney stop`) would never start a run
+    made then, and it would stay Late until the next start. Ending the mark takes the placing lock
+    first, so no placement is half-way; then the machine's runs not started yet (one made just before)
+    are cancelled. The session ends with the process too (killed: at once; its machine gone: within
+    about 10 s, by the keepalives)."""
+
+    def __init__(self, machine: str, url: str | None = None):
+        self.machine, self.url = machine, url or bootstrap.database_url()
+        self._conn = None
+
+    def hold(self) -> bool:
+        """Hold the mark (connect when not connected, else check the connection); whether it is held."""
+        import psycopg
+
+        from domain.store.leader import KEEPALIVE, SERVER_KEEPALIVE, conninfo
+
+        try:
+            if self._conn is None or self._conn.closed:
+                self._conn = psycopg.connect(
+                    conninfo(self.url),
+                    autocommit=True,
+                    application_name=f"tourney-serve pid {os.getpid()} machine {self.machine}"[:63],
+                    connect_timeout=5,
+                    tcp_user_timeout=10000,
+                    options=SERVER_KEEPALIVE,
+                    **KEEPALIVE,
+                )
+            else:
+                self._conn.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            self.release()
+            return False
+
+    def release(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:
+                pass
+
+    def end(self, engine, own: str) -> int:
+        """Stopping: end the mark under the placing lock, then cancel the runs of `own` (this machine's
+        deployment) not started yet; returns how many were cancelled."""
+        with engine.begin() as placing:
+            placing.execute(text("SELECT pg_advisory_xact_lock(:k1, :k2)"), {"k1": PLACING[0], "k2": PLACING[1]})
+            self.release()
+        return cancel_waiting(own, f"stopped: machine {self.machine}'s `tourney serve` stopped before it started")
+
+    def __enter__(self) -> Serving:
+        self.hold()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def cancel_waiting(own: str, why: str) -> int:
+    """Cancel the runs of the deployment `own` that were never started (Scheduled, Pending)."""
+    with get_client(sync_client=True) as client:
+        try:
+            mine = client.read_deployment_by_name(f"{NAME}/{own}")
+        except ObjectNotFound:
+            return 0
+        waiting = client.read_flow_runs(
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[mine.id])),
+            flow_run_filter=FlowRunFilter(
+                state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.SCHEDULED, StateType.PENDING]))
+            ),
+        )
+        for run in waiting:
+            client.set_flow_run_state(run.id, Cancelled(message=why), force=True)
+    return len(waiting)
+
+
 def ensure_runs(
     want: int = RUNS,
     grace: timedelta = GRACE,
@@ -229,11 +337,13 @@ def ensure_runs(
     """Keep exactly `want` runs of the timekeeper scheduled, pending or running across the machines
     (an active one and its standby): create the missing ones, cancel the extra ones; returns how many
     were created. No deployment `own` (this machine's) yet: nothing done, None; `stopping()` once the
-    lock is ours: nothing done, 0.
+    lock is ours, or no machine serving: nothing done, 0.
 
     Machines: every machine that serves the jobs serves a timekeeper deployment of its own
-    (`deployment_name`); one whose runner asked the API for runs (or that was registered) within
-    `polled` is alive, its live runs count. A new run goes to the alive machine with the fewest live
+    (`deployment_name`); one whose `tourney serve` holds its mark (`Serving`: it serves and is not
+    stopping) and whose runner asked the API for runs (or that was registered) within `polled` is
+    alive, its live runs count; a machine whose `tourney serve` is stopping gets no run, this one
+    neither (a run made there would never start). A new run goes to the alive machine with the fewest live
     runs (this machine's on a tie); an extra one is a standby (never the run holding the lock, one not
     started yet first) of the machine with the most; and when one alive machine has none while another
     has two, the standby of the crowded one is cancelled and a run is created on the empty one: the
@@ -257,11 +367,15 @@ def ensure_runs(
             if stopping():
                 return 0
             now = datetime.now(UTC)
-            places = {mine.id: mine}
+            serving = serving_machines(engine)
+            # `tourney deploy`'s `timekeeper` (workers) is always a place; a machine's, while it serves
+            places = {mine.id: mine} if machine_of(own) is None or machine_of(own) in serving else {}
             for d in client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[NAME]))):
                 seen = max(filter(None, (d.last_polled, d.updated)), default=None)
-                if d.name.startswith(f"{NAME}-") and seen is not None and now - seen < polled:
+                if machine_of(d.name) in serving and seen is not None and now - seen < polled:
                     places.setdefault(d.id, d)
+            if not places:
+                return 0
             live = client.read_flow_runs(
                 deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=list(places))),
                 flow_run_filter=FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=LIVE))),
@@ -337,7 +451,10 @@ def start_when_served(
     long enough for a run a dead process left Running to pass the grace, be marked Crashed and be
     replaced. Until the deployment `own` is registered (or while the API does not answer), every
     `first` seconds: the timekeeper starts as soon as its deployment exists. Never once `stopping()`
-    (the runner shutting down cancels this machine's runs: a run made then would be left Scheduled)."""
+    (the runner shutting down cancels this machine's runs: a run made then would be left Scheduled).
+    A machine's deployment (`timekeeper-<machine>`) also gets its mark (`Serving`) for as long as
+    the runner serves: from `stopping()` on, no run anywhere places one on this machine, and its
+    runs not started yet are cancelled."""
 
     def work() -> None:
         import time
@@ -350,16 +467,52 @@ def start_when_served(
                 registered = False
             time.sleep(every if registered else first)
 
+    def mark() -> None:  # the machine serves until its runner starts stopping
+        import time
+
+        checked = 0.0
+        while not stopping():
+            if time.monotonic() - checked >= 5:
+                serving.hold()
+                checked = time.monotonic()
+            time.sleep(0.1)
+        try:
+            serving.end(bootstrap.engine(), own)
+        except Exception:  # the database or the API is away: the mark ends with this process anyway
+            serving.release()
+
+    machine = machine_of(own)
+    if machine is not None:
+        serving = Serving(machine)
+        serving.hold()  # before the first placement: this machine takes runs
+        threading.Thread(target=mark, name="timekeeper-serving", daemon=True).start()
     thread = threading.Thread(target=work, name="timekeeper-start", daemon=True)
     thread.start()
     return thread
 
 
+class RoleLog(PrefectLogAdapter):
+    """The run's logger, each line named by the run's role when it is written: `Flow run 'timekeeper
+    (active)' - ...` on the console once it holds the lock, `(standby)` while it waits. Prefect's own
+    adapter keeps the name the run had when it started, which is `timekeeper (standby)` for every
+    run `ensure_runs` makes, so an active run's lines said standby."""
+
+    def __init__(self, base: logging.LoggerAdapter):
+        super().__init__(base.logger, dict(base.extra or {}))
+        self.keeper: Timekeeper | None = None
+
+    def process(self, msg, kwargs):
+        msg, kwargs = super().process(msg, kwargs)
+        kwargs["extra"]["flow_run_name"] = role_name(self.keeper.state if self.keeper else "starting")
+        return msg, kwargs
+
+
 @flow(name=NAME, log_prints=True)
 def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) -> dict:
     """Keep time until cancelled (or for `run_for_seconds`): active while holding the lock, else
-    standby. Every moment handled is a task run of this flow run."""
-    log = get_run_logger()
+    standby. Every moment handled is a task run of this flow run. While active it also keeps the
+    standby, starts the sweeps whose work is due and requeues the runs whose worker is gone."""
+    log = RoleLog(get_run_logger())
     reporter, events = Reporter(flow_run.id, log), Events(log)
 
     def handled(m: Moment) -> None:  # the event's work first, then its report
@@ -367,15 +520,18 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
         reporter.put(m)
 
     keeper = Timekeeper(on_moment=handled, poll=poll_seconds, log=log, name=connection_name(UUID(flow_run.id)))
+    log.keeper = keeper
     stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
     standby = threading.Thread(
         target=_keep_a_standby, args=(keeper, UUID(flow_run.id)), name="timekeeper-standby", daemon=True
     )
     sweeps = threading.Thread(target=_sweep_when_due, args=(keeper,), name="timekeeper-sweeps", daemon=True)
+    requeue = threading.Thread(target=_requeue_when_dead, args=(keeper,), name="timekeeper-requeue", daemon=True)
     if stop:
         stop.start()
     standby.start()
     sweeps.start()
+    requeue.start()
     try:
         keeper.run()
     finally:
@@ -433,6 +589,21 @@ def _sweep_when_due(keeper: Timekeeper, every: float | None = None) -> None:
             checker.check()
         except Exception as exc:  # the database or the API is away: checked again next time
             keeper.log.warning("could not check the sweeps' pending work: %s", exc)
+
+
+def _requeue_when_dead(keeper: Timekeeper, every: float | None = None) -> None:
+    """While active, every `REQUEUE_EVERY` seconds: requeue the runs whose worker is gone (flows/ops.py)."""
+    from flows import ops
+
+    while not keeper.stopping.wait(every or ops.REQUEUE_EVERY):
+        if keeper.state != "active":
+            continue
+        try:
+            for row in ops.requeue_dead_runs():
+                if row["requeued"]:
+                    keeper.log.warning("%s: %s, its worker is gone: requeued", row["run"], row["why"])
+        except Exception as exc:  # the database or the API is away: looked at again next time
+            keeper.log.warning("could not look for runs whose worker is gone: %s", exc)
 
 
 def _own_deployment() -> str:

@@ -129,9 +129,10 @@ class Timekeeper:
             try:
                 with Leader(self.url, LOCK, poker_due.CHANNEL, self.name) as leader:
                     self._become("standby")
-                    while not leader.try_acquire():
-                        if self.stopping.wait(self.poll):
-                            return
+                    while not self.stopping.is_set() and not leader.try_acquire():
+                        self.stopping.wait(self.poll)
+                    if self.stopping.is_set():  # stopped while standby: it never held the lock
+                        break
                     self._become("active")
                     self._keep_time(leader)
             except Exception as exc:  # the database went away (or worse): reconnect and catch up
@@ -152,9 +153,10 @@ class Timekeeper:
             pass
 
     def _become(self, state: str, why: str = "") -> None:
-        if state != self.state:
+        """Take the new state, then say so: a log that names the run by its role names it by this one."""
+        was, self.state = self.state, state
+        if state != was:
             self.log.info("timekeeper %s: %s%s", self.name, state, f" ({why})" if why else "")
-        self.state = state
 
     def _keep_time(self, leader: Leader) -> None:
         by_name = {j.name: j for j in self.jobs}

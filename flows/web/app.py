@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from flows import bootstrap
-from flows.web import accounts, certificates, desk, pages, play
+from flows.web import accounts, certificates, club, desk, pages, play
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 
@@ -50,6 +50,23 @@ ROUTES = (
     ("/account/tokens/{id}/revoke", accounts.revoke_token, ["POST"]),
     ("/desk", desk.today, ["GET"]),
     ("/desk/t/{id}", desk.tournament, ["GET"]),
+    ("/club", club.home, ["GET"]),
+    ("/club/{id}", club.console, ["GET"]),
+    ("/club/{id}/profile", club.profile, ["GET", "POST"]),
+    ("/club/{id}/staff", club.staff, ["GET"]),
+    ("/club/{id}/staff/invite", club.invite, ["POST"]),
+    ("/club/{id}/staff/{account}/roles", club.roles, ["POST"]),
+    ("/club/{id}/structures", club.structures_page, ["GET", "POST"]),
+    ("/club/{id}/structures/import", club.import_structure, ["POST"]),
+    ("/club/{id}/structures/{sid}", club.structure, ["GET", "POST"]),
+    ("/club/{id}/structures/{sid}/copy", club.copy_structure, ["POST"]),
+    ("/club/{id}/structures/{sid}/levels.csv", club.export_structure, ["GET"]),
+    ("/club/{id}/tournaments", club.tournaments_page, ["GET", "POST"]),
+    ("/club/{id}/tournaments/{tid}", club.tournament_page, ["GET", "POST"]),
+    ("/club/{id}/tournaments/{tid}/prizes", club.prizes, ["POST"]),
+    ("/club/{id}/tournaments/{tid}/mystery", club.mystery_table, ["POST"]),
+    ("/club/{id}/tournaments/{tid}/open", club.open_tournament, ["POST"]),
+    ("/club/{id}/tournaments/{tid}/cancel", club.cancel_tournament, ["POST"]),
     ("/signup", play.sign_up, ["GET", "POST"]),
     ("/play", play.play, ["GET"]),
     ("/play/join", play.join, ["POST"]),

@@ -88,9 +88,9 @@ def test_applying_starts_a_verify_clubs_run_of_the_deployment_once(prefect_api):
     assert deployment_id
     first = trigger_verification(41, 1)
     again = trigger_verification(41, 1)
-    assert first.startswith("verify-clubs run ") and first.endswith(" started")
+    assert first == "verify-clubs run verify-clubs club-41 application 1 started"  # named by what it is for
     assert again == first  # the same application never starts a second run
-    assert asyncio.run(run_names()) == [first.split()[2]]
+    assert asyncio.run(run_names()) == ["verify-clubs club-41 application 1"]
 
 
 def test_two_verify_clubs_runs_at_once_decide_each_application_once(prefect_api, committed, registry):

@@ -4,6 +4,7 @@ by `kind:poker` / `kind:pusoy` — sweeps, in-process runs and the timekeeper's 
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from prefect.client.orchestration import get_client
@@ -95,3 +96,52 @@ def test_a_round_completed_at_its_last_report_is_a_run_of_the_complete_rounds_de
     assert run.deployment_id == deployment_id
     assert set(run.tags) == {"tourney", "pusoy", *mine}
     assert run.state.is_completed()
+
+
+def test_every_run_created_for_a_tournament_is_named_by_it(prefect_api, committed, monkeypatch):
+    """No run a tournament's tags find has a name Prefect drew ("obedient-carp"): each way one is
+    made for a tournament names it — a run of a deployment started at once with or without a name
+    (the simulator's on the wall clock), the documents at a cup's champion, a round completed at its
+    last report with and without its deployment served, a job called in this process under its tags
+    (the simulator in virtual time)."""
+    from prefect import tags
+
+    from flows.deployments import deployment, job
+    from flows.jobs.documents import start_publishing
+    from flows.runs import run_now
+    from flows.tags import of_poker
+
+    def names_them(name: str, whom: list[str]) -> bool:  # `poker-1` as a word: not in `poker-12`
+        return all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w])", name) for w in whom)
+
+    monkeypatch.setenv("PREFECT_API_URL", PREFECT_API_URL.value())
+    with unit_of_work(committed) as s:
+        poker = tournament(s)
+        enter(s, poker)
+        clock_service.act(s, poker.id, "start", T0)
+        pid = poker.id
+        cups = []
+        for _ in range(2):
+            cup = filled(s, 8, games=2)
+            play(s, cup, 1, WORKED_EXAMPLE)
+            cups.append(cup.id)
+    poker_tags = of_poker([pid])[pid]
+    whose = {f"poker-{pid}": f"tournament:poker-{pid}", **{f"pusoy-{c}": f"tournament:pusoy-{c}" for c in cups}}
+    earlier = {label: tuple(runs_tagged(tag)) for label, tag in whose.items()}
+
+    assert [c["round"] for c in complete_at_event(cups[0])] == [1]  # no deployment: a run of the flow here
+    for name in ("complete-rounds", "advance-clocks", "publish-results"):
+        deployment(job(name)).apply()
+    assert [c["round"] for c in complete_at_event(cups[1])] == [1]  # a run of the deployment, here
+    assert start_publishing(cups[1], "pusoy").endswith("started")
+    assert run_now("advance-clocks", f"test-names-{pid}", poker_tags).endswith("started")  # no name given
+    with tags(*poker_tags):
+        advance_clocks(now=T0 + timedelta(minutes=21))
+
+    for label, tag in whose.items():
+        made = runs_tagged(tag, besides=earlier[label])
+        assert made, label
+        assert [r.name for r in made if not names_them(r.name, [label])] == [], label
+    assert {r.name for r in runs_tagged(whose[f"poker-{pid}"], besides=earlier[f"poker-{pid}"])} == {
+        f"advance-clocks poker-{pid}"
+    }

@@ -1,10 +1,10 @@
 """Scale-out on Prefect itself: the deployments of `tourney deploy` in a process work pool, served by
 two `prefect worker` processes on this machine against the test session's Prefect API.
 
-The requeue automations (flows/ops.py): `make test` proves them on runs a dead worker left behind,
-Pending (claimed, never started) and Running without a heartbeat, with windows of 10 s and no
-worker alive (a live worker's own claim must never outlast a window); `make soak` kills real
-workers, mid-run and between claiming a run and starting it, and the other worker runs the run."""
+The requeue of a run whose worker died (flows/ops.py, the active timekeeper's; here a thread does
+it, `requeuing`): `make test` proves it on runs born as a dead worker leaves them
+(tests/flows/test_requeue.py); `make soak` kills real workers, mid-run and between claiming a run
+and starting it, and the other worker runs the run."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,10 +26,9 @@ from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL
-from prefect.states import Pending, Running
 
 from flows.deployments import JOBS, Job, deployment
-from flows.ops import REQUEUE_AFTER, REQUEUE_PENDING_AFTER, ensure_pool, ensure_requeue_automation
+from flows.ops import REQUEUE_AFTER, REQUEUE_PENDING_AFTER, ensure_pool, ensure_requeue_automation, requeue_dead_runs
 from tests.flows.worker_jobs import hold, record
 from tests.support.cli import run as tourney
 
@@ -98,6 +99,25 @@ def workers(prefect_api, engine) -> Iterator[Callable[[str], Workers]]:
     yield make
     for w in made:
         w.stop()
+
+
+@contextmanager
+def requeuing(every: float = 2) -> Iterator[None]:
+    """What the active timekeeper does every 30 s, every `every` seconds: requeue the runs whose
+    worker is gone, with the windows recorded (`tourney deploy`'s)."""
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.wait(every):
+            requeue_dead_runs()
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(30)
 
 
 def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -176,8 +196,9 @@ def test_two_process_workers_run_every_due_run_once(workers, committed, tmp_path
 @pytest.mark.timeout(900)
 def test_the_run_of_a_worker_killed_while_running_it_is_retried_by_the_other_worker(workers, committed, tmp_path):
     """The worker running a job dies with its machine: after the requeue window (90 s without a
-    heartbeat) the automation requeues the run and the other worker runs it again. `make soak`: it
-    waits out the window; `make test` proves the same requeue on a run left Pending (below)."""
+    heartbeat, from the run and from its worker) the run is requeued and the other worker runs it
+    again. `make soak`: it waits out the window; `make test` proves the same requeue on runs born as
+    a dead worker leaves them (tests/flows/test_requeue.py)."""
     pool = "tourney-test"
     deployed_pool(pool)
     holds = tmp_path / "holds"
@@ -191,7 +212,8 @@ def test_the_run_of_a_worker_killed_while_running_it_is_retried_by_the_other_wor
     assert worker_pid in by_pid
     kill_together(worker_pid, run_pid)
     (holds / "release").touch()
-    wait_final(run.id, 240, "the run to be retried and finish", group.logs)
+    with requeuing():
+        wait_final(run.id, 360, "the run to be retried and finish", group.logs)
     [after] = read_runs([run.id])
     assert after.state.type.value == "COMPLETED"
     [done] = [p for p in holds.iterdir() if p.name.startswith("done.")]
@@ -200,48 +222,12 @@ def test_the_run_of_a_worker_killed_while_running_it_is_retried_by_the_other_wor
         assert "AwaitingRetry" in [s.name for s in client.read_flow_run_states(run.id)]
 
 
-def test_runs_a_dead_worker_left_pending_or_running_are_requeued_for_another_worker(prefect_api, tmp_path):
-    """Two runs as a worker that died leaves them: one claimed (Pending) whose process never started,
-    one Running whose process stopped sending heartbeats (born in that state through the API, as a
-    worker's claim and a flow's start make them). With windows of 10 s (Prefect's least) and no
-    worker alive, each automation puts its run back to Scheduled (`AwaitingRetry`), where any worker
-    of the pool picks it up, as the workers above pick up every due run. With real workers killed,
-    and the other worker running the run once: the soak tests around this one."""
-    pool = "tourney-test-requeue"
-    ensure_pool(pool, None)
-    job = Job("record-execution", record, "test", tags=("test",), concurrency=4)
-    deployment_id = deployment(job, module_path=True).apply(work_pool_name=pool)
-    ensure_requeue_automation(timedelta(seconds=10), pending_within=timedelta(seconds=10))
-    try:
-        with get_client(sync_client=True) as client:
-            left = {
-                made.name: client.create_flow_run_from_deployment(
-                    deployment_id, parameters={"marker_dir": str(tmp_path)}, state=made
-                ).id
-                for made in (Pending(), Running())
-            }
-        assert {r.id: r.state.name for r in read_runs(list(left.values()))} == {i: b for b, i in left.items()}
-        wait_until(
-            lambda: {r.state.name for r in read_runs(list(left.values()))} == {"AwaitingRetry"},
-            120,
-            "both runs to be requeued",
-        )
-    finally:  # the session's later tests: a live worker's claim and start are never taken for a death
-        ensure_requeue_automation(REQUEUE_AFTER, pending_within=REQUEUE_PENDING_AFTER)
-    why = {"Pending": "was claimed (Pending) and never started", "Running": "stopped sending heartbeats"}
-    with get_client(sync_client=True) as client:
-        for born, run_id in left.items():  # each requeued by its own automation
-            states = client.read_flow_run_states(run_id)
-            assert [(s.type.value, s.name) for s in states] == [(born.upper(), born), ("SCHEDULED", "AwaitingRetry")]
-            assert states[-1].message == f"it {why[born]}: its worker died; requeued for another worker"
-    assert list(tmp_path.iterdir()) == []  # neither ran
-
-
 @pytest.mark.soak
 @pytest.mark.timeout(900)
 def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_the_other_worker(workers, tmp_path):
     """The run's process waits (before the flow engine starts, so the run stays Pending) until the
-    test has killed the worker that claimed it; the automation requeues the run left Pending."""
+    test has killed the worker that claimed it; the run left Pending is requeued once its window has
+    passed and its worker's heartbeats have stopped (3 missed)."""
     pool = "tourney-test-pending"
     ensure_pool(pool, None)
     ensure_requeue_automation(timedelta(seconds=40), pending_within=timedelta(seconds=30))
@@ -270,7 +256,11 @@ def test_a_run_whose_worker_died_between_claiming_it_and_starting_it_is_run_by_t
     assert killed in started
     kill_together(killed, process)
     (marks / "go").touch()
-    wait_final(run.id, 420, "the run to be requeued and finish", group.logs)
+    try:
+        with requeuing():
+            wait_final(run.id, 420, "the run to be requeued and finish", group.logs)
+    finally:  # the session's later tests: the default windows
+        ensure_requeue_automation(REQUEUE_AFTER, pending_within=REQUEUE_PENDING_AFTER)
     assert read_runs([run.id])[0].state.type.value == "COMPLETED"
     assert [p.name.split(".")[0] for p in tmp_path.iterdir() if p.name.startswith(str(run.id))] == [str(run.id)]
     with get_client(sync_client=True) as client:

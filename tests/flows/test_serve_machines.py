@@ -1,8 +1,9 @@
 """`tourney serve` on two "machines" (two processes with their own TOURNEY_MACHINE and data folder)
 against the test session's Prefect API: each machine's timekeeper deployment holds one of the two
-runs (the standby is on the other machine than the active one), the requeue automations exist, an
-idle system makes no sweep run, a machine that dies leaves the lock to the other's standby, and a
-clean stop (`tourney stop`'s way) leaves no Crashed run."""
+runs (the standby is on the other machine than the active one), the requeue's windows are recorded
+and no Prefect automation requeues, an idle system makes no sweep run, a machine that dies leaves
+the lock to the other's standby, and a clean stop (`tourney stop`'s way) leaves no Crashed run and
+no run waiting for the next start."""
 
 from __future__ import annotations
 
@@ -15,15 +16,17 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from prefect.automations import Automation
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.objects import StateType
+from prefect.exceptions import ObjectNotFound
 from prefect.settings import PREFECT_API_URL
 
 from flows import bootstrap
 from flows.jobs.timekeeper import LIVE, deployment_name
 from flows.jobs.timekeeper_loop import active_run
-from flows.ops import AUTOMATION, AUTOMATION_PENDING
+from flows.ops import AUTOMATION, AUTOMATION_PENDING, REQUEUE_AFTER, REQUEUE_PENDING_AFTER, windows
 from infra import processes
 from infra.config import load_settings
 
@@ -88,10 +91,10 @@ def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clea
             per = _wait(placed)
             holder = active_run(bootstrap.engine())
             [active_machine] = [m for m, rs in per.items() if rs[0].id == holder]
-            assert [Automation.read(name=n).name for n in (AUTOMATION, AUTOMATION_PENDING)] == [
-                AUTOMATION,
-                AUTOMATION_PENDING,
-            ]
+            for old in (AUTOMATION, AUTOMATION_PENDING):  # the requeue is the active timekeeper's
+                with pytest.raises((ObjectNotFound, ValueError)):
+                    Automation.read(name=old)
+            assert windows(client) == (REQUEUE_AFTER, REQUEUE_PENDING_AFTER)
 
             time.sleep(3.5)  # more than two counts of the pending work (every second here) by the active run
             timekeepers = {client.read_deployment_by_name(f"timekeeper/{n}").id for n in names.values()}
@@ -125,3 +128,42 @@ def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clea
                     client.delete_deployment(client.read_deployment_by_name(f"timekeeper/{name}").id)
                 except Exception:
                     pass
+
+
+def test_a_clean_stop_leaves_no_timekeeper_run_waiting_for_the_next_start(prefect_api, committed):
+    """`tourney stop` on the one machine: its runner cancels both timekeeper runs, one after the other.
+    The standby takes the lock when the active run ends, and used to make a new standby at once, which
+    no runner would ever start: a run Late until the next `make run`. Now none is made, and every run
+    of the machine's deployment ends Cancelled (or Completed)."""
+    process, home = _serve("gamma")
+    name = deployment_name("gamma")
+    try:
+        with get_client(sync_client=True) as client:
+
+            def paired():
+                """both timekeeper runs of the machine Running, one of them holding the lock"""
+                try:
+                    mine = client.read_deployment_by_name(f"timekeeper/{name}").id
+                except Exception:
+                    return None
+                live = [r for r in client.read_flow_runs() if r.deployment_id == mine and r.state_type in LIVE]
+                running = len(live) == 2 and all(r.state_type == StateType.RUNNING for r in live)
+                return mine if running and active_run(bootstrap.engine()) in {r.id for r in live} else None
+
+            mine = _wait(paired)
+            said = processes.stop(replace(load_settings(), home=home), "serve")
+            assert said.startswith("serve: stopped") and "killed" not in said, said
+            time.sleep(3)  # what the API still had to hear from the stopped processes
+            runs = [r for r in client.read_flow_runs() if r.deployment_id == mine]
+            assert len(runs) >= 2 and {r.state_type for r in runs} <= {StateType.CANCELLED, StateType.COMPLETED}, [
+                (r.name, r.state_name, r.state.message) for r in runs
+            ]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+        with get_client(sync_client=True) as client:
+            try:
+                client.delete_deployment(client.read_deployment_by_name(f"timekeeper/{name}").id)
+            except Exception:
+                pass

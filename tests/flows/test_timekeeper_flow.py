@@ -150,18 +150,22 @@ def test_a_timekeeper_run_left_running_by_a_dead_process_is_marked_crashed_and_r
 def test_two_machines_placing_at_once_make_exactly_two_runs_one_on_each_and_extra_ones_are_cancelled(
     prefect_api, committed
 ):
-    """`ensure_runs` decides under an advisory lock: two machines (just registered, so alive) asking
-    at the same instant make two runs in all, one on each machine's deployment, not a pair each;
-    runs beyond the two (here three more on one machine) are cancelled, leaving one on each."""
+    """`ensure_runs` decides under an advisory lock: two machines (just registered, so alive, and
+    serving) asking at the same instant make two runs in all, one on each machine's deployment, not a
+    pair each; runs beyond the two (here three more on one machine) are cancelled, leaving one on each."""
     import threading
+    from contextlib import ExitStack
 
     from prefect.client.schemas.objects import StateType
 
     from flows.deployments import deployment
-    from flows.jobs.timekeeper import LIVE, deployment_name, ensure_runs
+    from flows.jobs.timekeeper import LIVE, Serving, deployment_name, ensure_runs
 
     machines = ("placing-a", "placing-b")
     ids = {m: deployment(job("timekeeper"), machine=m).apply() for m in machines}
+    marks = ExitStack()
+    for m in machines:  # each machine's `tourney serve` holds its mark while it serves
+        marks.enter_context(Serving(m))
     gate = threading.Barrier(len(machines))
     made: dict[str, int] = {}
 
@@ -197,6 +201,82 @@ def test_two_machines_placing_at_once_make_exactly_two_runs_one_on_each_and_extr
             and [(r.state_type, r.state.message.split(":")[0]) for r in ended] == [(StateType.CANCELLED, "extra")] * 3
         )
     finally:
+        marks.close()
         with get_client(sync_client=True) as client:
             for d in ids.values():
                 client.delete_deployment(d)
+
+
+def test_the_active_runs_log_lines_say_active_and_the_standbys_say_standby(prefect_api, committed):
+    """Two runs at once, as `tourney serve` keeps them: each of their lines (on the console `Flow run
+    'timekeeper (active)' - ...`) names the role the run has when it writes it, not the name it had
+    when it started: the active run's say active from the line that says it took the lock."""
+    import logging
+    import threading
+
+    from prefect.logging.formatters import PrefectFormatter
+
+    console = PrefectFormatter(format="%(message)s", flow_run_fmt="Flow run %(flow_run_name)r - %(message)s")
+    lines: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.filename in ("timekeeper.py", "timekeeper_loop.py", "sweeps.py"):
+                lines.append(record)
+
+    handler, logger = Keep(), logging.getLogger("prefect.flow_runs")
+    logger.addHandler(handler)
+    try:
+        runs = [threading.Thread(target=timekeeper, kwargs={"run_for_seconds": 5, "poll_seconds": 0.2}) for _ in "ab"]
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join(60)
+    finally:
+        logger.removeHandler(handler)
+    by_run: dict[str, list[str]] = {}
+    for record in lines:
+        by_run.setdefault(record.flow_run_id, []).append(console.format(record))
+    [active] = [said for said in by_run.values() if any(line.endswith(": active") for line in said)]
+    [standby] = [said for said in by_run.values() if said is not active]
+    took = next(i for i, line in enumerate(active) if line.endswith(": active"))
+    assert active[took].startswith("Flow run 'timekeeper (active)' - timekeeper tourney-timekeeper pid ")
+    assert all(line.startswith("Flow run 'timekeeper (active)' - ") for line in active[took:-1]), active
+    assert active[-1].startswith("Flow run 'timekeeper (stopped)' - ") and active[-1].endswith(": stopped")
+    assert all(line.startswith("Flow run 'timekeeper (standby)' - ") for line in standby[:-1]), standby
+    assert standby[0].endswith(": standby") and standby[-1].endswith(": stopped")
+
+
+def test_a_machine_whose_serve_is_stopping_gets_no_timekeeper_run_and_its_waiting_runs_are_cancelled(
+    prefect_api, committed
+):
+    """`tourney stop`: the runner cancels the machine's two runs one after the other; when the active
+    one goes first, the standby takes the lock and, as the active run, sees one run missing. The
+    runner would never start a run made now (it stays Late until the next start), so from the moment
+    the runner starts stopping its machine takes none: the mark ends (`Serving.end`), the runs not
+    started yet are cancelled, and a placement (the new active run's, or another machine's) makes
+    none there."""
+    from prefect.client.schemas.objects import StateType
+
+    from flows.deployments import deployment
+    from flows.jobs.timekeeper import LIVE, Serving, deployment_name, ensure_runs
+
+    own = deployment_name("stopping-a")
+    deployment_id = deployment(job("timekeeper"), machine="stopping-a").apply()
+
+    def runs():
+        with get_client(sync_client=True) as client:
+            return [r for r in client.read_flow_runs() if r.deployment_id == deployment_id]
+
+    serving = Serving("stopping-a")
+    try:
+        assert serving.hold()
+        assert ensure_runs(2, own=own) == 2  # serving: the pair is made there
+        assert serving.end(bootstrap.engine(), own) == 2  # stopping: neither was started, both cancelled
+        assert ensure_runs(2, own=own) == 0  # the new active run's look: no run on a stopping machine
+        assert [r for r in runs() if r.state_type in LIVE] == []
+        assert {(r.state_type, r.state.message.split(":")[0]) for r in runs()} == {(StateType.CANCELLED, "stopped")}
+    finally:
+        serving.release()
+        with get_client(sync_client=True) as client:
+            client.delete_deployment(deployment_id)

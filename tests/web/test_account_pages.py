@@ -254,10 +254,10 @@ def test_ac_5_my_data_download_holds_my_full_name_and_handle_and_no_password_has
 EVERYONE = ("operator", "owner", "floor", "cashier", "owner_b", "both", "player")
 HOMES = {  # issue 39: the first of operator, owner, floor or cashier, player decides
     "operator": "/account",  # no operator's page on the web yet: the console is the command line
-    "owner": "/desk",  # until the owner's console brings /club
+    "owner": "/club",  # the owner's console (issue 39)
     "floor": "/desk",
     "cashier": "/desk",
-    "owner_b": "/desk",
+    "owner_b": "/club",
     "both": "/desk",  # floor of A, cashier of B
     "player": "/play",
 }
@@ -282,7 +282,7 @@ def _header(page: str) -> list[str]:
 
 
 def test_ac_1_each_role_lands_at_its_home_after_signing_in_and_a_next_path_of_this_site_wins(web, everyone, committed):
-    """Issue 39: floor and cashier at the desk, the owner at the desk until /club exists, a player at
+    """Issue 39: floor and cashier at the desk, the owner at the owner's console /club, a player at
     /play, the operator at /account; several roles: the first of operator, owner, floor or cashier,
     player. A `next` of this site wins; another site's never (no open redirect)."""
     w = everyone

@@ -390,7 +390,7 @@ def test_sp_3_5_the_owner_creates_imports_exports_edits_and_copies_structures(ht
         409,
         ["structure-in-use"],
     )
-    assert f"tournament {world.tournament_a}" in r.json()["detail"]
+    assert f"использует турнир {world.tournament_a} " in r.json()["detail"]  # in the club's language
     shown = _call(http, world, "owner", "GET", f"/clubs/{c}/structures/{used[0]['id']}").json()
     assert shown["used_by"] == [{"id": world.tournament_a, "name": shown["used_by"][0]["name"], "status": "running"}]
 
@@ -517,7 +517,7 @@ def test_sp_1_13_the_owner_creates_edits_prizes_opens_and_cancels_a_tournament(h
         (2, "money-wording"),
         (3, "prize-line-empty"),
     ]
-    assert checked.json()["problems"][0]["message"].startswith("prize line 2 names money: 'р' after an amount")
+    assert checked.json()["problems"][0]["message"].startswith("prize line 2 называет деньги: 'р'")
     mystery_check = _call(
         http, world, "owner", "POST", f"/clubs/{c}/prize-checks", {"lines": ["Худи", "cash"], "kind": "mystery"}
     )

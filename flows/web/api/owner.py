@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from fastapi import BackgroundTasks
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,6 +43,7 @@ from domain.poker.services import tournaments as tournament_service
 from domain.poker.tables.tournaments import Tournament
 from domain.series.rules.templates import poker_settings
 from domain.series.tables import Series
+from flows.web import refusals
 from flows.web.api.core import ID_MAX, Id, Op, Operations, Strict, club_of, tournament_of
 
 ops = Operations("owner")
@@ -784,13 +786,12 @@ def status_use(tournament_id: int, action: Literal["open", "cancel"]) -> Do:
     return do
 
 
-def checked_lines(lines: list[str], kind: str) -> dict:
-    """SP-4 and the lines' limits, each problem with its line: what the page shows as one types."""
+def checked_lines(lines: list[str], kind: str, said: Callable[[Problem], str] = lambda p: p.message) -> dict:
+    """SP-4 and the lines' limits, each problem with its line (`said`: in the club's language): what the
+    page shows as one types."""
     cleaned = [line.strip() for line in lines]
     one = prize_line_problem if kind == "prizes" else mystery_rules.mystery_prize_problem
-    found = [
-        {"line": n, "code": p.code, "message": p.message} for n, line in enumerate(cleaned, 1) for p in one(n, line)
-    ]
+    found = [{"line": n, "code": p.code, "message": said(p)} for n, line in enumerate(cleaned, 1) for p in one(n, line)]
     limit = MAX_LINES if kind == "prizes" else mystery_rules.MAX_PRIZES
     if len(cleaned) > limit:
         code = "prizes-too-many-lines" if kind == "prizes" else "mystery-prizes-too-many"
@@ -866,9 +867,13 @@ def club_edit_tournament(op: Op, tournament_id: Id, body: EditBody):
 def club_check_prizes(op: Op, club_id: Id, body: CheckBody):
     """Check prize lines or mystery prizes without saving them (SP-4: no money; limits), each problem
     with its line: what the console shows as one types. Writes nothing."""
-    return op.run(
-        club_of(club_id), lambda s, actor, now: checked_lines(body.lines, body.kind), describe=f"club {club_id}"
-    )
+
+    def do(s, actor, now):
+        zone = ZoneInfo(club_service.get_club(s, club_id).timezone)
+        locale = locales.club_locale(s, club_id)
+        return checked_lines(body.lines, body.kind, lambda p: refusals.said(p, locale, zone, now))
+
+    return op.run(club_of(club_id), do, describe=f"club {club_id}")
 
 
 @ops.post("/tournaments/{tournament_id}/prizes", "club.set-prizes", response=TournamentSettingsView, unchanged=True)

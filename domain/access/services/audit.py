@@ -10,6 +10,7 @@ read back from the players' table, which forgetting clears (AC-5)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -130,15 +131,43 @@ def _people(session: Session) -> set[marks.Person]:
     return session.info.get(PEOPLE, set())
 
 
+@dataclass(frozen=True)
+class Filter:
+    """Which changes of a trail to read: by whom (part of the actor's label: an e-mail, `token 12`), which
+    action, about which tournament, from `since` (included) to `until` (excluded)."""
+
+    actor: str | None = None
+    action: str | None = None
+    tournament_id: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
 def trail(
-    session: Session, club_id: int | None, *, before_id: int | None = None, limit: int = TRAIL_PAGE
+    session: Session,
+    club_id: int | None,
+    *,
+    before_id: int | None = None,
+    limit: int = TRAIL_PAGE,
+    only: Filter = Filter(),
 ) -> list[dict]:
     """The newest changes first (of one club, or all of them for `club_id=None`), a page at a time."""
-    query = select(AuditRecord).order_by(AuditRecord.id.desc()).limit(min(limit, TRAIL_PAGE))
+    query = select(AuditRecord).order_by(AuditRecord.id.desc()).limit(min(limit, TRAIL_PAGE + 1))
     if club_id is not None:
         query = query.where(AuditRecord.club_id == club_id)
     if before_id is not None:
         query = query.where(AuditRecord.id < before_id)
+    if only.actor:
+        query = query.where(AuditRecord.actor_label.icontains(only.actor, autoescape=True))
+    if only.action:
+        query = query.where(AuditRecord.action == only.action)
+    if only.tournament_id is not None:  # the target names it first: "tournament 12 …"
+        named = f"tournament {only.tournament_id}"
+        query = query.where((AuditRecord.target == named) | AuditRecord.target.startswith(f"{named} ", autoescape=True))
+    if only.since is not None:
+        query = query.where(AuditRecord.at >= only.since)
+    if only.until is not None:
+        query = query.where(AuditRecord.at < only.until)
     return _rows(session, query)
 
 

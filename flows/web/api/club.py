@@ -5,8 +5,9 @@ its audit row (AC-3): 204 where it is so already, 409 where refusing says more."
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
 
 from fastapi import Path, Query
 from pydantic import BaseModel, Field
@@ -15,6 +16,7 @@ from domain.access.rules.policy import CLUB_ROLES
 from domain.access.services import accounts, audit
 from domain.access.services.gate import UNCHANGED
 from domain.access.tables import Account
+from domain.clubs.services.clubs import get_club
 from domain.errors import DomainError, NotFound
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services import clock as clock_service
@@ -22,11 +24,14 @@ from domain.poker.services import desk, entries, fees, listings, players, result
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import tournaments as tournament_service
 from flows.web.api.core import (
-    BIGINT,
+    ID_MAX,
+    PAGED,
     ClockBody,
+    Cursor,
     GrantBody,
     Id,
     KnockoutBody,
+    Limit,
     Op,
     Operations,
     PlayerBody,
@@ -34,6 +39,7 @@ from flows.web.api.core import (
     SeedBody,
     SettleBody,
     club_of,
+    decode_cursor,
     settlement_of,
     tournament_of,
 )
@@ -259,28 +265,86 @@ def _by(actor) -> str:
 # -- the club ----------------------------------------------------------------------------------------
 
 
-@ops.get("/clubs/{club_id}/tournaments", "club.tournaments", response=list[TournamentRow], tags=CLUB)
-def club_tournaments(op: Op, club_id: Id):
-    """The club's tournaments, by their scheduled start (the earliest first)."""
+Status = Literal["draft", "registration_open", "running", "finished", "cancelled"]
+
+
+@ops.get(
+    "/clubs/{club_id}/tournaments",
+    "club.tournaments",
+    response=list[TournamentRow],
+    tags=CLUB,
+    responses={200: {"description": "a page of the club's tournaments", "headers": PAGED}},
+)
+def club_tournaments(
+    op: Op,
+    club_id: Id,
+    status: Annotated[Status | None, Query(description="only those in this status")] = None,
+    date_from: Annotated[date | None, Query(description="starting on this day or later (the club's calendar)")] = None,
+    date_to: Annotated[date | None, Query(description="starting on this day or earlier (the club's calendar)")] = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+):
+    """The club's tournaments, by their scheduled start (the earliest first), a page at a time."""
+
+    def do(s, actor, now):
+        zone = ZoneInfo(get_club(s, club_id).timezone)
+        rows = tournament_service.list_tournaments(s, club_id=club_id, status=status)
+        day = lambda r: r["scheduled_start"].astimezone(zone).date()  # noqa: E731
+        rows = [
+            r for r in rows if (date_from is None or day(r) >= date_from) and (date_to is None or day(r) <= date_to)
+        ]
+        return op.page(rows, lambda r: (r["scheduled_start"], r["id"]), limit, cursor)
+
+    return op.run(club_of(club_id), do, describe=f"club {club_id}")
+
+
+@ops.get(
+    "/clubs/{club_id}/audit",
+    "club.audit",
+    response=list[AuditRow],
+    tags=CLUB,
+    responses={200: {"description": "a page of the club's trail", "headers": PAGED}},
+)
+def club_audit(
+    op: Op,
+    club_id: Id,
+    actor: Annotated[str | None, Query(max_length=254, description="who: part of an e-mail or a token's name")] = None,
+    action: Annotated[str | None, Query(max_length=60, description="what: an operation, `poker.knock-out`")] = None,
+    tournament: Annotated[int | None, Query(ge=1, le=ID_MAX, description="about which tournament")] = None,
+    since: Annotated[datetime | None, Query(description="from this instant (included)")] = None,
+    until: Annotated[datetime | None, Query(description="to this instant (excluded)")] = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+):
+    """The club's audit trail (AC-3), newest first, a page at a time, narrowed by who, what, which
+    tournament and when."""
+    only = audit.Filter(actor, action, tournament, since, until)
+
+    def do(s, actor_, now):
+        after = decode_cursor(cursor)
+        before = -after[0] if after and isinstance(after[0], int) else None
+        rows = audit.trail(s, club_id, before_id=before, limit=limit + 1, only=only)
+        return op.page(rows, lambda r: (-r["id"],), limit, cursor)
+
+    return op.run(club_of(club_id), do, describe=f"club {club_id}")
+
+
+@ops.get(
+    "/clubs/{club_id}/staff",
+    "club.staff",
+    response=list[StaffMember],
+    tags=CLUB,
+    responses={200: {"description": "a page of the club's staff", "headers": PAGED}},
+)
+def club_staff(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
+    """The club's staff and their roles, by e-mail, a page at a time."""
     return op.run(
         club_of(club_id),
-        lambda s, actor, now: tournament_service.list_tournaments(s, club_id=club_id),
+        lambda s, actor, now: op.page(
+            accounts.listing(s, club_id), lambda r: (r["email"].lower(), r["id"]), limit, cursor
+        ),
         describe=f"club {club_id}",
     )
-
-
-@ops.get("/clubs/{club_id}/audit", "club.audit", response=list[AuditRow], tags=CLUB)
-def club_audit(op: Op, club_id: Id, before: Annotated[int | None, Query(ge=1, le=BIGINT)] = None):
-    """The club's audit trail, newest first, 200 at a time (`before`: the oldest id of the last page)."""
-    return op.run(
-        club_of(club_id), lambda s, actor, now: audit.trail(s, club_id, before_id=before), describe=f"club {club_id}"
-    )
-
-
-@ops.get("/clubs/{club_id}/staff", "club.staff", response=list[StaffMember], tags=CLUB)
-def club_staff(op: Op, club_id: Id):
-    """The club's staff and their roles."""
-    return op.run(club_of(club_id), lambda s, actor, now: accounts.listing(s, club_id), describe=f"club {club_id}")
 
 
 @ops.post("/clubs/{club_id}/staff", "club.grant", response=StaffRole, unchanged=True, tags=CLUB)
@@ -316,12 +380,21 @@ def club_revoke(op: Op, club_id: Id, account_id: Id, role: ClubRole):
 # -- a tournament ------------------------------------------------------------------------------------
 
 
-@ops.get("/tournaments/{tournament_id}/entries", "poker.entries", response=list[EntryRow], tags=FLOOR)
-def tournament_entries(op: Op, tournament_id: Id):
-    """Every registration with the player's full name (staff of the club see it, AC-5), seat, state, owed."""
+@ops.get(
+    "/tournaments/{tournament_id}/entries",
+    "poker.entries",
+    response=list[EntryRow],
+    tags=FLOOR,
+    responses={200: {"description": "a page of the registrations", "headers": PAGED}},
+)
+def tournament_entries(op: Op, tournament_id: Id, limit: Limit = 200, cursor: Cursor = None):
+    """Every registration with the player's full name (staff of the club see it, AC-5), seat, state, owed,
+    in the order of registration, a page at a time."""
     return op.run(
         tournament_of(tournament_id),
-        lambda s, actor, now: listings.entries(s, tournament_id),
+        lambda s, actor, now: op.page(
+            listings.entries(s, tournament_id), lambda r: (r["registered_at"], r["player_id"]), limit, cursor
+        ),
         describe=f"tournament {tournament_id}",
     )
 
@@ -465,12 +538,19 @@ def finish(op: Op, tournament_id: Id):
     return out | {"documents": start_publishing(tournament_id)}
 
 
-@ops.get("/tournaments/{tournament_id}/debts", "poker.debts", response=list[DebtRow], tags=CASHIER)
-def debts(op: Op, tournament_id: Id):
-    """Every player owing fees, with the total and the fees it is made of (minor units)."""
+@ops.get(
+    "/tournaments/{tournament_id}/debts",
+    "poker.debts",
+    response=list[DebtRow],
+    tags=CASHIER,
+    responses={200: {"description": "a page of the debts", "headers": PAGED}},
+)
+def debts(op: Op, tournament_id: Id, limit: Limit = 200, cursor: Cursor = None):
+    """Every player owing fees, with the total and the fees it is made of (minor units), by player, a page
+    at a time."""
     return op.run(
         tournament_of(tournament_id),
-        lambda s, actor, now: fees.debts(s, tournament_id),
+        lambda s, actor, now: op.page(fees.debts(s, tournament_id), lambda r: (r["player_id"],), limit, cursor),
         describe=f"tournament {tournament_id}",
     )
 

@@ -19,13 +19,15 @@ rule, 422 bad input (every problem), 429 too many sign-ins, 500 never with a tra
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Depends, Path, Request, Response, Security
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyCookie, HTTPBearer
@@ -60,6 +62,7 @@ STATUS = {
     "link-expired": 410,
     "too-many-resets": 429,
     "bad-idempotency-key": 422,
+    "bad-cursor": 422,
 }
 
 
@@ -554,10 +557,26 @@ class Operation:
     names it again. `run` is the one path (`Api.run`): the caller, the CSRF check, the policy, the use
     case, the audit row and the refusal's language, in one transaction."""
 
-    def __init__(self, request: Request):
-        self.request = request
+    def __init__(self, request: Request, response: Response):
+        self.request, self.response = request, response
         self.api: Api = request.app.state.api
         self.action: str = request.scope["route"].operation_id
+
+    def page(self, items: list[dict], key: Callable[[dict], tuple], limit: int, cursor: str | None) -> list[dict]:
+        """One page of a list in the order of `key` (each item's unique sort key): the items after
+        `cursor`, at most `limit`; the next page's address in `Link` (RFC 8288, `rel="next"`) when there
+        is more. `items` may be already narrowed to those after the cursor."""
+        after = decode_cursor(cursor)
+        try:
+            rest = sorted((i for i in items if after is None or _key(key(i)) > after), key=lambda i: _key(key(i)))
+        except TypeError:  # a cursor of another list (its key's values of other types)
+            raise DomainError(
+                "bad-cursor", "This cursor is not one of this list's: start again from the first page."
+            ) from None
+        if len(rest) > limit:
+            following = self.request.url.include_query_params(cursor=encode_cursor(key(rest[limit - 1])))
+            self.response.headers["link"] = f'<{following.path}?{following.query}>; rel="next"'
+        return rest[:limit]
 
     def run(
         self,
@@ -572,3 +591,35 @@ class Operation:
 
 
 Op = Annotated[Operation, Depends(Operation)]
+Limit = Annotated[int, Query(ge=1, le=200, description="at most this many (the next page: the `Link` header)")]
+Cursor = Annotated[
+    str | None,
+    Query(max_length=400, pattern=r"^[A-Za-z0-9_-]+$", description='the `cursor` of a `Link: rel="next"`'),
+]
+PAGED = {
+    "link": {
+        "description": 'the next page: `<…?cursor=…>; rel="next"` (RFC 8288), absent on the last',
+        "schema": {"type": "string"},
+    }
+}
+
+
+def _key(values: tuple) -> list:
+    return json.loads(json.dumps(list(values), default=lambda v: v.isoformat()))
+
+
+def encode_cursor(values: tuple) -> str:
+    return base64.urlsafe_b64encode(json.dumps(_key(values)).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> list | None:
+    """A page's cursor read back (opaque to callers: the last item's sort key); a bad one is 422."""
+    if cursor is None:
+        return None
+    try:
+        found = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except ValueError:
+        found = None
+    if not isinstance(found, list):
+        raise DomainError("bad-cursor", "This cursor is not one of ours: start again from the first page.")
+    return found

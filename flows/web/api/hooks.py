@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from domain.access.services.gate import UNCHANGED
 from domain.webhooks.rules.endpoints import KINDS
 from domain.webhooks.services import endpoints
-from flows.web.api.core import Id, Op, Operations, Strict, club_of
+from flows.web.api.core import PAGED, Cursor, Id, Limit, Op, Operations, Strict, club_of
 
 ops = Operations("club")
 router = ops.router
@@ -46,11 +46,18 @@ class NewWebhook(Webhook):
     secret: str = Field(description="the signing secret, shown this once")
 
 
-@ops.get("/clubs/{club_id}/webhooks", "club.webhooks", response=list[Webhook])
-def club_webhooks(op: Op, club_id: Id):
-    """The club's endpoints, newest first, with their deliveries counted; no secret."""
+@ops.get(
+    "/clubs/{club_id}/webhooks",
+    "club.webhooks",
+    response=list[Webhook],
+    responses={200: {"description": "a page of the endpoints", "headers": PAGED}},
+)
+def club_webhooks(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
+    """The club's endpoints, newest first, with their deliveries counted; no secret; a page at a time."""
     return op.run(
-        club_of(club_id), lambda s, actor, now: endpoints.listing(s, club_id=club_id), describe=f"club {club_id}"
+        club_of(club_id),
+        lambda s, actor, now: op.page(endpoints.listing(s, club_id=club_id), lambda e: (-e["id"],), limit, cursor),
+        describe=f"club {club_id}",
     )
 
 

@@ -20,9 +20,12 @@ from domain.pusoy.services import reports, setup
 from domain.pusoy.services import views as cup_views
 from flows.web.api.account import MyEntries
 from flows.web.api.core import (
+    PAGED,
     AmendBody,
     Code,
+    Cursor,
     Id,
+    Limit,
     Op,
     Operations,
     ReasonBody,
@@ -170,14 +173,25 @@ def _handle(session, actor) -> str:
     return handle_of(session, actor.player_id)
 
 
-@ops.get("/pusoy", "pusoy.browse", response=list[OpenCup], tags=["players"])
-def browse(op: Op):
-    """Open Pusoy Dos cups that are filling, newest first (private ones never)."""
-    return op.run(
-        anywhere,
-        lambda s, actor, now: [{k: cup_views.summary(t)[k] for k in PUBLIC_CUP} for t in setup.browse(s)],
-        describe="open cups",
-    )
+@ops.get(
+    "/pusoy",
+    "pusoy.browse",
+    response=list[OpenCup],
+    tags=["players"],
+    responses={200: {"description": "a page of the open cups", "headers": PAGED}},
+)
+def browse(op: Op, limit: Limit = 50, cursor: Cursor = None):
+    """Open Pusoy Dos cups that are filling, newest first (private ones never), a page at a time."""
+
+    def do(s, actor, now):
+        cups = [{k: cup_views.summary(t)[k] for k in PUBLIC_CUP} for t in setup.browse(s)]
+        return op.page(cups, lambda c: (_newest(c["created_at"]), c["code"]), limit, cursor)
+
+    return op.run(anywhere, do, describe="open cups")
+
+
+def _newest(at) -> float:
+    return -at.timestamp()
 
 
 @ops.post("/pusoy/{code}/entries", "pusoy.join", response=Joined, errors=(429,), tags=["players"])

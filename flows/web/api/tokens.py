@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from domain.access.services import accounts, signin
 from domain.errors import NotFound
 from flows.web.api.account import TokenRow
-from flows.web.api.core import Id, Op, Operations, Strict, club_of
+from flows.web.api.core import PAGED, Cursor, Id, Limit, Op, Operations, Strict, club_of
 
 ops = Operations("club")
 router = ops.router
@@ -38,10 +38,19 @@ class RevokedToken(BaseModel):
     revoked_at: datetime
 
 
-@ops.get("/clubs/{club_id}/tokens", "club.tokens", response=list[TokenRow])
-def club_tokens(op: Op, club_id: Id):
-    """The club's tokens (each scope a role in this club), oldest first; never a secret."""
-    return op.run(club_of(club_id), lambda s, actor, now: signin.club_tokens(s, club_id), describe=f"club {club_id}")
+@ops.get(
+    "/clubs/{club_id}/tokens",
+    "club.tokens",
+    response=list[TokenRow],
+    responses={200: {"description": "a page of the club's tokens", "headers": PAGED}},
+)
+def club_tokens(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
+    """The club's tokens (each scope a role in this club), oldest first; never a secret; a page at a time."""
+    return op.run(
+        club_of(club_id),
+        lambda s, actor, now: op.page(signin.club_tokens(s, club_id), lambda t: (t["id"],), limit, cursor),
+        describe=f"club {club_id}",
+    )
 
 
 @ops.post("/clubs/{club_id}/tokens", "club.create-token", response=NewToken, status=201)

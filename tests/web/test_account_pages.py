@@ -88,7 +88,7 @@ def test_ac_4_signing_in_sets_an_httponly_samesite_cookie_and_the_account_page_s
         assert _sign_in(client, web, world.emails["owner"], next="/t/1").headers["location"] == "/t/1"
     for hostile in ("//evil.example/x", "https://evil.example/", "/\\evil.example", "http:/x", " /t/1"):
         with _client(web) as client:  # never another site (no open redirect): the person's home instead
-            assert _sign_in(client, web, world.emails["owner"], next=hostile).headers["location"] == "/desk"
+            assert _sign_in(client, web, world.emails["owner"], next=hostile).headers["location"] == "/club"
 
 
 def test_ac_4_a_wrong_password_is_401_and_the_form_keeps_the_email_but_never_the_password(web, world):
@@ -408,7 +408,7 @@ def _browse_sign_in_and_out(web, page, email_address: str, words: dict[str, str]
     page.fill("#email", email_address)
     page.fill("#password", PASSWORD)
     page.click("form.account button[type=submit]")
-    page.wait_for_url(f"{web.url}{words['home']}")  # the person's home: a player's /play, the staff's desk
+    page.wait_for_url(f"{web.url}{words['home']}")  # the person's home: a player's /play, an owner's console
     page.goto(f"{web.url}/account")
     assert page.text_content("h1") == words["my account"]
     assert page.text_content("#email") == email_address
@@ -432,5 +432,10 @@ def test_ac_4_in_a_browser_sign_in_account_and_sign_out_in_english(web, world, p
     with unit_of_work(committed) as session:
         session.get(Account, world.account_ids["owner"]).locale = "en"
     page.set_extra_http_headers({"accept-language": "en-GB,en;q=0.9"})
-    words = {"sign in": "Sign in", "my account": "My account", "this device": "this device", "home": "/desk"}
+    words = {
+        "sign in": "Sign in",
+        "my account": "My account",
+        "this device": "this device",
+        "home": f"/club/{world.club_a}",
+    }
     _browse_sign_in_and_out(web, page, world.emails["owner"], words)

@@ -154,9 +154,9 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
             assert results.prizes(session, tid) == ("Кубок и бесплатный вход", "Медаль", "Ужин на двоих")
             assert mystery.declared_prizes(session, tid) == ("Худи клуба", "Кепка", "Бутылка лимонада")
 
-        # the day's list shows nothing of today's (the tournament is in three days, open): it is listed
+        # the day's list: the tournament starts in three days, but it is open, so the desk's day lists it
         page.click("nav.console-nav >> text=Сегодня")
-        assert page.locator("#day tr[data-tournament='%d']" % tid).count() == 1  # open: on the day's list
+        assert page.locator(f"#day tr[data-tournament='{tid}']").count() == 1
         assert _axe(page) == []
         for place in ("Команда", "Профиль"):  # the other pages of the console
             page.click(f"nav.console-nav >> text={place}")

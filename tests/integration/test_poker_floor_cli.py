@@ -42,3 +42,30 @@ def test_the_floor_runs_clock_and_seating_from_the_command_line(committed):
     assert refused(committed, "poker", "arrive", tid, stranger) == (
         f"error: player {stranger} is not registered in tournament {tid}"
     )
+
+
+def test_sp_8_clock_status_of_a_finished_tournament_stays_at_its_finish(committed, monkeypatch):
+    """SP-8 (issue 40): `tourney poker clock status` of a tournament finished five minutes into level 1
+    says level 1 with 15:00 left, finished, an hour and a day later (the instant handed to the service,
+    the CLI's clock, is set here): the clock never advances after the finish."""
+    from datetime import timedelta
+
+    from domain.poker.services import clock as clock_service
+    from flows.cli import poker_clock_seating
+    from tests.support.world import T0
+
+    with unit_of_work(committed) as session:
+        t = tournament(session, start=T0)
+        enter(session, t)
+        clock_service.act(session, t.id, "start", T0)
+        t.status, t.finished_at = "finished", T0 + timedelta(minutes=5)
+        tid = str(t.id)
+    for later in (timedelta(hours=1), timedelta(days=1)):
+        monkeypatch.setattr(poker_clock_seating, "_now", lambda later=later: T0 + later)
+        status = j("poker", "clock", "status", tid)
+        assert (status["status"], status["level"], status["time_left_s"], status["level_ends_at"]) == (
+            "finished",
+            1,
+            15 * 60,
+            None,
+        )

@@ -162,3 +162,32 @@ def test_sp_8_concurrent_advance_clock_runs_record_every_change_once(committed):
     with committed.connect() as conn:
         per = conn.execute(text("SELECT tournament_id, count(*) FROM poker_clock_events GROUP BY tournament_id")).all()
     assert {n for _, n in per} == {4}  # L1, L2, L3 and its break start
+
+
+@pytest.mark.parametrize(
+    "finish, level, left",
+    [(20 * 60 - 1, 1, 1), (20 * 60, 2, 20 * 60), (20 * 60 + 1, 2, 20 * 60 - 1)],
+    ids=["a second before level 1 ends", "exactly as it ends", "a second after"],
+)
+@pytest.mark.parametrize("ended", ["finished", "cancelled"])
+def test_sp_8_a_finished_or_cancelled_tournament_s_clock_stops_at_that_instant(session, ended, finish, level, left):
+    """SP-8, 3.9 (issue 40): the clock of a finished (or cancelled) tournament is read as it stood at
+    its finish instant, stopped: at the finish, two hours and a day after, the same level and time left,
+    no level's end or break ahead (the clock exactly at a level's end has begun the next level)."""
+    t = tournament(session)
+    svc.act(session, t.id, "start", T0)
+    stop = T0 + timedelta(seconds=finish)
+    t.status = ended
+    setattr(t, f"{ended}_at", stop)
+    session.flush()
+    for at in (stop, stop + timedelta(hours=2), stop + timedelta(days=1)):
+        got = svc.status(session, t.id, at)
+        assert (got["status"], got["level"], got["time_left_s"], got["level_ends_at"], got["next_break_at"]) == (
+            ended,
+            level,
+            left,
+            None,
+            None,
+        ), at
+        reading, upcoming = svc.status_and_upcoming(session, t.id, at)
+        assert (reading["level"], upcoming["level"]) == (level, level + 1 + (level == 2))  # the break skipped

@@ -178,7 +178,7 @@ def test_sp_5_a_void_within_five_minutes_brings_the_player_back_and_after_is_ref
     assert (e["A"].state, e["A"].busted_at) == ("active", None)
     assert count(session, Knockout, Knockout.id == k.id) == 1  # marked, never deleted
     [again] = ko(session, t, Bust(e["A"].id, e["C"].id), now=at)
-    assert again.bust_number == 1  # the voided bust left no number behind
+    assert again.bust_number == 2  # SP-5: the voided bust keeps number 1; the next takes a new one
 
 
 def test_sp_5_the_void_window_is_a_per_tournament_setting(session):
@@ -354,7 +354,14 @@ def test_3_2_a_voided_bust_puts_the_player_back_in_the_seat_they_had(committed):
     with unit_of_work(committed) as s:
         audit = s.scalar(select(KnockoutAudit.data).where(KnockoutAudit.knockout_id == first))
         assert audit["seat"] == list(had["A"])
-        assert void_plan(s, first, EVENING) == {"problems": [], "seat_had": had["A"], "back_to_seat": True}
+        assert void_plan(s, first, EVENING) == {
+            "problems": [],
+            "seat_had": had["A"],
+            "back_to_seat": True,
+            "seat_gone": None,
+            "to_tables": [],
+            "new_table": None,
+        }
         void_knockout(s, first, now=EVENING, actor="floor")
     with unit_of_work(committed) as s:
         assert (s.get(Seat, e["A"]).table_no, s.get(Seat, e["A"]).seat_no) == had["A"]
@@ -372,9 +379,83 @@ def test_3_2_a_voided_bust_puts_the_player_back_in_the_seat_they_had(committed):
     with unit_of_work(committed) as s:
         move(s, tid, e["D"], *had["C"], EVENING, "floor")
         plan = void_plan(s, second, EVENING)
-        assert (plan["seat_had"], plan["back_to_seat"]) == (had["C"], False)
+        assert (plan["seat_had"], plan["back_to_seat"], plan["seat_gone"]) == (had["C"], False, "seat-taken")
         void_knockout(s, second, now=EVENING, actor="floor")
     with unit_of_work(committed) as s:
         seat = s.get(Seat, e["C"])
         assert seat is not None and (seat.table_no, seat.seat_no) != had["C"]
         assert s.get(Seat, e["D"]).seat_no == had["C"][1]
+
+
+def test_sp_5_a_voided_bust_keeps_its_number_and_no_number_is_given_twice(session):
+    """SP-5's audit (issue 40): a void keeps its bust's number on record and the next bust takes a new
+    one (never the voided one's again), however many are voided; a group still joins its block while
+    it is the latest bust standing; the places follow the order of the numbers, gaps and all (SP-7)."""
+    from domain.poker.rules.places import LiveKnockout, PlacedEntry, places_so_far
+
+    t = w.tournament(session, **w.BOUNTY)
+    e = w.field(session, t, "ABCDEFG")
+    [a] = ko(session, t, Bust(e["A"].id, e["G"].id))
+    [b] = ko(session, t, Bust(e["B"].id, e["G"].id))
+    void_knockout(session, b.id, now=EVENING, actor="floor")
+    [c] = ko(session, t, Bust(e["C"].id, e["G"].id))
+    assert (a.bust_number, b.bust_number, c.bust_number) == (1, 2, 3)  # #2 stays the voided bust's
+    void_knockout(session, c.id, now=EVENING, actor="floor")
+    void_knockout(session, a.id, now=EVENING, actor="floor")  # nothing standing: still no number again
+    [d] = ko(session, t, Bust(e["D"].id, e["G"].id), group="hand 9")
+    [f] = ko(session, t, Bust(e["F"].id, e["G"].id), group="hand 9")  # joins the block standing latest
+    assert (d.bust_number, f.bust_number) == (4, 4)
+    [again] = ko(session, t, Bust(e["B"].id, e["G"].id))  # B busted again after the void: a new number
+    assert again.bust_number == 5
+    rows = session.scalars(select(Knockout).where(Knockout.tournament_id == t.id).order_by(Knockout.id)).all()
+    assert [(k.bust_number, k.voided_at is not None) for k in rows] == [
+        (1, True),
+        (2, True),
+        (3, True),
+        (4, False),
+        (4, False),
+        (5, False),
+    ]
+    name_of = {x.player_id: n for n, x in e.items()}
+    live = [LiveKnockout(k.busted_entry_id, k.bust_number) for k in rows if k.voided_at is None]
+    placed = places_so_far([PlacedEntry(x.id, x.player_id, x.sequence) for x in e.values()], live)
+    assert [(p.place, name_of[p.player_id]) for p in placed] == [(5, "B"), (6, "D"), (6, "F")]
+
+
+def test_3_6_a_void_plan_says_the_seat_s_table_was_broken_and_where_the_player_sits(session):
+    """3.2, 3.6 (issue 40): the busted player's table was broken since the bust: the plan says so (not
+    "taken") and names the table the late-seating rule seats them at (the one with the fewest players
+    and a free seat), or the new table when every table is full; the void seats them there."""
+    from domain.poker.services.knockouts import seat_had, void_plan
+    from domain.poker.services.seating import break_table, draw_initial
+    from domain.poker.tables.clock_seating import Seat
+
+    t = w.tournament(session, **w.BOUNTY | {"seat_cap": 4})
+    e = w.field(session, t, "ABCDEFGHIJ")  # three tables: 4, 3 and 3
+    draw_initial(session, t.id, EVENING, seed="fixed")
+    [k] = ko(session, t, Bust(e["A"].id))
+    had = seat_had(session, k.id)
+
+    def table_of(name: str) -> int | None:
+        seat = session.get(Seat, e[name].id)
+        return seat.table_no if seat else None
+
+    for x in [x for x in e if x != "A" and table_of(x) == had[0]][:-1]:  # one player left at A's table
+        ko(session, t, Bust(e[x].id))
+    break_table(session, t.id, had[0], EVENING, None, "floor")
+    counts: dict[int, int] = {}
+    for seat in session.scalars(select(Seat).where(Seat.tournament_id == t.id)):
+        counts[seat.table_no] = counts.get(seat.table_no, 0) + 1
+    open_tables = {n: c for n, c in counts.items() if c < 4}
+    fewest = sorted(n for n, c in open_tables.items() if c == min(open_tables.values())) if open_tables else []
+    plan = void_plan(session, k.id, EVENING)
+    assert (plan["problems"], plan["seat_had"], plan["back_to_seat"], plan["seat_gone"]) == (
+        [],
+        had,
+        False,
+        "table-broken",
+    )
+    assert (plan["to_tables"], plan["new_table"]) == (fewest, None if fewest else max(counts) + 1)
+    if len(fewest) < 2:  # a tie is drawn by lot (SP-13): any of them
+        void_knockout(session, k.id, now=EVENING, actor="floor")
+        assert table_of("A") == (fewest[0] if fewest else max(counts) + 1)

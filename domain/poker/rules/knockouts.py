@@ -4,7 +4,8 @@ RULES SP-4, SP-5).
 A knockout record names the busted entry, the primary killer entry (or none: a dead stack), an
 optional second killer (kept in the audit only), an optional level and a bust number. Busts recorded
 together, or with the same group label, are one block and share one number; otherwise the number is
-the next after the highest live one. A record carries a credit of 1.0, or 0.5 when two killers share
+the next after the highest one given, voided busts included: a voided bust keeps its number on record
+and no number is given twice (SP-5's audit), so places go by the order of the numbers, not their values. A record carries a credit of 1.0, or 0.5 when two killers share
 the player; credits are kept as integer halves, so sums are exact.
 """
 
@@ -162,13 +163,14 @@ def knockout_problems(
     return problems
 
 
-def bust_number(live_numbers: Iterable[int], group_number: int | None = None) -> int:
-    """The number of a new block: the group's number when joining one, else max(live) + 1.
+def bust_number(given_numbers: Iterable[int], group_number: int | None = None) -> int:
+    """The number of a new block: the group's number when joining one, else the highest number ever
+    given + 1 (`given_numbers`: voided busts' too, so a void's number is never given again, SP-5).
 
-    Joining a group is allowed only while it is the latest bust (`group_problems`)."""
+    Joining a group is allowed only while it is the latest live bust (`group_problems`)."""
     if group_number is not None:
         return group_number
-    return max(live_numbers, default=0) + 1
+    return max(given_numbers, default=0) + 1
 
 
 def group_problems(group: str, group_number: int | None, live_numbers: Iterable[int]) -> list[Problem]:

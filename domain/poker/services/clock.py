@@ -107,25 +107,34 @@ def _load(session: Session, t: Tournament, lock: bool) -> tuple[ClockRow | None,
 # -- reading ---------------------------------------------------------------------------------------
 
 
+def stopped_at(t: Tournament) -> datetime | None:
+    """The instant the clock stopped with the tournament: its finish (or cancellation); None while it
+    has not ended."""
+    return {"finished": t.finished_at, "cancelled": t.cancelled_at}.get(t.status)
+
+
 def status(session: Session, tournament_id: int, now: datetime) -> dict:
+    """The clock at `now`; a finished or cancelled tournament's clock as it stood at that instant,
+    stopped (`stopped_at`): it never advances after the end."""
     t = get_tournament(session, tournament_id)
     _, loaded = _load(session, t, lock=False)
     return _status(t, loaded, now)
 
 
 def _status(t: Tournament, loaded: Loaded, now: datetime) -> dict:
-    reading = reading_dict(t.id, pure.read(loaded.clock, loaded.levels, now), len(loaded.levels))
-    if t.status in ("finished", "cancelled"):  # the clock stops with the tournament: say so, not "running"
-        reading["status"] = t.status
+    at = min(now, stopped_at(t) or now)  # the clock stops with the tournament
+    reading = reading_dict(t.id, pure.read(loaded.clock, loaded.levels, at), len(loaded.levels))
+    if t.status in ("finished", "cancelled"):  # stopped: say so, not "running", and no level ends
+        reading |= {"status": t.status, "level_ends_at": None, "next_break_at": None}
     return reading
 
 
 def status_and_upcoming(session: Session, tournament_id: int, now: datetime) -> tuple[dict, dict | None]:
     """The clock's status at `now` and the next level to be played (`_upcoming`), from one read of the
-    clock (the club's screen shows both)."""
+    clock (the club's screen shows both); stopped at the tournament's end, as `status`."""
     t = get_tournament(session, tournament_id)
     _, loaded = _load(session, t, lock=False)
-    return _status(t, loaded, now), _upcoming(loaded, now)
+    return _status(t, loaded, now), _upcoming(loaded, min(now, stopped_at(t) or now))
 
 
 def furthest_level(session: Session, tournament_id: int, now: datetime) -> int | None:

@@ -38,7 +38,7 @@ from domain.poker.rules.knockouts import (
     void_problems,
 )
 from domain.poker.services.due import notify
-from domain.poker.services.seating import seat_back, seat_free, seats_of
+from domain.poker.services.seating import back_plan, seat_back, seats_of
 from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.knockouts_places import (
     Knockout,
@@ -153,12 +153,12 @@ def record_knockouts(
     shared = bool(tournament.shared_knockouts)
     for b in busts:
         problems += [p for p in shared_killer_problems(b.killers, shared=shared) if p.code != "knockout-same-killers"]
-    latest, group_number = _numbers(session, tournament_id, group)
+    latest, highest, group_number = _numbers(session, tournament_id, group)
     if group is not None:
         problems += group_problems(group, group_number, [latest])
     raise_problems(problems)
 
-    number = bust_number([latest], group_number)
+    number = bust_number([highest], group_number)  # SP-5: a voided bust keeps its number; none is reused
     head = pko_head_of(tournament)
     # SP-9: the heads as they stand before this block (read before its records exist)
     before = ledger(head, entries, live_shares(session, tournament_id)) if head is not None else None
@@ -188,13 +188,25 @@ def record_knockouts(
     return records
 
 
-def _numbers(session: Session, tournament_id: int, group: str | None) -> tuple[int, int | None]:
-    """The latest live bust number, and the number of the group's earlier busts (3.2 multi-bust)."""
-    live = Knockout.tournament_id == tournament_id, Knockout.voided_at.is_(None)
-    latest = session.scalar(select(func.max(Knockout.bust_number)).where(*live)) or 0
+def _numbers(session: Session, tournament_id: int, group: str | None) -> tuple[int, int, int | None]:
+    """The latest live bust number, the highest number ever given (voided busts included: a void
+    keeps its number and the next bust takes a new one, SP-5's audit), and the number of the group's
+    earlier busts (3.2 multi-bust)."""
+    mine = Knockout.tournament_id == tournament_id
+    live = Knockout.voided_at.is_(None)
+    latest, highest = session.execute(
+        select(
+            func.coalesce(func.max(Knockout.bust_number).filter(live), 0),
+            func.coalesce(func.max(Knockout.bust_number), 0),
+        ).where(mine)
+    ).one()
     if group is None:
-        return latest, None
-    return latest, session.scalar(select(func.min(Knockout.bust_number)).where(*live, Knockout.bust_group == group))
+        return latest, highest, None
+    return (
+        latest,
+        highest,
+        session.scalar(select(func.min(Knockout.bust_number)).where(mine, live, Knockout.bust_group == group)),
+    )
 
 
 def _write_shares(
@@ -362,14 +374,12 @@ def seat_had(session: Session, knockout_id: int) -> tuple[int, int] | None:
 
 def void_plan(session: Session, knockout_id: int, now: datetime) -> dict:
     """What voiding a knockout would do now, writing nothing: the refusals (SP-5, 3.2, 3.3), the seat
-    the player had and whether it is still there to go back to (3.6)."""
+    the player had and whether it is still there to go back to, else why not (its table broken, or
+    the seat taken) and where they would sit instead (3.6, `seating.back_plan`)."""
     knockout, tournament = locked_knockout(session, knockout_id)
     problems = _void_problems(session, knockout, tournament, now)
     had = seat_had(session, knockout.id)
-    free = False
-    if had is not None:
-        free = seat_free(session, tournament.id, *had)
-    return {"problems": problems, "seat_had": had, "back_to_seat": free}
+    return {"problems": problems, "seat_had": had} | back_plan(session, tournament.id, had)
 
 
 def void_knockout(session: Session, knockout_id: int, *, now: datetime, actor: str) -> Knockout:

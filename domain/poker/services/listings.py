@@ -4,10 +4,12 @@ command's output is written for. One query each; no writes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, func, literal, or_, select
+from sqlalchemy import BigInteger, ColumnElement, ScalarSelect, bindparam, cast, func, literal, or_, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session, aliased
 
 from domain.clubs.tables import Club
@@ -102,6 +104,30 @@ def entries(session: Session, tournament_id: int, registration_id: int | None = 
     ]
 
 
+def killers_named(name: Callable[[Any], ColumnElement[str]], audit: Any = KnockoutAudit) -> ScalarSelect:
+    """Every killer of a knockout by `name` (of a Player alias), in the order named, as one array: a
+    correlated subquery of the enclosing statement's `Knockout` and its `recorded` audit row (`audit`,
+    outer-joined there). The audit row names them all (`killers`, written under SP-9 and SP-10: the
+    third and later killers are nowhere else); without it, the primary killer and the second killer
+    of 3.2's shared bust. None for a bust with no killer."""
+    named = func.coalesce(
+        audit.data["killers"], func.jsonb_build_array(Knockout.killer_entry_id, audit.second_killer_entry_id)
+    )
+    ids = (
+        func.jsonb_array_elements_text(named)
+        .table_valued("value", with_ordinality="ord")
+        .render_derived("named_killer")
+    )
+    entry, player = aliased(Entry), aliased(Player)
+    return (
+        select(func.array_agg(aggregate_order_by(name(player), ids.c.ord)))
+        .select_from(
+            ids.join(entry, entry.id == cast(ids.c.value, BigInteger)).join(player, player.id == entry.player_id)
+        )
+        .scalar_subquery()
+    )
+
+
 @cache
 def _knockouts():
     """`knockouts`' statement, built once: of the tournament `t`, with the second killer of a shared
@@ -115,6 +141,7 @@ def _knockouts():
             func.coalesce(killer_player.name, killer_player.pseudonym),
             KnockoutAudit.second_killer_entry_id,
             func.coalesce(second_player.name, second_player.pseudonym),
+            killers_named(lambda p: func.coalesce(p.name, p.pseudonym)),
         )
         .join(busted, busted.id == Knockout.busted_entry_id)
         .join(busted_player, busted_player.id == busted.player_id)
@@ -142,6 +169,7 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
             "killer": kname,
             "killer_entry_id": k.killer_entry_id,
             "second_killer": sname,
+            "killers": list(killers or ()),  # every killer named, in order (3.2, SP-10)
             "second_killer_entry_id": second_id,
             "level": k.level,
             "group": k.bust_group,
@@ -149,7 +177,7 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
             "recorded_by": k.recorded_by,
             "voided": k.voided_at is not None,
         }
-        for k, bname, kname, second_id, sname in rows
+        for k, bname, kname, second_id, sname, killers in rows
     ]
 
 

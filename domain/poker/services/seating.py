@@ -352,11 +352,27 @@ def seats_of(session: Session, entry_ids: Iterable[int]) -> dict[int, tuple[int,
     return {r.entry_id: (r.table_no, r.seat_no) for r in rows}
 
 
-def seat_free(session: Session, tournament_id: int, table: int, seat: int) -> bool:
-    """Whether `table` is in play and its `seat` empty."""
+def back_plan(session: Session, tournament_id: int, had: tuple[int, int] | None) -> dict:
+    """Where `seat_back` would seat a voided bust's player now, writing nothing: `back_to_seat` (the
+    seat they had, `had`, is at a table in play and still free), else why not (`seat_gone`:
+    "table-broken" when that table is no longer in play, "seat-taken") and where the late-seating rule
+    puts them (`to_tables`: the table with the fewest players, or the tables tied on it between which a
+    draw decides, SP-13; `new_table` when every table is full and one opens). Before the seats are
+    drawn, none of it: nobody is seated."""
     t = get_tournament(session, tournament_id)
     seating = load(session, t.id, t.seat_cap)
-    return table in seating.tables and seat in seating.free_seats(table)
+    back = had is not None and had[0] in seating.tables and had[1] in seating.free_seats(had[0])
+    plan: dict = {"back_to_seat": back, "seat_gone": None, "to_tables": [], "new_table": None}
+    if back or not (seating.tables or seating.broken):
+        return plan
+    if had is not None:
+        plan["seat_gone"] = "seat-taken" if had[0] in seating.tables else "table-broken"
+    tied = pure.late_seating_tie(seating)
+    if tied:
+        plan["to_tables"] = list(tied)
+    else:
+        plan["new_table"] = max((*seating.tables, *seating.broken), default=0) + 1
+    return plan
 
 
 def seat_back(session: Session, entry_id: int, had: tuple[int, int] | None, now: datetime) -> dict | None:

@@ -26,8 +26,9 @@ from domain.poker.rules.wording.check import names_money
 from domain.poker.services import clock as clock_service
 from domain.poker.services import results
 from domain.poker.services.changes import change_key
+from domain.poker.services.listings import killers_named
 from domain.poker.services.tournaments import get_tournament, tournament_window
-from domain.poker.tables.knockouts_places import Knockout
+from domain.poker.tables.knockouts_places import Knockout, KnockoutAudit
 from domain.poker.tables.tournaments import Entry, Player, Registration, Structure, Tournament
 from domain.pusoy.services import rows as pusoy_rows
 from domain.pusoy.services import setup as pusoy_setup
@@ -187,7 +188,8 @@ def live_places(session: Session, tournament_id: int) -> list[dict[str, Any]]:
 
 
 def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
-    """Every knockout, the latest first, voided ones flagged; busted and killer by their public names (AC-5)."""
+    """Every knockout, the latest first, voided ones flagged; busted and killers by their public names
+    (AC-5): `killer` the first named, `killers` every one of a shared bust (3.2, SP-10)."""
     busted_entry, killer_entry = aliased(Entry), aliased(Entry)
     busted, killer = aliased(Player), aliased(Player)
     rows = session.execute(
@@ -198,15 +200,17 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
             Knockout.voided_at.is_not(None).label("voided"),
             public_name(busted).label("busted"),
             public_name(killer).label("killer"),
+            killers_named(public_name).label("killers"),
         )
         .join(busted_entry, busted_entry.id == Knockout.busted_entry_id)
         .join(busted, busted.id == busted_entry.player_id)
         .outerjoin(killer_entry, killer_entry.id == Knockout.killer_entry_id)
         .outerjoin(killer, killer.id == killer_entry.player_id)
+        .outerjoin(KnockoutAudit, (KnockoutAudit.knockout_id == Knockout.id) & (KnockoutAudit.kind == "recorded"))
         .where(Knockout.tournament_id == tournament_id)
         .order_by(Knockout.bust_number.desc(), Knockout.id.desc())
     ).mappings()
-    return [dict(r) for r in rows]
+    return [dict(r) | {"killers": list(r["killers"] or ())} for r in rows]
 
 
 def poker_results(session: Session, tournament_id: int, now: datetime) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from domain.access.rules.policy import may
 from domain.access.services import targets
 from domain.access.services.gate import allow
 from domain.clubs.services.clubs import get_club
@@ -46,13 +47,16 @@ async def today(site: Site, request: Request) -> Response:
     def clubs(session):
         found = [get_club(session, club_id) for club_id in sorted(caller.actor.clubs())]
         locale = locales.club_locale(session, found[0].id) if found else None
-        return [{"id": c.id, "name": c.name} for c in found], locale
+        # the day's totals only where the policy lets the caller read them (desk.totals): never asked else
+        totals = [c.id for c in found if may(caller.actor, "desk.totals", targets.club(session, c.id)) is None]
+        return [{"id": c.id, "name": c.name} for c in found], totals, locale
 
-    found, locale = await site.read(clubs)
+    found, totals, locale = await site.read(clubs)
     return site.page(
         "desk_today.html",
         locale=locale or preferred_locale(request),
         clubs=found,
+        totals_clubs=totals,
         csrf=_csrf(site, caller),
         who=caller.actor.label,
     )

@@ -47,7 +47,8 @@ def test_sp_1_the_cashier_settles_everyone_as_confirmed_and_reads_the_day_and_th
         # "A" asks to settle all, naming the total and the count; a player arrives meanwhile: refused in place
         cashier.locator("body").press("a")
         assert cashier.text_content("#confirm-text") == (
-            "Принять 4\xa0500,00\xa0₽ со всех должников (игроков: 3), с каждого ровно его долг?"
+            "Принять 4\xa0500,00\xa0₽ со всех должников (игроков: 3), с каждого ровно его долг? "
+            "Способ оплаты: наличные."
         )
         _walk_in(web, w, t, "Елизавета Быкова", "counter4")
         _row(cashier, "debts", "Елизавета Быкова").wait_for(timeout=WAIT_MS)  # the page moved under the question
@@ -62,7 +63,8 @@ def test_sp_1_the_cashier_settles_everyone_as_confirmed_and_reads_the_day_and_th
             session.rollback()
         cashier.get_by_role("button", name="Рассчитать всех").click()
         assert cashier.text_content("#confirm-text") == (
-            "Принять 6\xa0000,00\xa0₽ со всех должников (игроков: 4), с каждого ровно его долг?"
+            "Принять 6\xa0000,00\xa0₽ со всех должников (игроков: 4), с каждого ровно его долг? "
+            "Способ оплаты: наличные."
         )
         cashier.click("#confirm-yes")
         _said(cashier, "Рассчитаны все должники (игроков: 4): 6\xa0000,00\xa0₽.")
@@ -101,7 +103,9 @@ def test_sp_1_the_cashier_settles_everyone_as_confirmed_and_reads_the_day_and_th
         )
         cashier.get_by_label("Сумма от Вера Менчик").fill("1500")
         cashier.get_by_label("Сумма от Вера Менчик").press("Enter")
-        assert cashier.text_content("#confirm-text") == "Принять 1\xa0500,00\xa0₽ от Вера Менчик?"
+        assert (
+            cashier.text_content("#confirm-text") == "Принять 1\xa0500,00\xa0₽ от Вера Менчик? Способ оплаты: наличные."
+        )
         cashier.click("#confirm-no")
         assert _axe(cashier) == []
 

@@ -124,6 +124,15 @@ def test_3_2_a_shared_bust_by_names_records_the_second_killer_and_offers_a_reent
         "busted": "Игрок 1",
         "killers": ["Игрок 2", "Игрок 3"],
         "reentry_open": True,
+        "together": [
+            {
+                "knockout_id": made["knockout_id"],
+                "player_id": p[1],
+                "busted": "Игрок 1",
+                "killers": ["Игрок 2", "Игрок 3"],
+                "reentry_open": True,
+            }
+        ],
     }
     with Session(committed) as session:
         audit = session.scalars(select(KnockoutAudit).where(KnockoutAudit.knockout_id == made["knockout_id"])).one()

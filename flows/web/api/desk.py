@@ -28,14 +28,14 @@ from domain.poker.rules import counter
 from domain.poker.rules.money import parse_amount
 from domain.poker.rules.settings import AMOUNT_FIELDS
 from domain.poker.services import clock as clock_service
-from domain.poker.services import desk, entries, fees, listings, players
+from domain.poker.services import desk, entries, fees, listings, players, results
 from domain.poker.services import tournaments as tournament_service
 from domain.poker.services.changes import change_key
 from domain.poker.tables.tournaments import Tournament
 from domain.public.services import views
 from flows.web.api.core import Id, Op, Operations, Ref, Strict, club_of, tournament_of
 from flows.web.api.desk_floor import FLOOR_ACTIONS, Attention, FloorState, attention, floor_state
-from flows.web.wording import with_text
+from flows.web.wording import inflect, with_text
 from infra import i18n
 
 ops = Operations("desk")
@@ -221,6 +221,8 @@ class DeskEntry(BaseModel):
 
     player_id: int
     name: str = Field(description="the full name (staff see it, AC-5), or the pseudonym once forgotten")
+    name_gen: str = Field(description="the name in the genitive («от Анны Петровой»); in English, as `name`")
+    name_acc: str = Field(description="the name in the accusative («выбил Анну Петрову»); in English, as `name`")
     handle: str | None
     registration: Literal["active", "withdrawn", "dropped"]
     checked_in: bool
@@ -237,7 +239,7 @@ class DeskKnockout(BaseModel):
     busted: str
     busted_entry_id: int
     killer: str | None
-    killers: list[str] = Field(description="the killer and a shared bust's second killer (3.2)")
+    killers: list[str] = Field(description="every killer named, in order: a shared bust's two or more (3.2, SP-10)")
     level: int | None
     at_text: str = Field(description="when, in the club's time")
     voided: bool
@@ -247,6 +249,7 @@ class DeskSettlementRow(BaseModel):
     id: int
     player_id: int
     player: str
+    player_gen: str = Field(description="the player's name in the genitive; in English, as `player`")
     amount: Money
     method: Method
     at_text: str = Field(description="when, in the club's time")
@@ -280,8 +283,24 @@ class CounterFigures(BaseModel):
     methods: list[MethodFigure]
 
 
+class DeskPlace(BaseModel):
+    """A final place of a finished tournament (3.7, SP-7): a shared place is given to each of its players."""
+
+    place: int
+    player_id: int
+    name: str
+    knockouts: int
+    prize: str | None
+
+
 class DeskState(FloorState):
     """A tournament at the desk in one call."""
+
+    changes_at: datetime | None = Field(
+        description="the next instant the clock alone changes this state (a deadline, the start, a level's end): "
+        "read it again then; none when nothing is due"
+    )
+    places: list[DeskPlace] = Field(description="the final places and prizes, once the tournament is finished")
 
     tournament: DeskTournament
     screen: Screen | None = Field(description="none while the tournament is a draft")
@@ -421,6 +440,12 @@ def totals_view(totals, locale: str) -> dict:
     }
 
 
+def declined(name: str, case: str, locale: str) -> str:
+    """A person's name in the Russian `case` a desk sentence puts it in («Сумма от Анны Петровой»,
+    «Кто выбил Анну Петрову?»: `flows.web.wording.inflect`); in another language, as written."""
+    return inflect(name, case) if locale.split("_")[0] == "ru" else name
+
+
 def _zone(session, club_id: int) -> ZoneInfo:
     return ZoneInfo(get_club(session, club_id).timezone)
 
@@ -492,16 +517,23 @@ class DeskStates:
         return found
 
 
-def _until(t, screen: dict | None, at: datetime) -> datetime:
-    """The first instant after `at` at which the clock alone may change a desk state built at `at`: a
+def _next_change(t, screen: dict | None, at: datetime) -> datetime | None:
+    """The first instant after `at` at which the clock alone changes a desk state built at `at`: a
     deadline or instant of the tournament's (late registration, re-entry, add-on, rebuys, the start),
-    the clock's next change (the level's or the break's end), else `at` + MAX_AGE."""
+    the clock's next change (the level's or the break's end); None when none is ahead."""
     instants = [getattr(t, c.key) for c in Tournament.__table__.columns if isinstance(c.type, DateTime)]
     clock = (screen or {}).get("clock") or {}
     instants += [
         datetime.fromisoformat(clock[k]) for k in ("level_ends_at", "next_break_at", "counts_to") if clock.get(k)
     ]
-    return min((i for i in instants if i is not None and at < i < at + MAX_AGE), default=at + MAX_AGE)
+    return min((i for i in instants if i is not None and at < i), default=None)
+
+
+def _until(t, screen: dict | None, at: datetime) -> datetime:
+    """The first instant at which a desk state built at `at` may no longer hold: `_next_change`, or
+    `at` + MAX_AGE (the clock's seconds) when that comes first."""
+    ahead = _next_change(t, screen, at)
+    return min(ahead, at + MAX_AGE) if ahead is not None else at + MAX_AGE
 
 
 def state(session, tournament_id: int, actor, now: datetime, built: DeskStates) -> dict:
@@ -563,6 +595,8 @@ def _build(session, t, key: str, now: datetime) -> Built:
                 {
                     "player_id": r["player_id"],
                     "name": r["player"],
+                    "name_gen": declined(r["player"], "gent", locale),
+                    "name_acc": declined(r["player"], "accs", locale),
                     "handle": r["handle"],
                     "registration": r["registration"],
                     "checked_in": r["checked_in_at"] is not None,
@@ -582,9 +616,7 @@ def _build(session, t, key: str, now: datetime) -> Built:
                     "busted": k["busted"],
                     "busted_entry_id": k["busted_entry_id"],
                     "killer": k["killer"],
-                    "killers": [
-                        n for n in (k["killer"], k["second_killer"]) if n is not None
-                    ],  # 3.2: a shared bust's two
+                    "killers": k["killers"],  # 3.2, SP-10: every killer of a shared bust
                     "level": k["level"],
                     "at_text": i18n.short_time(k["recorded_at"].astimezone(zone), locale),
                     "voided": k["voided"],
@@ -596,6 +628,7 @@ def _build(session, t, key: str, now: datetime) -> Built:
                     "id": s["id"],
                     "player_id": s["player_id"],
                     "player": s["player"],
+                    "player_gen": declined(s["player"], "gent", locale),
                     "amount": _money(s["amount"], s["currency"], locale),
                     "method": s["method"],
                     "at_text": i18n.short_time(s["settled_at"].astimezone(zone), locale),
@@ -603,6 +636,17 @@ def _build(session, t, key: str, now: datetime) -> Built:
                     "void_reason": s["void_reason"],
                 }
                 for s in listings.settlements(session, t.id)[::-1][:RECENT]
+            ],
+            "changes_at": _next_change(t, screen, now),
+            "places": [
+                {
+                    "place": n.place.place,
+                    "player_id": n.place.player_id,
+                    "name": n.name,
+                    "knockouts": n.place.knockouts,
+                    "prize": n.place.prize,
+                }
+                for n in (results.places(session, t.id) if t.status == "finished" else ())
             ],
         }
         | floor_state(

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from domain.clubs.services.clubs import get_club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
-from domain.poker.rules.entries import addon_problems, rebuy_problems, reentry_problems
+from domain.poker.rules.entries import addon_problems, rebuy_problems, reentry_problems, registration_problems
 from domain.poker.rules.knockouts import Bust
 from domain.poker.services import clock, desk, listings, mystery, results, seating
 from domain.poker.services import knockouts as knockout_service
@@ -191,6 +191,9 @@ class FloorState(BaseModel):
     )
     reentry_open: dict[str, bool] = Field(description="by busted player id: whether a re-entry is open for them now")
     topups: TopUps
+    registration: TopUpWindow = Field(
+        description="whether registration and check-in are open now (3.9, 3.10: late registration by its deadline)"
+    )
     shared_knockouts: bool = Field(description="a bust may name several killers, each with a share (SP-10)")
     mystery: MysteryBounties
     drawn: list[int] = Field(description="the knockouts (ids) a mystery bounty was drawn on")
@@ -229,6 +232,14 @@ def _topup_windows(session: Session, t, settings, now: datetime, locale: str, zo
         kind: {"open": not problems, "refusal": refusals.said(problems[0], locale, zone, now) if problems else None}
         for kind, problems in windows.items()
     }
+
+
+def _registration_window(t, now: datetime, locale: str, zone: ZoneInfo) -> dict:
+    """Whether the desk may register and check in now, by the rule the services refuse with (3.9,
+    3.10: open before the start, and while running until the late-registration deadline), and the
+    refusal while closed."""
+    problems = registration_problems(t.status, t.late_reg_deadline, now)
+    return {"open": not problems, "refusal": refusals.said(problems[0], locale, zone, now) if problems else None}
 
 
 def floor_state(
@@ -308,6 +319,7 @@ def floor_state(
         "versions": versions,
         "reentry_open": reentry,
         "topups": _topup_windows(session, t, settings, now, locale, zone),
+        "registration": _registration_window(t, now, locale, zone),
         "shared_knockouts": bool(t.shared_knockouts),
         "mystery": {"on": bool(t.mystery_draw) or bool(prizes), "table": bool(prizes)},
         "drawn": desk.drawn_knockouts(session, t.id),
@@ -363,10 +375,31 @@ def attention(
 # -- a bust ----------------------------------------------------------------------------------------
 
 
+class BustAlso(Strict):
+    busted: Id = Field(description="another player busted in the same hand")
+    killers: list[Id] = Field(default_factory=list, max_length=10, description="their killers' player ids, in order")
+    seen: str | None = Field(None, max_length=80, description="their row version as the page drew it")
+
+
 class BustBody(Strict):
     busted: Id = Field(description="the busted player's id")
     killers: list[Id] = Field(default_factory=list, max_length=10, description="the killers' player ids, in order")
     seen: str | None = Field(None, max_length=80, description="the busted player's row version as the page drew it")
+    also: list[BustAlso] = Field(
+        default_factory=list,
+        max_length=8,
+        description="the other players busted in the same hand (3.2 multi-bust: one bust number, SP-7's shared place)",
+    )
+
+
+class BustOne(BaseModel):
+    """One player of the bust: their knockout, name, killers and re-entry offer."""
+
+    knockout_id: int
+    player_id: int
+    busted: str = Field(description="the busted player's name")
+    killers: list[str] = Field(description="their killers' names, in the order named")
+    reentry_open: bool = Field(description="whether a re-entry is open for them now")
 
 
 class BustMade(BaseModel):
@@ -376,57 +409,85 @@ class BustMade(BaseModel):
     busted: str = Field(description="the busted player's name")
     killers: list[str] = Field(description="the killers' names, in the order named")
     reentry_open: bool = Field(description="whether a re-entry is open for the busted player now")
+    together: list[BustOne] = Field(description="every player busted in this hand, the first one included, in order")
 
 
 @ops.post("/desk/tournaments/{tournament_id}/busts", "desk.bust", response=BustMade)
 def desk_bust(op: Op, tournament_id: Id, body: BustBody):
     """A bust as the floor taps it.
     The busted player, then no killer, one, or two for a shared bust (3.2: the second killer is kept in
-    the audit trail, AC-3; with shared knockouts on, SP-10, each gets a share). The level is the
-    clock's. Refused with the player's name when the row changed on another tablet (`desk-stale`), the
-    killer is out (`desk-killer-out`), or the same player is named twice (`desk-same-player`). Answers
-    the bust number, the names, and whether a re-entry is open for the busted player now."""
+    the audit trail, AC-3; with shared knockouts on, SP-10, two or more, each with a share); `also`, the
+    other players busted in the same hand, each with their killers: one bust number, so they share the
+    best place of the block (SP-7). The level is the clock's. Refused with the player's name when a row
+    changed on another tablet (`desk-stale`), a killer is out (`desk-killer-out`), or a player is named
+    twice (`desk-same-player`). Answers the bust number, the names, and whether a re-entry is open for
+    each busted player now."""
 
     def do(s, actor, now):
         t = tournament_service.get_tournament(s, tournament_id)
         locale, _ = _locale_zone(s, t.id)
         knockout_service.locked_tournament(s, t.id)  # two tablets on one player: one at a time
         rows = _rows(s, t.id)
-        busted = _row(rows, body.busted, locale, body.seen)
-        if busted["state"] != "active":
-            raise _stale(locale, busted)
-        if len(set(body.killers)) != len(body.killers) or body.busted in body.killers:
+        parts = [(body.busted, body.killers, body.seen)] + [(a.busted, a.killers, a.seen) for a in body.also]
+        out = [p for p, _, _ in parts]
+        if len(set(out)) != len(out) or any(
+            len(set(killers)) != len(killers) or set(killers) & set(out) for _, killers, _ in parts
+        ):
             raise DomainError(
                 "desk-same-player", _t(locale, "Name each player once: the busted player and each killer.")
             )
-        killers = []
-        for k in body.killers:
-            row = _row(rows, k, locale, None)
-            if row["state"] != "active":
-                raise DomainError(
-                    "desk-killer-out",
-                    _t(locale, "%(name)s is not in play: they cannot be the killer.", name=row["player"]),
-                )
-            killers.append(row)
-        ids = [k["entry_id"] for k in killers]
-        bust = Bust(busted["entry_id"], ids[0] if ids else None, ids[1] if len(ids) > 1 else None, tuple(ids[2:]))
-        [made] = desk.knock_out(s, t.id, [bust], now=now, actor=actor.label)
+        named = []
+        for player, killer_ids, seen in parts:
+            busted = _row(rows, player, locale, seen)
+            if busted["state"] != "active":
+                raise _stale(locale, busted)
+            killers = []
+            for k in killer_ids:
+                row = _row(rows, k, locale, None)
+                if row["state"] != "active":
+                    raise DomainError(
+                        "desk-killer-out",
+                        _t(locale, "%(name)s is not in play: they cannot be the killer.", name=row["player"]),
+                    )
+                killers.append(row)
+            named.append((busted, killers))
+        busts = []
+        for busted, killers in named:
+            ids = [k["entry_id"] for k in killers]
+            busts.append(
+                Bust(busted["entry_id"], ids[0] if ids else None, ids[1] if len(ids) > 1 else None, tuple(ids[2:]))
+            )
+        made = desk.knock_out(s, t.id, busts, now=now, actor=actor.label)
         s.flush()
         settings = tournament_service.settings_of(t)  # a bust leaves the row's re-entries as they were
-        problems = reentry_problems(t.status, settings, "busted", now, reentries_taken=busted["reentries"])
+        together = [
+            {
+                "knockout_id": k.id,
+                "player_id": busted["player_id"],
+                "busted": busted["player"],
+                "killers": [x["player"] for x in killers],
+                "reentry_open": not reentry_problems(
+                    t.status, settings, "busted", now, reentries_taken=busted["reentries"]
+                ),
+            }
+            for k, (busted, killers) in zip(made, named, strict=True)
+        ]
+        first = together[0]
         return {
-            "knockout_id": made.id,
-            "bust_number": made.bust_number,
-            "level": made.level,
-            "busted": busted["player"],
-            "killers": [k["player"] for k in killers],
-            "reentry_open": not problems,
+            "knockout_id": first["knockout_id"],
+            "bust_number": made[0].bust_number,
+            "level": made[0].level,
+            "busted": first["busted"],
+            "killers": first["killers"],
+            "reentry_open": first["reentry_open"],
+            "together": together,
         }
 
     return op.run(
         tournament_of(tournament_id),
         do,
-        describe=f"tournament {tournament_id} bust of player {body.busted}",
+        describe=f"tournament {tournament_id} bust of player {body.busted}"
+        + "".join(f", player {a.busted}" for a in body.also),
         data=body.model_dump(),
     )
 
@@ -488,38 +549,67 @@ def _void_refusal(problem, k: dict, locale: str, zone: ZoneInfo, window_end: dat
     }.get(problem.code, problem.message)
 
 
+def _back_text(locale: str, name: str, plan: dict) -> str:
+    """Where a voided bust's player sits again, in words (3.6, `seating.back_plan`): the seat they had;
+    else why not (their table broken, or the seat taken) and the table the late-seating rule gives
+    them, the tables a draw decides between (SP-13), or a new table."""
+    had = plan["seat_had"]
+    if plan["back_to_seat"]:
+        return _t(
+            locale,
+            "%(name)s comes back into play at table %(table)s, seat %(seat)s, the seat they had.",
+            name=name,
+            table=had[0],
+            seat=had[1],
+        )
+    tables = plan["to_tables"]
+    if len(tables) == 1:
+        where = _t(locale, "at table %(table)s, the table with the fewest players", table=tables[0])
+    elif tables:
+        where = _t(
+            locale,
+            "at one of tables %(tables)s (the tables with the fewest players), drawn by lot",
+            tables=", ".join(map(str, tables)),
+        )
+    elif plan["new_table"] is not None:
+        where = _t(locale, "at a new table %(table)s: every table is full", table=plan["new_table"])
+    else:  # the seats are not drawn: nobody sits yet
+        return _t(locale, "%(name)s comes back into play.", name=name)
+    if plan["seat_gone"] == "table-broken":
+        return _t(
+            locale,
+            "%(name)s comes back into play; their table %(table)s was broken, so they sit %(where)s.",
+            name=name,
+            table=had[0],
+            where=where,
+        )
+    if plan["seat_gone"] == "seat-taken":
+        return _t(
+            locale,
+            "%(name)s comes back into play; their seat (table %(table)s, seat %(seat)s) is taken, so they sit "
+            "%(where)s.",
+            name=name,
+            table=had[0],
+            seat=had[1],
+            where=where,
+        )
+    return _t(locale, "%(name)s comes back into play and sits %(where)s.", name=name, where=where)
+
+
 def _plan(session: Session, tournament_id: int, number: int | None, player: int | None, now: datetime) -> dict:
     locale, zone = _locale_zone(session, tournament_id)
     k = _knockout(session, tournament_id, number, player, locale)
     plan = knockout_service.void_plan(session, k["id"], now)
     end = k["recorded_at"] + knockout_service.void_window(session, tournament_id)
     refusals = [_void_refusal(p, k, locale, zone, end) for p in plan["problems"]]
-    had = plan["seat_had"]
-    if had is None:
-        seat = _t(locale, "%(name)s comes back into play.", name=k["busted"])
-    elif plan["back_to_seat"]:
-        seat = _t(
-            locale,
-            "%(name)s comes back into play at table %(table)s, seat %(seat)s, the seat they had.",
-            name=k["busted"],
-            table=had[0],
-            seat=had[1],
-        )
-    else:
-        seat = _t(
-            locale,
-            "%(name)s comes back into play; their seat (table %(table)s, seat %(seat)s) is taken, so they are "
-            "seated at the table with the fewest players.",
-            name=k["busted"],
-            table=had[0],
-            seat=had[1],
-        )
+    seat = _back_text(locale, k["busted"], plan)
     text = _t(
         locale,
         "Void bust #%(n)s? %(seat)s The bust stays on record, marked voided.",
         n=k["bust_number"],
         seat=seat,
     )
+    had = plan["seat_had"]
     return {
         "knockout_id": k["id"],
         "bust_number": k["bust_number"],
@@ -528,6 +618,9 @@ def _plan(session: Session, tournament_id: int, number: int | None, player: int 
         "killer": k["killer"],
         "seat_had": list(had) if had else None,
         "back_to_seat": plan["back_to_seat"],
+        "seat_gone": plan["seat_gone"],
+        "to_tables": plan["to_tables"],
+        "new_table": plan["new_table"],
         "text": text,
         "refusal": refusals[0] if refusals else None,
     }
@@ -541,6 +634,13 @@ class VoidPlan(BaseModel):
     killer: str | None = Field(description="the killer's name; none for a bust with no killer")
     seat_had: list[int] | None = Field(description="[table, seat] the player had at the bust; none before the draw")
     back_to_seat: bool = Field(description="whether that seat is still free to go back to")
+    seat_gone: Literal["table-broken", "seat-taken"] | None = Field(
+        description="why not, when the player had a seat: its table was broken, or the seat is taken"
+    )
+    to_tables: list[int] = Field(
+        description="else the table the late-seating rule seats them at, or the tables a draw decides between (SP-13)"
+    )
+    new_table: int | None = Field(description="else the table that opens for them, every table being full")
     text: str = Field(description="what the void would do, in the club's language")
     refusal: str | None = Field(description="why it is refused now, in the club's language; none: it may be voided")
 

@@ -97,6 +97,7 @@
   var today = document.getElementById("desk-today");
   if (today) {
     var dayWords = JSON.parse(today.dataset.words || "{}");
+    var totalsClubs = JSON.parse(today.dataset.totals || "[]");
     JSON.parse(today.dataset.clubs || "[]").forEach(function (clubId) {
       var list = document.getElementById("day-" + clubId);
       api("GET", "/desk/clubs/" + clubId + "/today").then(function (rows) {
@@ -114,7 +115,8 @@
           ]));
         });
       }, function (error) { say(error.message, true); });
-      // the counter's figures of the day, for those the policy lets read them (desk.totals): else a 404, shown nowhere
+      // the counter's figures of the day, only for the clubs the policy lets the caller read them in (desk.totals)
+      if (totalsClubs.indexOf(clubId) < 0) return;
       api("GET", "/desk/clubs/" + clubId + "/totals").then(function (figures) {
         var table = document.getElementById("totals-" + clubId);
         var rows = [];
@@ -135,10 +137,16 @@
   if (!root) return;
   var tid = root.dataset.tournament;
   var w = JSON.parse(root.dataset.words || "{}");
-  var state = null, bust = null, offsetMs = 0, twoKillers = false, firstKiller = null;
+  var state = null, offsetMs = 0, nextTimer = null;
+  // a bust under way: `bust` the player being made out now (their killers tapped so far), `hand` the
+  // players already made out of the same hand (3.2 multi-bust: one bust number), `manyKillers` the
+  // "Two killers" toggle (several with shared knockouts, SP-10), `sameHand` the "Busted in the same hand" one
+  var bust = null, hand = [], manyKillers = false, sameHand = false;
   function $(id) { return document.getElementById(id); }
   function text(id, value) { var node = $(id); if (node && node.textContent !== String(value)) node.textContent = value; }
   function may(action) { return state && state.may.indexOf(action) >= 0; }
+  function status() { return state ? state.tournament.status : ""; }
+  function running() { return status() === "running"; }
   function mmss(seconds) {   // as flows/web/wording.py's clock_text
     if (seconds === null || seconds === undefined || isNaN(seconds)) return "—";
     seconds = Math.max(0, Math.floor(seconds));
@@ -152,29 +160,146 @@
     text("d-time", mmss(c.counts_to ? (Date.parse(c.counts_to) - Date.now() - offsetMs) / 1000 : c.time_left_s));
   }
 
+  // -- the bust under way ---------------------------------------------------------------------------
+  function inHand(e) {   // busted in this hand already, or a killer of it: neither is busted nor kills again here
+    return hand.some(function (part) {
+      return part.player.player_id === e.player_id;
+    });
+  }
+  function killsInHand(e) {
+    return hand.concat(bust ? [bust] : []).some(function (part) {
+      return part.killers.some(function (k) { return k.player_id === e.player_id; });
+    });
+  }
+  function partText(part) {
+    var names = part.killers.map(function (k) { return k.name; });
+    return names.length ? fill(w.hand_part, { name: part.player.name, killers: names.join(", ") }) : part.player.name;
+  }
+  function renderBar() {
+    var bar = $("bust-bar");
+    var shared = state && state.shared_knockouts;
+    bar.hidden = !(bust || hand.length);
+    root.classList.toggle("busting", !bar.hidden);
+    root.classList.toggle("offering", !$("after-bust").hidden);
+    if (bar.hidden) return;
+    var two = $("bust-two");
+    two.textContent = shared ? w.several_killers : w.two_killers;
+    two.setAttribute("aria-pressed", manyKillers ? "true" : "false");
+    $("bust-hand").setAttribute("aria-pressed", sameHand ? "true" : "false");
+    var picked = bust ? bust.killers : [];
+    two.hidden = !bust || picked.length > 0;
+    $("bust-none").hidden = !bust || picked.length > 0;
+    $("bust-done").hidden = !(bust && manyKillers && shared && picked.length >= 2);
+    $("bust-record").hidden = !!bust || !hand.length;
+    var line;
+    if (!bust) line = fill(w.hand_text, { names: hand.map(partText).join("; ") });
+    else if (!picked.length) line = fill(w.who_busted, { name: bust.player.name_acc });
+    else if (picked.length === 1) line = fill(w.who_second, { name: bust.player.name_acc, killer: picked[0].name });
+    else line = fill(w.who_more, { name: bust.player.name_acc, killers: picked.map(function (k) { return k.name; }).join(", ") });
+    if (bust && hand.length) line = fill(w.hand_so_far, { names: hand.map(partText).join("; ") }) + " " + line;
+    text("bust-text", line);
+  }
+  function startBust(e) {
+    bust = { player: e, seen: state.versions[String(e.player_id)], killers: [] };
+    if (!hand.length) sameHand = false;
+    manyKillers = false;
+    $("after-bust").hidden = true;
+    render();
+    $("bust-none").focus();
+  }
+  function endBust() {
+    bust = null; hand = []; manyKillers = false; sameHand = false;
+    if (state) render(); else renderBar();
+  }
+  function partDone(source) {   // the player being made out has their killers: send the hand, or take the next player out
+    hand.push(bust);
+    bust = null;
+    if (sameHand) { render(); var next = document.querySelector("#entries button.bust"); if (next) next.focus(); return; }
+    knockOut(source);
+  }
+  function pickKiller(source, killer) {
+    bust.killers.push(killer);
+    var enough = !manyKillers || (!state.shared_knockouts && bust.killers.length >= 2) || bust.killers.length >= 9;
+    if (enough) partDone(source);
+    else render();
+  }
+  function knockOut(source) {
+    var parts = hand;
+    var first = parts[0];
+    var ids = function (part) { return part.killers.map(function (k) { return k.player_id; }); };
+    var body = { busted: first.player.player_id, killers: ids(first), seen: first.seen };
+    if (parts.length > 1) {
+      body.also = parts.slice(1).map(function (part) { return { busted: part.player.player_id, killers: ids(part), seen: part.seen }; });
+    }
+    endBust();
+    step(source, api("POST", "/desk/tournaments/" + tid + "/busts", body), function (made) {
+      var open = made.together.filter(function (one) { return one.reentry_open; });
+      if (open.length && may("poker.re-enter")) {
+        offerReentry(parts.filter(function (part) {
+          return open.some(function (one) { return one.player_id === part.player.player_id; });
+        }).map(function (part) { return part.player; }));
+      }
+      if (made.together.length > 1) {
+        return fill(w.done_hand, { n: made.bust_number, names: made.together.map(function (one) {
+          return one.killers.length ? fill(w.hand_part, { name: one.busted, killers: one.killers.join(", ") }) : one.busted;
+        }).join("; ") });
+      }
+      return made.killers.length > 1
+        ? fill(w.done_shared_bust, { n: made.bust_number, name: made.busted, killers: made.killers.join(", ") })
+        : fill(w.done_bust, { n: made.bust_number, name: made.busted });
+    });
+  }
+  function offerReentry(players) {
+    var bar = $("after-bust");
+    var buttons = players.map(function (e) {
+      return button(players.length > 1 ? w.reentry + ": " + e.name : w.reentry, function (ev) {
+        ev.target.hidden = true;
+        if (!bar.querySelector("button[data-reentry]:not([hidden])")) bar.hidden = true;
+        step(ev.target, api("POST", "/tournaments/" + tid + "/re-entries", { player: String(e.player_id) }), function (made) {
+          var line = fill(w.done_topup, { name: e.name, what: w.reentry });
+          return made.seat ? line + " " + fill(w.done_seat, { seat: made.seat.table + "/" + made.seat.seat }) : line;
+        });
+      }, { "aria-label": w.reentry + ": " + e.name, "data-reentry": String(e.player_id) });
+    });
+    var question = players.length > 1 ? w.offer_reentries : fill(w.offer_reentry, { name: players[0].name_gen });
+    bar.replaceChildren.apply(bar, [el("span", { text: question + " " })].concat(buttons,
+      [button(w.not_now, function () { bar.hidden = true; root.classList.remove("offering"); })]));
+    bar.hidden = false;
+    root.classList.add("offering");
+  }
+
+  // -- the rows -------------------------------------------------------------------------------------
   function entryRow(e) {
     var actions = el("td", { className: "actions" });
     if (bust) {
-      if (e.state === "active" && e.entry_id !== bust.entry_id && (!firstKiller || firstKiller.player_id !== e.player_id)) {
+      var picked = bust.killers.some(function (k) { return k.player_id === e.player_id; });
+      if (e.state === "active" && e.player_id !== bust.player.player_id && !inHand(e) && !picked) {
         actions.appendChild(button(w.killer, function (ev) { pickKiller(ev.target, e); },
           { "aria-label": w.killer + ": " + e.name }));
       }
+    } else if (hand.length) {   // the next player out of the same hand
+      if (e.state === "active" && !inHand(e) && !killsInHand(e)) {
+        actions.appendChild(button(w.bust, function () { startBust(e); }, { className: "bust", "aria-label": w.bust + ": " + e.name }));
+      }
     } else {
       var o = state.tournament.offers;
-      if (e.state === "registered" && may("poker.check-in")) {
+      if (e.state === "registered" && state.registration.open && may("poker.check-in")) {
         actions.appendChild(button(w.check_in, function (ev) { arrive(ev.target, String(e.player_id)); }));
       }
-      if (e.state === "active" && may("poker.knock-out")) {
+      if (e.state === "active" && running() && may("poker.knock-out")) {
         actions.appendChild(button(w.bust, function () { startBust(e); }, { className: "bust", "aria-label": w.bust + ": " + e.name }));
       }
       var open = state.topups;   // the windows as the rules decide them (closed: the reason under the heading)
       if (e.state === "active" && o.rebuy && open.rebuy.open && may("poker.rebuy")) actions.appendChild(topup("rebuys", w.rebuy, e));
       if (e.state === "active" && o.addon && open.addon.open && may("poker.add-on")) actions.appendChild(topup("add-ons", w.addon, e));
-      if (e.state === "busted" && o.reentry && may("poker.re-enter")) actions.appendChild(topup("re-entries", w.reentry, e));
+      if (e.state === "busted" && o.reentry && state.reentry_open[String(e.player_id)] && may("poker.re-enter")) {
+        actions.appendChild(topup("re-entries", w.reentry, e));
+      }
     }
     var name = el("td", {}, [el("span", { text: e.name }), e.handle ? el("span", { className: "sub", text: " @" + e.handle }) : null]);
+    var said = e.state === "active" && status() === "registration_open" ? w.state_checked_in : w["state_" + e.state] || e.state;
     return el("tr", { className: "state-" + e.state, "data-player": String(e.player_id) },
-      [name, cell(w["state_" + e.state] || e.state), cell(e.seat), cell(e.owed.text), actions]);
+      [name, cell(said), cell(e.seat), cell(e.owed.text), actions]);
   }
   function topup(path, label, e) {
     return button(label, function (ev) {
@@ -185,26 +310,36 @@
   }
   function knockoutRow(k) {
     var actions = el("td", { className: "actions" });
-    if (!k.voided && may("desk.void")) {
+    if (!k.voided && running() && may("desk.void")) {
       actions.appendChild(button(w.void, function (ev) { voidBust(ev.target, k.bust_number, state.busted_players[String(k.id)]); },
         { "aria-label": w.void + " #" + k.bust_number }));
     }
-    if (!k.voided && k.killer && state.mystery.on && state.drawn.indexOf(k.id) < 0 && may("desk.mystery-draw")) {
+    if (!k.voided && running() && k.killer && state.mystery.on && state.drawn.indexOf(k.id) < 0 && may("desk.mystery-draw")) {
       actions.appendChild(button(w.draw, function (ev) { mysteryDraw(ev.target, k); },
         { "aria-label": w.draw + " #" + k.bust_number }));
     }
     return el("tr", { className: k.voided ? "voided" : "", "data-knockout": String(k.id) },
       [cell(k.bust_number), cell(k.busted), cell(k.killers.join(", ") || null), cell(k.level), cell(k.at_text), actions]);
   }
-  function debtRow(e, typed) {
+  var METHODS = ["cash", "card", "transfer"];
+  function methodSelect(id, label, chosen) {
+    var select = el("select", { id: id, className: "method", "aria-label": label });
+    METHODS.forEach(function (m) { select.appendChild(el("option", { value: m, text: w["method_" + m] || m })); });
+    select.value = METHODS.indexOf(chosen) >= 0 ? chosen : "cash";
+    return select;
+  }
+  function debtRow(e, typed, chosen) {
     var id = "amount-" + e.player_id;
     var input = el("input", { id: id, className: "amount", inputMode: "decimal", autocomplete: "off",
-      value: typed === undefined ? e.owed.input : typed, "aria-label": fill(w.amount_for, { name: e.name }) });
+      value: typed === undefined ? e.owed.input : typed, "aria-label": fill(w.amount_for, { name: e.name_gen }) });
+    var method = methodSelect("method-" + e.player_id, fill(w.method_for, { name: e.name }), chosen);
     var settle = button(w.settle, function (ev) {
-      var amount = input.value;
-      ask(fill(w.settle_confirm, { amount: amount === e.owed.input ? e.owed.text : amount, name: e.name })).then(function (ok) {
+      var amount = input.value, how = method.value;
+      var question = fill(w.settle_confirm, { amount: amount === e.owed.input ? e.owed.text : amount, name: e.name_gen });
+      ask(question + " " + fill(w.paid_by, { method: w["method_" + how] || how })).then(function (ok) {
         if (!ok) return;
-        step(ev.target, api("POST", "/desk/tournaments/" + tid + "/settlements", { player: String(e.player_id), amount: amount }),
+        step(ev.target, api("POST", "/desk/tournaments/" + tid + "/settlements",
+          { player: String(e.player_id), amount: amount, method: how }),
           function (made) { return fill(w.done_settle, { name: e.name, amount: made.amount_text }); });
       });
     }, { "aria-label": w.settle + ": " + e.name, "data-settle": String(e.player_id) });
@@ -212,14 +347,16 @@
       if (ev.key === "Enter") { ev.preventDefault(); settle.click(); }
     });
     return el("tr", { "data-player": String(e.player_id) }, [cell(e.name), cell(e.owed.text), el("td", {}, [input]),
-      el("td", { className: "actions" }, [settle])]);
+      el("td", {}, [method]), el("td", { className: "actions" }, [settle])]);
   }
   // -- the counter: settle everyone at once, as confirmed (the total and the number of players) --------
   function settleAll(source) {
     var owing = state.entries.filter(function (e) { return e.owed.amount > 0; });
     if (!owing.length) return;
-    var shown = { total: state.owed.input, count: owing.length };
-    ask(fill(w.settle_all_confirm, { amount: state.owed.text, n: owing.length })).then(function (ok) {
+    var how = $("settle-all-method").value;
+    var shown = { total: state.owed.input, count: owing.length, method: how };
+    var question = fill(w.settle_all_confirm, { amount: state.owed.text, n: owing.length });
+    ask(question + " " + fill(w.paid_by, { method: w["method_" + how] || how })).then(function (ok) {
       if (!ok) return;
       step(source, api("POST", "/desk/tournaments/" + tid + "/settlements/all", shown), function (made) {
         return fill(w.done_settle_all, { n: made.count, amount: made.total.text });
@@ -255,17 +392,18 @@
   }
   function settlementRow(s) {
     var actions = el("td", { className: "actions" });
-    if (!s.voided && may("poker.void-settlement")) {
+    if (!s.voided && status() !== "cancelled" && may("poker.void-settlement")) {
       actions.appendChild(button(w.void, function (ev) {
-        ask(fill(w.void_settlement_confirm, { amount: s.amount.text, name: s.player }), true).then(function (reason) {
+        ask(fill(w.void_settlement_confirm, { amount: s.amount.text, name: s.player_gen }), true).then(function (reason) {
           if (!reason) return;
           step(ev.target, api("POST", "/settlements/" + s.id + "/void", { reason: reason }), function () {
-            return fill(w.done_void_settlement, { amount: s.amount.text, name: s.player });
+            return fill(w.done_void_settlement, { amount: s.amount.text, name: s.player_gen });
           });
         });
       }, { "aria-label": w.void + ": " + s.player + " " + s.amount.text }));
     }
-    return el("tr", { className: s.voided ? "voided" : "" }, [cell(s.player), cell(s.amount.text), cell(s.at_text), actions]);
+    return el("tr", { className: s.voided ? "voided" : "" }, [cell(s.player), cell(s.amount.text),
+      cell(w["method_" + s.method] || s.method), cell(s.at_text), actions]);
   }
   function fillBody(id, rows, empty) {
     var body = document.querySelector("#" + id + " tbody");
@@ -283,7 +421,7 @@
   }
   function renderHead() {
     var t = state.tournament, s = state.screen;
-    offsetMs = s ? Date.parse(s.server_now) - Date.now() : 0;
+    offsetMs = s ? Date.parse(s.server_now) - Date.now() : Date.parse(state.server_now) - Date.now();
     text("t-name", t.name);
     text("t-start", t.start_text);
     text("t-status", w["status_" + t.status] || t.status);
@@ -292,42 +430,75 @@
     text("d-blinds", s ? [s.text.blinds_label, s.text.blinds, s.text.ante].filter(Boolean).join(" · ") : "");
     text("d-clock-status", s ? s.text.status : "");
     root.dataset.clockStatus = s ? s.clock.status : "";
+    root.dataset.status = t.status;
     var clockStatus = s ? s.clock.status : "";  // only the controls that apply now
     var applies = { start: ["not started"], pause: ["running"], resume: ["paused"], prev: ["running", "paused"],
       next: ["running", "paused"] };
     document.querySelectorAll("[data-clock]").forEach(function (b) {
-      b.hidden = applies[b.dataset.clock].indexOf(clockStatus) < 0;
+      b.hidden = applies[b.dataset.clock].indexOf(clockStatus) < 0 || !running();
     });
     tick();
     document.querySelectorAll(".floor-only").forEach(function (n) { n.hidden = !may("desk.arrive"); });
     document.querySelectorAll(".cashier-only").forEach(function (n) { n.hidden = !may("desk.settle"); });
     document.querySelectorAll(".totals-only").forEach(function (n) { n.hidden = !may("desk.totals"); });
+    document.querySelectorAll(".running-only").forEach(function (n) { n.hidden = n.hidden || !running(); });
+    var over = t.status === "finished" || t.status === "cancelled";
+    $("arrivals").hidden = $("arrivals").hidden || over;   // nobody registers at a tournament over
+    $("floor-needs").hidden = $("floor-needs").hidden || (over && !state.attention.length);
+    $("find-form").hidden = $("walk-in").hidden = !state.registration.open;
+    text("arrivals-closed", state.registration.open ? "" : state.registration.refusal || "");
+    $("arrivals-closed").hidden = state.registration.open;
+    if (may("desk.settle") && !may("desk.arrive")) {   // a cashier's tablet: the counter first
+      var counter = $("counter"), head = root.querySelector(".clock-panel");
+      if (counter.nextElementSibling !== head) root.insertBefore(counter, head);
+    }
+    scheduleNext();
+  }
+  function scheduleNext() {   // the state changes by the clock alone at `changes_at` (a deadline, a level's end): read it then
+    if (nextTimer) clearTimeout(nextTimer);
+    nextTimer = null;
+    if (!state.changes_at) return;
+    var wait = Date.parse(state.changes_at) - (Date.now() + offsetMs) + 50;
+    nextTimer = setTimeout(function () { nextTimer = null; refresh(); }, Math.min(Math.max(wait, 0), 2147483000));
   }
   function renderRows(focused) {
-    var typed = {};
+    var typed = {}, chosen = {};
     document.querySelectorAll("#debts input.amount").forEach(function (i) { typed[i.id] = i.value; });
+    document.querySelectorAll("#debts select.method").forEach(function (i) { chosen[i.id] = i.value; });
     renderSeats();
     renderFloor();
+    renderPlaces();
+    renderBar();
     fillBody("entries", state.entries.map(entryRow), "");
     var o = state.tournament.offers, closed = [];
-    if (o.rebuy && !state.topups.rebuy.open && may("poker.rebuy")) closed.push(state.topups.rebuy.refusal);
-    if (o.addon && !state.topups.addon.open && may("poker.add-on")) closed.push(state.topups.addon.refusal);
+    if (running() && o.rebuy && !state.topups.rebuy.open && may("poker.rebuy")) closed.push(state.topups.rebuy.refusal);
+    if (running() && o.addon && !state.topups.addon.open && may("poker.add-on")) closed.push(state.topups.addon.refusal);
     text("topups-closed", closed.join(" "));
     $("topups-closed").hidden = !closed.length;
     fillBody("knockouts", state.knockouts.map(knockoutRow), w.no_knockouts);
-    var owing = state.entries.filter(function (e) { return e.owed.amount > 0; });
-    fillBody("debts", owing.map(function (e) { return debtRow(e, typed["amount-" + e.player_id]); }), w.nothing_owed);
+    var owing = status() === "cancelled" ? [] : state.entries.filter(function (e) { return e.owed.amount > 0; });
+    fillBody("debts", owing.map(function (e) {
+      return debtRow(e, typed["amount-" + e.player_id], chosen["method-" + e.player_id]);
+    }), w.nothing_owed);
     fillBody("settlements", state.settlements.map(settlementRow), "");
     text("owed-total", state.owed.text);
-    $("settle-all").hidden = !(may("desk.settle-all") && owing.length > 1);
+    $("settle-all-row").hidden = !(may("desk.settle-all") && owing.length > 1);
     renderTotals();
     if (focused && $(focused)) $(focused).focus();
     root.dataset.version = String((Number(root.dataset.version) || 0) + 1);
   }
+  function renderPlaces() {
+    var places = state.places || [];
+    $("places").hidden = !places.length;
+    if (!places.length) return;
+    fillBody("places-table", places.map(function (p) {
+      return el("tr", { "data-player": String(p.player_id) }, [cell(p.place), cell(p.name), cell(p.prize || "")]);
+    }), "");
+  }
 
   function renderSeats() {
     var seating = state.seating, box = $("tables");
-    $("seat-map").hidden = !seating.drawn;
+    $("seat-map").hidden = !seating.drawn || !running();
     box.replaceChildren.apply(box, seating.tables.map(function (t) {
       var id = "table-" + t.table;
       return el("section", { className: "table-card", "aria-labelledby": id, "data-table": String(t.table) }, [
@@ -356,8 +527,8 @@
         may("desk.move") ? button(w.move, function (ev) { moveOne(ev.target, m); }, { "aria-label": w.move + ": " + m.name }) : null]);
     }));
     $("final-table").hidden = !(state.final_table.proposed && may("desk.final-table"));
-    $("finish").hidden = !(state.tournament.status === "running" && may("poker.finish"));
-    $("start-tournament").hidden = !(state.tournament.status === "registration_open" && may("poker.start"));
+    $("finish").hidden = !(running() && may("poker.finish"));
+    $("start-tournament").hidden = !(status() === "registration_open" && may("poker.start"));
   }
 
   var busy = false, again = false;
@@ -382,52 +553,6 @@
       var line = fill(w.done_arrival, { name: done.name, amount: done.owed.text });
       return done.seat ? line + " " + fill(w.done_seat, { seat: done.seat }) : line;
     });
-  }
-  function startBust(e) {
-    bust = e;
-    bust.seen = state.versions[String(e.player_id)];
-    twoKillers = false;
-    firstKiller = null;
-    $("bust-two").setAttribute("aria-pressed", "false");
-    $("after-bust").hidden = true;
-    text("bust-text", fill(w.who_busted, { name: e.name }));
-    $("bust-bar").hidden = false;
-    render();
-    $("bust-none").focus();
-  }
-  function endBust() { bust = null; firstKiller = null; $("bust-bar").hidden = true; if (state) render(); }
-  function pickKiller(source, killer) {
-    if (twoKillers && !firstKiller) {
-      firstKiller = killer;
-      text("bust-text", fill(w.who_second, { name: bust.name, killer: killer.name }));
-      render();
-      return;
-    }
-    knockOut(source, firstKiller ? [firstKiller, killer] : [killer]);
-  }
-  function knockOut(source, killers) {
-    var busted = bust;
-    var body = { busted: busted.player_id, killers: killers.map(function (k) { return k.player_id; }), seen: busted.seen };
-    endBust();
-    step(source, api("POST", "/desk/tournaments/" + tid + "/busts", body), function (made) {
-      if (made.reentry_open && may("poker.re-enter")) offerReentry(busted);
-      return made.killers.length > 1
-        ? fill(w.done_shared_bust, { n: made.bust_number, name: made.busted, killers: made.killers.join(", ") })
-        : fill(w.done_bust, { n: made.bust_number, name: made.busted });
-    });
-  }
-  function offerReentry(e) {
-    var bar = $("after-bust");
-    var yes = button(w.reentry, function (ev) {
-      bar.hidden = true;
-      step(ev.target, api("POST", "/tournaments/" + tid + "/re-entries", { player: String(e.player_id) }), function (made) {
-        var line = fill(w.done_topup, { name: e.name, what: w.reentry });
-        return made.seat ? line + " " + fill(w.done_seat, { seat: made.seat.table + "/" + made.seat.seat }) : line;
-      });
-    }, { "aria-label": w.reentry + ": " + e.name });
-    bar.replaceChildren(el("span", { text: fill(w.offer_reentry, { name: e.name }) + " " }), yes,
-      button(w.not_now, function () { bar.hidden = true; }));
-    bar.hidden = false;
   }
   function voidBust(source, number, player) {   // what it will do first, from the server; then the void
     var query = number ? "?bust=" + number + (player ? "&player=" + player : "") : "";
@@ -493,13 +618,19 @@
   });
   $("void-last").addEventListener("click", function (ev) { voidBust(ev.target, null, null); });
   $("bust-two").addEventListener("click", function () {
-    twoKillers = !twoKillers;
-    $("bust-two").setAttribute("aria-pressed", twoKillers ? "true" : "false");
-    if (!twoKillers && firstKiller) { firstKiller = null; text("bust-text", fill(w.who_busted, { name: bust.name })); render(); }
+    manyKillers = !manyKillers;
+    render();
   });
-  $("bust-none").addEventListener("click", function (ev) { knockOut(ev.target, []); });
+  $("bust-hand").addEventListener("click", function () {
+    sameHand = !sameHand;
+    if (!sameHand && !bust && hand.length) { knockOut($("bust-hand")); return; }   // the hand as it stands
+    renderBar();
+  });
+  $("bust-none").addEventListener("click", function (ev) { partDone(ev.target); });
+  $("bust-done").addEventListener("click", function (ev) { partDone(ev.target); });
+  $("bust-record").addEventListener("click", function (ev) { knockOut(ev.target); });
   $("bust-cancel").addEventListener("click", endBust);
-  document.addEventListener("keydown", function (ev) { if (ev.key === "Escape" && bust) endBust(); });
+  document.addEventListener("keydown", function (ev) { if (ev.key === "Escape" && (bust || hand.length)) endBust(); });
   document.querySelectorAll("[data-clock]").forEach(function (b) {
     b.addEventListener("click", function () {
       var action = b.dataset.clock;
@@ -535,7 +666,8 @@
     arrive(form.querySelector("button"), body).then(function () { if (message.className.indexOf("ok") >= 0) form.reset(); });
   });
 
-  // -- live: every message of the tournament's stream reads the desk state again ----------------------
+  // -- live: every message of the tournament's stream reads the desk state again, and so does the
+  // instant the state says it changes by the clock alone (`changes_at`: a deadline passing, a level's end)
   refresh();
   setInterval(tick, 250);
   if (window.EventSource) {

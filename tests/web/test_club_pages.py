@@ -277,3 +277,58 @@ def test_sp_1_13_the_tournament_pages_create_edit_prize_and_open(web, world, com
         frozen = client.post(f"/club/{c}/tournaments/{world.tournament_a}", data=settings | {"seat_cap": "6"})
         assert frozen.status_code == 409 and "заморожены" in frozen.text.lower()
         assert _rows(committed) == before
+
+
+def test_issue_39_a_tournament_copied_from_the_page_and_a_structure_edited_until_it_is_in_use(web, world, committed):
+    """Issue 39, 3.5, 3.9: "a copy of" on the new tournament's form takes the other's settings and
+    prizes with a new name and start; a draft's structure is edited from its page; once a tournament
+    using it has opened, the edit is refused in Russian (`structure-in-use`), writing nothing."""
+    c = world.club_a
+    zone = ZoneInfo("Europe/Moscow")
+    start = (datetime.now(UTC) + timedelta(days=4)).astimezone(zone).replace(hour=20, minute=0, second=0, microsecond=0)
+    with _signed_in(web, world) as client:
+        csrf = _csrf(client.get(f"/club/{c}/structures").text)
+        made = client.post(
+            f"/club/{c}/structures",
+            data={"csrf": csrf, "name": "Глубокая", "rows": "1", "sb_1": "50", "bb_1": "100", "min_1": "30"},
+        )
+        sid = int(re.search(r"/structures/(\d+)", made.headers["location"]).group(1))
+        form = {"csrf": csrf, "from": "nothing", "name": "Оригинал", "scheduled_start": start.strftime("%Y-%m-%dT%H:%M"),
+                "structure_id": str(sid), "starting_stack": "30000", "currency": "RUB", "buy_in": "2 000", "seat_cap": "7"}  # fmt: skip
+        original = int(
+            re.search(
+                r"/tournaments/(\d+)", client.post(f"/club/{c}/tournaments", data=form).headers["location"]
+            ).group(1)
+        )
+        client.post(f"/club/{c}/tournaments/{original}/prizes", data={"csrf": csrf, "prizes": "Кубок\nМедаль"})
+        later = start + timedelta(days=7)
+        copy = client.post(
+            f"/club/{c}/tournaments",
+            data={"csrf": csrf, "from": "copy", "copy_of": str(original), "name": "Копия", "scheduled_start": later.strftime("%Y-%m-%dT%H:%M")},
+        )  # fmt: skip
+        assert copy.status_code == 303, copy.text
+        copied = int(re.search(r"/tournaments/(\d+)", copy.headers["location"]).group(1))
+        with Session(committed) as session:
+            t = session.get(Tournament, copied)
+            assert (t.name, t.buy_in, t.seat_cap, t.starting_stack, t.structure_id, t.scheduled_start) == (
+                "Копия",
+                200000,
+                7,
+                30000,
+                sid,
+                later,
+            )
+        assert "Кубок\nМедаль</textarea>" in client.get(f"/club/{c}/tournaments/{copied}").text
+
+        edit = {"csrf": csrf, "name": "Глубокая", "ante_type": "classic", "rows": "2", "sb_1": "50", "bb_1": "100", "ante_1": "10", "min_1": "30", "min_2": "5", "brk_2": "1"}  # fmt: skip
+        edited = client.post(f"/club/{c}/structures/{sid}", data=edit)
+        assert edited.headers["location"] == f"/club/{c}/structures/{sid}?done=saved"
+        same = client.post(f"/club/{c}/structures/{sid}", data=edit)
+        assert same.headers["location"] == f"/club/{c}/structures/{sid}?done=unchanged"
+        client.post(f"/club/{c}/tournaments/{original}/open", data={"csrf": csrf})
+        page = client.get(f"/club/{c}/structures/{sid}").text
+        assert 'id="frozen"' in page and 'id="edit-structure"' not in page and "Оригинал" in page
+        before = _rows(committed)
+        refused = client.post(f"/club/{c}/structures/{sid}", data=edit | {"min_1": "25"})
+        assert refused.status_code == 409 and f"использует турнир {original} «Оригинал»" in refused.text
+        assert _rows(committed) == before

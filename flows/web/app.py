@@ -32,6 +32,7 @@ ROUTES = (
     ("/", pages.home, ["GET"]),
     ("/t/{id}", pages.poker_results, ["GET"]),
     ("/t/{id}/screen", pages.screen, ["GET"]),
+    ("/widget/t/{id}", pages.widget, ["GET"]),
     ("/t/{id}/events", pages.poker_events, ["GET"]),
     ("/seasons/{id}", pages.season, ["GET"]),
     ("/p/{code}", pages.pusoy_page, ["GET"]),

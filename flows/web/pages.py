@@ -20,7 +20,7 @@ from domain.poker.tables.tournaments import Tournament
 from domain.public.services import views
 from domain.pusoy.tables import PusoyTournament
 from flows.web.calendar import ics
-from flows.web.site import Site, path_id, preferred_locale
+from flows.web.site import CSP, Site, path_id, preferred_locale
 from flows.web.wording import with_text
 
 RECENT = 10  # finished tournaments and cups the front page names
@@ -75,6 +75,15 @@ def recent_cups(session: Session, limit: int = RECENT) -> list[dict[str, Any]]:
 async def screen(site: Site, request: Request) -> Response:
     state = with_text(await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC)))
     return site.page("screen.html", request=request, locale=state["locale"], s=state, c=state["clock"])
+
+
+async def widget(site: Site, request: Request) -> Response:
+    """`/widget/t/<id>`: the tournament live in a frame of a club's site (static/embed.js): the screen's
+    facts in a strip, kept current by the same events; any site may frame it (`frame-ancestors *`)."""
+    state = with_text(await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC)))
+    page = site.page("widget.html", request=request, locale=state["locale"], s=state, c=state["clock"])
+    page.headers["content-security-policy"] = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
+    return page
 
 
 async def poker_results(site: Site, request: Request) -> Response:

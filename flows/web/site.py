@@ -367,9 +367,10 @@ class SecurityHeaders:
         async def sending(message):
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                present = {k.lower() for k, _ in headers}
+                present = {k.lower(): v for k, v in headers}
+                framed = b"frame-ancestors *" in present.get(b"content-security-policy", b"")  # the widget's
                 for name, value in SECURITY_HEADERS.items():
-                    if name.encode() not in present:
+                    if name.encode() not in present and not (framed and name == "x-frame-options"):
                         headers.append((name.encode(), value.encode()))
                 message = {**message, "headers": headers}
             await send(message)

@@ -54,6 +54,10 @@ F, C, O = Role.FLOOR, Role.CASHIER, Role.OWNER  # noqa: E741 (the table reads as
 POLICY: dict[str, Rule] = {
     # anyone
     "pusoy.browse": _rule(Scope.PUBLIC, writes=False),
+    "public.tournaments": _rule(Scope.PUBLIC, writes=False),  # integrators and widgets (flows/web/api/public.py)
+    "public.tournament": _rule(Scope.PUBLIC, writes=False),
+    "public.cup": _rule(Scope.PUBLIC, writes=False),
+    "public.season": _rule(Scope.PUBLIC, writes=False),
     # a person's own account
     "account.sign-in": _rule(Scope.PUBLIC),
     "account.reset": _rule(Scope.PUBLIC),  # ask for a reset link (the same answer for every address)

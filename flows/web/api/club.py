@@ -320,7 +320,7 @@ def club_audit(
     tournament and when."""
     only = audit.Filter(actor, action, tournament, since, until)
 
-    def do(s, actor_, now):
+    def do(s, *_):
         after = decode_cursor(cursor)
         before = -after[0] if after and isinstance(after[0], int) else None
         rows = audit.trail(s, club_id, before_id=before, limit=limit + 1, only=only)

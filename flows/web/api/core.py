@@ -45,7 +45,6 @@ from flows.web import refusals
 from flows.web.api.edge import EdgeRoute
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
 
-BIGINT = 2**63 - 1
 ID_MAX = 2**53 - 1  # the largest id every JSON reader keeps exact (a JavaScript number): ids stay below it
 Id = Annotated[int, Path(ge=1, le=ID_MAX)]
 Code = Annotated[str, Path(min_length=6, max_length=6, pattern=r"^[2-9A-Za-z]{6}$")]

@@ -26,6 +26,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import Player
 from domain.store.base import Base
 
 TZ = DateTime(timezone=True)
@@ -41,7 +43,7 @@ class Account(Base):
     email_key: Mapped[str] = mapped_column(Text, unique=True)  # trimmed, case-folded
     password_hash: Mapped[str | None] = mapped_column(Text)  # argon2id; None until a password is set
     email_verified_at: Mapped[datetime | None] = mapped_column(TZ)
-    player_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("players.id"), unique=True)
+    player_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey(Player.id), unique=True)
     locale: Mapped[str] = mapped_column(Text, server_default="ru")
     blocked_at: Mapped[datetime | None] = mapped_column(TZ)
     blocked_reason: Mapped[str | None] = mapped_column(Text)
@@ -61,7 +63,7 @@ class Grant(Base):
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
     account_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
     role: Mapped[str] = mapped_column(Text)
-    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("clubs.id"))
+    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey(Club.id))
     granted_at: Mapped[datetime] = mapped_column(TZ)
 
     __table_args__ = (
@@ -150,7 +152,7 @@ class AuditRecord(Base):
     actor_label: Mapped[str] = mapped_column(Text)
     account_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("accounts.id"))
     token_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("account_tokens.id"))
-    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("clubs.id"))
+    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey(Club.id))
     action: Mapped[str] = mapped_column(Text)
     target: Mapped[str] = mapped_column(Text)
     data: Mapped[dict] = mapped_column(JSONB, server_default="{}")

@@ -21,6 +21,9 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
+from domain.clubs.tables import Club
+from domain.poker.tables.tournaments import Tournament
+from domain.series.tables import Series
 from domain.store.base import Base
 
 
@@ -28,7 +31,7 @@ class Season(Base):
     __tablename__ = "league_seasons"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id"))
+    club_id: Mapped[int] = mapped_column(ForeignKey(Club.id))
     name: Mapped[str] = mapped_column(Text)
     date_from: Mapped[date] = mapped_column(Date)  # in the club's timezone, included
     date_to: Mapped[date] = mapped_column(Date)  # excluded
@@ -56,7 +59,7 @@ class SeasonSeries(Base):
     __tablename__ = "league_season_series"
 
     season_id: Mapped[int] = mapped_column(ForeignKey("league_seasons.id"), primary_key=True)
-    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey(Series.id), primary_key=True)
 
 
 class SeasonTournament(Base):
@@ -65,4 +68,4 @@ class SeasonTournament(Base):
     __tablename__ = "league_season_tournaments"
 
     season_id: Mapped[int] = mapped_column(ForeignKey("league_seasons.id"), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)

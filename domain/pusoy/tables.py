@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from domain.clubs.tables import Club
 from domain.store.base import Base
 
 TS = DateTime(timezone=True)
@@ -52,7 +53,7 @@ class PusoyTournament(Base):
     name: Mapped[str] = mapped_column(String(120))
     organizer: Mapped[str] = mapped_column(String(40))
     organizer_email: Mapped[str | None] = mapped_column(String(254))
-    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("clubs.id"), index=True)
+    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey(Club.id), index=True)
     capacity: Mapped[int] = mapped_column(SmallInteger)
     private: Mapped[bool] = mapped_column(Boolean)
     games_per_round: Mapped[int] = mapped_column(SmallInteger)

@@ -21,6 +21,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from domain.clubs.tables import Club
 from domain.store.base import Base
 
 SERIES_STATUSES = ("active", "paused", "ended")
@@ -44,7 +45,7 @@ class Series(Base):
     )
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    club_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("clubs.id"))
+    club_id: Mapped[int] = mapped_column(BigInteger, ForeignKey(Club.id))
     name: Mapped[str] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(Text)
     cron: Mapped[str] = mapped_column(Text)

@@ -23,6 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from domain.clubs.tables import Club
 from domain.store.base import Base
 from domain.webhooks.rules.endpoints import KINDS, URL_CHECK
 
@@ -36,7 +37,7 @@ class Endpoint(Base):
     __tablename__ = "webhook_endpoints"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("clubs.id"), index=True)
+    club_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey(Club.id), index=True)
     organizer: Mapped[str | None] = mapped_column(Text, index=True)
     url: Mapped[str] = mapped_column(Text)
     events: Mapped[list[str]] = mapped_column(ARRAY(Text))

@@ -33,6 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from domain.poker.tables.tournaments import Entry, Registration, Tournament
 from domain.store.base import Base
 
 TZ = DateTime(timezone=True)
@@ -47,7 +48,7 @@ class Clock(Base):
 
     __tablename__ = "poker_clock"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     segments: Mapped[list] = mapped_column(JSONB)
     pauses: Mapped[list] = mapped_column(JSONB)
     overrides: Mapped[list] = mapped_column(JSONB)
@@ -73,7 +74,7 @@ class ClockEvent(Base):
     __tablename__ = "poker_clock_events"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id))
     segment: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(16))
     level: Mapped[int] = mapped_column(Integer)
@@ -97,7 +98,7 @@ class Table(Base):
 
     __tablename__ = "poker_tables"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     table_no: Mapped[int] = mapped_column(Integer, primary_key=True)
     opened_at: Mapped[datetime] = mapped_column(TZ)
     broken_at: Mapped[datetime | None] = mapped_column(TZ)
@@ -110,7 +111,7 @@ class Seat(Base):
 
     __tablename__ = "poker_seats"
 
-    entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey(Entry.id), primary_key=True)
     tournament_id: Mapped[int] = mapped_column(BigInteger)
     table_no: Mapped[int] = mapped_column(Integer)
     seat_no: Mapped[int] = mapped_column(Integer)
@@ -134,8 +135,8 @@ class Move(Base):
     __tablename__ = "poker_moves"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
-    entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id))
+    entry_id: Mapped[int] = mapped_column(ForeignKey(Entry.id))
     kind: Mapped[str] = mapped_column(String(12))
     from_table: Mapped[int] = mapped_column(Integer)
     from_seat: Mapped[int] = mapped_column(Integer)
@@ -162,7 +163,7 @@ class SeatDraw(Base):
 
     __tablename__ = "poker_seat_draws"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     commitment: Mapped[str] = mapped_column(String(64))
     seed: Mapped[str | None] = mapped_column(Text)
@@ -190,7 +191,7 @@ class NoShowRun(Base):
 
     __tablename__ = "poker_no_show_runs"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     policy: Mapped[str] = mapped_column(String(16))
     dropped: Mapped[int] = mapped_column(Integer)
     dead_stacks: Mapped[int] = mapped_column(Integer)
@@ -204,9 +205,9 @@ class DeadStack(Base):
     __tablename__ = "poker_dead_stacks"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
-    registration_id: Mapped[int] = mapped_column(ForeignKey("poker_registrations.id"), unique=True)
-    entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"), unique=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id))
+    registration_id: Mapped[int] = mapped_column(ForeignKey(Registration.id), unique=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey(Entry.id), unique=True)
     chips: Mapped[int] = mapped_column(BigInteger)
     seated_at: Mapped[datetime] = mapped_column(TZ)
     arrived_at: Mapped[datetime | None] = mapped_column(TZ)

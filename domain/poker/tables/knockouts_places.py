@@ -32,6 +32,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from domain.poker.rules.wording.check import MAX_DESCRIPTION_CHARS
+from domain.poker.tables.tournaments import Entry, Player, Tournament
 from domain.store.base import Base
 
 TZ = DateTime(timezone=True)
@@ -51,7 +52,7 @@ class KnockoutSettings(Base):
 
     __tablename__ = "poker_knockout_settings"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     void_window_seconds: Mapped[int] = mapped_column(Integer)
 
     __table_args__ = (CheckConstraint("void_window_seconds > 0", name="void_window_positive"),)
@@ -64,9 +65,9 @@ class Knockout(Base):
     __tablename__ = "poker_knockouts"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
-    busted_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
-    killer_entry_id: Mapped[int | None] = mapped_column(ForeignKey("poker_entries.id"))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id))
+    busted_entry_id: Mapped[int] = mapped_column(ForeignKey(Entry.id))
+    killer_entry_id: Mapped[int | None] = mapped_column(ForeignKey(Entry.id))
     bust_number: Mapped[int] = mapped_column(Integer)
     bust_group: Mapped[str | None] = mapped_column(Text)
     level: Mapped[int | None] = mapped_column(Integer)
@@ -106,7 +107,7 @@ class KnockoutShare(Base):
 
     knockout_id: Mapped[int] = mapped_column(ForeignKey("poker_knockouts.id"), primary_key=True)
     position: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
-    killer_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    killer_entry_id: Mapped[int] = mapped_column(ForeignKey(Entry.id))
     credit_units: Mapped[int] = mapped_column(Integer)
     pko_points: Mapped[int] = mapped_column(BigInteger)
     head_added: Mapped[int] = mapped_column(BigInteger)
@@ -127,10 +128,10 @@ class KnockoutAudit(Base):
     __tablename__ = "poker_knockout_audit"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id))
     knockout_id: Mapped[int] = mapped_column(ForeignKey("poker_knockouts.id"))
     kind: Mapped[str] = mapped_column(Text)
-    second_killer_entry_id: Mapped[int | None] = mapped_column(ForeignKey("poker_entries.id"))
+    second_killer_entry_id: Mapped[int | None] = mapped_column(ForeignKey(Entry.id))
     actor: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(TZ)
     data: Mapped[dict] = mapped_column(JSONB)
@@ -149,9 +150,9 @@ class MysteryDraw(Base):
     __tablename__ = "poker_mystery_draws"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id))
     knockout_id: Mapped[int] = mapped_column(BigInteger, unique=True)
-    killer_entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    killer_entry_id: Mapped[int] = mapped_column(ForeignKey(Entry.id))
     draw_number: Mapped[int] = mapped_column(Integer)
     description: Mapped[str | None] = mapped_column(Text)
     wording_seal: Mapped[str | None] = mapped_column(Text)  # SP-4: the domain's verdict on the description
@@ -189,7 +190,7 @@ class MysteryPrize(Base):
 
     __tablename__ = "poker_mystery_prizes"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     description: Mapped[str] = mapped_column(Text)
     wording_seal: Mapped[str] = mapped_column(Text)  # SP-4: the domain's verdict on the line
@@ -210,7 +211,7 @@ class MysteryPhase(Base):
 
     __tablename__ = "poker_mystery_phases"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     seed: Mapped[str] = mapped_column(Text)
     commitment: Mapped[str] = mapped_column(Text)
     prize_count: Mapped[int] = mapped_column(Integer)
@@ -224,7 +225,7 @@ class Prize(Base):
 
     __tablename__ = "poker_prizes"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
     place: Mapped[int] = mapped_column(Integer, primary_key=True)
     description: Mapped[str] = mapped_column(Text)
     wording_seal: Mapped[str] = mapped_column(Text)  # SP-4: the domain's verdict on the line
@@ -244,9 +245,9 @@ class FinalPlace(Base):
 
     __tablename__ = "poker_places"
 
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("poker_tournaments.id"), primary_key=True)
-    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
-    entry_id: Mapped[int] = mapped_column(ForeignKey("poker_entries.id"))
+    tournament_id: Mapped[int] = mapped_column(ForeignKey(Tournament.id), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey(Player.id), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey(Entry.id))
     place: Mapped[int] = mapped_column(Integer)
     bust_number: Mapped[int | None] = mapped_column(Integer)
     knockouts: Mapped[int] = mapped_column(Integer)

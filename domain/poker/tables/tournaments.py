@@ -30,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from domain.clubs.tables import Club
 from domain.store.base import Base
 
 TZ = DateTime(timezone=True)
@@ -73,7 +74,7 @@ class Structure(Base):
     __tablename__ = "poker_structures"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id"))
+    club_id: Mapped[int] = mapped_column(ForeignKey(Club.id))
     name: Mapped[str] = mapped_column(Text)
     ante_type: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(TZ)
@@ -117,7 +118,7 @@ class Tournament(Base):
     __tablename__ = "poker_tournaments"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id"))
+    club_id: Mapped[int] = mapped_column(ForeignKey(Club.id))
     name: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(20))
     scheduled_start: Mapped[datetime] = mapped_column(TZ)

@@ -186,7 +186,8 @@ def send_next(session: Session, outbox: Path, mailer: Mailer, now: datetime) -> 
 
 
 def _attempt(session: Session, due, outbox: Path, mailer: Mailer, now: datetime) -> dict:
-    message_id = f"<{due.source}-{due.tournament_id}.{due.id}@tourney>"
+    # one Message-ID for every attempt of a delivery; a delivery made again (`records.resend`) has its own
+    message_id = due.message_id or f"<{due.source}-{due.tournament_id}.{due.id}@tourney>"
     subject, body = (_season_mail if due.source == "season" else _results_mail)(due)
     try:
         attachments = [

@@ -157,3 +157,25 @@ def retry_now(session: Session, source: str, tournament_id: int, now: datetime) 
         )
     found.next_attempt_at = now
     return found
+
+
+def resend(session: Session, publication_id: int, recipient: str, now: datetime) -> DocumentPublication | None:
+    """A new delivery of a publication's documents to `recipient` (the club's address now), due now, for
+    the delivery job to send (`send_next`): a sent one becomes a new message (a Message-ID of its own,
+    so the receiving side does not drop it as the first one's duplicate; its attempts counted afresh);
+    one not sent yet (stored, pending, failed) becomes due now, to `recipient`. None when it is on its
+    way already (pending or failed, to that address, due now): a second ask makes no second message.
+    The row is locked, so a sender holding it finishes first."""
+    found = session.get(DocumentPublication, publication_id, with_for_update=True, populate_existing=True)
+    if found is None:
+        raise NotFound("publication-not-found", f"no documents {publication_id}")
+    due = found.next_attempt_at is None or found.next_attempt_at <= now
+    if found.state in ("pending", "failed") and found.recipient == recipient and due:
+        return None
+    if found.state == "sent":
+        found.message_id = f"<{found.source}-{found.tournament_id}.{found.id}.{now:%Y%m%d%H%M%S%f}@tourney>"
+        found.attempts, found.last_error, found.sent_at = 0, None, None
+    found.state = "pending" if found.state in ("sent", "stored") else found.state
+    found.recipient, found.next_attempt_at = recipient, now
+    session.flush()
+    return found

@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException
 from domain.access.rules.policy import POLICY, SIGN_IN, Scope
 from domain.access.services.gate import Refused
 from domain.errors import DomainError
-from flows.web.api import account, club, desk, desk_floor, hooks, owner, play, public, tokens
+from flows.web.api import account, club, desk, desk_floor, hooks, owner, owner_series, play, public, tokens
 from flows.web.api.core import PROBLEM_JSON, Api, Problem, Replayed, domain_error, error
 from flows.web.api.edge import MAX_BODY, Http, TooLarge
 from flows.web.auth import Auth
@@ -71,7 +71,7 @@ def create_api(
     app.state.webhook_key = webhook_key
     app.state.outbox = outbox
     app.state.sign_up = sign_up
-    for module in (account, club, desk, desk_floor, hooks, owner, play, public, tokens):
+    for module in (account, club, desk, desk_floor, hooks, owner, owner_series, play, public, tokens):
         app.include_router(module.router)
 
     @app.exception_handler(DomainError)

@@ -56,7 +56,7 @@ class Account(Base):
 
 
 class Grant(Base):
-    """One role one account holds: in a club (owner, floor, cashier) or on the platform (operator)."""
+    """One role one account holds: in a club (owner, floor, cashier) or on the platform (operator, organizer)."""
 
     __tablename__ = "account_roles"
 
@@ -71,7 +71,7 @@ class Grant(Base):
         Index("ix_account_roles_club_id", "club_id"),
         CheckConstraint(
             "(role IN ('owner', 'floor', 'cashier') AND club_id IS NOT NULL)"
-            " OR (role = 'operator' AND club_id IS NULL)",
+            " OR (role IN ('operator', 'organizer') AND club_id IS NULL)",
             name="role_in_club",
         ),
     )

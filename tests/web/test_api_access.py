@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from domain.access.rules.policy import ANONYMOUS, POLICY, Target, may
 from domain.access.services import signin, targets
 from domain.store.db import unit_of_work
+from flows.web.api.cups import cup_target
 from tests.support.db import contents
 from tests.support.world import AccessWorld, access_world
 
@@ -31,7 +32,19 @@ REFUSALS = (
     "sign-in",
     "csrf",
 )
-ACTORS = ("operator", "owner", "floor", "cashier", "owner_b", "both", "player", "server", "nobody", "anonymous")
+ACTORS = (
+    "operator",
+    "owner",
+    "floor",
+    "cashier",
+    "owner_b",
+    "both",
+    "player",
+    "server",
+    "organizer",
+    "nobody",
+    "anonymous",
+)
 
 
 def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
@@ -209,6 +222,23 @@ def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
             "tournament",
         ),
         "desk.totals": ("GET", "/desk/clubs/{c}/totals", None, "club"),
+        "platform.queue": ("GET", "/platform/queue", None, "nothing"),
+        "platform.clubs": ("GET", "/platform/clubs?listing=listed", None, "nothing"),
+        "platform.club": ("GET", "/platform/clubs/{c}", None, "club"),
+        "platform.approve-club": ("POST", "/platform/clubs/{c}/approve", {"reason": "EGRUL extract checked"}, "club"),
+        "platform.refuse-club": ("POST", "/platform/clubs/{c}/refuse", {"reason": "no such entity"}, "club"),
+        "platform.revoke-club": ("POST", "/platform/clubs/{c}/revoke", {"reason": "liquidated"}, "club"),
+        "platform.suspend-club": ("POST", "/platform/clubs/{c}/suspend", {"reason": "1.7.4"}, "club"),
+        "platform.reinstate-club": ("POST", "/platform/clubs/{c}/reinstate", {"reason": "fixed"}, "club"),
+        "platform.terminate-club": ("POST", "/platform/clubs/{c}/terminate", {"reason": "1.7.4"}, "club"),
+        "platform.accounts": ("GET", "/platform/accounts?q=example", None, "nothing"),
+        "cups.list": ("GET", "/cups", None, "nothing"),
+        "cups.create": ("POST", "/cups", {"name": "Matrix Cup", "capacity": 8}, "nothing"),
+        "cups.cup": ("GET", "/cups/{cup}", None, "organizer cup"),
+        "cups.edit": ("POST", "/cups/{cup}/settings", {"name": "Renamed"}, "organizer cup"),
+        "cups.create-token": ("POST", "/cups/{cup}/tokens", {"name": "table server"}, "organizer cup"),
+        "cups.revoke-token": ("DELETE", f"/cups/{{cup}}/tokens/{MISSING}", None, "organizer cup"),
+        "cups.cancel": ("POST", "/cups/{cup}/cancel", None, "organizer cup"),
         "pusoy.report": (
             "POST",
             "/pusoy/{cup}/reports",
@@ -239,6 +269,12 @@ def _places(w, names: str) -> list[tuple[str, dict, object]]:
             ("B", {"cert": w.other_certificate}, w.other_certificate),
             ("missing", {"cert": MISSING_CERTIFICATE}, MISSING_CERTIFICATE),
         ]
+    if names == "organizer cup":  # A: the organizer's own; B: another organizer's
+        return [
+            ("A", {"cup": w.organizer_cup}, w.organizer_cup),
+            ("B", {"cup": w.others_cup}, w.others_cup),
+            ("missing", {"cup": MISSING_CUP}, MISSING_CUP),
+        ]
     if names == "cup":
         return [
             ("A", {"cup": w.cup}, w.cup),
@@ -258,6 +294,8 @@ def _target(session: Session, names: str, values: dict) -> Target | None:
         return Target()
     if names == "cup":
         return targets.cup(session, values["cup"])
+    if names == "organizer cup":
+        return cup_target(session, values["cup"])
     if names == "certificate":
         found = targets.certificate(session, values["cert"])
         return found[0] if found else None

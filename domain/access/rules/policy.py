@@ -23,6 +23,7 @@ class Role(StrEnum):
     CASHIER = "cashier"  # per club: fees, settlements, debts
     PLAYER = "player"  # themselves
     GAME_SERVER = "game-server"  # a machine's token, bound to the Pusoy Dos cups it hosts
+    ORGANIZER = "organizer"  # the platform's: runs Pusoy Dos cups, each bound to it by its e-mail (docs/cups.md)
 
 
 CLUB_ROLES = (Role.OWNER, Role.FLOOR, Role.CASHIER)
@@ -35,6 +36,7 @@ class Scope(StrEnum):
     CLUB = "club"  # the staff of the target's club holding one of the roles
     CUP = "cup"  # a game server's token bound to the target cup
     PLATFORM = "platform"  # the operator
+    ORGANIZER = "organizer"  # a Pusoy Dos organizer, on the cups they organize (docs/cups.md)
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,25 @@ POLICY: dict[str, Rule] = {
     # the platform
     "platform.block-account": _rule(Scope.PLATFORM, Role.OPERATOR),
     "platform.unblock-account": _rule(Scope.PLATFORM, Role.OPERATOR),
+    # the operator's queue (flows/web/api/platform.py, docs/platform.md): applications, the catalog, accounts
+    "platform.queue": _rule(Scope.PLATFORM, Role.OPERATOR, writes=False),
+    "platform.clubs": _rule(Scope.PLATFORM, Role.OPERATOR, writes=False),
+    "platform.club": _rule(Scope.PLATFORM, Role.OPERATOR, writes=False),
+    "platform.approve-club": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.refuse-club": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.revoke-club": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.suspend-club": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.reinstate-club": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.terminate-club": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.accounts": _rule(Scope.PLATFORM, Role.OPERATOR, writes=False),
+    # a Pusoy Dos organizer, on their own cups (flows/web/api/cups.py, docs/cups.md)
+    "cups.list": _rule(Scope.ORGANIZER, Role.ORGANIZER, writes=False),
+    "cups.create": _rule(Scope.ORGANIZER, Role.ORGANIZER),
+    "cups.cup": _rule(Scope.ORGANIZER, Role.ORGANIZER, writes=False),
+    "cups.edit": _rule(Scope.ORGANIZER, Role.ORGANIZER),
+    "cups.cancel": _rule(Scope.ORGANIZER, Role.ORGANIZER),
+    "cups.create-token": _rule(Scope.ORGANIZER, Role.ORGANIZER),
+    "cups.revoke-token": _rule(Scope.ORGANIZER, Role.ORGANIZER),
 }
 
 
@@ -206,6 +227,7 @@ class Target:
     player_id: int | None = None
     cup: str | None = None
     public: bool = True  # players may see it (a draft tournament is its club's alone: AC-2)
+    organizer: int | None = None  # a cup's organizer: the account its `organizer_email` is (none: no account's)
 
 
 NOT_FOUND = "not-found"
@@ -234,6 +256,9 @@ def may(actor: Actor, action: str, target: Target | None = Target()) -> Problem 
         return None if actor.holds(Role.GAME_SERVER) and target.cup in actor.cups else refused
     if rule.scope is Scope.PLATFORM:
         return None if any(actor.holds(role) for role in rule.roles) else refused
+    if rule.scope is Scope.ORGANIZER:  # my cups (a target naming none: my list, a new cup)
+        mine = target.cup is None or (target.organizer is not None and target.organizer == actor.account_id)
+        return None if actor.holds(Role.ORGANIZER) and mine else refused
     if target.club_id is None or not any(actor.holds(role, target.club_id) for role in rule.roles):
         return refused
     if rule.writes and not target.club_active:
@@ -246,7 +271,7 @@ def problems_of_grant(role: str, club_id: int | None) -> list[Problem]:
     try:
         known = Role(role)
     except ValueError:
-        names = ", ".join(r.value for r in (*CLUB_ROLES, Role.OPERATOR))
+        names = ", ".join(r.value for r in (*CLUB_ROLES, Role.OPERATOR, Role.ORGANIZER))
         return [Problem("unknown-role", f"No role {role!r}: the roles are {names}.")]
     if known in CLUB_ROLES and club_id is None:
         return [Problem("role-needs-club", f"The role {known} is held in a club: name the club.")]

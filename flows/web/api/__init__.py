@@ -5,8 +5,8 @@
 Every operation is one action of the policy table (`domain/access/rules/policy.POLICY`), named by its
 `operationId`; `core.Api.run` is the one path every operation takes. The operations are in
 `account.py` (the session, my account), `club.py` (a club's staff), `desk.py` (the club's desk in one call), `desk_floor.py` (the desk's floor: seats, busts, voids, tables),
-`hooks.py` (a club's webhooks) and `play.py` (players, game
-servers, the platform)."""
+`hooks.py` (a club's webhooks), `play.py` (players, game
+servers, the platform), `platform.py` (the operator's queue) and `cups.py` (a Pusoy Dos organizer's cups)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,20 @@ from starlette.exceptions import HTTPException
 from domain.access.rules.policy import POLICY, SIGN_IN, Scope
 from domain.access.services.gate import Refused
 from domain.errors import DomainError
-from flows.web.api import account, club, desk, desk_floor, hooks, owner, owner_series, play, public, tokens
+from flows.web.api import (
+    account,
+    club,
+    cups,
+    desk,
+    desk_floor,
+    hooks,
+    owner,
+    owner_series,
+    platform,
+    play,
+    public,
+    tokens,
+)
 from flows.web.api.core import PROBLEM_JSON, Api, Problem, Replayed, domain_error, error
 from flows.web.api.edge import MAX_BODY, Http, TooLarge
 from flows.web.auth import Auth
@@ -71,7 +84,7 @@ def create_api(
     app.state.webhook_key = webhook_key
     app.state.outbox = outbox
     app.state.sign_up = sign_up
-    for module in (account, club, desk, desk_floor, hooks, owner, owner_series, play, public, tokens):
+    for module in (account, club, cups, desk, desk_floor, hooks, owner, owner_series, platform, play, public, tokens):
         app.include_router(module.router)
 
     @app.exception_handler(DomainError)

@@ -1,6 +1,7 @@
 """The world builder's access part (RULES AC-1..AC-5), `access_world()`: two clubs, each with an owner,
 a floor manager and a cashier; one person on the staff of both (floor in A, cashier in B); players
-with accounts; a game server's token bound to one cup; the operator. Every actor gets a bearer token
+with accounts; a game server's token bound to one cup; the operator; a Pusoy Dos organizer with a cup of
+their own and another organizer's cup beside it. Every actor gets a bearer token
 holding all its roles (the matrix calls through tokens: a sign-in costs an argon2 hash, a token does
 not); `password` accounts get a password too. Times are the real now's (the web server runs on the
 wall clock)."""
@@ -41,6 +42,8 @@ class AccessWorld:
     sessions: dict[str, str] = field(default_factory=dict)  # actor name -> session secret (signed in by cookie)
     certificate: str = ""  # the player's own stored certificate (`certificates=True`)
     other_certificate: str = ""  # another player's
+    organizer_cup: str = ""  # a private cup of the organizer's (its organizer_email is the organizer's account)
+    others_cup: str = ""  # a private cup of another organizer's
 
     def headers(self, who: str) -> dict[str, str]:
         """What a request of `who` carries: its bearer token, else its session cookie and CSRF token."""
@@ -100,6 +103,7 @@ def access_world(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: P
             "cashier": [("cashier", a.id)],
             "owner_b": [("owner", b.id)],
             "both": [("floor", a.id), ("cashier", b.id)],
+            "organizer": [("organizer", None)],
         }
         for name, roles in made.items():
             _account(session, w, name, now, roles=roles, hasher=hasher if name in passwords else None)
@@ -110,6 +114,14 @@ def access_world(engine, hasher=None, passwords: tuple[str, ...] = (), outbox: P
         w.account_ids["server"] = server.id
         _, w.tokens["server"] = signin.create_token(session, server, "game server 1", [f"cup:{cup.code}"], now)
         _account(session, w, "nobody", now)  # an account with no role: nothing to act on
+        for field_name, name, email in (
+            ("organizer_cup", "maria", w.emails["organizer"]),
+            ("others_cup", "royal", "royal@example.org"),
+        ):
+            made_cup = pusoy_setup.create(
+                session, name=f"{name}'s", capacity=8, now=now, organizer=name, organizer_email=email, private=True
+            )
+            setattr(w, field_name, made_cup.code)
         w.account_ids["spare"] = accounts.add(session, "spare@example.org", now).id  # to be blocked, granted
         if outbox is not None:
             w.certificate, w.other_certificate = _certificates(session, a.id, p, outbox, now)

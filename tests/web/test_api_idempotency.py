@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from domain.access.services import idempotency
-from domain.access.tables import AuditRecord
+from domain.access.tables import AuditRecord, IdempotentAnswer
 from domain.poker.tables.tournaments import Registration
 from domain.store.db import unit_of_work
 from tests.support.world import access_world
@@ -86,3 +86,18 @@ def test_a_key_is_kept_exactly_24_hours(committed):
         assert just == idempotency.Kept(201, {"id": 7})
     with unit_of_work(committed) as session:
         assert idempotency.recall(session, asked, now + idempotency.WINDOW) is None
+
+
+def test_ac_4_an_answer_holding_a_secret_is_never_kept(http, committed, world):
+    """AC-4: a token's secret (or a webhook's) is shown once and stored as its digest alone: a key sent
+    with its creation is not honoured, so the secret never lands in the kept answers."""
+    body = {"email": world.emails["floor"], "name": "tablet", "roles": ["floor"]}
+    headers = world.headers("owner") | {"idempotency-key": "secret-once"}
+    made = http.post(f"/api/v1/clubs/{world.club_a}/tokens", json=body, headers=headers)
+    assert made.status_code == 201
+    again = http.post(f"/api/v1/clubs/{world.club_a}/tokens", json=body, headers=headers)
+    assert again.status_code == 201 and again.json()["token"] != made.json()["token"]
+    assert _count(committed, IdempotentAnswer) == 0
+    document = http.get("/api/v1/openapi.json").json()["paths"]["/clubs/{club_id}/tokens"]["post"]
+    assert document["x-secret-once"] is True
+    assert "Idempotency-Key" not in [p["name"] for p in document["parameters"]]

@@ -309,6 +309,18 @@ def club_tokens(session: Session, club_id: int) -> list[dict]:
     return tokens_of(session, where=_of_club(club_id))
 
 
+def create_club_token(
+    session: Session, club_id: int, email: str, name: str, roles: list[str], now: datetime
+) -> tuple[dict, str]:
+    """A token of a staff account of the club narrowed to roles it holds there (its listing row and
+    its secret, shown once); an account that is not the club's staff is not found, as a missing one."""
+    account = accounts.find(session, email)
+    if not any(club == club_id for _, club in accounts.roles_of(session, account.id)):
+        raise NotFound("account-not-found", f"no account {email.strip()!r}")
+    token, secret = create_token(session, account, name, [f"{r}@{club_id}" for r in roles], now)
+    return next(t for t in tokens_of(session, account.id) if t["id"] == token.id), secret
+
+
 def revoke_club_token(session: Session, club_id: int, token_id: int, now: datetime) -> Token:
     """Revoke one of the club's tokens; another's is not found (AC-2); revoked already: refused."""
     token = session.scalar(select(Token).where(Token.id == token_id, _of_club(club_id)).with_for_update())

@@ -240,8 +240,8 @@ def _asked(request: Request, actor: Actor) -> idempotency.Asked | None:
     """A signed-in caller's write with an `Idempotency-Key`: who, the key, the request's fingerprint
     (method, path, query and body, as the edge read it)."""
     key = request.headers.get("idempotency-key")
-    if key is None or not actor.signed_in:
-        return None
+    if key is None or not actor.signed_in or (request.scope["route"].openapi_extra or {}).get(SECRET_ONCE):
+        return None  # an answer holding a secret shown once is never kept where the database could give it back
     caller = f"token:{actor.token_id}" if actor.token_id else f"account:{actor.account_id}"
     body = getattr(request.state, "body", b"")
     seen = b"\n".join([request.method.encode(), request.url.path.encode(), request.url.query.encode(), body])
@@ -438,6 +438,7 @@ CSRF_PARAMETER = {
     "description": "the `csrf` of `POST /session`: required on a write signed in by the session cookie, "
     "not with a bearer token",
 }
+SECRET_ONCE = "x-secret-once"  # an operation whose answer holds a secret shown once: never kept (AC-4)
 IDEMPOTENCY_PARAMETER = {
     "name": "Idempotency-Key",
     "in": "header",
@@ -509,12 +510,17 @@ class Operations:
         status: int = 200,
         errors: tuple[int, ...] = (),
         unchanged: bool = False,
+        secret: bool = False,
         **extra: Any,
     ):
+        """`secret`: the answer carries a secret shown once (a token, a signing secret): it is never kept,
+        so the operation takes no `Idempotency-Key` (`x-secret-once` in the document)."""
         rule = POLICY[action]
         openapi_extra: dict[str, Any] = {"security": []} if rule.scope is Scope.PUBLIC else {}
+        if secret:
+            openapi_extra[SECRET_ONCE] = True
         if rule.writes:
-            kept = method == "POST" and rule.scope is not Scope.PUBLIC  # honoured for a signed-in caller
+            kept = method == "POST" and rule.scope is not Scope.PUBLIC and not secret  # a signed-in caller's
             openapi_extra["parameters"] = [CSRF_PARAMETER] + ([IDEMPOTENCY_PARAMETER] if kept else [])
         responses: dict[int | str, Any] = {
             code: {"description": DESCRIBED[code]} for code in statuses(rule, path, errors)

@@ -61,7 +61,7 @@ def club_webhooks(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None)
     )
 
 
-@ops.post("/clubs/{club_id}/webhooks", "club.add-webhook", response=NewWebhook, status=201)
+@ops.post("/clubs/{club_id}/webhooks", "club.add-webhook", response=NewWebhook, status=201, secret=True)
 def club_add_webhook(op: Op, club_id: Id, body: WebhookBody):
     """Register an endpoint (https://; a public host).
     The answer carries its `secret`, shown this once: keep it to verify the `Tourney-Signature` of

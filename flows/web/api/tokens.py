@@ -10,8 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from domain.access.services import accounts, signin
-from domain.errors import NotFound
+from domain.access.services import signin
 from flows.web.api.account import TokenRow
 from flows.web.api.core import PAGED, Cursor, Id, Limit, Op, Operations, Strict, club_of
 
@@ -53,19 +52,15 @@ def club_tokens(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
     )
 
 
-@ops.post("/clubs/{club_id}/tokens", "club.create-token", response=NewToken, status=201)
+@ops.post("/clubs/{club_id}/tokens", "club.create-token", response=NewToken, status=201, secret=True)
 def club_create_token(op: Op, club_id: Id, body: TokenBody):
     """Make a token of a staff account narrowed to roles it holds in this club.
     The answer carries its secret, shown this once; a role the account does not hold here: 409
     `scope-not-held`; an account that is not the club's staff: 404, as for one that does not exist."""
 
     def do(s, actor, now):
-        account = accounts.find(s, body.email)
-        held = {role for role, club in accounts.roles_of(s, account.id) if club == club_id}
-        if not held:
-            raise NotFound("account-not-found", f"no account {body.email.strip()!r}")
-        token, secret = signin.create_token(s, account, body.name, [f"{r}@{club_id}" for r in body.roles], now)
-        return next(t for t in signin.tokens_of(s, account.id) if t["id"] == token.id) | {"token": secret}
+        row, secret = signin.create_club_token(s, club_id, body.email, body.name, body.roles, now)
+        return row | {"token": secret}
 
     data = body.model_dump(exclude={"email"}) | {"account": body.email}
     return op.run(club_of(club_id), do, describe=f"token {body.name!r} of {body.email}", data=data)

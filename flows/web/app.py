@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from flows import bootstrap
-from flows.web import accounts, certificates, club, desk, pages, play
+from flows.web import accounts, certificates, club, club_series, desk, pages, play
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 
@@ -68,6 +68,14 @@ ROUTES = (
     ("/club/{id}/tournaments/{tid}/mystery", club.mystery_table, ["POST"]),
     ("/club/{id}/tournaments/{tid}/open", club.open_tournament, ["POST"]),
     ("/club/{id}/tournaments/{tid}/cancel", club.cancel_tournament, ["POST"]),
+    ("/club/{id}/series", club_series.series_page, ["GET", "POST"]),
+    ("/club/{id}/series/{sid}", club_series.one_series, ["GET"]),
+    ("/club/{id}/series/{sid}/{action}", club_series.series_status, ["POST"]),
+    ("/club/{id}/seasons", club_series.seasons_page, ["GET", "POST"]),
+    ("/club/{id}/seasons/{sid}", club_series.one_season, ["GET", "POST"]),
+    ("/club/{id}/documents", club_series.documents_page, ["GET"]),
+    ("/club/{id}/documents/{pid}/files/{did}", club_series.download, ["GET"]),
+    ("/club/{id}/documents/{pid}/resend", club_series.resend, ["POST"]),
     ("/signup", play.sign_up, ["GET", "POST"]),
     ("/play", play.play, ["GET"]),
     ("/play/join", play.join, ["POST"]),

@@ -57,6 +57,8 @@ ROUTES = (
     ("/club/{id}/staff", club.staff, ["GET"]),
     ("/club/{id}/staff/invite", club.invite, ["POST"]),
     ("/club/{id}/staff/{account}/roles", club.roles, ["POST"]),
+    ("/club/{id}/tokens", club.tokens, ["GET", "POST"]),
+    ("/club/{id}/tokens/{tid}/revoke", club.revoke_token, ["POST"]),
     ("/club/{id}/structures", club.structures_page, ["GET", "POST"]),
     ("/club/{id}/structures/import", club.import_structure, ["POST"]),
     ("/club/{id}/structures/{sid}", club.structure, ["GET", "POST"]),

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from domain.access.rules.policy import CLUB_ROLES, Actor, Role
-from domain.access.services import accounts, gate, targets
+from domain.access.services import accounts, gate, signin, targets
 from domain.access.services.signup import Letter
 from domain.documents.rules.model import LOCALES, N_
 from domain.errors import DomainError, NotFound, Problem
@@ -97,6 +97,7 @@ DONE = {  # what a change did, said on the page it lands on (`?done=`)
     "opened": N_("Registration is open."),
     "cancelled": N_("The tournament is cancelled."),
     "unchanged": N_("Nothing to change: it is so already."),
+    "revoked": N_("The token is revoked: it stops at its next request."),
 }
 FIELD_NAMES = {
     "name": N_("Name"),
@@ -507,6 +508,74 @@ async def roles(site: Site, request: Request) -> Response:
         data=None if remove else {"roles": wanted},
         then=lambda r: _done(f"/club/{club_id}/staff", r, "removed" if remove else "roles"),
         again=lambda problems: _staff_page(site, request, club_id, problems=problems, status=409),
+    )  # fmt: skip
+
+
+# -- the club's tokens (its machines: a desk's tablet, a screen, a script) ---------------------------
+
+
+def _tokens_page(site, request, club_id, *, made=None, problems=(), status=200):
+    def build(ctx: Ctx) -> dict:
+        tokens = ctx.read("club.tokens", lambda s, a, n: signin.club_tokens(s, ctx.club_id))
+        shown = [
+            t | {"made": _local(t["created_at"], ctx.zone), "used": _local(t["last_used_at"], ctx.zone)} for t in tokens
+        ]
+        return {"tokens": shown, "staff": _staff(ctx)}
+
+    return _show(
+        site, request, club_id, "club_tokens.html", build, status=status, problems=list(problems),
+        made=made, club_roles=[r.value for r in CLUB_ROLES], here="tokens",
+    )  # fmt: skip
+
+
+async def tokens(site: Site, request: Request) -> Response:
+    """`/club/<id>/tokens`: the club's tokens (never a secret); `POST` makes one (`club.create-token`):
+    its secret is on the page that answers, this once, and nowhere else."""
+    club_id = path_id(request.path_params["id"])
+    if request.method == "GET":
+        return await _tokens_page(site, request, club_id)
+    form = await request.form()
+    email, name = str(form.get("email") or "").strip()[:254], str(form.get("name") or "").strip()[:80]
+    roles = [r.value for r in CLUB_ROLES if form.get(f"role_{r.value}")]
+    if not roles:
+        problem = Problem("token-needs-scope", "a token needs at least one scope")
+        return await _tokens_page(site, request, club_id, problems=[problem], status=422)
+
+    def do(session, actor, now):
+        return signin.create_club_token(session, club_id, email, name, roles, now)
+
+    try:
+        row, secret = await _change(
+            site, request, club_id, form, "club.create-token", do,
+            describe=f"token {name!r} of {email}", data={"account": email, "name": name, "roles": roles},
+        )  # fmt: skip
+    except _SignedOut:
+        return _to_sign_in(request)
+    except StaleForm:
+        return site.page("error.html", status=403, request=request, code=403, message=STALE_FORM)
+    except NotFound as exc:
+        if exc.code == "club-not-found":
+            return site.error(request, HTTPException(404))
+        return await _tokens_page(site, request, club_id, problems=[Problem(exc.code, exc.message)], status=404)
+    except DomainError as exc:
+        return await _tokens_page(
+            site, request, club_id, problems=list(exc.problems) or [Problem(exc.code, exc.message)], status=409
+        )
+    page = await _tokens_page(site, request, club_id, made={"name": row["name"], "token": secret}, status=201)
+    page.headers["cache-control"] = "no-store"  # the secret is on this page alone
+    return page
+
+
+async def revoke_token(site: Site, request: Request) -> Response:
+    """`POST /club/<id>/tokens/<token>/revoke` (`club.revoke-token`): it stops at its next request."""
+    club_id = path_id(request.path_params["id"])
+    token_id = path_id(request.path_params["tid"])
+    form = await request.form()
+    return await _post(
+        site, request, club_id, form, "club.revoke-token",
+        lambda s, a, n: signin.revoke_club_token(s, club_id, token_id, n), describe=f"token {token_id}",
+        then=lambda r: f"/club/{club_id}/tokens?done=revoked",
+        again=lambda problems: _tokens_page(site, request, club_id, problems=problems, status=409),
     )  # fmt: skip
 
 

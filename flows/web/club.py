@@ -62,10 +62,10 @@ FORMAT_NAMES = {
 BOUNTY_NAMES = {
     "none": N_("no bounty"),
     "classic": N_("classic bounty"),
-    "pko": N_("progressive knockout (SP-9)"),
-    "mystery": N_("mystery bounty (3.3, SP-11)"),
+    "pko": N_("progressive knockout"),
+    "mystery": N_("mystery bounty"),
 }
-NO_SHOW_NAMES = {"drop": N_("drop the registration"), "absent_mode": N_("a dead stack (SP-6)")}
+NO_SHOW_NAMES = {"drop": N_("drop the registration"), "absent_mode": N_("a dead stack")}
 DRAW_NAMES = {"per_killer_entry": N_("one draw per killer entry"), "per_knockout": N_("one draw per knockout")}
 PROBLEMS = {  # the console's words for the problems the poker services do not word (those speak themselves)
     "name-missing": N_("The club needs a name."),

@@ -23,7 +23,7 @@ CONFIG = Path(__file__).with_name("schemathesis.toml")
 # None: anonymous; "nobody": a person signed in by the session cookie (the account's operations); the
 # roles that can take another's credentials away (the owner's staff, the operator's blocks) run last
 ROLES = (None, "player", "server", "cashier", "floor", "nobody", "owner", "operator")
-SECONDS = int(os.environ.get("TOURNEY_FUZZ_SECONDS", "12"))  # a role's budget in `make test`
+SECONDS = int(os.environ.get("TOURNEY_FUZZ_SECONDS", "10"))  # a role's budget in `make test` (`make soak`: 60)
 
 
 @pytest.fixture
@@ -87,15 +87,26 @@ def _fuzz(web, headers: list[str], seconds: int, tmp: Path) -> subprocess.Comple
     )
 
 
-@pytest.mark.timeout(600)
-def test_schemathesis_finds_no_failure_for_any_role(web, committed, world, tmp_path):
-    """Every operation, every role (and none): no server error, every answer as declared (status,
-    content type, headers, schema), bad input refused, good input accepted, auth not ignored."""
+def _every_role(web, committed, world, tmp: Path, seconds: int) -> None:
     failed = {}
     for role in ROLES:
-        done = _fuzz(web, _credentials(committed, world, role), SECONDS, tmp_path)
+        done = _fuzz(web, _credentials(committed, world, role), seconds, tmp)
         if os.environ.get("TOURNEY_FUZZ_LOG"):  # a folder for each role's whole report
             Path(os.environ["TOURNEY_FUZZ_LOG"], f"{role or 'anonymous'}.txt").write_text(done.stdout + done.stderr)
         if done.returncode != 0:
             failed[role or "anonymous"] = done.stdout[-6000:] + done.stderr[-2000:]
     assert not failed, "\n\n".join(f"== {role} ==\n{out}" for role, out in failed.items())
+
+
+@pytest.mark.timeout(600)
+def test_schemathesis_finds_no_failure_for_any_role(web, committed, world, tmp_path):
+    """Every operation, every role (and none): no server error, every answer as declared (status,
+    content type, headers, schema), bad input refused, good input accepted, auth not ignored."""
+    _every_role(web, committed, world, tmp_path, SECONDS)
+
+
+@pytest.mark.soak
+@pytest.mark.timeout(3600)
+def test_schemathesis_long_run_finds_no_failure_for_any_role(web, committed, world, tmp_path):
+    """The same, a minute a role (`make soak`)."""
+    _every_role(web, committed, world, tmp_path, 60)

@@ -54,6 +54,7 @@ ROLE_NAMES = {
     "owner": N_("owner"),
     "floor": N_("floor manager"),
     "cashier": N_("cashier"),
+    "organizer": N_("Pusoy Dos organizer"),
     "player": N_("player"),
 }
 SECRET = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
@@ -62,10 +63,11 @@ log = logging.getLogger(__name__)
 
 
 HOMES = (  # where each role lands after signing in, the first role the person holds deciding
-    (Role.OPERATOR, ("/account",)),  # the operator's console is the command line: no page of its own yet
+    (Role.OPERATOR, ("/platform", "/account")),  # the operator's queue (issue 39; the CLI holds the rest)
     (Role.OWNER, ("/club", "/desk")),  # /club comes with the owner's console; until then the desk
     (Role.FLOOR, ("/desk",)),
     (Role.CASHIER, ("/desk",)),
+    (Role.ORGANIZER, ("/cups", "/account")),  # a Pusoy Dos organizer's cups (issue 39)
     (Role.PLAYER, ("/play",)),
 )
 
@@ -80,7 +82,7 @@ def safe_next(raw: object) -> str | None:
 
 def home_of(actor: Actor, paths: Collection[str] = ()) -> str:
     """Where a person lands after signing in: the home of the first of the roles they hold, in the order
-    operator, owner, floor or cashier, player (`HOMES`); of a role's pages the first this site serves
+    operator, owner, floor or cashier, organizer, player (`HOMES`); of a role's pages the first this site serves
     (`paths`: the app's routes; the owner's `/club` once it exists); `/account` for an account with no
     role."""
     held = {role for role, _ in actor.roles}

@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from flows import bootstrap
-from flows.web import accounts, certificates, club, club_series, desk, pages, play
+from flows.web import accounts, certificates, club, club_series, cups, desk, pages, platform, play
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 
@@ -86,6 +86,18 @@ ROUTES = (
     ("/play/{code}", play.cup, ["GET"]),
     ("/play/{code}/withdraw", play.withdraw, ["POST"]),
     ("/play/{code}/events", play.cup_events, ["GET"]),
+    ("/platform", platform.queue, ["GET"]),
+    ("/platform/clubs", platform.clubs, ["GET"]),
+    ("/platform/clubs/{id}", platform.club, ["GET"]),
+    ("/platform/clubs/{id}/{decision}", platform.decide, ["POST"]),
+    ("/platform/accounts", platform.accounts_page, ["GET"]),
+    ("/platform/accounts/{id}/block", platform.block, ["POST"]),
+    ("/platform/accounts/{id}/unblock", platform.block, ["POST"]),
+    ("/cups", cups.home, ["GET", "POST"]),
+    ("/cups/{code}", cups.cup, ["GET", "POST"]),
+    ("/cups/{code}/cancel", cups.cancel, ["POST"]),
+    ("/cups/{code}/tokens", cups.new_token, ["POST"]),
+    ("/cups/{code}/tokens/{id}/revoke", cups.revoke_token, ["POST"]),
 )
 
 

@@ -251,14 +251,15 @@ def test_ac_5_my_data_download_holds_my_full_name_and_handle_and_no_password_has
 
 # -- where a person lands, the header of their pages, their times -----------------------------------------
 
-EVERYONE = ("operator", "owner", "floor", "cashier", "owner_b", "both", "player")
-HOMES = {  # issue 39: the first of operator, owner, floor or cashier, player decides
-    "operator": "/account",  # no operator's page on the web yet: the console is the command line
+EVERYONE = ("operator", "owner", "floor", "cashier", "owner_b", "both", "organizer", "player")
+HOMES = {  # issue 39: the first of operator, owner, floor or cashier, organizer, player decides
+    "operator": "/platform",  # the operator's queue (issue 39)
     "owner": "/club",  # the owner's console (issue 39)
     "floor": "/desk",
     "cashier": "/desk",
     "owner_b": "/club",
     "both": "/desk",  # floor of A, cashier of B
+    "organizer": "/cups",  # a Pusoy Dos organizer's cups (issue 39)
     "player": "/play",
 }
 
@@ -283,7 +284,7 @@ def _header(page: str) -> list[str]:
 
 def test_ac_1_each_role_lands_at_its_home_after_signing_in_and_a_next_path_of_this_site_wins(web, everyone, committed):
     """Issue 39: floor and cashier at the desk, the owner at the owner's console /club, a player at
-    /play, the operator at /account; several roles: the first of operator, owner, floor or cashier,
+    /play, the operator at the queue /platform; several roles: the first of operator, owner, floor or cashier,
     player. A `next` of this site wins; another site's never (no open redirect)."""
     w = everyone
     for who, home in HOMES.items():
@@ -294,7 +295,7 @@ def test_ac_1_each_role_lands_at_its_home_after_signing_in_and_a_next_path_of_th
         assert _sign_in(client, web, w.emails["player"]).headers["location"] == "/desk"
     _grant(committed, w.account_ids["player"], "operator", None)  # ... and the platform's operator
     with _client(web) as client:
-        assert _sign_in(client, web, w.emails["player"]).headers["location"] == "/account"
+        assert _sign_in(client, web, w.emails["player"]).headers["location"] == "/platform"
     with _client(web) as client:
         form = client.get("/signin")
         assert '<input type="hidden" name="next" value="">' in form.text  # no next asked: the home decides

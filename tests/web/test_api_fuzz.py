@@ -22,7 +22,7 @@ ST = Path(sys.executable).with_name("st")
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 # None: anonymous; "nobody": a person signed in by the session cookie (the account's operations); the
 # roles that can take another's credentials away (the owner's staff, the operator's blocks) run last
-ROLES = (None, "player", "server", "cashier", "floor", "nobody", "owner", "operator")
+ROLES = (None, "player", "server", "organizer", "cashier", "floor", "nobody", "owner", "operator")
 SECONDS = int(os.environ.get("TOURNEY_FUZZ_SECONDS", "10"))  # a role's budget in `make test` (`make soak`: 60)
 
 

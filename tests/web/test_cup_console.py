@@ -16,7 +16,6 @@ from domain.pusoy.tables import PusoyTournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
-from tests.support.world import poker
 from tests.web.test_club_console import WAIT_MS, _axe, _said
 
 HANDLES = ("vera", "gleb", "lida")
@@ -28,7 +27,7 @@ def _players(engine) -> dict[str, str]:
     tokens = {}
     with unit_of_work(engine) as session:
         for handle in HANDLES:
-            p = poker.player(session, f"Игрок {handle}", handle=handle)
+            p = world.player(session, f"Игрок {handle}", handle=handle)
             account = accounts.add(session, f"{handle}@example.org", now, player_id=p.id)
             _, tokens[handle] = signin.create_token(session, account, "phone", ["player"], now)
     return tokens

@@ -344,6 +344,14 @@ class Site:
         """A plain page, never a trace, in the language the browser prefers."""
         code = exc.status_code if isinstance(exc, HTTPException) else 500
         code = code if code in MESSAGES else (404 if code < 500 else 500)
+        if request.url.path.startswith("/api/v1/"):  # a path the API's mount could not route (a newline in it)
+            from flows.web.api.core import error
+
+            return error(
+                code,
+                "not-found" if code == 404 else "internal",
+                "Nothing here." if code == 404 else "Something went wrong on our side.",
+            )
         return self.page(
             "error.html",
             status=code,

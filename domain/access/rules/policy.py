@@ -241,7 +241,7 @@ def may(actor: Actor, action: str, target: Target | None = Target()) -> Problem 
     nothing of what exists)."""
     rule = POLICY[action]
     if rule.scope is Scope.PUBLIC:
-        return None
+        return None if target is not None else Problem(NOT_FOUND, "Not found.")
     if not actor.signed_in:
         return Problem(SIGN_IN, "Sign in first.")
     refused = Problem(NOT_FOUND, "Not found.")

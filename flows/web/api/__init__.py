@@ -11,6 +11,7 @@ servers, the platform), `platform.py` (the operator's queue) and `cups.py` (a Pu
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
@@ -142,11 +143,10 @@ def create_api(
 
 def _allowed(app: FastAPI, scope) -> str:
     """Every method of the path's operations (with HEAD where there is a GET), for a 405's `Allow`."""
-    methods: set[str] = set()
     path = scope["path"].removeprefix(scope.get("root_path", ""))  # the path inside /api/v1
-    for route in _operations(app.routes):
-        if route.path_regex.match(path):
-            methods |= route.methods
+    matching = [route for route in _operations(app.routes) if route.path_regex.match(path)]
+    fewest = min((len(route.param_convertors) for route in matching), default=0)  # `…/roles` over `…/{role}`
+    methods = {m for route in matching if len(route.param_convertors) == fewest for m in route.methods}
     if "GET" in methods:
         methods.add("HEAD")
     return ", ".join(sorted(methods))
@@ -219,5 +219,40 @@ def _openapi(app: FastAPI) -> dict:
                         answer["description"] = "Bad input: `problems` lists every field's problem"
                 elif status == "204":
                     answer.pop("content", None)
+    _link_what_is_made(schema)
     app.openapi_schema = schema
     return schema
+
+
+def _link_what_is_made(schema: dict) -> None:
+    """OpenAPI links from each operation whose answer is an object with an `id` to the operations on
+    its path's one-deeper item (`POST /clubs/{club_id}/webhooks` → `DELETE /clubs/{club_id}/webhooks/{webhook_id}`),
+    or on its collection's own paths (`POST /clubs/{club_id}/tournaments` → `/tournaments/{tournament_id}/…`),
+    the new id and the path's own parameters passed on: a client, or a fuzzer's stateful chains, follow
+    what was just made."""
+    components = schema["components"]["schemas"]
+    paths = schema["paths"]
+    for path, item in paths.items():
+        for operation in item.values():
+            for status, answer in operation["responses"].items():
+                ref = answer.get("content", {}).get("application/json", {}).get("schema", {}).get("$ref", "")
+                made = components.get(ref.rsplit("/", 1)[-1], {}).get("properties", {})
+                if not status.startswith("2") or "id" not in made:
+                    continue
+                own = re.findall(r"{(\w+)}", path)
+                collection = path.rsplit("/", 1)[-1]  # a club's tournaments live at /tournaments/{id}/…
+                links = {}
+                for deeper, deeper_item in paths.items():
+                    found = re.fullmatch(re.escape(path) + r"/{(\w+)}", deeper)
+                    top = re.match(rf"/{re.escape(collection)}/{{(\w+)}}(?:/|$)", deeper)
+                    if found:
+                        parameters = {name: f"$request.path.{name}" for name in own}
+                        parameters[found.group(1)] = "$response.body#/id"
+                    elif top and "{" not in collection and len(re.findall(r"{\w+}", deeper)) == 1:
+                        parameters = {top.group(1): "$response.body#/id"}
+                    else:
+                        continue
+                    for target in deeper_item.values():
+                        links[target["operationId"]] = {"operationId": target["operationId"], "parameters": parameters}
+                if links:
+                    answer["links"] = links

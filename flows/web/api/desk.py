@@ -33,7 +33,7 @@ from domain.poker.services import tournaments as tournament_service
 from domain.poker.services.changes import change_key
 from domain.poker.tables.tournaments import Tournament
 from domain.public.services import views
-from flows.web.api.core import Id, Op, Operations, Ref, Strict, club_of, tournament_of
+from flows.web.api.core import PAGED, Cursor, Id, Limit, Op, Operations, Ref, Strict, club_of, tournament_of
 from flows.web.api.desk_floor import FLOOR_ACTIONS, Attention, FloorState, attention, floor_state
 from flows.web.wording import inflect, with_text
 from infra import i18n
@@ -693,8 +693,13 @@ def _todays(s, club_id: int, now: datetime) -> list[dict]:
     return out
 
 
-@ops.get("/desk/clubs/{club_id}/today", "desk.today", response=list[TodayTournament])
-def desk_today(op: Op, club_id: Id):
+@ops.get(
+    "/desk/clubs/{club_id}/today",
+    "desk.today",
+    response=list[TodayTournament],
+    responses={200: {"description": "a page of the day's tournaments", "headers": PAGED}},
+)
+def desk_today(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
     """The club's tournaments of the day.
     Scheduled today in the club's time, or open or running: state, start in the club's time,
     registrations, players in, the clock's level, and what needs the floor."""
@@ -719,7 +724,7 @@ def desk_today(op: Op, club_id: Id):
                     "attention": attention(s, tournament_service.get_tournament(s, t["id"]), now, locale, t["zone"]),
                 }
             )
-        return out
+        return op.page(out, lambda t: (t["scheduled_start"], t["id"]), limit, cursor)
 
     return op.run(club_of(club_id), do, describe=f"club {club_id}")
 
@@ -747,12 +752,18 @@ def desk_totals(op: Op, club_id: Id):
 
 
 @ops.get("/desk/tournaments/{tournament_id}/players", "desk.players", response=list[FoundPlayer])
-def desk_players(op: Op, tournament_id: Id, q: Annotated[str, Query(min_length=1, max_length=80)]):
+def desk_players(
+    op: Op,
+    tournament_id: Id,
+    q: Annotated[str, Query(min_length=1, max_length=80)],
+    limit: Annotated[int, Query(ge=1, le=50, description="a search: the best `limit`, no further page")] = 20,
+):
     """Players found by any part of a name or handle.
-    Best first, at most 20, each with whether they are registered in this tournament already."""
+    Best first, at most `limit` (a search, not a list: no further page), each with whether they are
+    registered in this tournament already."""
 
     def do(s, actor, now):
-        found = listings.search_players(s, q, limit=20)
+        found = listings.search_players(s, q, limit=limit)
         for p in found:
             p["registered"] = entries.active_registration(s, tournament_id, p["id"]) is not None
         return found

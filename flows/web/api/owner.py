@@ -44,7 +44,7 @@ from domain.poker.tables.tournaments import Tournament
 from domain.series.rules.templates import poker_settings
 from domain.series.tables import Series
 from flows.web import refusals
-from flows.web.api.core import ID_MAX, Id, Op, Operations, Strict, club_of, tournament_of
+from flows.web.api.core import ID_MAX, PAGED, Cursor, Id, Limit, Op, Operations, Strict, club_of, tournament_of
 
 ops = Operations("owner")
 router = ops.router
@@ -404,10 +404,22 @@ def copy_structure_use(club_id: int, structure_id: int, name: str) -> Do:
     return do
 
 
-@ops.get("/clubs/{club_id}/structures", "club.structures", response=list[StructureRow])
-def club_structures(op: Op, club_id: Id):
-    """The club's blind structures by name, with their levels counted and whether they may change."""
-    return op.run(club_of(club_id), lambda s, actor, now: structure_list(s, club_id), describe=f"club {club_id}")
+@ops.get(
+    "/clubs/{club_id}/structures",
+    "club.structures",
+    response=list[StructureRow],
+    responses={200: {"description": "a page of the club's structures", "headers": PAGED}},
+)
+def club_structures(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
+    """The club's blind structures by name, with their levels counted and whether they may change, a
+    page at a time."""
+    return op.run(
+        club_of(club_id),
+        lambda s, actor, now: op.page(
+            structure_list(s, club_id), lambda r: (r["name"].casefold(), r["id"]), limit, cursor
+        ),
+        describe=f"club {club_id}",
+    )
 
 
 @ops.get("/clubs/{club_id}/structures/{structure_id}", "club.structure", response=StructureView)
@@ -807,10 +819,19 @@ def _given(body: SettingsBody, *, leave: tuple[str, ...] = ()) -> dict[str, Any]
     }
 
 
-@ops.get("/clubs/{club_id}/templates", "club.templates", response=list[Template])
-def club_templates(op: Op, club_id: Id):
-    """The club's poker series, whose templates a tournament can be made from."""
-    return op.run(club_of(club_id), lambda s, actor, now: templates(s, club_id), describe=f"club {club_id}")
+@ops.get(
+    "/clubs/{club_id}/templates",
+    "club.templates",
+    response=list[Template],
+    responses={200: {"description": "a page of the club's series' templates", "headers": PAGED}},
+)
+def club_templates(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
+    """The club's poker series, whose templates a tournament can be made from, a page at a time."""
+    return op.run(
+        club_of(club_id),
+        lambda s, actor, now: op.page(templates(s, club_id), lambda r: (r["series_id"],), limit, cursor),
+        describe=f"club {club_id}",
+    )
 
 
 @ops.post("/clubs/{club_id}/tournaments", "club.create-tournament", response=TournamentSettingsView, status=201)

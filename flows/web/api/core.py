@@ -472,6 +472,11 @@ def who(rule: Rule) -> str:
         return "A game server's token bound to the cup (`cup:CODE`)."
     if rule.scope is Scope.PLATFORM:
         return "The platform's operator."
+    if rule.scope is Scope.ORGANIZER:
+        return (
+            "A Pusoy Dos organizer (the platform's `organizer` role; a token needs the `organizer` scope), "
+            "on the cups they organize."
+        )
     names = " or ".join(ROLE_WORDS[r.value] for r in sorted(rule.roles))
     return f"The club's {names} (a token needs the scope `ROLE@CLUB`)."
 

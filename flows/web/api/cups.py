@@ -27,7 +27,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from domain.access.rules import credentials
-from domain.access.rules.policy import Role, Target
+from domain.access.rules.policy import Target
 from domain.access.services import signin
 from domain.access.services.gate import UNCHANGED
 from domain.access.services.mine import handle_of
@@ -41,7 +41,6 @@ from domain.pusoy.rules.status import Status
 from domain.pusoy.services import setup
 from domain.pusoy.services.rows import find
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
-from flows.web.api import core
 from flows.web.api.account import TokenRow
 from flows.web.api.core import PAGED, Code, Cursor, Id, Limit, Op, Operations, Strict, anywhere
 
@@ -52,12 +51,6 @@ Locale = Literal[tuple(LOCALES)]  # type: ignore[valid-type]
 Advancing = list[Annotated[int, Field(ge=1, le=32)]]
 CupStatus = Literal[tuple(s.value for s in Status)]  # type: ignore[valid-type]
 TERMS = ("capacity", "games_per_round", "advancing")  # fixed once a player has joined on them
-WHO = (
-    "**Who:** A Pusoy Dos organizer (the platform's `organizer` role; a token needs the `organizer` scope), "
-    "on the cups they organize."
-)
-# `core.who` words the roles of a club's rule; the organizer's rule is the platform's: said here (WHO, below)
-core.ROLE_WORDS.setdefault(Role.ORGANIZER.value, "Pusoy Dos organizer")
 
 
 class CupBody(Strict):
@@ -475,7 +468,7 @@ def cancel(op: Op, code: Code):
     return op.run(my_cup(code), cancel_use(code), describe=f"cup {code.upper()}")
 
 
-@ops.post("/cups/{code}/tokens", "cups.create-token", response=NewToken, status=201)
+@ops.post("/cups/{code}/tokens", "cups.create-token", response=NewToken, status=201, secret=True)
 def create_token(op: Op, code: Code, body: TokenBody):
     """Make a game server's token bound to one of my cups (`cup:CODE`): it reports that cup's games.
     The answer carries its secret, shown this once."""
@@ -492,7 +485,3 @@ def revoke_token(op: Op, code: Code, token_id: Id):
     """Revoke a game server's token of one of my cups: it stops at its next request.
     Revoked already: 409 `token-revoked`."""
     return op.run(my_cup(code), revoke_token_use(code, token_id), describe=f"token {token_id}")
-
-
-for _route in router.routes:  # who may call them, in words (`core.who` words a club's roles)
-    _route.description = re.sub(r"\*\*Who:\*\* .*\Z", WHO, _route.description, flags=re.S)

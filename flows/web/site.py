@@ -101,16 +101,22 @@ class RateLimit:
 
 
 PLACES_COOKIE = "tourney_places"
-PLACES = ("desk", "play")  # where a signed-in person may go, as the header links them (and /account)
+PLACES = ("platform", "club", "cups", "desk", "play")  # where a signed-in person may go, as the header links them
 
 
 def places_of(actor: Actor) -> tuple[str, ...]:
-    """The places of the header a person may go to: the desk for a club's staff (owner, floor, cashier),
-    play for a player; every signed-in person has their account besides."""
+    """The places of the header a person may go to: the operator's queue, the owner's console, an
+    organizer's cups, the desk for a club's staff (owner, floor, cashier), play for a player; every
+    signed-in person has their account besides."""
     roles = {role for role, _ in actor.roles}
-    return tuple(
-        place for place, holds in (("desk", bool(roles & set(CLUB_ROLES))), ("play", Role.PLAYER in roles)) if holds
+    held = (
+        ("platform", Role.OPERATOR in roles),
+        ("club", Role.OWNER in roles),
+        ("cups", Role.ORGANIZER in roles),
+        ("desk", bool(roles & set(CLUB_ROLES))),
+        ("play", Role.PLAYER in roles),
     )
+    return tuple(place for place, holds in held if holds)
 
 
 class Places:

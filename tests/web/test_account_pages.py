@@ -308,14 +308,14 @@ def test_ac_1_each_role_lands_at_its_home_after_signing_in_and_a_next_path_of_th
 
 
 def test_ac_1_every_page_of_a_signed_in_person_links_the_places_they_may_go(web, everyone, committed):
-    """Issue 39: the header links the desk for a club's staff, play for a player, my account and a
-    sign-out form (the session's CSRF token), on every page they open: the front page, a results page,
-    the certificate check, an error page, their account, play."""
+    """Issue 39: the header links the operator's queue, the owner's console, the desk for a club's
+    staff, play for a player, my account and a sign-out form (the session's CSRF token), on every page
+    they open: the front page, a results page, the certificate check, an error page, their account, play."""
     w = everyone
     places = {
         "floor": ["/verify", "/desk", "/account", "/signout"],
         "player": ["/verify", "/play", "/account", "/signout"],
-        "operator": ["/verify", "/account", "/signout"],
+        "operator": ["/verify", "/platform", "/account", "/signout"],
     }
     for who, expected in places.items():
         with _client(web) as client:
@@ -350,7 +350,7 @@ def test_ac_1_the_header_places_are_the_session_s_own_and_come_with_the_pages_th
         )
         assert _header(client.get("/").text) == ["/verify", "/account", "/signout"]
         client.get("/account")
-        assert _header(client.get("/").text) == ["/verify", "/desk", "/account", "/signout"]
+        assert _header(client.get("/").text) == ["/verify", "/club", "/desk", "/account", "/signout"]
         owners = client.cookies["tourney_places"]
     with _client(web) as client:
         _sign_in(client, web, w.emails["player"])

@@ -58,6 +58,7 @@ ROUTES = (
     ("/club/{id}/staff/invite", club.invite, ["POST"]),
     ("/club/{id}/staff/{account}/roles", club.roles, ["POST"]),
     ("/club/{id}/tokens", club.tokens, ["GET", "POST"]),
+    ("/club/{id}/audit", club.trail, ["GET"]),
     ("/club/{id}/tokens/{tid}/revoke", club.revoke_token, ["POST"]),
     ("/club/{id}/structures", club.structures_page, ["GET", "POST"]),
     ("/club/{id}/structures/import", club.import_structure, ["POST"]),

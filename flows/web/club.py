@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, time, timedelta
 from functools import cache
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 from zoneinfo import ZoneInfo, available_timezones
 
 from starlette.background import BackgroundTask
@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from domain.access.rules.policy import CLUB_ROLES, Actor, Role
-from domain.access.services import accounts, gate, signin, targets
+from domain.access.services import accounts, audit, gate, signin, targets
 from domain.access.services.signup import Letter
 from domain.documents.rules.model import LOCALES, N_
 from domain.errors import DomainError, NotFound, Problem
@@ -509,6 +509,53 @@ async def roles(site: Site, request: Request) -> Response:
         then=lambda r: _done(f"/club/{club_id}/staff", r, "removed" if remove else "roles"),
         again=lambda problems: _staff_page(site, request, club_id, problems=problems, status=409),
     )  # fmt: skip
+
+
+# -- the audit trail (AC-3) ------------------------------------------------------------------------
+
+TRAIL_PAGE = 50
+
+
+def _day_start(raw: str, zone: ZoneInfo) -> datetime | None:
+    """A day typed in the filter (YYYY-MM-DD) as the instant it starts in the club's zone; else None."""
+    try:
+        return datetime.combine(date.fromisoformat(raw), time(0), zone) if raw else None
+    except ValueError:
+        return None
+
+
+async def trail(site: Site, request: Request) -> Response:
+    """`/club/<id>/audit`: who did what and when (AC-3), newest first, 50 a page, narrowed by who (part of
+    an e-mail or a token's name), what (an action), which tournament and the days from/to (the club's
+    calendar); the older page by the last row's id."""
+    club_id = path_id(request.path_params["id"])
+    q = request.query_params
+    asked = {k: q.get(k, "").strip()[:254] for k in ("actor", "action", "tournament", "from", "to", "before")}
+
+    def build(ctx: Ctx) -> dict:
+        since, to = _day_start(asked["from"], ctx.zone), _day_start(asked["to"], ctx.zone)
+        only = audit.Filter(
+            actor=asked["actor"] or None,
+            action=asked["action"] or None,
+            tournament_id=int(asked["tournament"])
+            if asked["tournament"].isdigit() and len(asked["tournament"]) < 16
+            else None,
+            since=since,
+            until=to + timedelta(days=1) if to else None,
+        )
+        before = int(asked["before"]) if asked["before"].isdigit() and len(asked["before"]) < 16 else None
+        rows = ctx.read(
+            "club.audit", lambda s, a, n: audit.trail(s, ctx.club_id, before_id=before, limit=TRAIL_PAGE + 1, only=only)
+        )
+        shown = [r | {"when": r["at"].astimezone(ctx.zone).strftime("%Y-%m-%d %H:%M")} for r in rows[:TRAIL_PAGE]]
+        older = None
+        if len(rows) > TRAIL_PAGE:
+            older = "?" + urlencode(
+                {k: v for k, v in asked.items() if v and k != "before"} | {"before": shown[-1]["id"]}
+            )
+        return {"rows": shown, "older": older, "asked": asked}
+
+    return await _show(site, request, club_id, "club_audit.html", build, here="audit")
 
 
 # -- the club's tokens (its machines: a desk's tablet, a screen, a script) ---------------------------

@@ -219,3 +219,24 @@ def test_ac_1_the_floors_steps_answer_their_typed_models(http, committed, world,
     page = _call(http, world, "owner", "GET", following).json()
     assert [r["id"] for r in page] == [audited[1]["id"]]
     assert _call(http, world, "owner", "GET", f"/clubs/{world.club_a}/audit?limit=201").status_code == 422
+
+
+def test_ac_1_the_club_keeps_an_owner_when_a_role_is_taken_away(http, committed, world):
+    """AC-1 (the owner holds the club's staff and settings): taking the last owner's owner role away is
+    refused (409 `last-owner`) and writes nothing, by `club.revoke` as by `club.set-roles`; with a second
+    owner it is taken."""
+    owner_id = world.account_ids["owner"]
+    path = f"/clubs/{world.club_a}/staff/{owner_id}/owner"
+    with Session(committed) as session:
+        before = contents(session)
+    refused = _call(http, world, "owner", "DELETE", path)
+    assert (refused.status_code, refused.json()["code"]) == (409, "last-owner")
+    with Session(committed) as session:
+        after = contents(session)
+    assert {t for t in before if before[t] != after[t]} <= {"account_tokens"}
+    granted = _call(
+        http, world, "owner", "POST", f"/clubs/{world.club_a}/staff", {"email": world.emails["floor"], "role": "owner"}
+    )
+    assert granted.status_code == 200, granted.text
+    taken = _call(http, world, "owner", "DELETE", path)
+    assert taken.status_code == 200 and taken.json()["role"] == "owner"

@@ -23,6 +23,7 @@ from domain.poker.services import clock as clock_service
 from domain.poker.services import desk, entries, fees, listings, players, results
 from domain.poker.services import knockouts as knockout_service
 from domain.poker.services import tournaments as tournament_service
+from flows.web.api import owner
 from flows.web.api.core import (
     ID_MAX,
     PAGED,
@@ -364,14 +365,17 @@ def club_grant(op: Op, club_id: Id, body: GrantBody):
 @ops.delete("/clubs/{club_id}/staff/{account_id}/{role}", "club.revoke", response=StaffRole, unchanged=True, tags=CLUB)
 def club_revoke(op: Op, club_id: Id, account_id: Id, role: ClubRole):
     """Take a role in the club away from an account (`role`: owner, floor or cashier; another: 422).
-    A role the account does not hold in the club: 204, nothing written (it is so already)."""
+    A role the account does not hold in the club: 204, nothing written (it is so already). The last
+    owner's owner role: 409 `last-owner` (the rule of `club.set-roles`, whose use case this is)."""
 
     def do(s, actor, now):
         account = s.get(Account, account_id)
         if account is None:
             raise NotFound("account-not-found", f"no account {account_id}")
-        if not accounts.revoke(s, account, role, club_id):
+        held = {r.value for r, c in accounts.roles_of(s, account_id) if c == club_id}
+        if role not in held:
             return UNCHANGED
+        owner.set_roles_use(club_id, account_id, sorted(held - {role}))(s, actor, now)
         return {"account_id": account.id, "email": account.email, "role": role, "club_id": club_id}
 
     return op.run(club_of(club_id), do, describe=f"{role} of account {account_id}")

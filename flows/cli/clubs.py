@@ -35,25 +35,9 @@ def _services() -> Iterator[tuple]:
 
 
 def _view(club: Club) -> dict:
-    return {
-        "id": club.id,
-        "name": club.name,
-        "legal_form": club.legal_form,
-        "inn": club.inn,
-        "ogrn": club.ogrn,
-        "contact_email": club.contact_email,
-        "timezone": club.timezone,
-        "listing_status": club.listing_status,
-        "listing_reason": club.listing_reason,
-        "verification_status": club.verification_status,
-        "verification_reason": club.verification_reason,
-        "in_moderation_queue": club.queued_at is not None,
-        "application_no": club.application_no,
-        "attempts": club.attempts,
-        "last_error": club.last_error,
-        "verified_at": club.verified_at,
-        "last_checked_at": club.last_checked_at,
-    }
+    from domain.clubs.services.clubs import club_view
+
+    return club_view(club)
 
 
 def _row(club: Club) -> dict:

@@ -80,6 +80,32 @@ def add_club(session: Session, new: NewClub, now: datetime, actor: str = "operat
     return club
 
 
+def club_view(club: Club) -> dict:
+    """A club as the operator reads it (the CLI's `tourney club`, the platform's queue): its details,
+    listing and verification with their reasons, its application and the registry's checks."""
+    return {
+        "id": club.id,
+        "name": club.name,
+        "legal_form": club.legal_form,
+        "inn": club.inn,
+        "ogrn": club.ogrn,
+        "contact_email": club.contact_email,
+        "timezone": club.timezone,
+        "listing_status": club.listing_status,
+        "listing_reason": club.listing_reason,
+        "verification_status": club.verification_status,
+        "verification_reason": club.verification_reason,
+        "in_moderation_queue": club.queued_at is not None,
+        "application_no": club.application_no,
+        "applied_at": club.applied_at,
+        "queued_at": club.queued_at,
+        "attempts": club.attempts,
+        "last_error": club.last_error,
+        "verified_at": club.verified_at,
+        "last_checked_at": club.last_checked_at,
+    }
+
+
 def get_club(session: Session, club_id: int, lock: bool = False) -> Club:
     club = session.get(Club, club_id, with_for_update=lock, populate_existing=lock)
     if club is None:

@@ -27,7 +27,7 @@ from domain.access.services.gate import UNCHANGED
 from domain.access.tables import Account
 from domain.clubs.rules.status import Listing, Verification
 from domain.clubs.services import clubs as club_service
-from domain.clubs.tables import Club, ClubDecision
+from domain.clubs.tables import ClubDecision
 from domain.errors import DomainError, NotFound
 from flows.web.api.core import PAGED, Cursor, Id, Limit, Op, Operations, Strict, anywhere, club_of
 
@@ -107,27 +107,7 @@ class DecisionBody(Strict):
     reason: str = Field(min_length=1, max_length=500, description="why (kept in the club's history, CL-4)")
 
 
-def club_row(club: Club) -> dict:
-    return {
-        "id": club.id,
-        "name": club.name,
-        "legal_form": club.legal_form,
-        "inn": club.inn,
-        "ogrn": club.ogrn,
-        "contact_email": club.contact_email,
-        "timezone": club.timezone,
-        "listing_status": club.listing_status,
-        "listing_reason": club.listing_reason,
-        "verification_status": club.verification_status,
-        "verification_reason": club.verification_reason,
-        "in_moderation_queue": club.queued_at is not None,
-        "application_no": club.application_no,
-        "applied_at": club.applied_at,
-        "queued_at": club.queued_at,
-        "attempts": club.attempts,
-        "last_error": club.last_error,
-        "verified_at": club.verified_at,
-    }
+club_row = club_service.club_view  # the operator's view of a club, the CLI's too
 
 
 def _decision(d: ClubDecision) -> dict:

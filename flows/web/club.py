@@ -238,15 +238,19 @@ async def _show(
     *,
     status: int = 200,
     problems: list[Problem] = (),
+    done_words: dict[str, str] = DONE,
+    names: dict[str, dict] | None = None,
+    worded: Callable[[list[Problem], Ctx], list[dict]] | None = None,
     **extra: Any,
 ) -> Response:
-    """A console page: the club's context, `build`'s reads, the page in the club's language."""
+    """A console page: the club's context, `build`'s reads, the page in the club's language; a part of
+    the console with words of its own gives its `done_words`, `names` and `worded` (club_series.py)."""
     now = site.clock()
 
     def run(session):
         caller, club, ctx = _club_ctx(site, session, request, club_id, now)
         context = build(ctx)
-        return caller, club, ctx, context, _worded(list(problems), ctx), _owned(session, caller.actor)
+        return caller, club, ctx, context, (worded or _worded)(list(problems), ctx), _owned(session, caller.actor)
 
     try:
         caller, club, ctx, context, worded, clubs = await site.write(run)
@@ -265,8 +269,9 @@ async def _show(
         clubs=clubs,
         csrf=site.auth.csrf(caller.session_secret),
         problems=worded,
-        done=DONE.get(done) if done else None,
-        names={
+        done=done_words.get(done) if done else None,
+        names=names
+        or {
             "roles": ROLE_NAMES,
             "status": STATUS_NAMES,
             "ante": ANTE_NAMES,

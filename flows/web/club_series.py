@@ -27,13 +27,12 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from domain.access.services import gate
 from domain.documents.rules.model import N_
 from domain.errors import NotFound, Problem
 from domain.poker.services import tournaments as tournament_service
 from flows.web import club, refusals
 from flows.web.api import owner_series
-from flows.web.club import Ctx, _club_ctx, _owned, _post, _SignedOut, _to_sign_in
+from flows.web.club import Ctx, _club_ctx, _done, _post, _SignedOut, _to_sign_in
 from flows.web.site import Site, path_id
 from infra import i18n
 
@@ -161,7 +160,19 @@ def _worded(problems: list[Problem], ctx: Ctx) -> list[dict]:
     return out
 
 
-async def _show(
+NAMES = {
+    "series": SERIES_STATUS,
+    "start": START_STATUS,
+    "delivery": DELIVERY,
+    "kinds": KINDS,
+    "sources": SOURCES,
+    "formulas": FORMULAS,
+    "shared": SHARED,
+    "status": club.STATUS_NAMES,
+}
+
+
+def _show(
     site: Site,
     request: Request,
     club_id: int,
@@ -172,53 +183,12 @@ async def _show(
     status: int = 200,
     problems: list[Problem] = (),
     **extra: Any,
-) -> Response:
-    """A page of part two: the club's context, `build`'s reads through the policy, the page in the
-    club's language with what the last change did and every problem of a refused one."""
-    now = site.clock()
-
-    def run(session):
-        caller, found, ctx = _club_ctx(site, session, request, club_id, now)
-        return caller, found, ctx, build(ctx), _worded(list(problems), ctx), _owned(session, caller.actor)
-
-    try:
-        caller, found, ctx, context, worded, clubs = await site.write(run)
-    except _SignedOut:
-        return _to_sign_in(request)
-    except NotFound:
-        return site.error(request, HTTPException(404))
-    done = request.query_params.get("done")
-    return site.page(
-        template,
-        status=status,
-        locale=ctx.locale,
-        request=request,
-        actor=caller.actor,
-        club={"id": found.id, "name": found.name, "timezone": found.timezone},
-        clubs=clubs,
-        csrf=site.auth.csrf(caller.session_secret),
-        problems=worded,
-        done=DONE.get(done) if done else None,
-        here=here,
-        zone=ctx.zone.key,
-        now=now,
-        names={
-            "series": SERIES_STATUS,
-            "start": START_STATUS,
-            "delivery": DELIVERY,
-            "kinds": KINDS,
-            "sources": SOURCES,
-            "formulas": FORMULAS,
-            "shared": SHARED,
-            "status": club.STATUS_NAMES,
-        },
-        **context,
-        **extra,
-    )
-
-
-def _done(path: str, result: Any, what: str) -> str:
-    return f"{path}?done={'unchanged' if result is gate.UNCHANGED else what}"
+):
+    """A page of part two: the console's page (`club._show`) with this part's words."""
+    return club._show(
+        site, request, club_id, template, build, here=here, status=status, problems=problems,
+        done_words=DONE, names=NAMES, worded=_worded, **extra,
+    )  # fmt: skip
 
 
 # -- series -----------------------------------------------------------------------------------------

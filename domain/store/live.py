@@ -1,0 +1,19 @@
+"""A committed change's word to every web process: `changed(session, key)` sends `NOTIFY tourney_live`
+with the topic's key (`pusoy:CODE`, `poker:ID`) in the change's transaction, so it is delivered when
+the transaction commits and never when it rolls back. Each web process LISTENs on the channel and
+wakes the event streams of that key and of the keys under it (flows/web/live.py). The notification is
+only a wake-up: the streams read the state from the database again, so a lost or extra one changes
+nothing but how soon a follower sees it."""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+CHANNEL = "tourney_live"
+_NOTIFY = text("SELECT pg_notify(:channel, :key)")
+
+
+def changed(session: Session, key: str) -> None:
+    """The topic `key` changes when this transaction commits."""
+    session.execute(_NOTIFY, {"channel": CHANNEL, "key": key})

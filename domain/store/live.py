@@ -11,9 +11,15 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 CHANNEL = "tourney_live"
-_NOTIFY = text("SELECT pg_notify(:channel, :key)")
+_NOTIFY = text("SELECT pg_notify(:channel, key) FROM unnest(CAST(:keys AS text[])) AS key")
 
 
-def changed(session: Session, key: str) -> None:
-    """The topic `key` changes when this transaction commits."""
-    session.execute(_NOTIFY, {"channel": CHANNEL, "key": key})
+def changed(session: Session, *keys: str) -> None:
+    """The topics `keys` change when this transaction commits (one statement however many)."""
+    if keys:
+        session.execute(_NOTIFY, {"channel": CHANNEL, "keys": list(keys)})
+
+
+def poker(tournament_id: int) -> str:
+    """A poker tournament's topic key."""
+    return f"poker:{tournament_id}"

@@ -226,6 +226,7 @@ class Target:
     club_active: bool = True
     player_id: int | None = None
     cup: str | None = None
+    tournament: int | None = None  # a poker tournament it is in (its followers' streams learn of a change)
     public: bool = True  # players may see it (a draft tournament is its club's alone: AC-2)
     organizer: int | None = None  # a cup's organizer: the account its `organizer_email` is (none: no account's)
 

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from domain.access.rules.policy import NOT_FOUND, POLICY, Actor, Target, may
 from domain.access.services import audit
 from domain.errors import DomainError, NotFound
+from domain.store import live
 
 NOWHERE = Target()  # an action that names no object (my account)
 
@@ -61,7 +62,8 @@ def act(
     """`action` by `actor`: allowed by the policy, done, and audited when it writes (AC-3). `describe`
     may be a function of the use case's result: None when the use case changed nothing (a reset asked
     for an address with no account, a wrong current password), and then no row is written; nor when
-    the use case answers `UNCHANGED`."""
+    the use case answers `UNCHANGED`. A write to a poker tournament or a cup tells its followers'
+    streams on every web process when it commits (`domain.store.live`)."""
     allow(actor, action, target, missing)
     result = do(session, actor, now)
     if POLICY[action].writes and result is not UNCHANGED:
@@ -69,4 +71,8 @@ def act(
         if described is not None:
             club_id = target.club_id if target else None
             audit.record(session, actor, action, now, target=described, club_id=club_id, data=data)
+        if target is not None and target.tournament is not None:
+            live.changed(session, live.poker(target.tournament))
+        elif target is not None and target.cup is not None:
+            live.changed(session, f"pusoy:{target.cup}")
     return result

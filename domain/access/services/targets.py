@@ -45,7 +45,7 @@ def held_tournament(session: Session, t: Tournament) -> Target:
     """The target of a tournament the session holds (as `tournament` read it): its club from the
     session's identity map, so no statement after `tournament`."""
     club = session.get_one(Club, t.club_id)
-    return Target(club.id, club.listing_status == Listing.LISTED, public=t.status != "draft")
+    return Target(club.id, club.listing_status == Listing.LISTED, tournament=t.id, public=t.status != "draft")
 
 
 def settlement(session: Session, settlement_id: int) -> tuple[Target, int] | None:

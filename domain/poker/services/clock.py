@@ -35,6 +35,7 @@ from domain.poker.services.tournaments import get_tournament
 from domain.poker.tables.clock_seating import Clock as ClockRow
 from domain.poker.tables.tournaments import Level as LevelRow
 from domain.poker.tables.tournaments import Structure, Tournament
+from domain.store import live
 from domain.store.db import hold
 
 # The floor's transitions of one tournament queue on this lock, then lock the clock row; the batch
@@ -351,6 +352,7 @@ def advance_clocks(session: Session, now: datetime, tournament_id: int | Sequenc
     counts: dict[int, list[dict]] = {}
     for row in inserted:
         counts.setdefault(row["tournament_id"], []).append(row)
+    live.changed(session, *(live.poker(tid) for tid in sorted(counts)))  # a level's start: the desks' clocks
     return [
         {
             "tournament_id": loaded.tournament_id,

@@ -27,6 +27,7 @@ from domain.poker.services.knockouts import record_knockouts
 from domain.poker.services.seating import seat_new_entries
 from domain.poker.tables.clock_seating import DeadStack, NoShowRun
 from domain.poker.tables.tournaments import AuditEvent, Entry, Registration, Tournament
+from domain.store import live
 
 
 def _due(now: datetime, tids: Sequence[int] | None, at_close_only: bool) -> Select:
@@ -81,6 +82,7 @@ def process_no_shows(
         for tid in sorted(policy)
     ]
     session.execute(NoShowRun.__table__.insert(), [s | {"processed_at": now} for s in summary])
+    live.changed(session, *(live.poker(tid) for tid in sorted(policy)))
     return summary
 
 

@@ -26,6 +26,7 @@ from domain.poker.tables.knockouts_places import (
     Prize,
 )
 from domain.poker.tables.tournaments import Entry, Player, Registration, Tournament
+from domain.store import live
 from domain.webhooks.rules.endpoints import TOURNAMENT_FINISHED
 from domain.webhooks.services.outbox import NewEvent, emit_many
 
@@ -371,6 +372,7 @@ def _finalize(session: Session, now: datetime, ready: Sequence[Any]) -> list[Fin
     ):
         names[pid], handles[pid] = name, handle
     emit_many(session, now, [_finished_event(r, computed[r.id], handles, now) for r in ready])
+    live.changed(session, *(live.poker(t) for t in ids))
     return [
         Finalized(r.id, r.name, r.seat_cap, tuple(NamedPlace(p, names[p.player_id]) for p in computed[r.id]))
         for r in ready

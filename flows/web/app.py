@@ -154,6 +154,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.hub = site.hub
+    app.state.pages = site.pages
     app.state.join_limits = site.join_limits
     app.state.desk_states = api.state.desk_states
     return app

@@ -36,6 +36,7 @@ from domain.public.services import views
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.auth import COOKIE, Auth
+from flows.web.cached import Pages
 from flows.web.live import Hub
 from flows.web.wording import clock_text
 from infra import i18n
@@ -245,6 +246,7 @@ class Site:
         self.engine, self.settings, self.shared_poller = engine, settings, shared_poller
         self.envs = {locale: environment(locale, settings.public_url()) for locale in i18n.LOCALES}
         self.hub = Hub(poll_interval)
+        self.pages = Pages()  # the public pages rendered once per change (flows/web/cached.py)
         self.outbox = outbox or settings.home / "outbox"
         self.join_limits = RateLimit(join_limit, join_window)
         self.auth = Auth(settings.secret_key(), secure=settings.public_url().startswith("https://"))

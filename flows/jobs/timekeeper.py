@@ -7,15 +7,15 @@ active one also starts the sweeps whose work is due (flows/jobs/sweeps.py) and r
 whose worker is gone (flows/ops.py). Cancel a run in the UI and the other takes over; start one with
 the deployment's Run. Its log lines are named by its role when they are written (`RoleLog`).
 
-Each moment it handles becomes a task run of its flow run, named by job, tournament and instant
-(`advance-clocks poker-17 18:20:00 UTC`), tagged with the tournament's tags (kind:poker, club:<id>,
-tournament:poker-<id>), Completed with what it did in its message, or Failed with the reason of a
-refusal; a moment that changed something also has a table artifact (`poker-<id>-<job>`), a moment
-that found nothing to do has none. The task runs are written to the Prefect API by a thread after
-the moment, off the timekeeper's path: a slow or absent API never makes a moment late (when the API
-stays away, reports beyond `QUEUE` are dropped, and counted). What a moment starts is not a report
+Each moment it handles is recorded where it happened, in PostgreSQL (the rows it writes, its audit row,
+a refusal's reason), and shown as a Prefect event (`Emitter`, `moment_event`): `tourney.moment.<job>.<outcome>`
+about the tournament `tourney.tournament.poker-<id>`, related to the tournament's tags (kind:poker,
+club:<id>, tournament:poker-<id>) and to this flow run, what it did in its payload. The events are
+sent in batches by a thread, off the timekeeper's path: a slow or absent API never makes a moment late
+(when the API stays away, the events are dropped with a log line, and counted). A finalize moment's
+final table is the run's artifact `poker-final-table-<id>`. What a moment starts is not a record
 and is never dropped: a finalize moment starts its tournament's documents (`Events`, a run of
-`publish-results` by the same helper as `tourney poker finish`), before its report is queued."""
+`publish-results` by the same helper as `tourney poker finish`), before its event is queued."""
 
 from __future__ import annotations
 
@@ -24,14 +24,14 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from itertools import count
-from uuid import UUID
+from uuid import NAMESPACE_URL, UUID, uuid5
 
-from prefect import flow, get_run_logger, task
-from prefect.client.orchestration import get_client
+from prefect import flow, get_run_logger
+from prefect.client.orchestration import SyncPrefectClient, get_client
 from prefect.client.schemas.actions import ArtifactCreate
 from prefect.client.schemas.filters import (
     DeploymentFilter,
@@ -41,10 +41,11 @@ from prefect.client.schemas.filters import (
     FlowRunFilterStateType,
 )
 from prefect.client.schemas.objects import StateType
+from prefect.events import Event
 from prefect.exceptions import ObjectNotFound
 from prefect.logging.loggers import PrefectLogAdapter
 from prefect.runtime import flow_run
-from prefect.states import Cancelled, Completed, Crashed, Failed, Running
+from prefect.states import Cancelled, Crashed
 from sqlalchemy import text
 
 from flows import bootstrap
@@ -56,12 +57,16 @@ from flows.jobs.timekeeper_loop import (
     active_run,
     connected_runs,
     connection_name,
+    first_line,
 )
 from flows.tags import of_poker
 
 NAME = "timekeeper"
 RUNS = 2  # one active, one standby
-QUEUE = 10_000  # moments waiting to be reported, at most
+QUEUE = 10_000  # moments waiting for their event, at most
+BATCH = 500  # events a request, at most
+BATCH_WAIT = 0.5  # seconds the events of a batch are gathered for
+EVENT = "tourney.moment"  # the moments' events: tourney.moment.<job>.<outcome>
 LIVE = [StateType.SCHEDULED, StateType.PENDING, StateType.RUNNING]
 GRACE = timedelta(minutes=2)  # a run this long Running is connected to the database, unless it died
 POLLED = timedelta(seconds=60)  # a machine whose runner asked for runs this recently is alive
@@ -76,9 +81,10 @@ FROM pg_stat_activity WHERE datname = current_database() AND application_name LI
 """
 
 
-@task(name="moment")
-def moment_task() -> None:
-    """The task the moments' runs are recorded under (the timekeeper does the work, not this)."""
+def event_name(m: Moment) -> str:
+    """`tourney.moment.<job>.<outcome>`: `tourney.moment.*` matches every moment, `tourney.moment.advance-clocks.*`
+    one job's; the outcome is also the resource's label `tourney.outcome` (an automation on refusals)."""
+    return f"{EVENT}.{m.job}.{m.outcome}"
 
 
 def run_name(m: Moment) -> str:
@@ -102,104 +108,143 @@ def message(m: Moment) -> str:
     return f"no-shows ({s.get('policy')}): {s.get('dropped', 0)} dropped, {s.get('dead_stacks', 0)} dead stacks; {late}"
 
 
-def _cell(value: object) -> object:
+def _plain(value: object) -> object:
+    """A summary as JSON: instants in ISO 8601, the rest as it is."""
     if isinstance(value, datetime):
         return value.isoformat()
-    if isinstance(value, list | tuple):
-        return ", ".join(map(str, value))
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_plain(v) for v in value]
     return value
 
 
-class Reporter:
-    """Moments to task runs of one flow run, from a thread of their own."""
+def moment_event(m: Moment, tags: tuple[str, ...], flow_run_id: UUID | None) -> Event:
+    """A moment as a Prefect event: its tournament the resource (`tourney.tournament.poker-<id>`, named
+    `poker-<id>`, labelled by job, outcome and instant), related to the tournament's tags (as Prefect relates
+    a run's) and the timekeeper's flow run; what it did in the payload. Its id is the moment's own (a
+    moment sent twice is one event)."""
+    tid = m.tournament_id
+    related = [{"prefect.resource.id": f"prefect.tag.{t}", "prefect.resource.role": "tag"} for t in tags]
+    if flow_run_id is not None:
+        related.append({"prefect.resource.id": f"prefect.flow-run.{flow_run_id}", "prefect.resource.role": "flow-run"})
+    return Event(
+        id=uuid5(NAMESPACE_URL, f"tourney:moment:{m.job}:{tid}:{m.due_at.isoformat()}"),
+        event=event_name(m),
+        occurred=m.finished,
+        resource={
+            "prefect.resource.id": f"tourney.tournament.poker-{tid}",
+            "prefect.resource.name": f"poker-{tid}",
+            "tourney.job": m.job,
+            "tourney.outcome": m.outcome,
+            "tourney.due-at": m.due_at.isoformat(),
+        },
+        related=related,
+        payload={
+            "name": run_name(m),
+            "message": message(m),
+            "due_at": m.due_at.isoformat(),
+            "started": m.started.isoformat(),
+            "finished": m.finished.isoformat(),
+            "late_s": round((m.started - m.due_at).total_seconds(), 3),
+            "summary": _plain(m.summary) if m.summary is not None else None,
+            "code": m.code,
+            "reason": m.reason,
+        },
+    )
 
-    def __init__(self, flow_run_id: UUID, log: logging.Logger | logging.LoggerAdapter):
-        self.flow_run_id, self.log = flow_run_id, log
+
+class Emitter:
+    """Moments to Prefect events, from a thread of their own: `put` never waits (a full queue drops the
+    moment, counted); the thread gathers what came within `BATCH_WAIT` (at most `BATCH`) and records it in
+    one request (`POST /api/events`, Prefect's batch of events); a batch the API refuses or cannot take (it
+    is down) is dropped with a log line, counted. A finalize moment's final table is also the run's artifact
+    `poker-final-table-<id>`, as the sweep's."""
+
+    def __init__(
+        self,
+        flow_run_id: UUID | None,
+        log: logging.Logger | logging.LoggerAdapter,
+        client: Callable[[], SyncPrefectClient] = lambda: get_client(sync_client=True),
+    ):
+        self.flow_run_id, self.log, self._client = flow_run_id, log, client
         self.waiting: queue.Queue[Moment | None] = queue.Queue(QUEUE)
-        self.reported = self.dropped = self.failed = 0
-        self._keys = count()
-        self._thread = threading.Thread(target=self._run, name="timekeeper-reporter", daemon=True)
+        self.emitted = self.dropped = 0
+        self._tags: dict[int, tuple[str, ...]] = {}
+        self._thread = threading.Thread(target=self._run, name="timekeeper-events-out", daemon=True)
         self._thread.start()
 
     def put(self, m: Moment) -> None:
         try:
             self.waiting.put_nowait(m)
         except queue.Full:
-            self.dropped += 1
+            self._drop(1, "the queue is full")
 
     def close(self, timeout: float = 30) -> None:
+        """Send what waits (for `timeout` seconds at most), then end the thread."""
         self.waiting.put(None)
         self._thread.join(timeout)
 
+    def _drop(self, n: int, why: str) -> None:
+        before, self.dropped = self.dropped, self.dropped + n
+        if before == 0 or before // 1000 != self.dropped // 1000:  # the first, then one line a thousand
+            self.log.warning("%s moment events dropped (%s in all): %s", n, self.dropped, why)
+
     def _run(self) -> None:
-        with get_client(sync_client=True) as client:
-            while True:
-                first = self.waiting.get()
-                batch = [first]
-                while first is not None and len(batch) < 100:
+        with self._client() as client:
+            ended = False
+            while not ended:
+                batch = [self.waiting.get()]
+                until = time.monotonic() + BATCH_WAIT
+                while batch[-1] is not None and len(batch) < BATCH:
                     try:
-                        batch.append(self.waiting.get_nowait())
+                        batch.append(self.waiting.get(timeout=max(until - time.monotonic(), 0)))
                     except queue.Empty:
                         break
+                ended = batch[-1] is None
                 moments = [m for m in batch if m is not None]
                 if moments:
-                    self._report_all(client, moments)
-                if None in batch:
-                    return
+                    self._send(client, moments)
 
-    def _report_all(self, client, moments: list[Moment]) -> None:
+    def _send(self, client: SyncPrefectClient, moments: list[Moment]) -> None:
         try:
-            tags = of_poker({m.tournament_id for m in moments})
-        except Exception:  # the database went away: report without the club's tag
-            tags = {}
-        for m in moments:
-            try:
-                self.report(client, m, tags.get(m.tournament_id, ("kind:poker", f"tournament:poker-{m.tournament_id}")))
-                self.reported += 1
-            except Exception as exc:
-                self.failed += 1
-                if self.failed in (1, 10, 100) or self.failed % 1000 == 0:
-                    self.log.warning(
-                        "could not report %s to the Prefect API (%s failures): %s", run_name(m), self.failed, exc
-                    )
+            self._tags_of({m.tournament_id for m in moments} - set(self._tags))
+            events = [
+                moment_event(m, self._tags.get(m.tournament_id, _bare_tags(m.tournament_id)), self.flow_run_id)
+                for m in moments
+            ]
+            client.request("POST", "/events", json=[e.model_dump(mode="json") for e in events]).raise_for_status()
+            self.emitted += len(events)
+            for m in moments:
+                if m.job == "finalize-tournaments" and m.outcome == "done" and m.summary is not None:
+                    self._final_table(client, m)
+        except Exception as exc:  # the API is down or refused them: the moments are done, their events lost
+            self._drop(len(moments), f"the Prefect API did not take them ({first_line(exc)})")
 
-    def report(self, client, m: Moment, tags: tuple[str, ...]) -> None:
-        run = client.create_task_run(
-            moment_task,
-            flow_run_id=self.flow_run_id,
-            name=run_name(m),
-            extra_tags=tags,
-            state=Running(),
-            dynamic_key=f"{m.job}:{m.tournament_id}:{m.due_at.isoformat()}:{next(self._keys)}",
-        )
-        end = Failed(message=message(m)) if m.outcome == "refused" else Completed(message=message(m))
-        client.set_task_run_state(run.id, end, force=True)
-        if m.outcome != "done" or m.summary is None:
+    def _tags_of(self, ids: set[int]) -> None:
+        if not ids:
             return
-        if m.job == "finalize-tournaments":
-            key, rows = final_table_key(m.tournament_id), m.summary["final_table"]
-        else:
-            key, rows = (
-                f"poker-{m.tournament_id}-{m.job}",
-                [
-                    {
-                        "due_at": m.due_at,
-                        **m.summary,
-                        "started": m.started,
-                        "late_s": round((m.started - m.due_at).total_seconds(), 3),
-                    }
-                ],
-            )
+        if len(self._tags) > QUEUE:
+            self._tags.clear()
+        try:
+            self._tags.update(of_poker(ids))
+        except Exception:  # the database went away: sent with the tags known without it
+            pass
+
+    def _final_table(self, client: SyncPrefectClient, m: Moment) -> None:
         client.create_artifact(
             ArtifactCreate(
-                key=key,
+                key=final_table_key(m.tournament_id),
                 type="table",
                 description=f"{run_name(m)}: {message(m)}",
-                data=json.dumps([{k: _cell(v) for k, v in row.items()} for row in rows]),
+                data=json.dumps(_plain(m.summary["final_table"])),
                 flow_run_id=self.flow_run_id,
-                task_run_id=run.id,
             )
         )
+
+
+def _bare_tags(tournament_id: int) -> tuple[str, ...]:
+    return ("kind:poker", f"tournament:poker-{tournament_id}")
 
 
 class Events:
@@ -510,14 +555,14 @@ class RoleLog(PrefectLogAdapter):
 @flow(name=NAME, log_prints=True)
 def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) -> dict:
     """Keep time until cancelled (or for `run_for_seconds`): active while holding the lock, else
-    standby. Every moment handled is a task run of this flow run. While active it also keeps the
+    standby. Every moment handled is a Prefect event related to this flow run. While active it also keeps the
     standby, starts the sweeps whose work is due and requeues the runs whose worker is gone."""
     log = RoleLog(get_run_logger())
-    reporter, events = Reporter(flow_run.id, log), Events(log)
+    emitter, events = Emitter(UUID(flow_run.id), log), Events(log)
 
-    def handled(m: Moment) -> None:  # the event's work first, then its report
+    def handled(m: Moment) -> None:  # the event's work first, then its record
         events.handled(m)
-        reporter.put(m)
+        emitter.put(m)
 
     keeper = Timekeeper(on_moment=handled, poll=poll_seconds, log=log, name=connection_name(UUID(flow_run.id)))
     log.keeper = keeper
@@ -539,13 +584,12 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
         if stop:
             stop.cancel()
         events.close()
-        reporter.close()
+        emitter.close()
     return {
         "flow_run_id": str(flow_run.id),
         "moments": keeper.moments,
-        "reported": reporter.reported,
-        "dropped": reporter.dropped,
-        "report_failures": reporter.failed,
+        "emitted": emitter.emitted,
+        "dropped": emitter.dropped,
     }
 
 

@@ -11,7 +11,7 @@ and `python -m flows.jobs.timekeeper_loop` run it bare).
 A kind's moments at an instant are done by its set-based service in one transaction; when that
 raises a DomainError, each tournament's moment is done in its own transaction instead, and the ones
 refused are recorded with their reason (due.record_failure) so the others still happen. Each moment
-handled is handed to `on_moment` (the Prefect flow reports it as a task run). A tournament another
+handled is handed to `on_moment` (the Prefect flow shows it as an event). A tournament another
 run holds (the sweep, the floor) is skipped by the service and taken again a moment later."""
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ class Timekeeper:
             except Exception as exc:  # the database went away (or worse): reconnect and catch up
                 if not connection_trouble(exc):
                     self.log.exception("timekeeper %s: unexpected error", self.name)
-                self._become("reconnecting", _first_line(exc))
+                self._become("reconnecting", first_line(exc))
                 self.stopping.wait(1.0)
         self._become("stopped")
         self.engine.dispose()
@@ -215,7 +215,7 @@ class Timekeeper:
                     refused[tid] = (
                         (one.code, one.message)
                         if isinstance(one, DomainError)
-                        else ("internal-error", f"{one.__class__.__name__}: {_first_line(one)}")
+                        else ("internal-error", f"{one.__class__.__name__}: {first_line(one)}")
                     )
             with self._transaction() as session:
                 for tid, (code, reason) in refused.items():
@@ -282,7 +282,7 @@ def connection_trouble(exc: BaseException) -> bool:
     return False
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else exc.__class__.__name__
 

@@ -1,18 +1,20 @@
 """The `timekeeper` deployment's flow on a real Prefect API and the real database: each moment it
-handles is a task run of its flow run, named by job, tournament and instant and tagged with the
-tournament's tags, Completed with what it did; a moment that changed something has a table
-artifact, one that found nothing to do has none. The deployment is in the one list and has no
-schedule (`tourney serve` starts it)."""
+handles is recorded in PostgreSQL by what it writes and shown as one Prefect event about its
+tournament (`tourney.moment.<job>.<outcome>`), related to the tournament's tags and the flow run,
+what it did in its payload; with the API away the moments go on and their events are dropped. The
+deployment is in the one list and has no schedule (`tourney serve` starts it)."""
 
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import (
     ArtifactFilter,
-    ArtifactFilterTaskRunId,
+    ArtifactFilterFlowRunId,
+    ArtifactFilterKey,
     FlowRunFilter,
     FlowRunFilterId,
 )
@@ -25,10 +27,41 @@ from flows.jobs.timekeeper import timekeeper
 from tests.support.timekeeper import now, quick_structure, running
 
 
-def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(prefect_api, committed):
+def _events(about: list[str], run: str, want: int, within: float = 60) -> list:
+    """The events of the Prefect API about one of `about` and related to the flow run `run`, once there
+    are `want` (the server stores what it received every few seconds), oldest first."""
+    import time
+
+    from prefect.events.filters import EventFilter, EventOccurredFilter, EventRelatedFilter, EventResourceFilter
+
+    deadline = time.monotonic() + within
+    while True:
+        with get_client(sync_client=True) as client:
+            page = client.read_events(
+                filter=EventFilter(
+                    occurred=EventOccurredFilter(since=now() - timedelta(hours=1), until=now() + timedelta(hours=1)),
+                    resource=EventResourceFilter(id=about),
+                    related=EventRelatedFilter(id=[f"prefect.flow-run.{run}"]),
+                ),
+                limit=50,
+            )
+        if len(page.events) >= want or time.monotonic() > deadline:
+            return sorted(page.events, key=lambda e: e.occurred)
+        time.sleep(0.5)
+
+
+def _tags(event) -> set[str]:
+    return {r.id.removeprefix("prefect.tag.") for r in event.related if r.role == "tag"}
+
+
+def test_each_moment_is_recorded_once_in_postgresql_and_is_one_prefect_event_named_and_tagged(prefect_api, committed):
+    """Issue 41 (the timekeeper's moment cheaper), SP-8: each moment is recorded once where it happened
+    (its level start, its no-show run, its audit row as the timekeeper's deployment) and shown once as a
+    Prefect event read back from the API: `tourney.moment.<job>.<outcome>` about the tournament, related
+    to its tags and to the timekeeper's flow run, what it did in its payload; no task run a moment."""
     with Session(committed) as s, s.begin():
         start = now() + timedelta(seconds=1)
-        changing = running(s, quick_structure(s, seconds=3), start)  # level 2 at +4 s
+        changing = running(s, quick_structure(s, seconds=[3, 600]), start)  # level 2 at +4 s, then none
         closing = running(s, quick_structure(s, seconds=600), start, late_reg=timedelta(seconds=2), absent=1)
         stale = running(s, quick_structure(s, seconds=600), start)
         club = s.execute(text("SELECT club_id FROM poker_tournaments WHERE id = :id"), {"id": changing}).scalar_one()
@@ -40,29 +73,80 @@ def test_each_moment_is_a_task_run_named_and_tagged_by_tournament_and_instant(pr
 
     result = timekeeper(run_for_seconds=8, poll_seconds=0.2)
 
-    assert result["moments"] >= 3 and result["reported"] == result["moments"] and result["dropped"] == 0
+    assert result["moments"] >= 3 and result["emitted"] == result["moments"] and result["dropped"] == 0
+    level_2, closed = start + timedelta(seconds=3), start + timedelta(seconds=2)
+    with committed.connect() as conn:
+        starts = conn.execute(
+            text("SELECT at FROM poker_clock_events WHERE tournament_id = :t AND kind = 'level-started' AND level = 2"),
+            {"t": changing},
+        ).scalars()
+        assert list(starts) == [level_2]
+        audited = conn.execute(
+            text(
+                "SELECT action, target, at FROM audit_trail WHERE actor_label = 'job:timekeeper' "
+                "AND target IN (:a, :b) ORDER BY at, action"
+            ),
+            {"a": f"tournament {changing}", "b": f"tournament {closing}"},
+        ).all()
+    assert [tuple(r) for r in audited] == [
+        ("process-no-shows", f"tournament {closing}", closed),
+        ("advance-clocks", f"tournament {changing}", level_2),
+    ]
+    ids = {t: f"tourney.tournament.poker-{t}" for t in (changing, closing, stale)}
+    events = _events(list(ids.values()), result["flow_run_id"], want=3)
+    by = {(e.resource.id, e.event): e for e in events}
+    assert len(events) == len(by) == 3  # one event a moment
+    clock = by[(ids[changing], "tourney.moment.advance-clocks.done")]
+    no_shows = by[(ids[closing], "tourney.moment.process-no-shows.done")]
+    nothing = by[(ids[stale], "tourney.moment.advance-clocks.nothing")]
+    assert clock.resource.name == f"poker-{changing}" and clock.resource["tourney.outcome"] == "done"
+    assert clock.payload["name"] == f"advance-clocks poker-{changing} {level_2:%H:%M:%S} UTC"
+    assert clock.payload["due_at"] == level_2.isoformat() and clock.resource["tourney.due-at"] == level_2.isoformat()
+    assert _tags(clock) == {"kind:poker", f"club:{club}", f"tournament:poker-{changing}"}
+    assert {r.id for r in clock.related if r.role == "flow-run"} == {f"prefect.flow-run.{result['flow_run_id']}"}
+    assert "levels started: 2" in clock.payload["message"] and clock.payload["summary"]["levels_started"] == [2]
+    assert no_shows.payload["message"].startswith("no-shows (drop): 1 dropped")
+    assert nothing.payload["message"].startswith("nothing to do") and nothing.payload["summary"]["events"] == 0
     with get_client(sync_client=True) as client:
         mine = FlowRunFilter(id=FlowRunFilterId(any_=[result["flow_run_id"]]))
-        runs = {r.name: r for r in client.read_task_runs(flow_run_filter=mine)}
-        named = client.read_flow_run(result["flow_run_id"]).name  # by its role, once it held the lock
-        art = {
-            name: client.read_artifacts(
-                artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[r.id]))
-            )
-            for name, r in runs.items()
-        }
-    level_2 = f"advance-clocks poker-{changing} {start + timedelta(seconds=3):%H:%M:%S} UTC"
-    no_shows = f"process-no-shows poker-{closing} {start + timedelta(seconds=2):%H:%M:%S} UTC"
-    nothing = f"advance-clocks poker-{stale} {start + timedelta(seconds=1):%H:%M:%S} UTC"
-    assert named == "timekeeper (active)"
-    assert {level_2, no_shows, nothing} <= set(runs)
-    assert set(runs[level_2].tags) >= {"kind:poker", f"club:{club}", f"tournament:poker-{changing}"}
-    assert runs[level_2].state.is_completed() and "levels started: 2" in runs[level_2].state.message
-    assert runs[no_shows].state.message.startswith("no-shows (drop): 1 dropped")
-    assert runs[nothing].state.is_completed() and runs[nothing].state.message.startswith("nothing to do")
-    assert [a.key for a in art[level_2]] == [f"poker-{changing}-advance-clocks"]
-    assert [a.key for a in art[no_shows]] == [f"poker-{closing}-process-no-shows"]
-    assert art[nothing] == []  # a run that did nothing leaves no artifact
+        assert client.read_task_runs(flow_run_filter=mine) == []
+        assert (
+            client.read_flow_run(result["flow_run_id"]).name == "timekeeper (active)"
+        )  # its role, once it held the lock
+
+
+def test_with_the_prefect_api_away_the_moments_still_run_at_their_instants_and_their_events_are_dropped_with_a_line(
+    committed, caplog
+):
+    """Issue 41: the Prefect API down (nothing listens at its address) changes nothing for the moments:
+    each level change is written at its instant, given the instant; their events are dropped, counted,
+    with a log line, and the loop never waited for them."""
+    import logging
+
+    from prefect.client.orchestration import SyncPrefectClient
+
+    from flows.jobs.timekeeper import Emitter
+    from flows.jobs.timekeeper_loop import Timekeeper
+    from tests.support.net import free_port
+    from tests.support.timekeeper import level_starts
+
+    with Session(committed) as s, s.begin():
+        start = now() + timedelta(seconds=1)
+        tids = [running(s, quick_structure(s, seconds=1), start) for _ in range(2)]  # a change a second
+    log = logging.getLogger("tests.timekeeper.away")
+    away = Emitter(None, log, client=lambda: SyncPrefectClient(f"http://127.0.0.1:{free_port()}/api"))
+    keeper = Timekeeper(on_moment=away.put, poll=0.2, log=log)
+    stop = threading.Timer(5, keeper.stop)
+    with caplog.at_level(logging.WARNING, logger=log.name):
+        stop.start()
+        keeper.run()
+        away.close()
+    for tid in tids:
+        starts = [(level, at) for _, level, at, _ in level_starts(committed, tid)]
+        assert starts[:4] == [(n, start + timedelta(seconds=n - 1)) for n in range(1, 5)]  # each at its instant
+    assert keeper.moments >= 6 and away.emitted == 0 and away.dropped == keeper.moments
+    [line] = [r.getMessage() for r in caplog.records if "moment events dropped" in r.getMessage()]
+    assert "the Prefect API did not take them" in line
 
 
 def test_the_timekeeper_is_in_the_one_list_unscheduled_with_two_runs_and_its_sweeps_an_hourly_safety_net():
@@ -93,17 +177,20 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
     result = timekeeper(run_for_seconds=3, poll_seconds=0.2)
 
     with get_client(sync_client=True) as client:
-        mine = FlowRunFilter(id=FlowRunFilterId(any_=[result["flow_run_id"]]))
-        [moment] = [r for r in client.read_task_runs(flow_run_filter=mine) if r.name.startswith("finalize-tournaments")]
         [artifact] = client.read_artifacts(
-            artifact_filter=ArtifactFilter(task_run_id=ArtifactFilterTaskRunId(any_=[moment.id]))
+            artifact_filter=ArtifactFilter(
+                key=ArtifactFilterKey(any_=[f"poker-final-table-{tid}"]),
+                flow_run_id=ArtifactFilterFlowRunId(any_=[result["flow_run_id"]]),
+            )
         )
         publishing = [
             r
             for r in client.read_flow_runs()
             if r.deployment_id == deployment_id and r.name == f"publish-results poker-{tid}"
         ]
-    assert moment.state.message.startswith("finished: 2 players placed")
+    [moment] = _events([f"tourney.tournament.poker-{tid}"], result["flow_run_id"], want=1)
+    assert moment.event == "tourney.moment.finalize-tournaments.done"
+    assert moment.payload["message"].startswith("finished: 2 players placed")
     assert artifact.key == f"poker-final-table-{tid}"
     assert [row["place"] for row in json.loads(artifact.data)] == [1, 2]
     [run] = publishing  # created at once, one; whatever serves the deployment in this session may take it

@@ -43,24 +43,30 @@ def run_now(name: str, idempotency_key: str, tags: Iterable[str] = (), run_name:
     with `tags` besides the deployment's and named `run_name`, else by the tournament (or club) the
     tags name (`<name> poker-2`), else Prefect draws a name. When the Prefect API or the deployment
     is not there, the job's own schedule does the work later."""
-    from prefect.deployments import run_deployment
-
-    tags = list(tags)
-    run_name = named_for(name, tags, run_name)
     if not api_answers():
         return f"{name} not started now (the Prefect API does not answer); its next scheduled run does it"
     try:
-        run = run_deployment(
-            f"{name}/{name}",
-            timeout=0,
-            as_subflow=False,
-            idempotency_key=idempotency_key,
-            tags=list(tags),
-            flow_run_name=run_name,
-            _sync=True,  # sync even where an event loop runs in this thread (a web request's, a browser's)
-        )
+        return start_run(name, idempotency_key, tags, run_name)
     except Exception as exc:  # deployment not served, API gone meanwhile: the schedule covers it
         return f"{name} not started now ({exc.__class__.__name__}); its next scheduled run does it"
+
+
+def start_run(name: str, idempotency_key: str, tags: Iterable[str] = (), run_name: str | None = None) -> str:
+    """`run_now`, raising when the run is not made (the API does not answer, the deployment is not
+    there): for the event consumer, whose reaction then stays to do. The same key again is the same
+    run, so a reaction retried after a crash makes none twice."""
+    from prefect.deployments import run_deployment
+
+    tags = list(tags)
+    run = run_deployment(
+        f"{name}/{name}",
+        timeout=0,
+        as_subflow=False,
+        idempotency_key=idempotency_key,
+        tags=tags,
+        flow_run_name=named_for(name, tags, run_name),
+        _sync=True,  # sync even where an event loop runs in this thread (a web request's, a browser's)
+    )
     return f"{name} run {run.name} started"
 
 

@@ -25,10 +25,16 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from domain.clubs.tables import Club
 from domain.store.base import Base
-from domain.webhooks.rules.endpoints import KINDS, URL_CHECK
+from domain.webhooks.rules.endpoints import EVENT_KINDS, KINDS, URL_CHECK
 
 TZ = DateTime(timezone=True)
-KINDS_SQL = "ARRAY[" + ", ".join(f"'{k}'" for k in KINDS) + "]::text[]"
+
+
+def _array(kinds: tuple[str, ...]) -> str:
+    return "ARRAY[" + ", ".join(f"'{k}'" for k in kinds) + "]::text[]"
+
+
+KINDS_SQL = _array(KINDS)
 
 
 class Endpoint(Base):
@@ -52,7 +58,9 @@ class Endpoint(Base):
 
 
 class Event(Base):
-    """One event of the outbox: what happened, whose it is (a club, an organizer), its public payload."""
+    """One event of the outbox: what happened, whose it is (a club, an organizer), its public payload;
+    and when the event consumer reacted to it (flows/jobs/events.py), in the transaction of its
+    reaction, with what it did: NULL while it is still to do."""
 
     __tablename__ = "webhook_events"
 
@@ -62,8 +70,14 @@ class Event(Base):
     organizer: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[dict] = mapped_column(JSONB)
     created_at: Mapped[datetime] = mapped_column(TZ, index=True)
+    reacted_at: Mapped[datetime | None] = mapped_column(TZ)
+    reaction: Mapped[str | None] = mapped_column(Text)
 
-    __table_args__ = (CheckConstraint(f"kind = ANY ({KINDS_SQL})", name="kind"),)
+    __table_args__ = (
+        CheckConstraint(f"kind = ANY ({_array(EVENT_KINDS)})", name="kind"),
+        CheckConstraint("(reacted_at IS NULL) = (reaction IS NULL)", name="reacted"),
+        Index("ix_webhook_events_to_react", "created_at", postgresql_where=text("reacted_at IS NULL")),
+    )
 
 
 class Delivery(Base):

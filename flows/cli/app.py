@@ -300,7 +300,8 @@ def serve(
 ) -> None:
     """Serve every deployment (but the `--skip` ones) with its schedule, in the foreground (Ctrl-C
     stops); start the timekeeper (its active run and its standby, which take two slots beside the
-    `limit`; its deployment is this machine's, TOURNEY_MACHINE); make the requeue automations when
+    `limit`; its deployment is this machine's, TOURNEY_MACHINE) and the event consumer (a thread of
+    this process, flows/jobs/events.py); make the requeue automations when
     missing. The runner is Prefect's public `Runner`, held here so that the timekeeper's start sees
     its `stopping` (set by its SIGTERM handler) and makes no run while it shuts down."""
     import asyncio
@@ -309,6 +310,7 @@ def serve(
     from prefect.runner import Runner
 
     from flows.deployments import deployments
+    from flows.jobs import events
     from flows.jobs.timekeeper import RUNS, deployment_name, start_when_served
     from flows.ops import REQUEUE_AFTER, REQUEUE_PENDING_AFTER, ensure_requeue_automation
     from infra import processes
@@ -327,11 +329,14 @@ def serve(
     for d in served:
         runner.add_deployment(d)
     start_when_served(own=deployment_name(machine), stopping=lambda: runner.stopping)
+    consumer = events.start()  # the event consumer: active here, or standby to another machine's
     say(f"serving {len(served)} jobs on machine {machine} (Ctrl-C stops)")
     try:
         asyncio.run(runner.start())
     except (KeyboardInterrupt, TerminationSignal):
         say("stopped serving")
+    finally:
+        consumer.stop()
 
 
 @app.command("stop")

@@ -26,6 +26,8 @@ from domain.pusoy.tables import (
     PusoySeat,
     PusoyTournament,
 )
+from domain.webhooks.rules.endpoints import ROUND_READY
+from domain.webhooks.services.outbox import emit
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,8 @@ def report(
     by: str | None = None,
     playoff: int = 0,
 ) -> Reported:
-    """One table's game. `round_ready` tells the caller to run the round completion at once.
+    """One table's game. The round's (or playoff's) last one emits `round.ready` in this transaction:
+    the event consumer completes the round (flows/jobs/events.py); `round_ready` says so.
 
     Idempotent by the game (round, playoff, table, game): the same report again, even after its round
     has locked, is answered with the first (`repeated`) and changes nothing; another result for a game
@@ -80,7 +83,11 @@ def report(
     audit = {**_key(key), "action": "report", "by": by, "after": _as_json(finishes, two_of_diamonds), "at": now}
     session.execute(said.audit, audit)
     done = session.scalar(said.done, {"t": tournament.id, "round": round_no, "stage": playoff})
-    return Reported(tournament.id, round_no, playoff, table, game, done == rnd.expected_games)
+    ready = done == rnd.expected_games
+    if ready:
+        what = {"source": "pusoy", "tournament_id": tournament.id, "round": round_no, "playoff": playoff}
+        emit(session, ROUND_READY, now, club_id=None, organizer=None, payload=what)
+    return Reported(tournament.id, round_no, playoff, table, game, ready)
 
 
 class _Statements(NamedTuple):

@@ -1,7 +1,8 @@
 """Rounds: seating a round, completing it when every game is in (PD-5, PD-8..PD-10, PD-13), playoffs (PD-9).
 
 A completion takes the round `FOR UPDATE SKIP LOCKED`, so two completions never advance one round
-twice and a report never lands in a round being locked."""
+twice and a report never lands in a round being locked. A completion wakes the cup's followers in
+every web process when it commits (`domain.store.live.changed`, `pusoy:CODE`)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from domain.pusoy.tables import (
     PusoyStanding,
     PusoyTournament,
 )
+from domain.store import live
 from domain.webhooks.rules.endpoints import CHAMPION, ROUND_COMPLETED, TOURNAMENT_FINISHED
 from domain.webhooks.services.outbox import NewEvent, emit_many
 
@@ -171,6 +173,7 @@ def complete_round(session: Session, tournament_id: int, round_no: int, now: dat
     if found is None:
         return None
     rnd, tournament = found
+    live.changed(session, f"pusoy:{tournament.code}")
     ranked = live_standings(session, tournament, rnd)
     outcome = advance(ranked, rnd.advancing)
     if isinstance(outcome, Playoff):

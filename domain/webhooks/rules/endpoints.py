@@ -16,7 +16,10 @@ ROUND_COMPLETED = "round.completed"  # a Pusoy Dos round's standings locked
 CHAMPION = "champion.crowned"  # a Pusoy Dos cup's champion
 TOURNAMENT_FINISHED = "tournament.finished"  # a poker tournament's places, a Pusoy Dos cup's final positions
 DOCUMENTS_READY = "documents.ready"  # a results sheet and certificates (or a season's standings) stored
-KINDS = (ROUND_COMPLETED, CHAMPION, TOURNAMENT_FINISHED, DOCUMENTS_READY)
+KINDS = (ROUND_COMPLETED, CHAMPION, TOURNAMENT_FINISHED, DOCUMENTS_READY)  # what an endpoint may hear
+# the platform's own events, on the same outbox, heard by the event consumer only (flows/jobs/events.py)
+ROUND_READY = "round.ready"  # a Pusoy Dos round's (or playoff's) last game reported: complete it
+EVENT_KINDS = (*KINDS, ROUND_READY)
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 # the database's CHECK on webhook_endpoints.url: the same rule as `url_problems` without the private hosts

@@ -13,9 +13,8 @@ about the tournament `tourney.tournament.poker-<id>`, related to the tournament'
 club:<id>, tournament:poker-<id>) and to this flow run, what it did in its payload. The events are
 sent in batches by a thread, off the timekeeper's path: a slow or absent API never makes a moment late
 (when the API stays away, the events are dropped with a log line, and counted). A finalize moment's
-final table is the run's artifact `poker-final-table-<id>`. What a moment starts is not a record
-and is never dropped: a finalize moment starts its tournament's documents (`Events`, a run of
-`publish-results` by the same helper as `tourney poker finish`), before its event is queued."""
+final table is the run's artifact `poker-final-table-<id>`. Its documents follow from the
+`tournament.finished` event the finalize wrote (the event consumer, flows/jobs/events.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +25,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -49,7 +47,6 @@ from prefect.states import Cancelled, Crashed
 from sqlalchemy import text
 
 from flows import bootstrap
-from flows.jobs.documents import start_publishing
 from flows.jobs.poker_finalize import final_table_key
 from flows.jobs.timekeeper_loop import (
     Moment,
@@ -245,29 +242,6 @@ class Emitter:
 
 def _bare_tags(tournament_id: int) -> tuple[str, ...]:
     return ("kind:poker", f"tournament:poker-{tournament_id}")
-
-
-class Events:
-    """What a moment starts besides its report: a finished tournament's documents (a run of
-    `publish-results`, `start_publishing`, as `tourney poker finish` starts it). On a thread of its
-    own, so the loop never waits for the API; the queue is unbounded, so no event is dropped."""
-
-    def __init__(self, log: logging.Logger | logging.LoggerAdapter):
-        self.log = log
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="timekeeper-events")
-
-    def handled(self, m: Moment) -> None:
-        if m.job == "finalize-tournaments" and m.outcome == "done":
-            self._pool.submit(self._publish, m.tournament_id)
-
-    def _publish(self, tournament_id: int) -> None:
-        try:
-            self.log.info("poker-%s finished: %s", tournament_id, start_publishing(tournament_id))
-        except Exception as exc:  # its schedule publishes it
-            self.log.warning("poker-%s: publish-results not started (%s)", tournament_id, exc)
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
 
 
 def deployment_name(machine: str | None) -> str:
@@ -558,13 +532,8 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
     standby. Every moment handled is a Prefect event related to this flow run. While active it also keeps the
     standby, starts the sweeps whose work is due and requeues the runs whose worker is gone."""
     log = RoleLog(get_run_logger())
-    emitter, events = Emitter(UUID(flow_run.id), log), Events(log)
-
-    def handled(m: Moment) -> None:  # the event's work first, then its record
-        events.handled(m)
-        emitter.put(m)
-
-    keeper = Timekeeper(on_moment=handled, poll=poll_seconds, log=log, name=connection_name(UUID(flow_run.id)))
+    emitter = Emitter(UUID(flow_run.id), log)
+    keeper = Timekeeper(on_moment=emitter.put, poll=poll_seconds, log=log, name=connection_name(UUID(flow_run.id)))
     log.keeper = keeper
     stop = threading.Timer(run_for_seconds, keeper.stop) if run_for_seconds else None
     standby = threading.Thread(
@@ -583,7 +552,6 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
         keeper.stopping.set()
         if stop:
             stop.cancel()
-        events.close()
         emitter.close()
     return {
         "flow_run_id": str(flow_run.id),

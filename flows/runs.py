@@ -2,30 +2,22 @@
 deployment and the tags of what it is for (flows/tags.py), whichever process triggered it:
 
 - `run_now`: a run of the served deployment, at once, executed by whoever serves it (`tourney serve`,
-  a worker of its work pool): the heavy jobs (documents), and jobs the CLI must not wait for.
-- `run_here`: a run of the deployment executed in this process, now: light work that must happen at
-  the event (a Pusoy Dos round completed at its last report). The run is created from the deployment
-  in Pending (a runner or worker only takes Scheduled runs), then this process runs the flow as that
-  run; without the deployment (not served) it is a plain run of the flow, still tagged.
+  a worker of its work pool): the heavy jobs (documents), and jobs the CLI must not wait for;
+  `start_run` the same, raising when the run is not made (the event consumer's, flows/jobs/events.py).
 
 Every run created for a tournament (or a club) is named by it, `publish-results poker-2`,
-`complete-rounds pusoy-3` (`named_for`, flows/tags.py), whichever of these made it or when a flow is
+`verify-clubs club-3` (`named_for`, flows/tags.py), whichever of these made it or when a flow is
 called in this process under its tags (`scheduled_name`): the UI lists none of a tournament's runs
 under a name Prefect drew.
 
-When the Prefect API does not answer, neither starts anything: the job's sweep does the work later.
+When the Prefect API does not answer, `run_now` starts nothing: the job's sweep does the work later.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
-from prefect import Flow, tags
-from prefect.client.orchestration import get_client
-from prefect.exceptions import ObjectNotFound
 from prefect.settings import PREFECT_API_URL
-from prefect.states import Pending
 
 from flows.tags import named_for
 from infra.prefect_server import healthy
@@ -68,27 +60,6 @@ def start_run(name: str, idempotency_key: str, tags: Iterable[str] = (), run_nam
         _sync=True,  # sync even where an event loop runs in this thread (a web request's, a browser's)
     )
     return f"{name} run {run.name} started"
-
-
-def run_here(job: Flow, parameters: dict[str, Any], run_tags: Iterable[str], run_name: str | None = None) -> Any:
-    """Run `job` in this process as a run of its deployment (same name as the flow), tagged and named
-    `run_name`, else by the tournament its tags name; returns the flow's result."""
-    from prefect.flow_engine import run_flow
-
-    run_tags = list(run_tags)
-    run_name = named_for(job.name, run_tags, run_name)
-    with get_client(sync_client=True) as client:
-        try:
-            deployment = client.read_deployment_by_name(f"{job.name}/{job.name}")
-        except ObjectNotFound:
-            deployment = None
-        if deployment is None:
-            with tags(*run_tags):
-                return (job.with_options(flow_run_name=run_name) if run_name else job)(**parameters)
-        run = client.create_flow_run_from_deployment(
-            deployment.id, parameters=parameters, tags=run_tags, state=Pending(), name=run_name
-        )
-    return run_flow(job, flow_run=run, parameters=parameters)
 
 
 def scheduled_name(job: str, label: str = "safety net") -> Callable[[], str]:

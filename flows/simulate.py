@@ -74,6 +74,7 @@ from domain.simulate.services.demo import (
     simulator_tokens,
     start_poker,
 )
+from domain.webhooks.rules.endpoints import ROUND_READY
 from flows import bootstrap
 
 
@@ -90,8 +91,8 @@ class Hands(Protocol):
     def join(self, code: str, player: str, now: datetime) -> bool:
         """A player joins a filling cup: whether it started."""
 
-    def report(self, code: str, game: Game, finishes, two_of_diamonds: str | None, now: datetime) -> list | str | None:
-        """One table's game: None, or the round's completion it made (what complete-rounds did)."""
+    def report(self, code: str, game: Game, finishes, two_of_diamonds: str | None, now: datetime) -> bool:
+        """One table's game: whether it was its round's (or playoff's) last."""
 
 
 class InProcess:
@@ -116,14 +117,20 @@ class InProcess:
 
     def report(self, code, game, finishes, two_of_diamonds, now):
         what = f"report {code} r{game.round_no} t{game.table}"
-        if not _audited(what, now, lambda s: pusoy_report(s, code, game, finishes, two_of_diamonds, now), cup=code):
-            return None
-        from flows.jobs.pusoy import complete_now
+        return _audited(what, now, lambda s: pusoy_report(s, code, game, finishes, two_of_diamonds, now), cup=code)
 
-        try:
-            return complete_now(_read(lambda s: find(s, code).id))
-        except Exception as exc:  # no API: the every-minute sweep completes the round
-            return f"complete-rounds not run here ({exc.__class__.__name__}); the sweep completes it"
+
+def _rounds_completed(now: datetime) -> list[str]:
+    """The round a last report made ready, completed at the simulator's `now` by the event consumer's
+    own reaction (its `round.ready`; in virtual time no other consumer would complete it at that
+    instant, and one that is running finds it done): what it did."""
+    from flows.jobs.events import Consumer
+
+    consumer = Consumer(now=lambda: now)
+    try:
+        return consumer.drain([ROUND_READY])
+    finally:
+        consumer.engine.dispose()
 
 
 def _audited(what: str, now: datetime, action, *, poker: int | None = None, cup: str | None = None):
@@ -425,17 +432,12 @@ class Simulation:
             finishes, diamond = game_finishes(self.rng, game.seated)
             done = self.attempt(
                 f"report {code} r{game.round_no} t{game.table}",
-                lambda: hands.report(code, game, finishes, diamond, now) or (),
+                lambda: hands.report(code, game, finishes, diamond, now),
             )
             if done is not None:
                 self.tally.done["game"] += 1
-            if isinstance(done, str):
-                log(f"pusoy {code}: {done}")
-            for c in done if isinstance(done, list) else ():
-                log(
-                    f"pusoy {code}: complete-rounds: round {c['round']} {c['outcome']}"
-                    + (f", champion {c['champion']}" if c.get("champion") else "")
-                )
+            for said in _rounds_completed(now) if done else ():
+                log(f"pusoy {code}: {said}")
         if games:
             what = f"round {games[0].round_no}" + (f" playoff {games[0].playoff}" if games[0].playoff else "")
             log(f"pusoy {code}: {what}, {len(games)} game(s) reported")

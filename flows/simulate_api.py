@@ -84,7 +84,7 @@ class OverApi:
     def join(self, code: str, player: str, now: datetime) -> bool:
         return self.call("POST", f"/pusoy/{code}/entries", self.tokens.players[player])["started"]
 
-    def report(self, code: str, game: Game, finishes, two_of_diamonds: str | None, now: datetime) -> list | str | None:
+    def report(self, code: str, game: Game, finishes, two_of_diamonds: str | None, now: datetime) -> bool:
         body = {
             "round": game.round_no,
             "table": game.table,
@@ -94,4 +94,4 @@ class OverApi:
             "two_of_diamonds": two_of_diamonds,
         }
         done = self.call("POST", f"/pusoy/{code}/reports", self.tokens.game_server, body)
-        return done.get("completed") if done["round_ready"] else None
+        return done["round_ready"]

@@ -163,18 +163,14 @@ def _final_command(action: str, doc: str) -> None:
                 t = tournaments_service.change_status(session, tournament, action, _now())
                 emit({"id": t.id, "status": t.status})
             return
-        with transaction() as session:  # places and prizes at once (3.7), then the documents
+        with transaction() as session:  # places and prizes at once (3.7); its event starts the documents
             done = results_service.finish(session, tournament, _now())
-        from flows.jobs.documents import start_publishing  # Prefect: only the commands that talk to it
-
-        documents = start_publishing(done.tournament_id)
         emit(
             {
                 "id": done.tournament_id,
                 "status": "finished",
                 "placed": len(done.places),
                 "final_table": results_service.final_table(done),
-                "documents": documents,
             }
         )
 

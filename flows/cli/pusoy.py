@@ -155,7 +155,8 @@ def report(
     two_of_diamonds: DiamondOpt = None,
     by: Annotated[str | None, typer.Option(help="Who reports.")] = None,
 ) -> None:
-    """Report one table's game; the last game of a round runs `complete-rounds` at once."""
+    """Report one table's game; after the last game of a round the event consumer of `tourney serve`
+    completes the round."""
     with transaction() as session:
         done = pusoy_reports.report(
             session,
@@ -169,7 +170,6 @@ def report(
             by=by,
             playoff=playoff,
         )
-    completed = _complete_at_event(done.tournament_id) if done.round_ready else None
     emit(
         {
             "code": code.strip().upper(),
@@ -178,7 +178,6 @@ def report(
             "table": table,
             "game": game,
             "round_ready": done.round_ready,
-            "completed": completed,
         }
     )
 
@@ -248,9 +247,3 @@ def draw_proof(code: Code) -> None:
     """Every draw: commitment, and once revealed the seed and whether it re-runs to the same outcome."""
     with transaction() as session:
         emit(pusoy_views.draw_proof(session, code), "draws")
-
-
-def _complete_at_event(tournament_id: int) -> list | str:
-    from flows.jobs.pusoy import complete_at_event  # Prefect: only when a round is ready
-
-    return complete_at_event(tournament_id)

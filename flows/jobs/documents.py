@@ -25,9 +25,8 @@ from domain.documents.services import sources
 from domain.documents.services.publish import outbox_root, publish, send_next
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from flows.jobs.webhooks import start_delivering
 from flows.retrying import unless_refused
-from flows.runs import run_now, scheduled_name
+from flows.runs import scheduled_name
 from flows.tags import inherited, merged, of_poker, of_pusoy, tag_this_run
 
 
@@ -51,20 +50,6 @@ def publish_documents(now: datetime) -> tuple[list[dict], list[dict]]:
                 if outcome is not None:  # None: a concurrent run published it first
                     published.append(outcome)
     return published, skipped
-
-
-def start_publishing(tournament_id: int, source: str = "poker") -> str:
-    """The event of a tournament's end (a poker tournament's finish: `tourney poker finish`, the
-    timekeeper's finalize moment, the finalize sweep; a Pusoy Dos cup's champion: the round that
-    crowns them): a run of `publish-results` at once, named and tagged by the tournament, one per
-    tournament (its idempotency key); what was done, in one line."""
-    tags = of_poker([tournament_id]) if source == "poker" else of_pusoy([tournament_id])
-    return run_now(
-        "publish-results",
-        f"publish-{source}-{tournament_id}",
-        merged(tags),
-        run_name=f"publish-results {source}-{tournament_id}",
-    )
 
 
 def _label(row: dict, sep: str = "-") -> str:
@@ -97,11 +82,7 @@ def send_documents(now: datetime) -> list[dict]:
 def publish_results(now: datetime | None = None) -> dict:
     now = now or datetime.now(UTC)
     with inherited():
-        published, skipped = publish_documents(now)
-        if published:  # each publication emitted `documents.ready` (and a finish before it, its event)
-            started = start_delivering(f"documents {now.isoformat()}")
-            if started:
-                print(started)
+        published, skipped = publish_documents(now)  # each publication emits `documents.ready`
         sent = send_documents(now)
         touched = [(x["source"], x["tournament_id"]) for x in (*published, *sent)]
         tag_this_run(

@@ -136,6 +136,7 @@ class Consumer:
         self.engine: Engine = bootstrap.own_engine(self.url, pool_size=1, max_overflow=1, pool_pre_ping=False)
         self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
         self._away_until, self._failures = 0.0, 0
+        self.next_read = self.catch_up
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -152,7 +153,8 @@ class Consumer:
                     self._become("active")
                     while not self.stopping.is_set():
                         leader.check()
-                        leader.wait(self.drain())
+                        self.drain()
+                        leader.wait(self.next_read)
             except Exception as exc:
                 if not connection_trouble(exc):
                     self.log.exception("event consumer %s: unexpected error", self.name)
@@ -177,34 +179,41 @@ class Consumer:
 
     # -- the events ------------------------------------------------------------------------------
 
-    def drain(self, kinds: Iterable[str] | None = None) -> float:
-        """React to every event still to do (of `kinds`, when given); the seconds until the next read
-        is due: the catch-up, sooner when a round was held or the Prefect API is to be asked again."""
-        passed: list[str] = []  # held, or refused by a fault: not again in this pass
+    def drain(self, kinds: Iterable[str] | None = None) -> list[str]:
+        """React to every event still to do (of `kinds`, when given); what each reaction did. Sets
+        `next_read`, the seconds until the next read is due: the catch-up, sooner when a round was
+        held or the Prefect API is to be asked again."""
+        passed: list[str] = []  # held, or failed by a fault: not again in this pass
+        said: list[str] = []
         wait = self.catch_up
         while not self.stopping.is_set():
             away = time.monotonic() < self._away_until
             only = list(kinds) if kinds is not None else ([ROUND_READY] if away else None)
             try:
-                if not self.react_next(only, passed):
-                    break
+                done = self.react_next(only, passed)
             except Held as held:
                 passed.append(held.args[1])
                 wait = min(wait, RETRY_HELD)
+                continue
+            if done is None:
+                break
+            if done:
+                said.append(done)
         if time.monotonic() < self._away_until:
             wait = min(wait, self._away_until - time.monotonic())
-        return max(wait, 0.0)
+        self.next_read = max(wait, 0.0)
+        return said
 
-    def react_next(self, kinds: Sequence[str] | None = None, passed: list[str] | None = None) -> bool:
+    def react_next(self, kinds: Sequence[str] | None = None, passed: list[str] | None = None) -> str | None:
         """React to the oldest event still to do (of `kinds`; none of `passed`) in one transaction with
-        its record; False when there is none."""
+        its record: what it did ("" when it stays to do); None when there is none."""
         passed = [] if passed is None else passed
         event = None
         try:
             with self._sessions.begin() as session:
                 event = outbox.next_to_react(session, kinds, passed)
                 if event is None:
-                    return False
+                    return None
                 now = self.now()
                 try:
                     said = react(session, event, now, self._start)
@@ -217,16 +226,15 @@ class Consumer:
                 outbox.reacted(session, event.id, now, said)
                 self.log.info("%s %s: %s", event.kind, _label(event.payload), said)
         except PrefectAway:
-            return True  # rolled back: the event stays to do
+            return ""  # rolled back: the event stays to do
         except Exception as exc:
             if connection_trouble(exc) or isinstance(exc, Held):
                 raise
-            self._refused(event, exc, passed)
-            return True
+            return self._refused(event, exc, passed)
         self.reacted += 1
-        return True
+        return said
 
-    def _refused(self, event: outbox.ToReact | None, exc: Exception, passed: list[str]) -> None:
+    def _refused(self, event: outbox.ToReact | None, exc: Exception, passed: list[str]) -> str:
         """A refusal is the event's outcome (it would refuse again): recorded; a fault is logged and the
         event tried again at the next read."""
         if event is None:
@@ -234,10 +242,12 @@ class Consumer:
         if not isinstance(exc, DomainError):
             self.log.exception("%s %s failed", event.kind, _label(event.payload))
             passed.append(event.id)
-            return
+            return ""
+        said = f"refused: {exc.code}: {exc.message}"
         with self._sessions.begin() as session:
-            outbox.reacted(session, event.id, self.now(), f"refused: {exc.code}: {exc.message}")
-        self.log.warning("%s %s refused: %s", event.kind, _label(event.payload), exc.message)
+            outbox.reacted(session, event.id, self.now(), said)
+        self.log.warning("%s %s %s", event.kind, _label(event.payload), said)
+        return said
 
     def _start(self, name: str, key: str, tags: Sequence[str], run_name: str) -> str:
         from prefect.settings import PREFECT_API_URL, temporary_settings

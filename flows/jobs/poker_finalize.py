@@ -2,7 +2,8 @@
 window has closed gets its final places and prizes and is marked finished, and its final table is
 published as an artifact (Sport Poker 3.7, RULES SP-7). The timekeeper does this at the instant the
 window closes (and `tourney poker finish` at once); the sweep is the safety net. Idempotent: a
-finished tournament is never picked again, and a tournament another run holds is skipped."""
+finished tournament is never picked again, and a tournament another run holds is skipped. Its
+documents follow from the `tournament.finished` event it writes (flows/jobs/events.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from prefect.artifacts import create_table_artifact
 from domain.access.services import audit
 from domain.poker.services.results import Finalized, final_table, finalize_tournaments
 from flows import bootstrap
-from flows.jobs.documents import start_publishing
 from flows.retrying import unless_refused
 from flows.runs import scheduled_name
 from flows.tags import inherited, merged, of_poker, tag_this_run
@@ -47,10 +47,7 @@ def finalize_tournaments_flow(now: datetime | None = None) -> dict:
                 table=final_table(t),
                 description=f"Final table of tournament {t.tournament_id} “{t.name}”",
             )
-            print(
-                f"tournament {t.tournament_id} finished: {len(t.places)} players placed; "
-                f"{start_publishing(t.tournament_id)}"
-            )  # the event: its documents, at once
+            print(f"tournament {t.tournament_id} finished: {len(t.places)} players placed")
         create_table_artifact(
             key="finalize-tournaments",
             table=[

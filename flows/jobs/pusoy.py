@@ -1,7 +1,9 @@
 """`complete-rounds`: completes every Pusoy Dos round (or playoff) whose tables have reported all
 their games — locks the standings, advances or opens a playoff, reseats, crowns the champion — and
-publishes each round's standings as a table artifact. Runs at once after the last report of a round
-(the CLI starts it) and every minute as a sweep; two runs at once complete a round once."""
+publishes each round's standings as a table artifact. The sweep: a round's last report emits
+`round.ready` and the event consumer completes the round at once (flows/jobs/events.py); this run
+completes what is still ready when its count finds one. Two runs at once complete a round once; what
+a completion starts (the champion's documents, the webhooks' deliveries) follows from its events."""
 
 from __future__ import annotations
 
@@ -15,10 +17,8 @@ from domain.access.services import audit
 from domain.pusoy.services import rounds as pusoy_rounds
 from domain.store.db import unit_of_work
 from flows import bootstrap
-from flows.jobs.documents import start_publishing
-from flows.jobs.webhooks import start_delivering
 from flows.retrying import unless_refused
-from flows.runs import run_here, scheduled_name
+from flows.runs import scheduled_name
 from flows.tags import inherited, merged, of_pusoy, tag_this_run
 
 
@@ -87,13 +87,6 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
         for completion in completions:
             _artifact(completion)
             print(f"tournament {completion.tournament_id} round {completion.round_no}: {completion.outcome}")
-            if completion.outcome == "champion":  # the event: the cup's documents, at once
-                print(start_publishing(completion.tournament_id, "pusoy"))
-        if any(c.outcome != "playoff" for c in completions):  # a locked round emitted its webhook events
-            last = completions[-1]
-            started = start_delivering(f"pusoy-{last.tournament_id}-round-{last.round_no}")
-            if started:
-                print(started)
         create_table_artifact(
             key="complete-rounds",
             table=[
@@ -109,21 +102,3 @@ def complete_rounds(tournament_id: int | None = None) -> dict:
             {"code": c.code, "round": c.round_no, "outcome": c.outcome, "champion": c.champion} for c in completions
         ]
     }
-
-
-def complete_now(tournament_id: int) -> list[dict]:
-    """`complete-rounds` for one tournament, run in this process as a run of its deployment, under the
-    tournament's tags: what `tourney pusoy report` and the simulator do after a round's last game."""
-    found = of_pusoy([tournament_id]).get(tournament_id, ())
-    run = run_here(complete_rounds, {"tournament_id": tournament_id}, found, f"complete-rounds pusoy-{tournament_id}")
-    return run["completed"]
-
-
-def complete_at_event(tournament_id: int) -> list | str:
-    """A round's last report completes it at once (`complete_now`), for the CLI and the API alike; when
-    the Prefect API does not answer, the every-minute sweep completes the round."""
-    from flows.runs import api_answers
-
-    if not api_answers():
-        return "Prefect API not reachable: the complete-rounds sweep completes the round within a minute"
-    return complete_now(tournament_id)

@@ -2,9 +2,9 @@
 (HMAC-SHA256 with a timestamp), each in its own transaction with its row taken `FOR UPDATE SKIP
 LOCKED` (domain/webhooks/services/delivery.py): two runs at once split the work and never send one
 delivery twice at once; an endpoint that does not answer 2xx is tried again by the back-off (10 s,
-30 s, 2 min, 10 min, 1 h, ... for 24 h, then given up). Every minute, and at once after a run that
-emitted events (`start_delivering`: `complete-rounds`, `publish-results`). A table artifact lists
-the attempts.
+30 s, 2 min, 10 min, 1 h, ... for 24 h, then given up). At once for an event with a delivery due
+(the event consumer starts a run per event, flows/jobs/events.py), and when the timekeeper's count
+finds one due (a retry's back-off). A table artifact lists the attempts.
 
 The task's retries are for the database (a dropped connection); an endpoint's failure is not the
 task's: it is recorded on its delivery and retried by the schedule."""
@@ -22,7 +22,7 @@ from domain.webhooks.ports import Sender
 from domain.webhooks.services import delivery
 from flows import bootstrap
 from flows.retrying import unless_refused
-from flows.runs import run_now, scheduled_name
+from flows.runs import scheduled_name
 from flows.tags import inherited
 
 BATCH = 1000  # most attempts in one run; the next run goes on
@@ -38,11 +38,6 @@ def deliver_due(engine: Engine, sender: Sender, key: bytes, now: datetime, limit
             break
         outcomes.append(outcome)
     return outcomes
-
-
-def due_now(engine: Engine, now: datetime) -> bool:
-    with unit_of_work(engine) as session:
-        return delivery.any_due(session, now)
 
 
 @task(name="deliver-due-webhooks", retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=unless_refused)
@@ -75,11 +70,3 @@ def deliver_webhooks(now: datetime | None = None) -> dict:
     counts = {state: sum(1 for o in outcomes if o["state"] == state) for state in ("delivered", "retrying", "failed")}
     print(", ".join(f"{n} {state}" for state, n in counts.items()))
     return counts
-
-
-def start_delivering(reason: str, now: datetime | None = None) -> str | None:
-    """After a change that emitted events: a `deliver-webhooks` run at once when a delivery is due (one
-    per `reason`, its idempotency key); None when nothing is due (no endpoint hears these events)."""
-    if not due_now(bootstrap.engine(), now or datetime.now(UTC)):
-        return None
-    return run_now("deliver-webhooks", f"deliver-webhooks {reason}", run_name=f"deliver-webhooks {reason}")

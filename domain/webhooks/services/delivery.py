@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from domain.webhooks.ports import Sender, SendError
@@ -28,11 +28,6 @@ def _due(now: datetime):
         Delivery.failed_at.is_(None),
         Delivery.next_attempt_at <= now,
     )
-
-
-def any_due(session: Session, now: datetime) -> bool:
-    """Whether a delivery is due at `now` (one indexed probe)."""
-    return bool(session.scalar(select(exists().where(*_due(now)))))
 
 
 def attempt_next(session: Session, sender: Sender, platform_key: bytes, now: datetime) -> dict | None:

@@ -233,7 +233,6 @@ class Finished(BaseModel):
     id: int
     status: Literal["finished"]
     final_table: list[FinalPlace]
-    documents: str = Field(description="the results sheet's and certificates' publishing, in one line")
 
 
 class DebtRow(BaseModel):
@@ -530,16 +529,14 @@ def start(op: Op, tournament_id: Id, body: SeedBody | None = None):
 
 @ops.post("/tournaments/{tournament_id}/finish", "poker.finish", response=Finished, tags=FLOOR)
 def finish(op: Op, tournament_id: Id):
-    """Finish with one player left (3.7): final places and prizes at once; the documents follow."""
+    """Finish with one player left (3.7): final places and prizes at once; the documents follow (the
+    finish's event starts their publishing run)."""
 
     def do(s, actor, now):
         done = results.finish(s, tournament_id, now)
         return {"id": done.tournament_id, "status": "finished", "final_table": results.final_table(done)}
 
-    out = op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id}")
-    from flows.jobs.documents import start_publishing
-
-    return out | {"documents": start_publishing(tournament_id)}
+    return op.run(tournament_of(tournament_id), do, describe=f"tournament {tournament_id}")
 
 
 @ops.get(

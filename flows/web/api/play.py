@@ -4,10 +4,9 @@ game server reports games of the cups its token is bound to; the operator blocks
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Path, Response
-from fastapi.encoders import jsonable_encoder
 from pydantic import BaseModel, Field
 
 from domain.access.services import accounts, targets
@@ -153,9 +152,11 @@ class SelfRegistration(BaseModel):
 
 class Reported(BaseModel):
     tournament_id: int
-    round_ready: bool
+    round_ready: bool = Field(
+        description="this report was its round's (or playoff's) last: the round completes at once after it, "
+        "and the cup's event stream follows"
+    )
     repeated: bool
-    completed: Any = Field(None, description="the round's completion, when this report was its last")
 
 
 class Amended(BaseModel):
@@ -302,22 +303,18 @@ def my_certificate(op: Op, serial: Serial) -> Response:
     "/pusoy/{code}/reports", "pusoy.report", response=Reported, response_model_exclude_unset=True, tags=["game servers"]
 )
 def report(op: Op, code: Code, body: ReportBody):
-    """A game server reports one table's game (its token is bound to the cup: `cup:CODE`). The round
-    completes at its last report. Idempotent by the game: the same report again (a retry) is answered
-    with the first, `repeated: true`, and counted once; another result for a reported game is refused
-    (409 `already-reported`): send an amendment."""
+    """A game server reports one table's game (its token is bound to the cup: `cup:CODE`). The answer
+    comes at once: the round's last report answers `round_ready: true`, and the round completes right
+    after it (the platform's event consumer), which the cup's event stream and pages follow.
+    Idempotent by the game: the same report again (a retry) is answered with the first, `repeated:
+    true`, and counted once; another result for a reported game is refused (409 `already-reported`):
+    send an amendment."""
 
     def do(s, actor, now):
         done = reports.report(s, code, **_game(body, actor, now))
         return {"tournament_id": done.tournament_id, "round_ready": done.round_ready, "repeated": done.repeated}
 
-    out = op.run(cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump())
-    if out["round_ready"]:
-        from flows.jobs.pusoy import complete_at_event
-
-        out["completed"] = jsonable_encoder(complete_at_event(out["tournament_id"]))
-        op.api.cup_changed(code.upper())
-    return out
+    return op.run(cup_of(code), do, describe=f"cup {code.upper()}", data=body.model_dump())
 
 
 @ops.post("/pusoy/{code}/amendments", "pusoy.amend", response=Amended, tags=["game servers"])

@@ -13,9 +13,10 @@ accepts it, and `Cache-Control`.
   every process for the same version, so the ETag, a hash of the bytes as the API's reads have
   (flows/web/api/edge.py), is the same on every process too. Weak (`W/`), being the same for the page
   compressed or not.
-- **Live pages clock by the second.** The club's screen and the widget show the time left and the
-  server's instant: their version is the tournament's and the current second (a render at most once a
-  second however many watch).
+- **Pages that show the clock are kept for a second.** The club's screen and the widget show the time
+  left and the server's instant: their version is the tournament's and the current second, so they are
+  rendered at most once a second however many watch (their bytes carry the instant of their render, so
+  two processes' differ, and so do their ETags).
 - **A session's requests are not kept**: the page's header names the person's places, so a request with
   this site's session cookie is rendered for it as before, `private, no-store`.
 """
@@ -159,8 +160,7 @@ class Pages:
     ) -> Response:
         """The page `key` at its version (`read`, None: not there, 404), rendered by `render` when that
         version is not kept yet; for a session (`signed_in`) rendered for it and not kept. `clock`: the
-        page shows the clock, so its version is the current second's too and it is rendered at that
-        second's start."""
+        page shows the clock, so its version is the current second's too."""
         if signed_in:
             page, _ = await render(datetime.now(UTC))
             page.headers["cache-control"] = PRIVATE
@@ -169,9 +169,9 @@ class Pages:
         version = await self.version(key, read)
         if version is None:
             raise HTTPException(404)
-        now = datetime.now(UTC).replace(microsecond=0) if clock else datetime.now(UTC)
+        now = datetime.now(UTC)
         if clock:
-            version = f"{version}@{now.isoformat()}"
+            version = f"{version}@{now.replace(microsecond=0).isoformat()}"
         kept = self.kept.get(key)
         if kept is None or kept.version != version:
             lock = self._locks.setdefault(key, asyncio.Lock())

@@ -17,8 +17,10 @@ from starlette.responses import Response
 from domain.clubs.tables import Club
 from domain.poker.services.changes import change_key
 from domain.poker.tables.tournaments import Tournament
-from domain.public.services import views
+from domain.public.services import versions, views
 from domain.pusoy.tables import PusoyTournament
+from flows.web.auth import COOKIE
+from flows.web.cached import CLOCK, FINISHED, LIVE, VARY
 from flows.web.calendar import ics
 from flows.web.site import CSP, Site, path_id, preferred_locale
 from flows.web.wording import with_text
@@ -31,7 +33,33 @@ async def home(site: Site, request: Request) -> Response:
     played: the latest finished tournaments' results, the public cups in play or complete, the
     seasons, and how to check a certificate. With nothing open, the page says so once
     and leads to those."""
-    return site.page("home.html", request=request, locale=preferred_locale(request), **await site.read(_front))
+    locale = preferred_locale(request)
+
+    async def render(now):
+        return site.page("home.html", request=request, locale=locale, **await site.read(_front)), LIVE
+
+    return await _cached(site, request, ("home", locale), versions.front, render, vary=f"{VARY}, Accept-Language")
+
+
+def _signed_in(site: Site, request: Request) -> bool:
+    """The request carries this site's session cookie: its page's header is the person's."""
+    return site.auth.secret_of(request.cookies.get(COOKIE)) is not None
+
+
+async def _cached(site: Site, request: Request, key, version, render, *args, clock: bool = False, vary: str = VARY):
+    """The page `key` as `site.pages` keeps it, at `version(session, *args)` (docs/web.md#caching)."""
+
+    def read():
+        with site.db() as session:
+            return version(session, *args)
+
+    return await site.pages.serve(
+        request, key, read, render, signed_in=_signed_in(site, request), clock=clock, vary=vary
+    )
+
+
+def _ended(status: str) -> bool:
+    return status in ("finished", "cancelled", "complete")
 
 
 def _front(session: Session) -> dict[str, Any]:
@@ -73,32 +101,51 @@ def recent_cups(session: Session, limit: int = RECENT) -> list[dict[str, Any]]:
 
 
 async def screen(site: Site, request: Request) -> Response:
-    state = with_text(await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC)))
-    return site.page("screen.html", request=request, locale=state["locale"], s=state, c=state["clock"])
+    tid = path_id(request.path_params["id"])
+
+    async def render(now):
+        state = with_text(await site.read(views.screen, tid, now))
+        page = site.page("screen.html", request=request, locale=state["locale"], s=state, c=state["clock"])
+        return page, FINISHED if _ended(state["status"]) else CLOCK
+
+    return await _cached(site, request, ("screen", tid), versions.results, render, tid, clock=True)
 
 
 async def widget(site: Site, request: Request) -> Response:
     """`/widget/t/<id>`: the tournament live in a frame of a club's site (static/embed.js): the screen's
     facts in a strip, kept current by the same events; any site may frame it (`frame-ancestors *`)."""
-    state = with_text(await site.read(views.screen, path_id(request.path_params["id"]), datetime.now(UTC)))
-    page = site.page("widget.html", request=request, locale=state["locale"], s=state, c=state["clock"])
-    page.headers["content-security-policy"] = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
-    return page
+    tid = path_id(request.path_params["id"])
+
+    async def render(now):
+        state = with_text(await site.read(views.screen, tid, now))
+        page = site.page("widget.html", request=request, locale=state["locale"], s=state, c=state["clock"])
+        page.headers["content-security-policy"] = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
+        return page, FINISHED if _ended(state["status"]) else CLOCK
+
+    return await _cached(site, request, ("widget", tid), versions.results, render, tid, clock=True)
 
 
 async def poker_results(site: Site, request: Request) -> Response:
-    data = await site.read(views.poker_results, path_id(request.path_params["id"]), datetime.now(UTC))
-    name = "results_body.html" if request.query_params.get("fragment") == "1" else "results.html"
-    state = with_text(data["screen"])
-    return site.page(
-        name,
-        request=request,
-        locale=state["locale"],
-        s=state,
-        places=data["places"],
-        knockouts=data["knockouts"],
-        seasons=data["seasons"],
-    )
+    """`/t/<id>`: the live results (`?fragment=1`: their body alone, which static/live.js swaps in at an
+    event), rendered once per change of the tournament (docs/web.md#caching)."""
+    tid = path_id(request.path_params["id"])
+    fragment = request.query_params.get("fragment") == "1"
+
+    async def render(now):
+        data = await site.read(views.poker_results, tid, now)
+        state = with_text(data["screen"])
+        page = site.page(
+            "results_body.html" if fragment else "results.html",
+            request=request,
+            locale=state["locale"],
+            s=state,
+            places=data["places"],
+            knockouts=data["knockouts"],
+            seasons=data["seasons"],
+        )
+        return page, FINISHED if _ended(state["status"]) else LIVE
+
+    return await _cached(site, request, ("results", tid, fragment), versions.results, render, tid)
 
 
 async def poker_events(site: Site, request: Request) -> Response:
@@ -123,9 +170,15 @@ async def season(site: Site, request: Request) -> Response:
 
 async def pusoy_page(site: Site, request: Request) -> Response:
     code = site.join_code(request)
-    data = await site.read(views.pusoy_page, code)
-    name = "pusoy_body.html" if request.query_params.get("fragment") == "1" else "pusoy.html"
-    return site.page(name, request=request, locale=data["locale"], p=data, code=code)
+    fragment = request.query_params.get("fragment") == "1"
+
+    async def render(now):
+        data = await site.read(views.pusoy_page, code)
+        name = "pusoy_body.html" if fragment else "pusoy.html"
+        page = site.page(name, request=request, locale=data["locale"], p=data, code=code)
+        return page, FINISHED if _ended(data["status"]) else LIVE
+
+    return await _cached(site, request, ("cup", code, fragment), versions.cup, render, code)
 
 
 async def pusoy_events(site: Site, request: Request) -> Response:

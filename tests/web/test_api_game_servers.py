@@ -1,5 +1,6 @@
 """Game servers report Pusoy Dos games through `/api/v1` (RULES PD-5, PD-6, AC-1, AC-2): a token bound to
-its cups, reports idempotent by the game, the round completed at its last report."""
+its cups, reports idempotent by the game, the round completed after its last report by the event
+consumer."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyGame, PusoyRound
 from domain.store.db import unit_of_work
 from tests.support.db import contents
+from tests.support.events import consuming, wait_for
 from tests.support.world import seating
 
 
@@ -81,23 +83,39 @@ def test_ac_2_a_server_reporting_for_a_cup_it_is_not_bound_to_gets_the_missing_c
     assert other.json()["detail"].replace(cup["other"], "?") == missing.json()["detail"].replace("ZZZZZZ", "?")
 
 
-def test_pd_5_the_last_report_of_a_round_completes_it_at_once(http, committed, cup):
-    """PD-5, PD-8: the round's last game, reported by the server, locks and advances the round."""
+def test_pd_5_the_last_report_answers_at_once_and_the_event_consumer_completes_the_round(http, committed, cup):
+    """PD-5, PD-8, issue 41: the round's last game, reported by the server, is answered `round_ready`
+    without a flow run and before the round locks (no consumer is running yet); the event consumer then
+    locks and advances the round."""
     assert _report(http, cup, 1).json()["round_ready"] is False
     last = _report(http, cup, 2)
-    assert last.status_code == 200 and last.json()["round_ready"] is True
-    assert [c["round"] for c in last.json()["completed"]] == [1]
-    with Session(committed) as session:
-        status = session.scalar(
-            select(PusoyRound.status).where(PusoyRound.tournament_id == cup["id"], PusoyRound.number == 1)
-        )
-    assert status == "locked"
+    assert last.status_code == 200
+    assert last.json() == {"tournament_id": cup["id"], "round_ready": True, "repeated": False}
+    assert _round_status(committed, cup) == "playing"
+    assert _runs_named(f"complete-rounds pusoy-{cup['id']}") == []
+    with consuming():
+        assert wait_for(lambda: _round_status(committed, cup) == "locked")
     amend = http.post(
         f"/api/v1/pusoy/{cup['code']}/amendments",
         json={"round": 1, "table": 1, "game": 1, "finishes": cup["tables"][1], "reason": "late"},
         headers=cup["headers"],
     )
     assert amend.status_code == 409 and amend.json()["code"] == "round-locked"
+
+
+def _round_status(engine, cup) -> str:
+    with Session(engine) as session:
+        return session.scalar(
+            select(PusoyRound.status).where(PusoyRound.tournament_id == cup["id"], PusoyRound.number == 1)
+        )
+
+
+def _runs_named(name: str) -> list:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+
+    with get_client(sync_client=True) as client:
+        return client.read_flow_runs(flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[name])))
 
 
 # a report's budget: who the token is, the cup named, the cup, the game (not yet reported), the round (locked),

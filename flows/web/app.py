@@ -105,15 +105,16 @@ ROUTES = (
 def create_app(
     engine: Engine | None = None,
     *,
-    poll_interval: float = 0.5,
+    poll_interval: float = 5.0,
     join_limit: int = 10,
     join_window: float = 60.0,
     outbox: Path | None = None,
     shared_poller: bool = True,
     clock: Callable[[], datetime] | None = None,
 ) -> Starlette:
-    """The application. `shared_poller=False` gives every event-stream client a poller of its own:
-    the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
+    """The application. `poll_interval`: the event streams' safety net, seconds between looks at a watched
+    thing with no NOTIFY (flows/web/live.py). `shared_poller=False` gives every event-stream client a
+    topic of its own: the naive way, kept only so `bench/bench_web.py` can measure the shared one beside it."""
     site = Site(
         engine,
         bootstrap.settings(),
@@ -144,7 +145,6 @@ def create_app(
         send_reset=partial(accounts.deliver_reset, site),
         outbox=site.outbox,
         sign_up=play.sign_up_door(site),
-        changed=site.hub.changed,
     )
     app = Starlette(
         routes=[Route(path, partial(handler, site), methods=methods) for path, handler, methods in ROUTES]

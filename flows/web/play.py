@@ -314,8 +314,6 @@ async def _act(site, request, form, action, code, do, *, then, tournament=None) 
         return await _play_page(site, request, problem=REFUSALS.get(exc.code, exc.message), status=status)
     if not done:
         return _to_sign_in(site, "/play")
-    if code is not None:
-        site.hub.changed(f"pusoy:{code}")
     return RedirectResponse(then, status_code=303)
 
 

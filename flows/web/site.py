@@ -245,7 +245,7 @@ class Site:
     ):
         self.engine, self.settings, self.shared_poller = engine, settings, shared_poller
         self.envs = {locale: environment(locale, settings.public_url()) for locale in i18n.LOCALES}
-        self.hub = Hub(poll_interval)
+        self.hub = Hub(poll_interval, listen=self.listen_url)
         self.pages = Pages()  # the public pages rendered once per change (flows/web/cached.py)
         self.outbox = outbox or settings.home / "outbox"
         self.join_limits = RateLimit(join_limit, join_window)
@@ -258,6 +258,11 @@ class Site:
 
     def db(self):
         return unit_of_work(self.engine or bootstrap.engine())
+
+    def listen_url(self) -> str:
+        """The database's address for the hub's one LISTEN connection (psycopg's, outside the pool)."""
+        url = (self.engine or bootstrap.engine()).url
+        return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
     def page(
         self,

@@ -16,14 +16,15 @@ from tests.support import world
 
 # What one request sends at most, in a running tournament of 32 seated players with no bust yet (the
 # identify step's last-use write, at most once a minute, aside): identify 1, locate 1 (the tournament
-# and its club, read once and held), then the use case, and the audit row of a write.
+# and its club, read once and held), then the use case, and the audit row and the NOTIFY of a write
+# (its followers' streams, docs/web.md#live-updates).
 BUDGET = {
     # the first desk to ask after a change builds it: the change key, the tournament again, locale, clock (3),
     # counts, prizes, rows, knockouts, settlements, seats, the counter's totals (3)…
     "desk.state": 22,
     "desk.state (another desk, no change)": 3,  # identify, locate, the change key: the build is reused
-    "desk.arrive": 28,  # a walk-in: made a player, registered (SP-2), checked in, seated by a draw (SP-13)
-    "desk.settle": 9,
+    "desk.arrive": 29,  # a walk-in: made a player, registered (SP-2), checked in, seated by a draw (SP-13)
+    "desk.settle": 10,
 }
 
 

@@ -1,5 +1,5 @@
-"""Issue 29, the live hub (flows/web/live.py): a write this process commits wakes its topic, and a topic
-whose states carry their version (`VERSION`, read first in the build) is built at once without asking
+"""Issue 29, the live hub (flows/web/live.py): a change its NOTIFY told of wakes its topic (`Hub.wake`, as
+the listener calls it), and a topic whose states carry their version (`VERSION`, read first in the build) is built at once without asking
 its fingerprint first: one build per change for every subscriber, each getting the new state once; a
 wake that changed nothing sends nothing; a topic whose states carry no version still asks its
 fingerprint first on a wake, and builds only when it changed."""
@@ -46,7 +46,7 @@ def test_issue_29_a_woken_versioned_topic_is_built_once_for_every_subscriber_wit
         second, _ = await hub.subscribe("pusoy:ABC234:play:en", cup.fingerprint, cup.build, "boris")
         before = [_data(first.get_nowait()), _data(second.get_nowait())]
         cup.version = "v2"
-        hub.changed("pusoy:ABC234")
+        hub.wake("pusoy:ABC234")
         after = [_data(await asyncio.wait_for(q.get(), 10)) for q in (first, second)]
         await hub.close()
         return cup.asked, topic.builds, before, after
@@ -62,7 +62,7 @@ def test_issue_29_a_wake_that_changed_nothing_sends_nothing():
         hub, cup = Hub(interval=60.0), Cup(versioned=True)
         queue, topic = await hub.subscribe("pusoy:ABC234:play:en", cup.fingerprint, cup.build)
         queue.get_nowait()
-        hub.changed("pusoy:ABC234")  # a write that left the version as it was (a repeated report)
+        hub.wake("pusoy:ABC234")  # a write that left the version as it was (a repeated report)
         await asyncio.wait_for(_built(cup, 2), 10)
         await hub.close()
         return topic.builds, queue.empty()
@@ -75,11 +75,11 @@ def test_issue_29_a_topic_whose_states_carry_no_version_asks_its_fingerprint_on_
         hub, cup = Hub(interval=60.0), Cup(versioned=False)
         queue, _ = await hub.subscribe("pusoy:ABC234", cup.fingerprint, cup.build)
         queue.get_nowait()
-        hub.changed("pusoy:ABC234")  # nothing changed: the fingerprint says so, no build
+        hub.wake("pusoy:ABC234")  # nothing changed: the fingerprint says so, no build
         while cup.asked < 2:
             await asyncio.sleep(0.01)
         cup.version = "v2"
-        hub.changed("pusoy:ABC234")
+        hub.wake("pusoy:ABC234")
         event = _data(await asyncio.wait_for(queue.get(), 10))
         await hub.close()
         return cup.asked, cup.built, event

@@ -121,7 +121,7 @@ def _runs_named(name: str) -> list:
 # a report's budget: who the token is, the cup named, the cup, the game (not yet reported), the round (locked),
 # the table's players, the game again (under the lock), the game's row, its finishes, its audit, the games
 # counted, the audit row
-REPORT_STATEMENTS = 12
+REPORT_STATEMENTS = 13  # the NOTIFY of the change to its followers included
 
 
 def test_pd_5_a_report_keeps_to_its_statement_budget(http, committed, cup):

@@ -243,7 +243,7 @@ def test_pd_4_a_player_joins_an_open_cup_from_play_and_withdraws_while_it_fills(
 
 
 # a join's budget: who the session is, the cup named, my handle, the cup and my seat, the seat, the count, the audit
-JOIN_STATEMENTS = 7
+JOIN_STATEMENTS = 8  # the NOTIFY of the change to its followers included
 
 
 def test_pd_4_a_join_through_the_api_keeps_to_its_statement_budget(web, committed, world):

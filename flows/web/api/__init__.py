@@ -68,7 +68,6 @@ def create_api(
     send_reset=None,
     outbox=None,
     sign_up=None,
-    changed=None,
 ) -> FastAPI:
     """The API over `db()` (a unit of work), signing cookies with `auth`, hashing passwords with `hasher`;
     `code_limits` (a `RateLimit`) throttles the calls that name a cup by its join code; webhook
@@ -76,11 +75,9 @@ def create_api(
     reset links asked for per address, and `send_reset(email, locale, secret)` sends one; a player's
     certificate is read from `outbox`; `sign_up` is the sign-up page's own steps
     (`flows.web.play.SignUp`: its throttle and its letter), so the API's sign-up cannot differ from the
-    page's; `changed(key)` is told of a committed change to a cup (`pusoy:CODE`: the event streams' hub)."""
+    page's."""
     app = FastAPI(title="Tourney API", version="1", description=DESCRIPTION, docs_url=None, redoc_url=None)
-    app.state.api = Api(
-        db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits, reset_limits, send_reset, changed
-    )
+    app.state.api = Api(db, auth, hasher, clock or (lambda: datetime.now(UTC)), code_limits, reset_limits, send_reset)
     app.state.desk_states = desk.DeskStates()  # the desk state built once per change (docs/desk.md)
     app.state.webhook_key = webhook_key
     app.state.outbox = outbox

@@ -41,6 +41,7 @@ from domain.access.services.gate import UNCHANGED, Refused, act
 from domain.clubs.tables import Club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
+from domain.store import live
 from flows.web import refusals
 from flows.web.api.edge import EdgeRoute
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
@@ -264,13 +265,11 @@ class Api:
         code_limits=None,
         reset_limits=None,
         send_reset: Callable[[str, str, str], None] | None = None,
-        changed: Callable[[str], None] | None = None,
     ):
         self.db, self.auth, self.hasher, self.clock = db, auth, hasher, clock
         self.code_limits = code_limits  # the join-code rate limit per account (flows/web/site.RateLimit)
         self.reset_limits = reset_limits  # reset links asked for per address (the pages' limit, shared)
         self.send_reset = send_reset  # (e-mail, locale, secret): the reset letter, sent after the answer
-        self.changed = changed  # (topic key): a committed write changed it (the event streams' hub wakes)
 
     def run(
         self,
@@ -284,8 +283,8 @@ class Api:
         code: str | None = None,
     ) -> Any:
         """One operation in one transaction: identify, CSRF, the join-code rate limit of a call naming
-        a cup by `code` (per account, or per address when anonymous), locate, allow, act, audit; after
-        the commit of a change to a cup, its followers' event stream is woken (`cup_changed`)."""
+        a cup by `code` (per account, or per address when anonymous), locate, allow, act, audit (and the
+        NOTIFY of a change to a tournament or a cup, `gate.act`: its followers' streams wake on commit)."""
         rule = POLICY[action]
         now = self.clock()
         with self.db() as session:
@@ -311,13 +310,13 @@ class Api:
                 )
         if result is UNCHANGED:
             return Response(status_code=204)
-        if rule.writes and target is not None and target.cup:
-            self.cup_changed(target.cup)
         return plain(result)
 
     def cup_changed(self, code: str) -> None:
-        if self.changed is not None:
-            self.changed(f"pusoy:{code}")
+        """A cup changed in a transaction of its own (a round completed after a report): its followers'
+        streams wake on every web process."""
+        with self.db() as session:
+            live.changed(session, f"pusoy:{code}")
 
     def in_clubs_language(
         self, exc: DomainError, actor: Actor, action: str, target: Target | None, now: datetime

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from domain.poker.services import clock as clock_service
 from domain.poker.services.results import set_prizes
+from domain.store import live
 from domain.store.db import unit_of_work
 from tests.support.world import poker
 
@@ -83,7 +84,9 @@ def finish(engine, tournament_id: int) -> None:
 
 
 def clock(engine, tournament_id: int, action: str) -> dict:
+    """The floor's clock action, telling the tournament's streams as the desk's does (`gate.act`)."""
     with unit_of_work(engine) as session:
+        live.changed(session, live.poker(tournament_id))
         return clock_service.act(session, tournament_id, action, now())
 
 
@@ -93,11 +96,13 @@ def with_session(engine, fn):
 
 
 def knock_out(engine, tournament_id: int, busted_entry_id: int, killer_entry_id: int | None = None) -> None:
-    """A bust as the floor records it (`poker knockout`): at the level the clock shows."""
+    """A bust as the floor records it (`poker knockout`): at the level the clock shows, telling the
+    tournament's streams as the desk's does (`gate.act`)."""
     from domain.poker.rules.knockouts import Bust
     from domain.poker.services.desk import knock_out
 
     with unit_of_work(engine) as session:
+        live.changed(session, live.poker(tournament_id))
         knock_out(session, tournament_id, [Bust(busted_entry_id, killer_entry_id)], now=now(), actor="floor")
 
 

@@ -9,9 +9,11 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import select
 
 from domain.poker.services import tournaments as poker_tournaments
 from domain.store.db import unit_of_work
+from domain.webhooks.tables import Event
 from tests.support.cli import j, refused, run
 from tests.support.world import (
     checked_in,
@@ -90,14 +92,21 @@ def test_the_final_table_is_refused_while_late_registration_is_open_with_the_rea
 
 def test_finish_with_one_player_left_places_everyone_at_once_without_waiting_for_the_void_window(two, committed):
     """3.7, SP-7: the director's finish stores the final places and prizes now (the job would wait for
-    the last knockout's void window, SP-5) and starts the documents, or says the sweep will."""
+    the last knockout's void window, SP-5); its `tournament.finished` event, for the event consumer to
+    start the documents (issue 41), is written with it: the command starts no run itself."""
     a, _ = map(str, two)
     [knocked] = j("poker", "knockout", a, "bob1", "--killer", "ann1", "--by", "Olga")
     assert (knocked["busted"], knocked["killer"]) == ("Bob1", "Ann1")
-    no_api = {"PREFECT_API_URL": "http://127.0.0.1:9/api"}  # whatever Prefect server this session runs
-    finished = json.loads(run("--json", "poker", "finish", a, "--yes", env=no_api).stdout)
+    finished = json.loads(run("--json", "poker", "finish", a, "--yes").stdout)
     assert (finished["id"], finished["status"], finished["placed"]) == (int(a), "finished", 2)
     assert [(row["place"], row["player"]) for row in finished["final_table"]] == [(1, "Ann1"), (2, "Bob1")]
-    assert finished["documents"].startswith("publish-results not started now")
+    assert "documents" not in finished
+    with unit_of_work(committed) as s:
+        waiting = s.execute(
+            select(Event.payload["tournament_id"].as_integer(), Event.reacted_at).where(
+                Event.kind == "tournament.finished"
+            )
+        ).all()
+    assert waiting == [(int(a), None)]
     line = refused(committed, "poker", "finish", a, "--yes")
     assert line == f"error: tournament {a} is finished: only a running tournament finishes"

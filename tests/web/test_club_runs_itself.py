@@ -189,6 +189,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
 
         # a blind structure of three levels
         page.click("nav.console-nav >> text=Структуры блайндов")
+        assert _axe(page) == []
         page.fill("#name", "Турбо")
         page.select_option("#ante_type", "bb_ante")
         for n, (small, big) in enumerate(((100, 200), (200, 400), (300, 600)), 1):
@@ -204,6 +205,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
 
         # a mystery-bounty tournament, its prize lines (a money line said at once) and its mystery table
         page.click("nav.console-nav >> text=Турниры")
+        assert _axe(page) == []
         page.fill("#name", "Пятница в Тузе")
         page.fill("#scheduled_start", start.strftime("%Y-%m-%dT%H:%M"))
         page.select_option("#structure_id", sid)
@@ -236,6 +238,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
 
         # a weekly series made like it, and a season
         page.click("nav.console-nav >> text=Серии")
+        assert _axe(page) == []
         page.fill("#name", "Пятницы")
         page.select_option("#from_tournament", str(tid))
         page.check(f"#day_{DAY_NAMES[start.weekday()]}")
@@ -245,6 +248,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         assert page.locator("#next time").count() >= 1
         assert _axe(page) == []
         page.click("nav.console-nav >> text=Сезоны")
+        assert _axe(page) == []
         today = datetime.now(UTC).astimezone(MOSCOW).date()
         page.fill("#name", "Зима")
         page.fill("#from", (today - timedelta(days=1)).isoformat())
@@ -259,6 +263,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         # the floor and the cashier set their passwords through their letters: both land at the desk
         _set_password(desk, web, mail, floor, "/desk")
         _set_password(counter, web, mail, cashier, "/desk")
+        assert _axe(desk) == []
         desk.click(f'a[href="/desk/t/{tid}"]')
         counter.goto(f"{web.url}/desk/t/{tid}")
         for tablet in (desk, counter):
@@ -415,6 +420,7 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(
     try:
         # the organizer's letter sets the password: their cups; a cup of 8, one game a round, open
         _set_password(page, web, mail, organizer, "/cups")
+        assert _axe(page) == []
         page.fill("#name", "Зимний кубок")
         page.select_option("#capacity", "8")
         page.select_option("#games_per_round", "1")
@@ -436,6 +442,8 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(
             contexts.append(context)
             context.add_cookies([{"name": COOKIE, "value": auth.cookie(sessions[handle]), "url": web.url}])
             player.goto(f"{web.url}/play")
+            if handle == HANDLES[0]:
+                assert _axe(player) == []
             player.click(f'tr[data-code="{code}"] button.join')
             player.wait_for_url(f"{web.url}/play/{code}")
             players[handle] = player

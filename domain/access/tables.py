@@ -140,6 +140,25 @@ class SignInAttempt(Base):
     )
 
 
+class ThrottleHit(Base):
+    """One counted ask of a web throttle (`bucket`: the join codes a client looked up, the reset links or
+    sign-ups an address asked for; `key`, the code, when distinct asks are what count): every web process
+    and host counts in this one table (flows/web/site.RateLimit); the hits past the window are deleted."""
+
+    __tablename__ = "web_throttle_hits"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    bucket: Mapped[str] = mapped_column(Text)
+    client: Mapped[str] = mapped_column(Text)
+    key: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(TZ)
+
+    __table_args__ = (
+        Index("ix_web_throttle_hits_bucket_client_at", "bucket", "client", "at"),
+        Index("ix_web_throttle_hits_bucket_at", "bucket", "at"),
+    )
+
+
 class AuditRecord(Base):
     """One change: who (actor), when, what (action), on what (target), in which club, with the request
     and what it changed (AC-3). Written in the change's own transaction."""

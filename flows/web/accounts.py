@@ -227,7 +227,7 @@ async def reset(site: Site, request: Request) -> Response:
     email = str(form.get("email") or "").strip()[:254]
     if not same_origin(request):
         return _refused(site, request, locale, CROSS_SITE)
-    if not site.reset_limits.allow(_address(request)):
+    if not await site.reset_limits.allows(_address(request)):
         return _refused(site, request, locale, TOO_MANY_RESETS, status=429)
     now = site.clock()
 

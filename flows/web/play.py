@@ -148,7 +148,7 @@ async def sign_up(site: Site, request: Request) -> Response:
         fields["locale"] = locale
     if not same_origin(request):
         return _refused(site, request, locale, CROSS_SITE)
-    if not site.signup_limits.allow(_address(request)):
+    if not await site.signup_limits.allows(_address(request)):
         return _refused(site, request, locale, TOO_MANY_SIGNUPS, status=429)
     now = site.clock()
 

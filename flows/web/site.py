@@ -10,9 +10,8 @@ import hmac
 import math
 import re
 import time
-from collections import deque
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -22,6 +21,7 @@ from anyio import to_thread
 from babel.core import negotiate_locale
 from babel.dates import format_date, format_time, get_timezone_gmt
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -67,38 +67,78 @@ JOIN_CODE = re.compile(r"^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{6}$")
 KEEPALIVE_S = 15.0
 
 
+_HOLD = text("SELECT pg_advisory_xact_lock(hashtextextended(:bucket || ' ' || :client, 0))")
+_ASK = text(
+    """
+    WITH gone AS (DELETE FROM web_throttle_hits WHERE bucket = :bucket AND at <= clock_timestamp() - :window),
+    seen AS (
+        SELECT count(*) AS hits, max(at) FILTER (WHERE key = :key) AS asked
+        FROM web_throttle_hits WHERE bucket = :bucket AND client = :client AND at > clock_timestamp() - :window
+    ),
+    added AS (
+        INSERT INTO web_throttle_hits (bucket, client, key, at)
+        SELECT :bucket, :client, :key, clock_timestamp() FROM seen
+        WHERE NOT (:distinct AND asked IS NOT NULL) AND hits < :limit
+        RETURNING at
+    )
+    SELECT (SELECT count(*) FROM added) = 1 OR (:distinct AND asked IS NOT NULL) AS allowed,
+           extract(epoch FROM coalesce((SELECT at FROM added), asked) + :window - clock_timestamp()) AS left_s
+    FROM seen
+    """
+)
+_WAIT = text(
+    """
+    SELECT count(*) AS hits, extract(epoch FROM min(at) + :window - clock_timestamp()) AS left_s
+    FROM web_throttle_hits WHERE bucket = :bucket AND client = :client AND at > clock_timestamp() - :window
+    """
+)
+
+
 class RateLimit:
-    """At most `limit` distinct keys per `window` seconds per client address (a sliding window).
+    """At most `limit` distinct keys per `window` seconds per client (a sliding window), counted in
+    PostgreSQL (`web_throttle_hits`, by the database's clock), so every web process and host behind one
+    address counts the same asks.
 
     A key the client already looked up inside the window costs nothing again, so a page refreshing
-    its own tournament never hits the limit, while guessing codes does after `limit` guesses. With
-    `distinct=False` every call counts (the password reset form: `limit` asks per window)."""
+    its own tournament never hits the limit, while guessing codes does after `limit` guesses; such a
+    key is remembered here until its hit expires, so asking it again costs no statement either. With
+    `distinct=False` every call counts (the password reset form: `limit` asks per window). Each ask is
+    a transaction of its own, committed at once: a refused request still counted its ask."""
 
-    def __init__(self, limit: int = 10, window: float = 60.0, *, distinct: bool = True):
-        self.limit, self.window, self.distinct = limit, window, distinct
-        self.hits: dict[str, deque[tuple[float, str]]] = {}
+    def __init__(self, db: Callable, bucket: str, limit: int = 10, window: float = 60.0, *, distinct: bool = True):
+        self.db, self.bucket, self.limit, self.window, self.distinct = db, bucket, limit, window, distinct
+        self.known: dict[tuple[str, str], float] = {}  # (client, key) allowed: until when (monotonic)
+
+    def _binds(self, client: str) -> dict[str, Any]:
+        return {"bucket": self.bucket, "client": client, "window": timedelta(seconds=self.window)}
 
     def wait(self, client: str) -> int:
         """Seconds until `client` may ask again (0: now): when its oldest hit in the window expires."""
-        hits = self.hits.get(client)
-        if not hits or len(hits) < self.limit:
-            return 0
-        return max(1, math.ceil(hits[0][0] + self.window - time.monotonic()))
+        with self.db() as session:
+            hits, left = session.execute(_WAIT, self._binds(client)).one()
+        return 0 if hits < self.limit else max(1, math.ceil(left))
 
     def allow(self, client: str, key: str = "") -> bool:
         now = time.monotonic()
-        hits = self.hits.setdefault(client, deque())
-        while hits and hits[0][0] <= now - self.window:
-            hits.popleft()
-        if self.distinct and any(k == key for _, k in hits):
+        if self.distinct and self.known.get((client, key), 0.0) > now:
             return True
-        if len(hits) >= self.limit:
+        with self.db() as session:
+            binds = self._binds(client)
+            session.execute(_HOLD, binds)  # one client's asks one at a time, on every process
+            allowed, left = session.execute(
+                _ASK, binds | {"key": key, "limit": self.limit, "distinct": self.distinct}
+            ).one()
+        if not allowed:
             return False
-        hits.append((now, key))
-        if len(self.hits) > 10000:  # forget idle clients
-            for name in [c for c, v in self.hits.items() if not v or v[-1][0] <= now - self.window]:
-                del self.hits[name]
+        if self.distinct:
+            if len(self.known) > 10000:  # forget what expired
+                self.known = {k: until for k, until in self.known.items() if until > now}
+            self.known[(client, key)] = now + float(left)
         return True
+
+    async def allows(self, client: str, key: str = "") -> bool:
+        """`allow` from the event loop (its statements in a worker thread)."""
+        return await to_thread.run_sync(self.allow, client, key)
 
 
 PLACES_COOKIE = "tourney_places"
@@ -248,13 +288,13 @@ class Site:
         self.hub = Hub(poll_interval, listen=self.listen_url)
         self.pages = Pages()  # the public pages rendered once per change (flows/web/cached.py)
         self.outbox = outbox or settings.home / "outbox"
-        self.join_limits = RateLimit(join_limit, join_window)
+        self.join_limits = RateLimit(self.db, "join-code", join_limit, join_window)
         self.auth = Auth(settings.secret_key(), secure=settings.public_url().startswith("https://"))
         self.places = Places(settings.secret_key(), secure=self.auth.secure)
         self.hasher = bootstrap.password_hasher()
         self.clock = clock or (lambda: datetime.now(UTC))
-        self.reset_limits = RateLimit(reset_limit, reset_window, distinct=False)
-        self.signup_limits = RateLimit(10, 900.0, distinct=False)  # sign-ups per address, right or wrong
+        self.reset_limits = RateLimit(self.db, "reset", reset_limit, reset_window, distinct=False)
+        self.signup_limits = RateLimit(self.db, "sign-up", 10, 900.0, distinct=False)  # per address, right or wrong
 
     def db(self):
         return unit_of_work(self.engine or bootstrap.engine())

@@ -41,7 +41,6 @@ from domain.access.services.gate import UNCHANGED, Refused, act
 from domain.clubs.tables import Club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
-from domain.store import live
 from flows.web import refusals
 from flows.web.api.edge import EdgeRoute
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
@@ -311,12 +310,6 @@ class Api:
         if result is UNCHANGED:
             return Response(status_code=204)
         return plain(result)
-
-    def cup_changed(self, code: str) -> None:
-        """A cup changed in a transaction of its own (a round completed after a report): its followers'
-        streams wake on every web process."""
-        with self.db() as session:
-            live.changed(session, f"pusoy:{code}")
 
     def in_clubs_language(
         self, exc: DomainError, actor: Actor, action: str, target: Target | None, now: datetime

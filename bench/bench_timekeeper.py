@@ -1,38 +1,60 @@
-"""Timekeeping: the old way (an exact flow run of `advance-clocks` per moment, served as `tourney
-serve` served them: `prefect.serve(..., limit)` with deployment limit 4, runner poll 10 s) beside the
-timekeeper (one warm run of its deployment, served by the same runner), on the same kind of seeded
-tournaments: N level changes due within 60 s, each tournament with a dead stack to charge.
+"""Timekeeping: the CPU one moment costs all-in, the bare loop (`python -m flows.jobs.timekeeper_loop`, no
+Prefect) beside the timekeeper's deployment flow (flows/jobs/timekeeper.py: a flow run, each moment a
+Prefect event sent in batches), alternating, on the same kind of seeded tournaments: N level changes
+due within 60 s, each tournament with a dead stack to charge. The Prefect server is a real `prefect
+server start` on a PostgreSQL database of its own, as `make run`'s.
 
-Lateness = when the change is written in the database (a trigger stamps clock_timestamp() on every
-clock event) minus the instant it was due; a moment missed = no level change written by the end
-(an exact run that started before its instant read the wall clock, found nothing due and did
-nothing). CPU-seconds per moment: the runner process with its flow-run processes (the old way), the
-timekeeper's process (its task-run reports included); the Prefect server's CPU beside. The old way
-runs at 60 moments only: at ~2.3 CPU-s a moment, 1,000 would take the 2 cores most of an hour.
+CPU over a phase (from 5 s before the first instant until the last change is written and the events
+had 5 s to arrive), per moment:
+- the timekeeper's process;
+- the Prefect server: its processes and its database's PostgreSQL backends. In the bare loop's phases
+  the server does nothing for the moments: that is its idle cost, and the difference is its share of
+  the moments;
+- the PostgreSQL backends of the timekeeper's own connections (the moments' domain work, the same in
+  both ways), beside.
+All-in = the timekeeper's process + the Prefect server's. Lateness = when the change is written in the
+database (a trigger stamps clock_timestamp() on every clock event) minus the instant it was due.
 
-TOURNEY_BENCH_TIMEKEEPER_OLD ("60"; "" to skip) and TOURNEY_BENCH_TIMEKEEPER_COUNTS ("60,1000")
+TOURNEY_BENCH_TIMEKEEPER_MOMENTS ("1000") and TOURNEY_BENCH_TIMEKEEPER_REPEAT ("2", phases a way)
 choose the sizes."""
 
 from __future__ import annotations
 
 import os
+import signal
 import statistics
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 
-from bench.harness import Report, runner
+from bench.harness import Report
 from domain.poker.services.due import CHANNEL
 from flows import bootstrap
-from flows.jobs.timekeeper_loop import active_pid
+from flows.jobs.timekeeper_loop import active_pid, active_run
 
 SPREAD = 60.0  # seconds over which a phase's moments fall due
+LEAD = 5.0  # seconds from the start of a phase's measure to its first instant
+SETTLE = 5.0  # seconds after the last change is written, for the events to arrive
 LEVEL = 600  # seconds a level lasts: one change a tournament within a phase
 TICK = os.sysconf("SC_CLK_TCK")
 ROOT = Path(__file__).resolve().parent.parent
+APP = "bench-timekeeper"  # the application name of the timekeeper's pooled connections (PGAPPNAME)
+WAYS = {
+    "bare loop (no Prefect)": [sys.executable, "-m", "flows.jobs.timekeeper_loop"],
+    "deployment flow, moments as Prefect events": [
+        sys.executable,
+        "-c",
+        "from flows.jobs.timekeeper import timekeeper; timekeeper(poll_seconds=1.0)",
+    ],
+}
+BACKENDS = "SELECT pid FROM pg_stat_activity WHERE datname = :db AND (:app = '' OR application_name = :app OR application_name LIKE 'tourney-timekeeper pid %')"
 
 WRITTEN = """
 CREATE TABLE bench_written (event_id bigint PRIMARY KEY, written_at timestamptz NOT NULL);
@@ -81,20 +103,6 @@ CROSS JOIN LATERAL (SELECT CAST(:first AS timestamptz)
 WHERE t.name LIKE :label || '-%'
 """
 
-SERVE = """
-import sys
-from prefect import serve
-from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
-from flows.deployments import deployment, job
-from flows.jobs.poker_moments import advance_clocks
-
-if __name__ == "__main__":
-    # the old way: one exact run of advance-clocks per moment, 4 at once (EXACT_RUNS_AT_ONCE), no sweep
-    exact = advance_clocks.to_deployment(name="bench-exact-runs", concurrency_limit=ConcurrencyLimitConfig(
-        limit=4, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE))
-    serve(exact, deployment(job("timekeeper")), limit=int(sys.argv[1]))
-"""
-
 
 def _sql(script: str, **params) -> None:
     with bootstrap.engine().begin() as conn:
@@ -102,27 +110,63 @@ def _sql(script: str, **params) -> None:
             conn.execute(text(statement), params)
 
 
-def _cpu(pid: int, children: bool = False) -> float:
-    """CPU seconds of a process (with its waited-for children's, when asked) from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
-    return ticks / TICK
+def _cpu(pid: int) -> float:
+    """CPU seconds of a process from /proc (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def _children(pid: int) -> list[int]:
-    found = []
+def _tree(pid: int) -> list[int]:
+    """A process and all its descendants."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    found.append(int(entry.name))
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 pass
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo += [child for child, parent in parents.items() if parent == found[-1]]
     return found
 
 
-def _holder_pid() -> int | None:
-    return active_pid(bootstrap.engine())
+def _backends(db: str, app: str = "") -> dict[int, float]:
+    """CPU seconds of the PostgreSQL backends serving database `db` (with `app`, the timekeeper's only)."""
+    with bootstrap.engine().connect() as conn:
+        return {pid: _cpu(pid) for pid in conn.execute(text(BACKENDS), {"db": db, "app": app}).scalars()}
+
+
+def _grew(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU spent between two samples by the backends alive at the second (new ones: all of theirs)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+
+
+class Meter:
+    """The CPU of the timekeeper's process, the Prefect server (its processes and its database's
+    backends) and the timekeeper's backends, from `start` to `stop`."""
+
+    def __init__(self, keeper: int, server: int, prefect_db: str, db: str):
+        self.keeper, self.server, self.prefect_db, self.db = keeper, server, prefect_db, db
+
+    def sample(self) -> tuple[float, dict[int, float], dict[int, float], dict[int, float]]:
+        return (
+            _cpu(self.keeper),
+            {p: _cpu(p) for p in _tree(self.server)},
+            _backends(self.prefect_db),
+            _backends(self.db, APP),
+        )
+
+    def start(self) -> None:
+        self.first = self.sample()
+
+    def stop(self) -> dict[str, float]:
+        (k0, s0, p0, t0), (k1, s1, p1, t1) = self.first, self.sample()
+        return {"timekeeper": k1 - k0, "server": _grew(s0, s1) + _grew(p0, p1), "backends": _grew(t0, t1)}
 
 
 def _written(label: str) -> tuple[list[float], int]:
@@ -146,8 +190,8 @@ def _written(label: str) -> tuple[list[float], int]:
     return [float(x) for x in late], total - len(late)
 
 
-def _phase(label: str, count: int, lead: float) -> datetime:
-    first = datetime.now(UTC) + timedelta(seconds=lead)
+def _phase(label: str, count: int) -> datetime:
+    first = datetime.now(UTC) + timedelta(seconds=LEAD)
     _sql(PHASE, label=label, count=count, first=first, spread=SPREAD, level=LEVEL)
     _sql("SELECT pg_notify(:channel, 'clock:bench')", channel=CHANNEL)  # as starting the clocks does
     return first
@@ -157,142 +201,126 @@ def _end_phase(label: str) -> None:  # its tournaments' next changes must not fa
     _sql("UPDATE poker_tournaments SET status = 'finished' WHERE name LIKE :label || '-%'", label=label)
 
 
-def _report(
-    report: Report, name: str, late: list[float], missed: int, cpu: float, server_cpu: float, moments: int
-) -> None:
-    q = statistics.quantiles(late, n=20, method="inclusive") if len(late) > 1 else late * 19
-    report.note(name, "p50 s", round(statistics.median(late), 3) if late else None)
-    report.note(name, "p95 s", round(q[18], 3) if late else None)
-    report.note(name, "max s", round(max(late), 3) if late else None)
-    report.note(name, "moments missed", missed)
-    report.note(
-        name, "CPU ms per moment (runner and flow processes / timekeeper process)", round(cpu / moments * 1e3, 1)
+@contextmanager
+def _timekeeper(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen]:
+    """One way's timekeeper process, once it holds the lock; ended (SIGTERM, then SIGKILL) on the way out."""
+    process = subprocess.Popen(
+        command, env=env, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    report.note(name, "Prefect server CPU ms per moment", round(server_cpu / moments * 1e3, 1))
+    try:
+        deadline = time.monotonic() + 120
+        while active_pid(bootstrap.engine()) != process.pid:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{' '.join(command)} did not take the timekeeper's lock")
+            time.sleep(0.5)
+        time.sleep(3)  # its threads start and settle
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
-def _old_way(report: Report, client, runner: subprocess.Popen, server: list[int], count: int) -> None:
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
-    from prefect.states import Scheduled
+def _events_of(run) -> int:
+    """How many moment events of the flow run `run` the Prefect API holds."""
+    from prefect.client.orchestration import get_client
+    from prefect.events.filters import EventFilter, EventNameFilter, EventOccurredFilter, EventRelatedFilter
 
-    label = f"old{count}"
-    first = _phase(label, count, lead=30)
-    with bootstrap.engine().connect() as conn:
-        moments = conn.execute(
-            text(
-                "SELECT c.tournament_id, c.next_change_at FROM poker_clock c JOIN poker_tournaments t ON t.id = "
-                "c.tournament_id WHERE t.name LIKE :label || '-%' ORDER BY 2"
+    now = datetime.now(UTC)
+    with get_client(sync_client=True) as client:
+        return client.read_events(
+            filter=EventFilter(
+                occurred=EventOccurredFilter(since=now - timedelta(hours=1), until=now + timedelta(hours=1)),
+                event=EventNameFilter(prefix=["tourney.moment."]),
+                related=EventRelatedFilter(id=[f"prefect.flow-run.{run}"]),
             ),
-            {"label": label},
-        ).all()
-    deployment = client.read_deployment_by_name("advance-clocks/bench-exact-runs")
-    cpu0, server0 = _cpu(runner.pid, children=True), sum(_cpu(p) for p in server)
-    ids = [
-        client.create_flow_run_from_deployment(
-            deployment.id,
-            parameters={"tournament_id": tid},
-            state=Scheduled(scheduled_time=at),
-            name=f"advance-clocks poker-{tid} {at:%H:%M:%S} UTC",
-        ).id
-        for tid, at in moments
-    ]
-    deadline = time.monotonic() + SPREAD + 30 + count * 15
-    while time.monotonic() < deadline:
-        runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=ids)), limit=count)
-        if len(runs) == count and all(r.state and r.state.is_final() for r in runs):
-            break
-        time.sleep(3)
-    time.sleep(3)  # the runner reaps its last flow processes
-    cpu, server_cpu = _cpu(runner.pid, children=True) - cpu0, sum(_cpu(p) for p in server) - server0
+            limit=1,
+        ).total
+
+
+def _one_phase(way: str, label: str, count: int, env: dict[str, str], server: int, prefect_db: str) -> dict:
+    with _timekeeper(WAYS[way], env) as process:
+        run = active_run(bootstrap.engine())
+        meter = Meter(process.pid, server, prefect_db, bootstrap.engine().url.database)
+        meter.start()
+        _phase(label, count)
+        deadline = time.monotonic() + LEAD + SPREAD + 60
+        while _written(label)[1] and time.monotonic() < deadline:
+            time.sleep(1)
+        time.sleep(SETTLE)
+        spent = meter.stop()
+        time.sleep(SETTLE)  # the server stores what it received every few seconds
+        shown = _events_of(run) if run is not None else None
     late, missed = _written(label)
     _end_phase(label)
-    name = f"timekeeping, {count} level changes due within {int(SPREAD)} s: old way (an exact flow run each)"
-    report.note(name, "first due", first.isoformat())
-    _report(report, name, late, missed, cpu, server_cpu, count)
+    return {**spent, "late": late, "missed": missed, "events": shown}
 
 
-def _reported(client, label: str) -> int:
-    """How many of the phase's moments are task runs in the Prefect API (of any timekeeper run)."""
-    from prefect.client.schemas.filters import (
-        FlowFilter,
-        FlowFilterName,
-        TaskRunFilter,
-        TaskRunFilterName,
-    )
-
-    with bootstrap.engine().connect() as conn:
-        ids = set(
-            conn.execute(
-                text("SELECT id FROM poker_tournaments WHERE name LIKE :label || '-%'"), {"label": label}
-            ).scalars()
-        )
-    found, offset = 0, 0
-    while True:
-        page = client.read_task_runs(
-            flow_filter=FlowFilter(name=FlowFilterName(any_=["timekeeper"])),
-            task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_="advance-clocks poker-")),
-            limit=200,
-            offset=offset,
-        )
-        found += sum(1 for r in page if int(r.name.split()[1].removeprefix("poker-")) in ids)
-        if len(page) < 200:
-            return found
-        offset += 200
-
-
-def _timekeeper(report: Report, client, server: list[int], count: int) -> None:
-    label = f"tk{count}"
-    keeper = _holder_pid()
-    cpu0, server0 = _cpu(keeper), sum(_cpu(p) for p in server)
-    first = _phase(label, count, lead=10)
-    deadline = time.monotonic() + 10 + SPREAD + 30
-    while time.monotonic() < deadline:
-        late, missed = _written(label)
-        if not missed:
-            break
-        time.sleep(2)
-    time.sleep(15)  # its task-run reports reach the Prefect API (a thread, after the moments)
-    cpu, server_cpu = _cpu(keeper) - cpu0, sum(_cpu(p) for p in server) - server0
-    late, missed = _written(label)
-    _end_phase(label)
-    name = f"timekeeping, {count} level changes due within {int(SPREAD)} s: timekeeper (one warm run)"
-    report.note(name, "first due", first.isoformat())
-    _report(report, name, late, missed, cpu, server_cpu, count)
-    report.note(name, "moments shown as task runs 15 s after the last", _reported(client, label))
+def _quantiles(late: list[float]) -> tuple[float, float, float]:
+    q = statistics.quantiles(late, n=20, method="inclusive") if len(late) > 1 else late * 19
+    return round(statistics.median(late), 3), round(q[18], 3), round(max(late), 3)
 
 
 def run(report: Report) -> None:
-    from prefect.client.orchestration import get_client
-    from prefect.settings import PREFECT_API_URL
-    from prefect.states import Cancelling
-    from prefect.testing.utilities import prefect_test_harness
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # there is no network
-    old = [int(n) for n in os.environ.get("TOURNEY_BENCH_TIMEKEEPER_OLD", "60").split(",") if n.strip()]
-    counts = [int(n) for n in os.environ.get("TOURNEY_BENCH_TIMEKEEPER_COUNTS", "60,1000").split(",") if n.strip()]
+    from tests.support.net import free_port
+    from tests.support.prefect_server import prefect_server
+
+    count = int(os.environ.get("TOURNEY_BENCH_TIMEKEEPER_MOMENTS", "1000"))
+    repeat = int(os.environ.get("TOURNEY_BENCH_TIMEKEEPER_REPEAT", "2"))
     _sql(WRITTEN, level=LEVEL)
-    with prefect_test_harness(server_startup_timeout=120):
-        env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PYTHONPATH": str(ROOT)}
-        with runner(SERVE, "6", env=env, cwd=ROOT) as served:
-            server = [p for p in _children(os.getpid()) if p != served.pid]
-            with get_client(sync_client=True) as client:
-                deadline = time.monotonic() + 120
-                while time.monotonic() < deadline:
-                    try:
-                        client.read_deployment_by_name("advance-clocks/bench-exact-runs")
-                        timekeeper = client.read_deployment_by_name("timekeeper/timekeeper")
-                        break
-                    except Exception:
-                        time.sleep(1)
-                for count in old:
-                    _old_way(report, client, served, server, count)
-                client.create_flow_run_from_deployment(timekeeper.id, name="timekeeper (bench)")
-                deadline = time.monotonic() + 120
-                while _holder_pid() is None and time.monotonic() < deadline:
-                    time.sleep(1)
-                time.sleep(20)  # its standby run starts beside it (ensure_runs) and settles
-                for count in counts:
-                    _timekeeper(report, client, server, count)
-                for r in client.read_flow_runs():
-                    if r.state and not r.state.is_final():
-                        client.set_flow_run_state(r.id, Cancelling(), force=True)
+    url = bootstrap.database_url()
+    api = f"http://127.0.0.1:{free_port()}/api"
+    with prefect_server(url, api_url=api), temporary_settings({PREFECT_API_URL: api}):
+        [server] = [p for p in _tree(os.getpid()) if b"server\x00start" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        prefect_db = _prefect_database(url)
+        env = {
+            **os.environ,
+            "PREFECT_API_URL": api,
+            "PYTHONPATH": str(ROOT),
+            "PGAPPNAME": APP,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        }
+        phases: dict[str, list[dict]] = {way: [] for way in WAYS}
+        for n in range(repeat):
+            for i, way in enumerate(WAYS):
+                phases[way].append(_one_phase(way, f"tk{n}{i}", count, env, server, prefect_db))
+    name = f"timekeeping, {count} level changes due within {int(SPREAD)} s"
+    per = {way: [(p["timekeeper"] + p["server"]) / count for p in done] for way, done in phases.items()}
+    bare, events = WAYS
+    report.compared(
+        f"{name}: CPU a moment all-in (timekeeper + Prefect server)", (bare, per[bare]), (events, per[events])
+    )
+    idle = statistics.median(p["server"] for p in phases[bare])
+    for way, done in phases.items():
+        label = f"{name}: {way}"
+        ms = lambda key: round(statistics.median(p[key] for p in done) / count * 1e3, 2)  # noqa: E731
+        report.note(label, "CPU ms a moment all-in (median of the phases)", round(statistics.median(per[way]) * 1e3, 2))
+        report.note(label, "timekeeper process CPU ms a moment", ms("timekeeper"))
+        report.note(label, "Prefect server CPU ms a moment (its processes and database)", ms("server"))
+        report.note(
+            label,
+            "of which beyond its idle cost (the bare loop's phases)",
+            round((statistics.median(p["server"] for p in done) - idle) / count * 1e3, 2),
+        )
+        report.note(label, "PostgreSQL CPU ms a moment (the timekeeper's connections)", ms("backends"))
+        late = sorted(x for p in done for x in p["late"])
+        p50, p95, worst = _quantiles(late) if late else (None, None, None)
+        report.note(label, "lateness p50 / p95 / max s", f"{p50} / {p95} / {worst}")
+        report.note(label, "moments missed", sum(p["missed"] for p in done))
+        if way == events:
+            report.note(label, "moment events in the Prefect API, a phase", [p["events"] for p in done])
+
+
+def _prefect_database(url: str) -> str:
+    """The Prefect server's database: the scratch one beside the bench's (tests/support/prefect_server.py)."""
+    base = make_url(url).database
+    with bootstrap.engine().connect() as conn:
+        return conn.execute(
+            text("SELECT datname FROM pg_database WHERE datname LIKE :p ORDER BY oid DESC LIMIT 1"),
+            {"p": f"{base}_prefect_%"},
+        ).scalar_one()

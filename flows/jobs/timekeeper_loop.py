@@ -117,6 +117,7 @@ class Timekeeper:
         # new session class and no pre-ping (a broken connection raises, and the loop reconnects)
         self.engine: Engine = bootstrap.own_engine(self.url, pool_size=2, max_overflow=2, pool_pre_ping=False)
         self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+        self._instants = select(*(j.kind.next_instant().scalar_subquery() for j in self.jobs))  # built once
 
     def _transaction(self) -> AbstractContextManager[Session]:
         return self._sessions.begin()
@@ -159,21 +160,26 @@ class Timekeeper:
             self.log.info("timekeeper %s: %s%s", self.name, state, f" ({why})" if why else "")
 
     def _keep_time(self, leader: Leader) -> None:
+        """Read the instants; run what is due, or sleep until it. The instants are read again after
+        running, after a notification and after the longest sleep; a sleep that ended at its instant
+        with no notification changed nothing, and its moments are run without reading them again."""
         by_name = {j.name: j for j in self.jobs}
+        instants = self.next_instants()
         while not self.stopping.is_set():
             leader.check()
-            step = next_step(self.next_instants(), self.now(), self.longest)
+            step = next_step(instants, self.now(), self.longest)
             if isinstance(step, Run):
                 held = [self.run_moments(by_name[name], step.at) for name in step.jobs]
                 if any(held):
                     leader.wait(RETRY_HELD)
-            else:
-                leader.wait(step.seconds)
+                instants = self.next_instants()
+            elif leader.wait(step.seconds) or step.seconds >= self.longest.total_seconds():
+                instants = self.next_instants()
 
     def next_instants(self) -> dict[str, datetime | None]:
         """One query: every kind's earliest instant still to do."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(*(j.kind.next_instant().scalar_subquery() for j in self.jobs))).one()
+            row = conn.execute(self._instants).one()
         return {j.name: at for j, at in zip(self.jobs, row, strict=True)}
 
     # -- one instant of one kind -----------------------------------------------------------------
@@ -187,18 +193,18 @@ class Timekeeper:
     def run_moments(self, job: Job, at: datetime) -> bool:
         """Do every moment of `job` due at `at`; True when some tournament was held by another run
         (it is still due: taken again shortly)."""
-        with self._transaction() as session:
-            due = poker_due.due_at(session, job.kind, at)
-        if not due:
-            return False
         started = self.now()
+        due: list[tuple[int, datetime]] = []
         refused: dict[int, tuple[str, str]] = {}
         try:
-            with self._transaction() as session:
+            with self._transaction() as session:  # which are due, and their work, in one transaction
+                due = poker_due.due_at(session, job.kind, at)
+                if not due:
+                    return False
                 done = job.work(session, at, [tid for tid, _ in due])
                 self._audit(session, job, at, done)
         except Exception as exc:
-            if connection_trouble(exc):
+            if connection_trouble(exc) or not due:
                 raise
             done = []
             for tid, _ in due:  # one at a time, so one refusal does not stop the others

@@ -10,7 +10,10 @@ documents published (a certificate to check, the season's standings), a complete
 the club with a playoff and a public one filling (no club); the desk's day and the running tournament at
 the desk, signed in as Pik's floor and cashier; the sign-up form, and `/play` and `/play/<code>` signed
 in as the season's anna (Russian): registered for the upcoming tournament, in round 2 of a running cup
-of 16, champion of another cup. The browser asks for Russian. `--only NAME` takes only those PNGs. Serves the
+of 16, champion of another cup; the owner's console (Pik's owner sets up next week's tournament through
+`/api/v1` first: staff invited, a structure, a mystery-bounty tournament with prizes and its mystery table
+opened, a weekly series, a tablet's token), the operator's queue (two clubs applying, an account
+blocked) and the organizer's cups, each signed in as its person. The browser asks for Russian. `--only NAME` takes only those PNGs. Serves the
 pages with uvicorn on a free loopback port, opens each in Debian's headless Chromium through
 Playwright (`/usr/bin/chromium`, never a downloaded browser) at `--width` CSS pixels, and writes one
 palette PNG per page (at most `MAX_HEIGHT` pixels tall), optimized. Nothing outside `--out` is written.
@@ -24,6 +27,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from flows import bootstrap
@@ -36,6 +40,9 @@ Step = Callable[[object], None]  # a step on an open page (Playwright's Page) be
 KEY = b"screenshots-only-key-of-at-least-32-bytes"
 DESK = ("desk@pik.example", "screenshots only, a desk password")  # the floor and the cashier of Pik at once
 PLAYER = ("anna@pik.example", "screenshots only, a player password")  # Анна Белова (anna), Russian
+OWNER = ("owner@pik.example", "screenshots only, an owner password")  # Pik's owner
+OPERATOR = ("operator@tourney.example", "screenshots only, an operator password")  # the platform's operator
+ORGANIZER = ("cups@royal.example", "screenshots only, an organizer password")  # a Pusoy Dos organizer, "royal"
 CUP_PLAYERS = ("anna", "misha", "dasha", "kolya", "lena", "petya", "sasha", "tanya")
 CUP_FIELD = (*CUP_PLAYERS, "vanya", "galya", "fedya", "zhenya", "olya", "yura", "nina", "stas")
 
@@ -81,11 +88,14 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
     with unit_of_work(engine) as session:
         pusoy, _, _ = complete_pusoy(session, club_id=w.club(session).id)
         code = pusoy.code
-        filling = pusoy_setup.create(session, name="Воскресный кубок", organizer="royal", capacity=16, now=w.now())
+        filling = pusoy_setup.create(
+            session, name="Воскресный кубок", organizer="royal", capacity=16, now=w.now(), organizer_email=ORGANIZER[0]
+        )
         for i, name in enumerate(("ann", "bob", "cyd", "dee", "eve", "fay", "gus")):
             pusoy_setup.join(session, filling.code, name, w.now() + timedelta(seconds=i))
         running, won = player_cups(session, w.club(session).id, w.now())
         player_account(session, upcoming["id"], w.now())
+        platform = platform_world(session, w.club(session).id, w.now())
     with Renderer(KEY) as renderer:
         for due in (sources.due, sources.season_bundles):  # results sheets, then the season's standings
             with unit_of_work(engine) as session:
@@ -95,7 +105,7 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
     with unit_of_work(engine) as session:
         cert = session.scalars(select(Document).where(Document.kind == "certificate").order_by(Document.id)).first()
         serial, check = cert.serial, verification_code(cert.signature)
-    return (
+    return Pictures(
         {
             "home.png": "/",
             "screen.png": f"/t/{poker['id']}/screen",
@@ -115,6 +125,163 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
             "play.png": "/play",
             "play-cup.png": f"/play/{running}",
             "play-champion.png": f"/play/{won}",
+        },
+        {**platform, "club": poker["club_id"], "cup": filling.code, "season": season["id"], "poker": poker["id"]},
+    )
+
+
+@dataclass
+class Pictures:
+    """The world's pages by file name (a path, or a path and a step), in groups signed in as one person;
+    `made`: what the consoles' pages name (ids, codes, the owner's token)."""
+
+    public: dict
+    desk: dict
+    player: dict
+    made: dict
+
+
+def platform_world(session, club_id: int, now) -> dict:
+    """Pik's owner (a password and a token), the operator and the organizer "royal" (each a password);
+    two new clubs applying (one with no registry provider, so it waits for a moderator; one the registry
+    answered about), an account the operator blocked; a private cup of royal's beside the filling one."""
+    from datetime import timedelta
+
+    from domain.access.services import accounts, signin
+    from domain.clubs.rules.catalog import NewClub
+    from domain.clubs.services import clubs
+    from domain.pusoy.services import setup as pusoy_setup
+    from tests.clubs_registry_data import inn10, ogrn13
+
+    hasher = bootstrap.password_hasher()
+    made = {}
+    for (email, password), roles in ((OWNER, [("owner", club_id)]), (OPERATOR, [("operator", None)]),
+                                     (ORGANIZER, [("organizer", None)])):  # fmt: skip
+        account = accounts.add(session, email, now - timedelta(days=30), locale="ru")
+        for role, club in roles:
+            accounts.grant(session, account, role, club, now - timedelta(days=30))
+        accounts.set_password(session, hasher, account, password, now - timedelta(days=30))
+        made[email] = account
+    owner = made[OWNER[0]]
+    _, made["owner_token"] = signin.create_token(
+        session, owner, "screenshots", [signin.scope_name(r, c) for r, c in accounts.roles_of(session, owner.id)], now
+    )
+    for n, (name, at) in enumerate((("Клуб «Ривер»", timedelta(hours=3)), ("Покер-клуб «Флоп»", timedelta(hours=1)))):
+        new = clubs.add_club(
+            session,
+            NewClub(name, "legal_entity", inn10(n + 1), ogrn13(n + 1), f"info{n}@river.example", "Europe/Samara"),
+            now - at,
+        )
+        clubs.apply(session, new.id, now - at, provider_configured=False)
+        made.setdefault("applying", new.id)
+    blocked = accounts.add(session, "spam@mail.example", now - timedelta(days=2))
+    accounts.block(session, blocked, "рассылка спама в чатах кубков", now - timedelta(days=1))
+    private = pusoy_setup.create(
+        session, name="Кубок друзей", organizer="royal", capacity=8, now=now, organizer_email=ORGANIZER[0],
+        private=True,
+    )  # fmt: skip
+    return {"owner_token": made["owner_token"], "applying": made["applying"], "private_cup": private.code}
+
+
+def owner_sets_up(url: str, made: dict) -> dict:
+    """Pik's owner sets up next week's tournament through `/api/v1`, as the console's forms do (so the
+    audit trail says who did each step): invites a floor manager and a cashier, builds a blind
+    structure, creates a mystery-bounty tournament with its prize lines and mystery table, opens it,
+    makes a weekly series of it and a token for the desk's tablet. Returns the ids the pages name."""
+    from datetime import UTC, datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    import httpx
+
+    club = made["club"]
+    day = datetime.now(UTC).astimezone(ZoneInfo("Europe/Moscow")).date() + timedelta(days=4)
+    day += timedelta(days=(4 - day.weekday()) % 7)  # next week's Friday
+    start = datetime(day.year, day.month, day.day, 19, tzinfo=ZoneInfo("Europe/Moscow"))
+    levels = [
+        {"small_blind": sb, "big_blind": 2 * sb, "ante": 2 * sb, "minutes": 20, "break": False}
+        for sb in (100, 200, 300, 400, 600, 800, 1000, 1500)
+    ]
+    levels.insert(4, {"small_blind": 0, "big_blind": 0, "ante": 0, "minutes": 10, "break": True})
+    with httpx.Client(base_url=url + "/api/v1", headers={"authorization": f"Bearer {made['owner_token']}"}) as api:
+
+        def call(path: str, body: dict | None = None) -> dict:
+            answer = api.post(path, json=body)
+            assert answer.status_code in (200, 201), f"{path}: {answer.status_code} {answer.text}"
+            return answer.json()
+
+        for email, role in (("nina@pik.example", "floor"), ("oleg@pik.example", "cashier")):
+            call(f"/clubs/{club}/invitations", {"email": email, "role": role})
+        structure = call(
+            f"/clubs/{club}/structures", {"name": "Турбо 20 минут", "ante_type": "bb_ante", "levels": levels}
+        )["id"]
+        tournament = call(
+            f"/clubs/{club}/tournaments",
+            {
+                "name": "Пятничный мистери",
+                "scheduled_start": start.isoformat(),
+                "structure_id": structure,
+                "starting_stack": 20000,
+                "currency": "RUB",
+                "buy_in": 150000,
+                "format": "reentry",
+                "reentry_amount": 150000,
+                "reentry_limit": 2,
+                "late_reg_deadline": (start + timedelta(minutes=100)).isoformat(),
+                "bounty_type": "mystery",
+                "mystery_draw": True,
+                "mystery_phase": "itm",
+                "seat_cap": 9,
+                "itm_percent": 15,
+            },
+        )["id"]
+        call(
+            f"/tournaments/{tournament}/prizes",
+            {"lines": ["Кубок и вход на главный турнир серии", "Вход на турнир клуба", "Медаль"]},
+        )
+        call(
+            f"/tournaments/{tournament}/mystery-table",
+            {"lines": ["Худи клуба", "Ужин на двоих", "Вход на турнир клуба", "Кепка"]},
+        )
+        call(f"/tournaments/{tournament}/open")
+        series = call(
+            f"/clubs/{club}/series",
+            {"name": "Пятничный мистери", "weekly": {"days": ["fri"], "time": "19:00"}, "from_tournament": tournament},
+        )["id"]
+        call(f"/clubs/{club}/tokens", {"email": DESK[0], "name": "Планшет у стола 1", "roles": ["floor"]})
+    return {"structure": structure, "tournament": tournament, "series": series}
+
+
+def console_pages(made: dict) -> tuple[dict, dict, dict]:
+    """The owner's console (signed in as `OWNER`), the operator's queue (`OPERATOR`) and the
+    organizer's cups (`ORGANIZER`), by file name; `made` the world's and `owner_sets_up`'s ids."""
+    c = f"/club/{made['club']}"
+    return (
+        {
+            "club.png": c,
+            "club-profile.png": f"{c}/profile",
+            "club-staff.png": f"{c}/staff",
+            "club-structures.png": f"{c}/structures",
+            "club-structure.png": f"{c}/structures/{made['structure']}",
+            "club-tournaments.png": f"{c}/tournaments",
+            "club-tournament.png": f"{c}/tournaments/{made['tournament']}",
+            "club-prizes.png": f"{c}/tournaments/{made['tournament']}#prizes",
+            "club-series.png": f"{c}/series",
+            "club-series-one.png": f"{c}/series/{made['series']}",
+            "club-seasons.png": f"{c}/seasons",
+            "club-season.png": f"{c}/seasons/{made['season']}",
+            "club-documents.png": f"{c}/documents",
+            "club-tokens.png": f"{c}/tokens",
+            "club-audit.png": f"{c}/audit",
+        },
+        {
+            "platform.png": "/platform",
+            "platform-clubs.png": "/platform/clubs",
+            "platform-club.png": f"/platform/clubs/{made['applying']}",
+            "platform-accounts.png": "/platform/accounts?q=example",
+        },
+        {
+            "cups.png": "/cups",
+            "cups-cup.png": f"/cups/{made['cup']}",
         },
     )
 
@@ -360,18 +527,20 @@ def main(argv: list[str]) -> int:
             upgrade(engine)
             outbox = Path(tmp) / "outbox"
             outbox.mkdir()
-            pages, desk_pages, player_pages = (
-                {name: path for name, path in group.items() if not args.only or name in args.only}
-                for group in world(engine, outbox)
-            )
+            pictures = world(engine, outbox)
             with Server(create_app(engine, outbox=outbox), free_port()) as server, sync_playwright() as p:
+                made = pictures.made | owner_sets_up(server.url, pictures.made)
+                club, platform, cups = console_pages(made)
+                groups = ((pictures.public, None), (pictures.desk, DESK), (pictures.player, PLAYER), (club, OWNER),
+                          (platform, OPERATOR), (cups, ORGANIZER))  # fmt: skip
                 browser = p.chromium.launch(
                     executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, env={**os.environ, "LANGUAGE": "ru"}
                 )  # LANGUAGE: the browser's own parts (a date field's mask) in Russian too (chromium-l10n)
                 try:
-                    written = take(browser, server.url, pages, args.out, args.width)
-                    written += take(browser, server.url, desk_pages, args.out, args.width, sign_in=DESK)
-                    written += take(browser, server.url, player_pages, args.out, args.width, sign_in=PLAYER)
+                    written = []
+                    for pages, who in groups:
+                        chosen = {name: path for name, path in pages.items() if not args.only or name in args.only}
+                        written += take(browser, server.url, chosen, args.out, args.width, sign_in=who)
                 finally:
                     browser.close()
         finally:

@@ -220,3 +220,52 @@ def listen_for(cluster: Cluster, machines: list[Host]) -> None:
         handle.writelines(f"host all all {m.address}/32 scram-sha-256\n" for m in machines)
     cluster.stop()
     cluster.up()
+
+
+class PrefectProcess:
+    """`prefect server start` on a database and port of the test's own, as tests/support/prefect_server.py
+    starts the session's, but killed (SIGKILL) and started again on the same database and port by the test."""
+
+    def __init__(self, database_url: str, log: Path):
+        from sqlalchemy.engine import make_url
+
+        self.port = free_port()
+        self.api_url = f"http://127.0.0.1:{self.port}/api"
+        self.log = log
+        asyncpg = make_url(database_url).set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+        self.env = {
+            **os.environ,
+            "PREFECT_API_URL": self.api_url,
+            "PREFECT_SERVER_DATABASE_CONNECTION_URL": asyncpg,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_UI_ENABLED": "false",
+        }
+        self.env.pop("PREFECT_API_AUTH_STRING", None)
+        self.process: subprocess.Popen | None = None
+
+    def start(self, within: float = 180) -> None:
+        argv = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(self.port)]
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(
+                argv, stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+            )
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"prefect server exited with {self.process.returncode}: {self.log.read_text()[-2000:]}"
+                )
+            try:
+                if httpx.get(f"{self.api_url}/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"prefect server did not answer in {within:.0f} s: {self.log.read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        """The server and every process it started, at once (SIGKILL): nothing of it answers."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, 9)
+            self.process.wait()
+        self.process = None

@@ -5,7 +5,8 @@ process reacts to each event once (docs/jobs.md#the-event-consumer):
                          once (advanced, a playoff opened, the champion crowned), no flow run; the
                          cup's followers in every web process woken by its commit (`pusoy:CODE`)
     tournament.finished  a poker tournament finalized, a cup's final locked: a `publish-results` run,
-                         one per tournament (its idempotency key), named and tagged by it
+                         one per event (the event's id its idempotency key), named and tagged by
+                         the tournament
     any event a delivery of which is due: a `deliver-webhooks` run (one per event)
 
     standby: hold a connection, poll the advisory lock until it is ours (one consumer across machines)
@@ -73,8 +74,7 @@ def react(session: Session, event: outbox.ToReact, now: datetime, start: Start) 
     data, label = event.payload, _label(event.payload)
     tags = _tags(session, data) if event.kind == TOURNAMENT_FINISHED or event.delivering else ()
     if event.kind == TOURNAMENT_FINISHED:
-        source, tid = data["source"], data["tournament_id"]
-        said.append(start("publish-results", f"publish-{source}-{tid}", tags, f"publish-results {label}"))
+        said.append(start("publish-results", f"publish-results {event.id}", tags, f"publish-results {label}"))
     if event.delivering:
         said.append(start("deliver-webhooks", f"deliver-webhooks {event.id}", tags, f"deliver-webhooks {label}"))
     return "; ".join(said) or "nothing to do"
@@ -124,6 +124,7 @@ class Consumer:
     now: Callable[[], datetime] = wall_now
     prefect_api: str | None = None  # the Prefect API runs are made on; None: the configured one
     catch_up: float = CATCH_UP
+    backoff: tuple[float, ...] = BACKOFF
     poll: float = 1.0  # a standby asks for the lock this often
     name: str = field(default_factory=lambda: f"tourney-events pid {os.getpid()} {socket.gethostname()}")
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("tourney.events"))
@@ -269,7 +270,7 @@ class Consumer:
         return said
 
     def _away(self, why: str) -> None:
-        delay = BACKOFF[min(self._failures, len(BACKOFF) - 1)]
+        delay = self.backoff[min(self._failures, len(self.backoff) - 1)]
         if not self._failures:
             self.log.warning("event consumer %s: %s; its runs wait (asked again in %s s)", self.name, why, delay)
         self._failures += 1

@@ -13,6 +13,7 @@ from domain.pusoy.tables import PusoyRound
 from domain.store.db import unit_of_work
 from flows.jobs.pusoy import complete_rounds
 from tests.support.cli import run
+from tests.support.events import consuming, wait_for
 from tests.support.world import PUSOY_NOW as NOW
 from tests.support.world import complete_pusoy, filled, play, seating
 from tests.unit.pusoy_cases import TWO_FOR_ONE, WORKED_EXAMPLE
@@ -58,8 +59,9 @@ def test_complete_rounds_advances_ready_rounds_once_and_publishes_each_rounds_st
     assert not any(code in a.description + a.data for code in codes for a in (summary, published, playoff))
 
 
-def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_api, committed):
-    """PD-5, PD-8: `tourney pusoy report` of the last game runs complete-rounds in that process."""
+def test_the_report_of_a_rounds_last_game_answers_at_once_and_the_event_consumer_completes_it(prefect_api, committed):
+    """PD-5, PD-8, issue 41: `tourney pusoy report` of the last game answers `round_ready` and starts
+    nothing (the round is still open when it returns); the event consumer then completes the round."""
     with unit_of_work(committed) as s:
         t = filled(s, 8)
         tables = seating(s, t.id, 1)
@@ -88,18 +90,24 @@ def test_the_report_of_a_rounds_last_game_completes_the_round_at_once(prefect_ap
     )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout[result.stdout.index("{") :])
-    assert payload["round_ready"] is True
-    assert payload["completed"] == [{"code": code, "round": 1, "outcome": "advanced", "champion": None}]
+    assert payload["round_ready"] is True and "completed" not in payload
     with unit_of_work(committed) as s:
-        assert s.get(PusoyRound, (tid, 1)).status == "locked"
-        assert s.get(PusoyRound, (tid, 2)).status == "playing"
-    assert artifact(f"pusoy-{tid}-round-1")
+        assert s.get(PusoyRound, (tid, 1)).status == "playing"
+    with consuming():
+        assert wait_for(lambda: _status(committed, tid, 1) == "locked")
+    assert _status(committed, tid, 2) == "playing"
 
 
-def test_the_round_that_crowns_the_champion_starts_the_cups_documents_at_once(prefect_api, committed):
-    """PD-11, DOC-1: the completion that crowns the champion creates the cup's `publish-results` run
-    at once (named and tagged by the cup, one per cup), as a poker tournament's finish does; a runner
-    or worker takes it within seconds, not at the next sweep."""
+def _status(engine, tid: int, number: int) -> str | None:
+    with unit_of_work(engine) as s:
+        found = s.get(PusoyRound, (tid, number))
+        return found.status if found else None
+
+
+def test_the_round_that_crowns_the_champion_starts_the_cups_documents_by_its_event(prefect_api, committed):
+    """PD-11, DOC-1, issue 41: the completion that crowns the champion (here the sweep's) starts no run
+    itself; its `tournament.finished` has the event consumer create the cup's `publish-results` run at
+    once (named and tagged by the cup, one per cup); a runner or worker takes it within seconds."""
     from flows.deployments import deployment, job
 
     deployment_id = deployment(job("publish-results")).apply()
@@ -108,12 +116,19 @@ def test_the_round_that_crowns_the_champion_starts_the_cups_documents_at_once(pr
         tid = t.id
     result = complete_rounds(tid)
     assert [c["outcome"] for c in result["completed"]] == ["champion"]
-    complete_rounds(tid)  # nothing left to complete: no second run
-    with get_client(sync_client=True) as client:
-        runs = [
-            r
-            for r in client.read_flow_runs()
-            if r.deployment_id == deployment_id and r.name == f"publish-results pusoy-{tid}"
-        ]  # the session's server holds other tests' runs too; only a champion makes a cup's
-    assert len(runs) == 1
-    assert {"kind:pusoy", f"tournament:pusoy-{tid}"} <= set(runs[0].tags)
+    complete_rounds(tid)  # nothing left to complete
+
+    def runs():
+        with get_client(sync_client=True) as client:
+            return [
+                r
+                for r in client.read_flow_runs()
+                if r.deployment_id == deployment_id and r.name == f"publish-results pusoy-{tid}"
+            ]
+
+    earlier = {r.id for r in runs()}  # the session's server keeps earlier tests' runs (ids are reused)
+    with consuming() as consumer:
+        assert wait_for(lambda: len(runs()) > len(earlier))
+        consumer.drain()  # again: nothing twice
+    [run] = [r for r in runs() if r.id not in earlier]
+    assert {"kind:pusoy", f"tournament:pusoy-{tid}"} <= set(run.tags)

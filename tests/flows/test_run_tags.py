@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session
 from domain.poker.services import clock as clock_service
 from domain.store.db import unit_of_work
 from flows.jobs.poker_moments import advance_clocks
-from flows.jobs.pusoy import complete_at_event
-from tests.support.world import T0, enter, filled, play, tournament
+from flows.jobs.pusoy import complete_rounds
+from tests.support.events import consuming, wait_for
+from tests.support.world import T0, complete_pusoy, enter, filled, play, tournament
 from tests.unit.pusoy_cases import WORKED_EXAMPLE
 
 
@@ -55,59 +56,31 @@ def test_the_sweep_that_worked_on_a_poker_tournament_is_found_by_its_tags(prefec
     assert {r.name.rsplit("-", 1)[0] for r in task_runs_of(swept.id)} == {"tag-flow-run"}
 
 
-def test_the_complete_rounds_run_of_a_pusoy_report_carries_the_tournaments_tags(prefect_api, committed, monkeypatch):
-    """`tourney pusoy report` of a round's last game runs complete-rounds in its process, tagged."""
-    monkeypatch.setenv("PREFECT_API_URL", PREFECT_API_URL.value())
+def test_the_complete_rounds_sweep_that_completed_a_cup_s_round_carries_the_tournaments_tags(prefect_api, committed):
+    """The `complete-rounds` sweep (what the event consumer left, or `tourney jobs run complete-rounds`)
+    tags its run with the cups it completed, by id: never the (private) join code."""
     with unit_of_work(committed) as s:
         cup = filled(s, 8, games=2)
         play(s, cup, 1, WORKED_EXAMPLE)
         tid, code = cup.id, cup.code
-    mine = (f"tournament:pusoy-{tid}", "kind:pusoy")  # the id: never the (private) join code
-    earlier = tuple(runs_tagged(*mine))
-
-    assert [c["round"] for c in complete_at_event(tid)] == [1]
-
-    [run] = runs_tagged(*mine, besides=earlier)
-    assert set(run.tags) - {"tourney", "pusoy"} == set(mine)  # no club: the cup belongs to none
-    assert not any(code in tag for tag in run.tags)
-    [completing] = task_runs_of(run.id)
-    assert completing.name.startswith("complete-ready-rounds") and set(completing.tags) == set(mine)
-
-
-def test_a_round_completed_at_its_last_report_is_a_run_of_the_complete_rounds_deployment(
-    prefect_api, committed, monkeypatch
-):
-    """PD-8 at the event: with the deployment served, the in-process run belongs to it (its page in
-    the UI lists it), carries the deployment's tags and the tournament's, and is Completed here."""
-    from flows.deployments import deployment, job
-
-    monkeypatch.setenv("PREFECT_API_URL", PREFECT_API_URL.value())
-    deployment_id = deployment(job("complete-rounds")).apply()
-    with unit_of_work(committed) as s:
-        cup = filled(s, 8, games=2)
-        play(s, cup, 1, WORKED_EXAMPLE)
-        tid = cup.id
     mine = (f"tournament:pusoy-{tid}", "kind:pusoy")
     earlier = tuple(runs_tagged(*mine))
 
-    assert [c["round"] for c in complete_at_event(tid)] == [1]
+    assert [c["round"] for c in complete_rounds(tournament_id=tid)["completed"]] == [1]
 
     [run] = runs_tagged(*mine, besides=earlier)
-    assert run.deployment_id == deployment_id
-    assert set(run.tags) == {"tourney", "pusoy", *mine}
-    assert run.state.is_completed()
+    assert set(run.tags) == set(mine)  # added by the sweep after its work; no club: the cup belongs to none
+    assert not any(code in tag for tag in run.tags)
 
 
 def test_every_run_created_for_a_tournament_is_named_by_it(prefect_api, committed, monkeypatch):
     """No run a tournament's tags find has a name Prefect drew ("obedient-carp"): each way one is
     made for a tournament names it — a run of a deployment started at once with or without a name
-    (the simulator's on the wall clock), the documents at a cup's champion, a round completed at its
-    last report with and without its deployment served, a job called in this process under its tags
-    (the simulator in virtual time)."""
+    (the simulator's on the wall clock), the documents of a cup's champion (the event consumer's), a
+    job called in this process under its tags (the simulator in virtual time)."""
     from prefect import tags
 
     from flows.deployments import deployment, job
-    from flows.jobs.documents import start_publishing
     from flows.runs import run_now
     from flows.tags import of_poker
 
@@ -120,20 +93,15 @@ def test_every_run_created_for_a_tournament_is_named_by_it(prefect_api, committe
         enter(s, poker)
         clock_service.act(s, poker.id, "start", T0)
         pid = poker.id
-        cups = []
-        for _ in range(2):
-            cup = filled(s, 8, games=2)
-            play(s, cup, 1, WORKED_EXAMPLE)
-            cups.append(cup.id)
+        cup = complete_pusoy(s, crown=False)[0].id
     poker_tags = of_poker([pid])[pid]
-    whose = {f"poker-{pid}": f"tournament:poker-{pid}", **{f"pusoy-{c}": f"tournament:pusoy-{c}" for c in cups}}
+    whose = {f"poker-{pid}": f"tournament:poker-{pid}", f"pusoy-{cup}": f"tournament:pusoy-{cup}"}
     earlier = {label: tuple(runs_tagged(tag)) for label, tag in whose.items()}
 
-    assert [c["round"] for c in complete_at_event(cups[0])] == [1]  # no deployment: a run of the flow here
-    for name in ("complete-rounds", "advance-clocks", "publish-results"):
+    for name in ("advance-clocks", "publish-results"):
         deployment(job(name)).apply()
-    assert [c["round"] for c in complete_at_event(cups[1])] == [1]  # a run of the deployment, here
-    assert start_publishing(cups[1], "pusoy").endswith("started")
+    with consuming():  # the final's completion crowns the champion; its event, the documents' run
+        assert wait_for(lambda: runs_tagged(whose[f"pusoy-{cup}"], besides=earlier[f"pusoy-{cup}"]))
     assert run_now("advance-clocks", f"test-names-{pid}", poker_tags).endswith("started")  # no name given
     with tags(*poker_tags):
         advance_clocks(now=T0 + timedelta(minutes=21))
@@ -145,3 +113,6 @@ def test_every_run_created_for_a_tournament_is_named_by_it(prefect_api, committe
     assert {r.name for r in runs_tagged(whose[f"poker-{pid}"], besides=earlier[f"poker-{pid}"])} == {
         f"advance-clocks poker-{pid}"
     }
+    assert [r.name for r in runs_tagged(whose[f"pusoy-{cup}"], besides=earlier[f"pusoy-{cup}"])] == [
+        f"publish-results pusoy-{cup}"
+    ]

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from flows import bootstrap
 from flows.deployments import deployments, job
 from flows.jobs.timekeeper import timekeeper
+from tests.support.events import consuming, wait_for
 from tests.support.timekeeper import now, quick_structure, running
 
 
@@ -160,8 +161,9 @@ def test_the_timekeeper_is_in_the_one_list_unscheduled_with_two_runs_and_its_swe
 def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_run_of_that_tournament(
     prefect_api, committed
 ):
-    """SP-7 at its instant: the moment's artifact is the final table, and a run of the publish-results
-    deployment is created at once, tagged by the tournament (a worker or `tourney serve` runs it)."""
+    """SP-7 at its instant: the moment's artifact is the final table, and the finalize's event has the
+    event consumer create a run of the publish-results deployment at once, tagged by the tournament (a
+    worker or `tourney serve` runs it)."""
     from domain.poker.rules.knockouts import Bust
     from domain.poker.services.knockouts import record_knockouts
     from flows.deployments import deployment
@@ -174,7 +176,11 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
         ).all()
         record_knockouts(s, tid, [Bust(loser, winner)], now=now() - timedelta(minutes=5), actor="floor")
 
-    result = timekeeper(run_for_seconds=3, poll_seconds=0.2)
+    with get_client(sync_client=True) as client:  # the session's server keeps earlier tests' runs
+        earlier = {r.id for r in client.read_flow_runs()}
+    with consuming():
+        result = timekeeper(run_for_seconds=3, poll_seconds=0.2)
+        assert wait_for(lambda: _events_reacted(committed))
 
     with get_client(sync_client=True) as client:
         [artifact] = client.read_artifacts(
@@ -186,7 +192,7 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
         publishing = [
             r
             for r in client.read_flow_runs()
-            if r.deployment_id == deployment_id and r.name == f"publish-results poker-{tid}"
+            if r.deployment_id == deployment_id and r.name == f"publish-results poker-{tid}" and r.id not in earlier
         ]
     [moment] = _events([f"tourney.tournament.poker-{tid}"], result["flow_run_id"], want=1)
     assert moment.event == "tourney.moment.finalize-tournaments.done"
@@ -195,6 +201,13 @@ def test_a_finalize_moment_publishes_the_final_table_and_starts_the_documents_ru
     assert [row["place"] for row in json.loads(artifact.data)] == [1, 2]
     [run] = publishing  # created at once, one; whatever serves the deployment in this session may take it
     assert f"tournament:poker-{tid}" in run.tags
+
+
+def _events_reacted(engine) -> bool:
+    with engine.connect() as conn:
+        return conn.execute(
+            text("SELECT count(*) > 0 AND bool_and(reacted_at IS NOT NULL) FROM webhook_events")
+        ).scalar()
 
 
 def test_a_timekeeper_run_left_running_by_a_dead_process_is_marked_crashed_and_replaced(prefect_api, committed):

@@ -18,7 +18,7 @@ from domain.store.db import unit_of_work
 from domain.webhooks.rules.signing import parse, verify
 from domain.webhooks.services import endpoints
 from domain.webhooks.tables import Delivery
-from flows.jobs.webhooks import deliver_due, deliver_webhooks, start_delivering
+from flows.jobs.webhooks import deliver_due, deliver_webhooks
 from infra.config import load_settings
 from infra.webhooks_http import HttpSender
 from tests.support.webhook_receiver import Receiver
@@ -78,7 +78,6 @@ def test_webhook_a_receiver_failing_its_first_3_deliveries_gets_each_event_exact
         assert bodies.setdefault(r.event_id, r.body) == r.body
     with unit_of_work(committed) as s:
         assert s.scalar(select(func.count()).where(Delivery.delivered_at.is_not(None), Delivery.attempts == 4)) == 4
-    assert start_delivering("nothing due", NOW + timedelta(hours=1)) is None
 
 
 def test_webhook_two_runs_at_once_never_send_one_delivery_twice(committed):

@@ -30,6 +30,10 @@ optional=()
 if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
   optional+=(faketime)  # make test-shifted
 fi
+# wrk, the load generator of `python -m bench public` (make bench)
+if ! command -v wrk >/dev/null; then
+  optional+=(wrk)
+fi
 # Chromium's Russian: the browser's own parts of a page (a date field's "дд.мм.гггг") in make screenshots
 if [ ! -e /usr/lib/chromium/locales/ru.pak ]; then
   optional+=(chromium-l10n)

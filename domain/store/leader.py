@@ -3,7 +3,7 @@ its own, which, once the lock is held, also LISTENs on a channel and waits for i
 
 The lock lives exactly as long as that connection's session. When the holding process dies, even by
 kill -9, its kernel closes the socket and the server ends the session at once, releasing the lock.
-When its machine or the network dies instead, TCP keepalives (both ends, probing after 5 s idle
+When its machine or the network dies instead, TCP keepalives (both ends, probing after 3 s idle
 every 2 s, 3 probes) and a TCP user timeout of 10 s end the session within about 10 s. A holder that
 loses the connection (the database restarted) has lost the lock: every use of the connection then
 raises `psycopg.OperationalError`, and the holder must stop, reconnect and take the lock again.
@@ -18,9 +18,9 @@ import time
 import psycopg
 from sqlalchemy.engine import make_url
 
-KEEPALIVE = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3}
+KEEPALIVE = {"keepalives": 1, "keepalives_idle": 3, "keepalives_interval": 2, "keepalives_count": 3}
 SERVER_KEEPALIVE = (
-    "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3 -c tcp_user_timeout=10000"
+    "-c tcp_keepalives_idle=3 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3 -c tcp_user_timeout=10000"
 )
 
 

@@ -180,6 +180,11 @@ class Settings:
         in within the first, a kept-alive connection is closed after the second without a request."""
         return _positive_seconds("TOURNEY_WEB_HEADER_TIMEOUT", 10.0), _positive_seconds("TOURNEY_WEB_IDLE_TIMEOUT", 5.0)
 
+    def web_safety_poll(self) -> float:
+        """TOURNEY_WEB_SAFETY_POLL: seconds between a watched thing's looks at its fingerprint when no
+        NOTIFY woke it (the event streams' safety net, flows/web/live.py); default 5."""
+        return _positive_seconds("TOURNEY_WEB_SAFETY_POLL", 5.0)
+
     def public_url(self) -> str:
         """TOURNEY_PUBLIC_URL without a trailing slash: http(s)://host[:port][/prefix]."""
         value = (os.environ.get("TOURNEY_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/")

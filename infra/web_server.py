@@ -21,6 +21,9 @@ from infra.config import Settings
 # opened a new connection (a PostgreSQL backend started and ended): measured by `python -m bench players`
 # (docs/benchmarks.md), a join's server time and the server's CPU per join fell by a sixth with 40.
 POOL = {"pool_size": 40, "max_overflow": 10}
+# Stopping (SIGTERM: `tourney stop`), requests under way get this long to finish; an event stream never
+# does, so it is ended then (its page reconnects to another process or after the restart).
+SHUTDOWN_S = 2
 
 
 def guarded(header_timeout: float) -> type[H11Protocol]:
@@ -76,6 +79,7 @@ def config(app: Any, host: str, port: int, settings: Settings) -> Any:
         port=port,
         http=guarded(header_timeout),
         timeout_keep_alive=idle_timeout,  # type: ignore[arg-type]  # a float is fine: call_later
+        timeout_graceful_shutdown=SHUTDOWN_S,
         log_level="warning",
         access_log=False,
         server_header=False,

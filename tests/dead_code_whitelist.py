@@ -7,6 +7,7 @@ with the framework that reads it."""
 RegistryRate  # domain/clubs/tables.py: registry_rate (infra/registry_rate.py)
 MomentFailure  # domain/poker/tables/moments.py: poker_moment_failures
 SeriesSkip  # domain/series/tables.py: series_skip
+ThrottleHit  # domain/access/tables.py: web_throttle_hits (flows/web/site.RateLimit)
 
 # SQLAlchemy: columns written by the services (and read by SQL text, the pages or nobody yet, as recorded facts)
 applied_at

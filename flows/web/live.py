@@ -50,12 +50,14 @@ Build = Callable[[datetime], dict[str, Any]]
 PARTS = "parts"  # a state's fields for some subscribers only, by part (never sent as such)
 VERSION = "version"  # a state's own version, when its build reads the fingerprint (first)
 LISTEN_WAIT_S = 2.0  # how long a first subscriber waits for the listener before its first state
-KEEPALIVES = {
+# the listener's connection: named in pg_stat_activity, and a host that vanished found by TCP keepalives
+LISTENER = {
+    "application_name": "tourney web live",
     "keepalives": 1,
     "keepalives_idle": 10,
     "keepalives_interval": 3,
     "keepalives_count": 3,
-}  # a lost host found
+}
 
 
 def _default(value: Any) -> Any:
@@ -124,7 +126,6 @@ class Hub:
         self.topics: dict[str, Topic] = {}
         self.listener: asyncio.Task | None = None
         self.listening = asyncio.Event()  # the listener's connection is up and LISTENs
-        self.connects = 0  # how often the listener connected (a reconnection: more than one)
 
     async def subscribe(
         self, key: str, fingerprint: Fingerprint, build: Build, part: str | None = None
@@ -165,9 +166,9 @@ class Hub:
         pause = 0.1
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(self.listen(), autocommit=True, **KEEPALIVES) as conn:
+                connecting = psycopg.AsyncConnection.connect(self.listen(), autocommit=True, **LISTENER)
+                async with await connecting as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
-                    self.connects += 1
                     self.listening.set()
                     pause = 0.1
                     for topic in self.topics.values():

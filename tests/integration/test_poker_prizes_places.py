@@ -207,8 +207,9 @@ def test_finalize_is_set_based_the_same_statements_for_one_tournament_or_three(s
     with StatementCounter(engine) as three:
         assert len(finalize_tournaments(session, LATER)) == 3
     assert (
-        one.count == three.count == 9
-    )  # lock+pick, entries, shares (SP-9, SP-10), knockouts, prizes, insert, update, names, webhook events
+        one.count == three.count == 11
+    )  # lock+pick, entries, shares (SP-9, SP-10), knockouts, prizes, insert, update, names, webhook events,
+    # the events' NOTIFY to the event consumer and the streams' NOTIFY (one each for the batch)
 
 
 def test_finalize_run_twice_at_once_finishes_a_tournament_once(committed):

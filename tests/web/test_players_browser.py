@@ -23,6 +23,7 @@ from domain.pusoy.tables import PusoyTournament
 from domain.store.db import unit_of_work
 from flows.web.auth import COOKIE
 from tests.support import world
+from tests.support.events import consuming
 from tests.support.world import seating, web_auth
 from tests.web.test_browser import WAIT_S
 from tests.web.test_desk_browser import AXE, SERIOUS
@@ -103,23 +104,24 @@ def test_pd_4_ac_1_eight_browsers_join_from_the_list_four_by_code_and_follow_eve
                 for players in seating(session, tid, 1).values()
                 for p in sorted(players, key=lambda p: (p != CHAMPION, p))[:2]
             }
-        report(1)  # each table's first two advance (3 and 2 points; the cut-off falls between places)
-        for handle, page in pages.items():
-            page.wait_for_selector("#my-rounds", timeout=WAIT_S * 1000)
-            state = "playing" if handle in final else "out"
-            page.wait_for_selector(f'#state[data-state="{state}"]', timeout=WAIT_S * 1000)
-            if handle in final:
-                page.wait_for_function(
-                    "document.querySelector('#state').textContent.includes('2')", timeout=WAIT_S * 1000
-                )
-                assert page.text_content("#opponents").count(",") == 2  # the final table: 3 opponents
-        report(2)
-        for handle, page in pages.items():
-            page.wait_for_selector("#champion", timeout=WAIT_S * 1000)
-            assert page.text_content("#champion") == CHAMPION
-            expected = "champion" if handle == CHAMPION else "finished"  # the cup is over for everyone else
-            assert page.get_attribute("#state", "data-state") == expected, handle
-            assert page.evaluate("window.__same_page") is True, handle
+        with consuming():  # the event consumer completes each round after its last report
+            report(1)  # each table's first two advance (3 and 2 points; the cut-off falls between places)
+            for handle, page in pages.items():
+                page.wait_for_selector("#my-rounds", timeout=WAIT_S * 1000)
+                state = "playing" if handle in final else "out"
+                page.wait_for_selector(f'#state[data-state="{state}"]', timeout=WAIT_S * 1000)
+                if handle in final:
+                    page.wait_for_function(
+                        "document.querySelector('#state').textContent.includes('2')", timeout=WAIT_S * 1000
+                    )
+                    assert page.text_content("#opponents").count(",") == 2  # the final table: 3 opponents
+            report(2)
+            for handle, page in pages.items():
+                page.wait_for_selector("#champion", timeout=WAIT_S * 1000)
+                assert page.text_content("#champion") == CHAMPION
+                expected = "champion" if handle == CHAMPION else "finished"  # the cup is over for everyone else
+                assert page.get_attribute("#state", "data-state") == expected, handle
+                assert page.evaluate("window.__same_page") is True, handle
         assert errors == []
     finally:
         for context in contexts:

@@ -17,13 +17,13 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from flows import bootstrap
-from tests.support.net import free_port
+from tests.support.net import reserved_port
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="tourney-prefect-"))
 # the session's Prefect server listens here once a test needs it (tests/support/prefect_server.py): set
 # before anything imports Prefect, which reads its settings once; never a server started elsewhere
-os.environ["PREFECT_API_URL"] = f"http://127.0.0.1:{free_port()}/api"
+os.environ["PREFECT_API_URL"] = f"http://127.0.0.1:{reserved_port()}/api"
 os.environ.pop("PREFECT_API_AUTH_STRING", None)
 os.environ.setdefault("TOURNEY_SECRET_KEY", "test-secret-key-of-at-least-32-bytes")  # DOC-2: >= 32 bytes
 os.environ.setdefault("TOURNEY_WARM_IDLE", "60")  # a warm server the tests' `tourney` started ends soon after them

@@ -231,6 +231,7 @@ def deployment(j: Job, module_path: bool = False, machine: str | None = None):
             limit=j.concurrency, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE
         ),
         entrypoint_type=EntrypointType.MODULE_PATH if module_path else EntrypointType.FILE_PATH,
+        _sync=True,  # Prefect's async_dispatch would answer a coroutine wherever an event loop runs
     )
 
 

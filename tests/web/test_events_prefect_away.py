@@ -9,7 +9,6 @@ from __future__ import annotations
 import socket
 from datetime import timedelta
 
-import pytest
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
 from sqlalchemy import select
@@ -45,17 +44,12 @@ def _finished_reacted(engine, tid: int):
         ).one()
 
 
-@pytest.mark.xfail(
-    reason="issue 41, open: in the full suite's worker an event loop runs, so the deployment's to_deployment "
-    "answers a coroutine ('coroutine' object has no attribute 'apply'); passes alone",
-    strict=False,
-)
 def test_issue_41_with_prefect_away_desks_joins_and_reports_work_and_the_documents_run_comes_once_back(
     web, http, committed, prefect_api
 ):
     """A knockout and a finish at the desk, a join and a round's reports succeed with the consumer's Prefect API a
     closed port; the round is completed; once the API answers, one `publish-results poker-<id>` run."""
-    deployment_id = deployment(job("publish-results")).apply()
+    deployment_id = deployment(job("publish-results")).apply(_sync=True)  # a browser's loop may run here
     w = access_world(committed)
     with unit_of_work(committed) as s:
         poker = tournament(s, club_id=w.club_a, start=now() - timedelta(hours=2), late_reg=timedelta(minutes=30))

@@ -135,7 +135,8 @@ def operator_label(state: Invocation | None = None) -> str:
 def _audit(session: Any, state: Invocation) -> None:
     """AC-3: a unit of work that wrote anything records one audit row, as the operator, in the same
     transaction (before the commit): the command's path as the action, its arguments as the target,
-    its parameters (never a secret) as the data, and the club of the tournament or club it named."""
+    its parameters (never a secret) as the data, and the club of the tournament or club it named; a write
+    naming a tournament wakes its event streams on every web process when it commits (`domain.store.live`)."""
     from sqlalchemy import text
 
     session.flush()
@@ -146,6 +147,10 @@ def _audit(session: Any, state: Invocation) -> None:
     from flows.cli.clock import now
 
     action, target, data = _command_facts()
+    if isinstance(state.tournament, int) and not isinstance(state.tournament, bool):
+        from domain.store import live
+
+        live.changed(session, live.poker(state.tournament))  # its desks and screens follow at the commit
     audit.record_if_written(
         session,
         Actor("operator", operator_label(state)),

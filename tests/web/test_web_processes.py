@@ -108,6 +108,19 @@ def test_issue_41_a_desk_action_through_one_web_process_reaches_a_stream_held_on
         assert _registered(after) == _registered(before) + 1
 
 
+def test_issue_41_a_cli_write_reaches_a_stream_by_notify(committed, tmp_path):
+    """Issue 41 (no poll on the hot path): the operator registers a player with `tourney poker register`; a
+    stream held on a web process (its safety net at 10 minutes) sends the new state, one more registered:
+    the command's NOTIFY, sent in its transaction, woke it."""
+    w = access_world(committed)
+    with served(tmp_path / "a") as a:
+        stream = Stream(f"{a}/t/{w.tournament_a}/events")
+        before = stream.next()
+        done = run_process("poker", "register", str(w.tournament_a), "anna", env={"TOURNEY_WARM": "0"})
+        assert done.returncode == 0, done.stderr
+        assert _registered(stream.next()) == _registered(before) + 1
+
+
 def test_issue_41_the_join_code_throttle_counts_the_asks_made_on_both_processes(committed, tmp_path):
     """Issue 41 (throttles across processes), PD-3: 10 distinct join codes a minute per address, counted
     once for every process: 6 codes guessed on A and 4 on B, the 11th is refused on either (429); a code

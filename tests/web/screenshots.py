@@ -425,6 +425,26 @@ def small_png(data: bytes) -> bytes:
     return out.getvalue()
 
 
+def signed_in(page, url: str, who: tuple[str, str]) -> None:
+    """The page's browser context signed in as `who` (e-mail, password): `POST /api/v1/session`."""
+    signed = page.request.post(url + "/api/v1/session", data={"email": who[0], "password": who[1]})
+    assert signed.ok, signed.text()
+
+
+def settled(page, path: str) -> None:
+    """Waits until the page just opened at `path` shows what its scripts fetch: the screen's live state,
+    the desk's day and totals, the desk tournament's state and the countdown's first tick."""
+    if path.endswith("/screen"):
+        page.wait_for_selector('#live[data-state="live"]', timeout=5000)
+    if path == "/desk":
+        page.wait_for_selector(".day li", timeout=5000)
+        page.wait_for_selector(".totals tbody tr", timeout=5000)
+    if path.startswith("/desk/t/"):
+        page.wait_for_selector("#desk[data-version]", timeout=5000)
+        page.wait_for_selector("#totals-table tbody tr", timeout=5000)  # the day's, a second call
+        page.wait_for_timeout(300)  # the countdown's first tick
+
+
 def take(
     browser,
     url: str,
@@ -441,21 +461,12 @@ def take(
     try:
         page = context.new_page()
         if sign_in:
-            signed = page.request.post(url + "/api/v1/session", data={"email": sign_in[0], "password": sign_in[1]})
-            assert signed.ok, signed.text()
+            signed_in(page, url, sign_in)
         for name, address in pages.items():
             address, step = address if isinstance(address, tuple) else (address, None)
             path, _, part = address.partition("#")  # a fragment: only that element of the page
             page.goto(url + path, wait_until="load")
-            if path.endswith("/screen"):
-                page.wait_for_selector('#live[data-state="live"]', timeout=5000)
-            if path == "/desk":
-                page.wait_for_selector(".day li", timeout=5000)
-                page.wait_for_selector(".totals tbody tr", timeout=5000)
-            if path.startswith("/desk/t/"):
-                page.wait_for_selector("#desk[data-version]", timeout=5000)
-                page.wait_for_selector("#totals-table tbody tr", timeout=5000)  # the day's, a second call
-                page.wait_for_timeout(300)  # the countdown's first tick
+            settled(page, path)
             if step:
                 step(page)
                 page.wait_for_timeout(200)  # the dialog's or the bar's first paint

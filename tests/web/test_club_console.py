@@ -7,7 +7,6 @@ opens registration; axe-core finds no serious or critical violation on any page 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
@@ -16,17 +15,9 @@ from domain.poker.services import mystery, results
 from domain.poker.tables.tournaments import Structure, Tournament
 from flows import bootstrap
 from tests.support import world
+from tests.support.axe import serious as _axe
 
 WAIT_MS = 15_000
-AXE = Path(__file__).with_name("vendor") / "axe.min.js"
-SERIOUS = """() => axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
-  .filter(v => v.impact === "serious" || v.impact === "critical")
-  .map(v => v.id + ": " + v.nodes.map(n => n.target.join(" ")).join(", ")))"""
-
-
-def _axe(page) -> list[str]:
-    page.add_script_tag(path=str(AXE))
-    return page.evaluate(SERIOUS)
 
 
 def _said(page, text: str) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -23,13 +22,12 @@ from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
+from tests.support.axe import AXE as AXE
+from tests.support.axe import SERIOUS as SERIOUS
+from tests.support.axe import serious as _axe
 from tests.support.db import contents
 
 WAIT_MS = 15_000  # the longest a change may take to show on a loaded machine before the test fails
-AXE = Path(__file__).with_name("vendor") / "axe.min.js"
-SERIOUS = """() => axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
-  .filter(v => v.impact === "serious" || v.impact === "critical")
-  .map(v => v.id + ": " + v.nodes.map(n => n.target.join(" ")).join(", ")))"""
 
 
 def _tournament(committed, club_id: int) -> dict:
@@ -77,11 +75,6 @@ def _row(page, table: str, text: str):
 
 def _said(page, text: str) -> None:
     page.wait_for_function("t => document.getElementById('desk-message').textContent === t", arg=text, timeout=WAIT_MS)
-
-
-def _axe(page) -> list[str]:
-    page.add_script_tag(path=str(AXE))
-    return page.evaluate(SERIOUS)
 
 
 def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, web, browser):

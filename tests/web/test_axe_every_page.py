@@ -1,0 +1,120 @@
+"""axe-core on every page of the product (issue 40, done when "axe-core 0 serious/critical on every page
+of the product"): the screenshots' world (tests/web/screenshots.py: a running, an upcoming, a paused and
+a finished tournament, a season with its documents, cups, the desk's day, a player's account, the
+owner's console set up through `/api/v1`, the operator's queue, the organizer's cups), each page opened
+in Debian's headless Chromium as the person who uses it, at a phone's width and a desktop's, in Russian,
+and axe-core (tests/support/axe.py) run on it, the desk's dialogs and bust bar opened too. Every GET route
+of `flows.web.app.ROUTES` is either visited here or named below with the reason it is not a page, so a
+new page fails this test until it is visited."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from starlette.routing import compile_path
+
+from domain.access.services import accounts
+from domain.store.db import unit_of_work
+from flows.web.app import ROUTES
+from tests.support import world
+from tests.support.axe import serious
+from tests.web import screenshots
+
+WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1000, "height": 800}}
+NOT_PAGES = {  # GET routes that answer no HTML page, and what they answer
+    "/t/{id}/events": "an event stream (text/event-stream) the screen and results pages read",
+    "/p/{code}/events": "an event stream the cup's public page reads",
+    "/play/{code}/events": "an event stream the player's cup page reads",
+    "/clubs/{id}/calendar.ics": "the club's iCalendar file",
+    "/account/data.json": "my data, a JSON download",
+    "/club/{id}/structures/{sid}/levels.csv": "a structure's levels, a CSV download",
+    "/club/{id}/documents/{pid}/files/{did}": "a published document's stored file (a PDF or a ZIP)",
+    "/play/certificates/{serial}": "my certificate, the stored signed PDF",
+    "/club": "no page of its own: a redirect (303) to the first club's console /club/<id>, visited",
+}
+STATUS = {"/reset/not-a-link": 410, "/no-such-page": 404}  # pages people see that are not a 200
+
+
+def _route(path: str) -> str | None:
+    """The ROUTES path (e.g. `/t/{id}`) that serves `path`, as Starlette matches it."""
+    for template, _, _ in ROUTES:
+        if compile_path(template)[0].match(path):
+            return template
+    return None
+
+
+def _pages(committed, web) -> list[tuple[tuple[str, str] | None, str, object]]:
+    """(who signs in, the path, a step taken on the page first or None), person by person."""
+    pictures = screenshots.world(committed, web.outbox)
+    made = pictures.made | screenshots.owner_sets_up(web.url, pictures.made)
+    club, platform, cups = screenshots.console_pages(made)
+    with unit_of_work(committed) as session:
+        secret = accounts.issue_link(session, accounts.find(session, screenshots.PLAYER[0]), "reset", world.now())
+    public = [*pictures.public.values(), f"/widget/t/{made['poker']}", "/signin", "/reset", f"/reset/{secret}"]
+    public += list(STATUS)
+    player = [*pictures.player.values(), "/account", "/account/password"]
+    groups = (
+        (None, public),
+        (screenshots.DESK, pictures.desk.values()),
+        (screenshots.PLAYER, player),
+        (screenshots.OWNER, [*club.values(), *_new_club_pages(made)]),
+        (screenshots.OPERATOR, platform.values()),
+        (screenshots.ORGANIZER, cups.values()),
+    )
+    seen, pages = set(), []
+    for who, addresses in groups:
+        for address in addresses:
+            address, step = address if isinstance(address, tuple) else (address, None)
+            address = address.partition("#")[0]  # a fragment is the same page
+            if (address, step) not in seen:
+                seen.add((address, step))
+                pages.append((who, address, step))
+    return pages
+
+
+def _new_club_pages(made: dict) -> list[str]:
+    """Owner's console pages that appeared after the screenshots' list: visited if their route exists."""
+    c = f"/club/{made['club']}"
+    routes = {template for template, _, methods in ROUTES if "GET" in methods}
+    return [f"{c}/webhooks"] if "/club/{id}/webhooks" in routes else []
+
+
+def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at_a_phone_or_desktop_width(
+    committed, web, browser
+):
+    """Issue 40: every page of the product, as the person who uses it (signed out, the desk, a player,
+    the owner, the operator, the organizer), at 390 and 1000 CSS pixels: 0 serious or critical axe-core
+    violations; the failure names each page, width, rule and element. Every GET route is visited or in
+    NOT_PAGES with its reason."""
+    pages = _pages(committed, web)
+    visited = {_route(urlsplit(path).path) for _, path, _ in pages} - {None}
+    gets = {template for template, _, methods in ROUTES if "GET" in methods}
+    assert not set(NOT_PAGES) - gets, f"NOT_PAGES names routes that are gone: {sorted(set(NOT_PAGES) - gets)}"
+    assert not visited & set(NOT_PAGES), f"visited yet listed as not pages: {sorted(visited & set(NOT_PAGES))}"
+    missing = gets - visited - set(NOT_PAGES)
+    assert not missing, f"GET routes neither visited nor in NOT_PAGES (visit them or say why not): {sorted(missing)}"
+
+    found = []
+    for width, viewport in WIDTHS.items():
+        context = browser.new_context(viewport=viewport, locale="ru-RU", bypass_csp=True)  # axe is injected
+        try:
+            page, signed = None, object()
+            for who, path, step in pages:
+                if who != signed:  # a fresh browser per person: no session of the one before
+                    if page is not None:
+                        page.context.clear_cookies()
+                    page = page or context.new_page()
+                    if who:
+                        screenshots.signed_in(page, web.url, who)
+                    signed = who
+                answer = page.goto(web.url + path, wait_until="load")
+                assert answer.status == STATUS.get(path, 200), f"{path} at {width}: {answer.status}"
+                assert urlsplit(page.url).path == urlsplit(path).path, f"{path} at {width} went to {page.url}"
+                screenshots.settled(page, urlsplit(path).path)
+                if step:
+                    step(page)
+                name = f"{path}{' (' + step.__name__ + ')' if step else ''} at {width} ({viewport['width']}px)"
+                found += [f"{name}: {v}" for v in serious(page)]
+        finally:
+            context.close()
+    assert not found, f"{len(found)} serious/critical axe-core violations:\n" + "\n".join(found)

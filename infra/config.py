@@ -24,6 +24,7 @@ TOURNEY_WEB_IDLE_TIMEOUT  seconds an idle kept-alive connection to the web pages
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import secrets
@@ -179,6 +180,23 @@ class Settings:
         """(TOURNEY_WEB_HEADER_TIMEOUT, TOURNEY_WEB_IDLE_TIMEOUT) in seconds: a request's headers must be
         in within the first, a kept-alive connection is closed after the second without a request."""
         return _positive_seconds("TOURNEY_WEB_HEADER_TIMEOUT", 10.0), _positive_seconds("TOURNEY_WEB_IDLE_TIMEOUT", 5.0)
+
+    def web_trusted_proxies(self) -> str | None:
+        """TOURNEY_WEB_TRUSTED_PROXIES: the addresses (comma-separated IPs or networks) of the load balancers
+        in front of `tourney web`, whose `X-Forwarded-For` and `X-Forwarded-Proto` name the client; unset,
+        the connection's own address is the client's and those headers are ignored (no one spoofs one)."""
+        value = (os.environ.get("TOURNEY_WEB_TRUSTED_PROXIES") or "").strip()
+        if not value:
+            return None
+        for part in value.split(","):
+            try:
+                ipaddress.ip_network(part.strip(), strict=False)
+            except ValueError:
+                raise ConfigurationError(
+                    "bad-setting",
+                    f"TOURNEY_WEB_TRUSTED_PROXIES must list IP addresses or networks, not {part.strip()!r}",
+                ) from None
+        return ",".join(part.strip() for part in value.split(","))
 
     def web_safety_poll(self) -> float:
         """TOURNEY_WEB_SAFETY_POLL: seconds between a watched thing's looks at its fingerprint when no

@@ -83,5 +83,8 @@ def config(app: Any, host: str, port: int, settings: Settings) -> Any:
         log_level="warning",
         access_log=False,
         server_header=False,
-        proxy_headers=False,
+        # behind a load balancer (TOURNEY_WEB_TRUSTED_PROXIES) its X-Forwarded-For names the client, whose
+        # address the throttles count; from any other peer the header is ignored
+        proxy_headers=settings.web_trusted_proxies() is not None,
+        forwarded_allow_ips=settings.web_trusted_proxies() or "",
     )

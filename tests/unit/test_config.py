@@ -51,3 +51,23 @@ def test_a_render_worker_count_that_is_not_a_whole_number_of_at_least_one_is_ref
         load_settings()
     assert caught.value.code == "bad-setting"
     assert caught.value.message == f"TOURNEY_RENDER_WORKERS must be a whole number of at least 1, not '{value}'"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("", None), ("10.0.0.5", "10.0.0.5"), (" 10.0.0.0/8 , ::1 ", "10.0.0.0/8,::1")],
+)
+def test_the_trusted_proxies_are_addresses_or_networks(monkeypatch, tmp_path, given, expected):
+    """Issue 41 (several hosts behind one address): TOURNEY_WEB_TRUSTED_PROXIES lists the load balancers."""
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    monkeypatch.setenv("TOURNEY_WEB_TRUSTED_PROXIES", given)
+    assert load_settings().web_trusted_proxies() == expected
+
+
+def test_a_trusted_proxy_that_is_no_address_is_refused_with_its_name(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOURNEY_HOME", str(tmp_path))
+    monkeypatch.setenv("TOURNEY_WEB_TRUSTED_PROXIES", "10.0.0.5,lb.example")
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings().web_trusted_proxies()
+    assert caught.value.code == "bad-setting"
+    assert str(caught.value) == "TOURNEY_WEB_TRUSTED_PROXIES must list IP addresses or networks, not 'lb.example'"

@@ -35,11 +35,11 @@ LISTENERS = text(
 
 
 @contextmanager
-def served(home: Path, *args: str) -> Iterator[str]:
+def served(home: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`tourney web --background` on a free port with its own TOURNEY_HOME (the safety net's poll at 10
     minutes: what a stream gets in this test came by NOTIFY); its address; `tourney stop` afterwards."""
     port = free_port()
-    env = {"TOURNEY_HOME": str(home), "TOURNEY_WEB_SAFETY_POLL": "600"}
+    env = {"TOURNEY_HOME": str(home), "TOURNEY_WEB_SAFETY_POLL": "600", **(env or {})}
     started = run_process("web", "--background", "--port", str(port), *args, env=env, timeout=120)
     assert started.returncode == 0, started.stderr
     try:
@@ -134,6 +134,26 @@ def test_issue_41_the_join_code_throttle_counts_the_asks_made_on_both_processes(
         assert httpx.get(f"{a}/p/{guesses[10]}", timeout=30).status_code == 429
         assert httpx.get(f"{b}/p/{guesses[10]}", timeout=30).status_code == 429
         assert httpx.get(f"{b}/p/{guesses[0]}", timeout=30).status_code == 404
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_issue_41_behind_a_trusted_load_balancer_the_throttle_counts_each_forwarded_client(
+    committed, tmp_path, trusted
+):
+    """Issue 41 (several hosts behind one address), PD-3: with TOURNEY_WEB_TRUSTED_PROXIES naming the
+    balancer (here loopback), its `X-Forwarded-For` is the client: one client's 11th distinct code is
+    refused (429) while another client behind the same balancer still asks (404). Without the setting the
+    header is ignored (a client cannot pick its own address) and both are the one connection's address."""
+    guesses = ["".join(secrets.choice(CODES) for _ in range(6)) for _ in range(12)]
+    env = {"TOURNEY_WEB_TRUSTED_PROXIES": "127.0.0.1/32"} if trusted else {}
+
+    def ask(url: str, code: str, client: str) -> int:
+        return httpx.get(f"{url}/p/{code}", headers={"x-forwarded-for": client}, timeout=30).status_code
+
+    with served(tmp_path / "a", env=env) as a:
+        assert [ask(a, code, "198.51.100.7") for code in guesses[:10]] == [404] * 10
+        assert ask(a, guesses[10], "198.51.100.7") == 429
+        assert ask(a, guesses[11], "203.0.113.9") == (404 if trusted else 429)
 
 
 def test_issue_41_a_session_made_on_one_process_works_on_the_other_and_sign_ins_throttle_on_both(committed, tmp_path):

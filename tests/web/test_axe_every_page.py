@@ -9,6 +9,7 @@ new page fails this test until it is visited."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from starlette.routing import compile_path
@@ -50,12 +51,14 @@ def _pages(committed, web) -> list[tuple[tuple[str, str] | None, str, object]]:
     club, platform, cups = screenshots.console_pages(made)
     with unit_of_work(committed) as session:
         secret = accounts.issue_link(session, accounts.find(session, screenshots.PLAYER[0]), "reset", world.now())
-    public = [*pictures.public.values(), f"/widget/t/{made['poker']}", "/signin", "/reset", f"/reset/{secret}"]
-    public += list(STATUS)
+    public = [*pictures.public.values(), f"/widget/t/{made['poker']}", "/signin", ("/signin", _refused)]
+    public += ["/reset", f"/reset/{secret}", *STATUS]
     player = [*pictures.player.values(), "/account", "/account/password"]
+    screens = [path for path in pictures.public.values() if re.fullmatch(r"/t/\d+/screen", path)]
+    desk = [*pictures.desk.values(), *(f"/desk{path.removesuffix('/screen')}" for path in screens)]  # every clock
     groups = (
         (None, public),
-        (screenshots.DESK, pictures.desk.values()),
+        (screenshots.DESK, desk),
         (screenshots.PLAYER, player),
         (screenshots.OWNER, [*club.values(), *_new_club_pages(made)]),
         (screenshots.OPERATOR, platform.values()),
@@ -70,6 +73,14 @@ def _pages(committed, web) -> list[tuple[tuple[str, str] | None, str, object]]:
                 seen.add((address, step))
                 pages.append((who, address, step))
     return pages
+
+
+def _refused(page) -> None:
+    """A sign-in refused: the form again with its problem said."""
+    page.fill("#email", screenshots.PLAYER[0])
+    page.fill("#password", "not the password")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#problem")
 
 
 def _new_club_pages(made: dict) -> list[str]:

@@ -50,6 +50,20 @@ def test_ac_3_a_write_sent_again_with_its_key_is_answered_again_and_done_once(ht
     assert _count(committed, AuditRecord) == audit + 1
 
 
+def test_ac_3_a_replayed_answer_is_the_json_first_sent_its_instants_included(http, world):
+    """An answer holding instants (the counter's settlement of a walk-in's fee): the replay sends them as
+    the first answer's model did (`…Z`), not as the kept row's own encoding would (`+00:00`)."""
+    desk = f"/api/v1/desk/tournaments/{world.tournament_a}"
+    came = http.post(f"{desk}/arrivals", json={"player": "anna"}, headers=world.headers("floor")).json()
+    body = {"player": str(came["player_id"]), "amount": came["owed"]["input"]}
+    headers = world.headers("cashier") | {"idempotency-key": "settle-anna-once"}
+    first = http.post(f"{desk}/settlements", json=body, headers=headers)
+    again = http.post(f"{desk}/settlements", json=body, headers=headers)
+    assert first.status_code == again.status_code == 200, (first.text, again.text)
+    assert 'Z"' in first.text and "+00:00" not in first.text  # the case this proves: instants in the answer
+    assert again.json() == first.json() and again.headers["idempotent-replayed"] == "true"
+
+
 def test_ac_3_two_writes_at_once_with_one_key_make_one_change(web, http, committed, world):
     """Two connections at once with one key: one registration, one audit row; the other answer is the
     first's again or 409 `idempotency-key-in-use`."""

@@ -20,6 +20,7 @@ rule, 422 bad input (every problem), 429 too many sign-ins, 500 never with a tra
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyCookie, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -304,9 +305,8 @@ class Api:
                 raise self.in_clubs_language(exc, caller.actor, action, target, now) from None
             if asked is not None:
                 status = 204 if result is UNCHANGED else request.scope["route"].status_code or 200
-                idempotency.keep(
-                    session, asked, idempotency.Kept(status, None if status == 204 else plain(result)), now
-                )
+                answer = None if status == 204 else as_sent(request, plain(result))
+                idempotency.keep(session, asked, idempotency.Kept(status, answer), now)
         if result is UNCHANGED:
             return Response(status_code=204)
         return plain(result)
@@ -369,6 +369,21 @@ def plain(value: Any) -> Any:
     if kind is list or kind is tuple:
         return [plain(v) for v in value]
     return jsonable_encoder(value)
+
+
+@functools.cache
+def _answer(model: Any) -> TypeAdapter:
+    return TypeAdapter(model)
+
+
+def as_sent(request: Request, value: Any) -> Any:
+    """The answer as the operation's declared model sends it (an instant as `…Z`, the model's names):
+    kept so, a replay of its Idempotency-Key sends the same JSON as the first answer."""
+    model = getattr(request.scope.get("route"), "response_model", None)
+    if model is None:
+        return value
+    adapter = _answer(model)
+    return adapter.dump_python(adapter.validate_python(value), mode="json", by_alias=True)
 
 
 def anywhere(session: Session) -> tuple[Target, None]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -132,3 +133,73 @@ def serve(script: str, *args: str) -> tuple[subprocess.Popen, int]:
             time.sleep(0.2)
     process.kill()
     raise RuntimeError("the web server did not start")
+
+
+# What a bench's server script binds when it serves beside others on one port, as `tourney web --workers N`
+# does (`serve_workers` in flows/cli/web.py): its own socket, SO_REUSEPORT, so the kernel spreads the
+# connections over the processes. The script gives it to `uvicorn.Server.run(sockets=[...])` and sends
+# its process id in an `x-bench-pid` header, so `serve_together` knows every process answers.
+# The socket is made with its protocol named (IPPROTO_TCP): asyncio sets TCP_NODELAY only on connections
+# accepted from a socket whose `proto` is IPPROTO_TCP, and `socket.socket(AF_INET, SOCK_STREAM)` has 0, so
+# its kept-alive connections wait on Nagle and the client's delayed ACK, about 40 ms a request after a
+# connection's first (measured 2026-12-07: 41-52 ms beside 0.5-1.2 ms). BENCH_REUSEPORT_PROTO=0 binds as
+# `serve_workers` and bench_public bind today (proto 0), to see that cost.
+REUSEPORT = """
+import os, socket
+
+def reuseport_socket(port):
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM, __PROTO__)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    listening.bind(("127.0.0.1", port))
+    listening.listen(2048)
+    return listening
+
+def pid_header(app):
+    pid = str(os.getpid()).encode()
+
+    async def asgi(scope, receive, send):
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"x-bench-pid", pid)]}
+            await send(message)
+
+        await app(scope, receive, sending)
+    return asgi
+""".replace("__PROTO__", str(int(os.environ.get("BENCH_REUSEPORT_PROTO", socket.IPPROTO_TCP))))
+
+
+def serve_together(script: str, count: int, *args: str, path: str = "/") -> tuple[list[subprocess.Popen], int]:
+    """`count` web servers of the bench's own (`python -c script PORT ARGS...`, each binding one loopback
+    port with SO_REUSEPORT: REUSEPORT above) on one free port, once each has answered `path` (its
+    `x-bench-pid`); end them with `end`."""
+    import httpx
+
+    from tests.support.net import free_port
+
+    port = free_port()
+    processes = [
+        subprocess.Popen([sys.executable, "-c", script, str(port), *args], env=os.environ.copy()) for _ in range(count)
+    ]
+    pids, seen = {str(p.pid) for p in processes}, set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and seen != pids:
+        try:  # a new connection each time: the kernel picks a process for each
+            seen.add(httpx.get(f"http://127.0.0.1:{port}{path}", timeout=1).headers.get("x-bench-pid"))
+            time.sleep(0.05)
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    if seen != pids:
+        end(processes)
+        raise RuntimeError(f"{len(seen & pids)} of {count} web servers answered")
+    return processes, port
+
+
+def end(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -431,17 +431,18 @@ def signed_in(page, url: str, who: tuple[str, str]) -> None:
     assert signed.ok, signed.text()
 
 
-def settled(page, path: str) -> None:
-    """Waits until the page just opened at `path` shows what its scripts fetch: the screen's live state,
-    the desk's day and totals, the desk tournament's state and the countdown's first tick."""
+def settled(page, path: str, timeout: int = 5000) -> None:
+    """Waits (each wait at most `timeout` ms) until the page just opened at `path` shows what its scripts
+    fetch: the screen's live state, the desk's day and totals, the desk tournament's state and the
+    countdown's first tick."""
     if path.endswith("/screen"):
-        page.wait_for_selector('#live[data-state="live"]', timeout=5000)
+        page.wait_for_selector('#live[data-state="live"]', timeout=timeout)
     if path == "/desk":
-        page.wait_for_selector(".day li", timeout=5000)
-        page.wait_for_selector(".totals tbody tr", timeout=5000)
+        page.wait_for_selector(".day li", timeout=timeout)
+        page.wait_for_selector(".totals tbody tr", timeout=timeout)
     if path.startswith("/desk/t/"):
-        page.wait_for_selector("#desk[data-version]", timeout=5000)
-        page.wait_for_selector("#totals-table tbody tr", timeout=5000)  # the day's, a second call
+        page.wait_for_selector("#desk[data-version]", timeout=timeout)
+        page.wait_for_selector("#totals-table tbody tr", timeout=timeout)  # the day's, a second call
         page.wait_for_timeout(300)  # the countdown's first tick
 
 

@@ -21,6 +21,7 @@ from tests.support import world
 from tests.support.axe import serious
 from tests.web import screenshots
 
+WAIT_MS = 15_000  # the longest a page's scripts may take to show what they fetch on a loaded machine
 WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1000, "height": 800}}
 NOT_PAGES = {  # GET routes that answer no HTML page, and what they answer
     "/t/{id}/events": "an event stream (text/event-stream) the screen and results pages read",
@@ -121,7 +122,7 @@ def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at
                 answer = page.goto(web.url + path, wait_until="load")
                 assert answer.status == STATUS.get(path, 200), f"{path} at {width}: {answer.status}"
                 assert urlsplit(page.url).path == urlsplit(path).path, f"{path} at {width} went to {page.url}"
-                screenshots.settled(page, urlsplit(path).path)
+                screenshots.settled(page, urlsplit(path).path, timeout=WAIT_MS)
                 if step:
                     step(page)
                 name = f"{path}{' (' + step.__name__ + ')' if step else ''} at {width} ({viewport['width']}px)"

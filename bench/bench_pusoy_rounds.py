@@ -1,7 +1,7 @@
 """Pusoy Dos past one process (issue 41): game servers' reports answered at once, and the round completed
 by the event consumer (flows/jobs/events.py) followed by the cup's public page (`/p/<code>`).
 
-C cups of 16 (default 24, BENCH_PUSOY_CUPS; 4 tables, one game a round), a game server's token bound to
+C cups of 16 (default 48, BENCH_PUSOY_CUPS; 4 tables, one game a round), a game server's token bound to
 all of them, served as `tourney web` serves it (`server` of flows/cli/web.py) on 1 process beside 2 (two
 servers binding one loopback port with SO_REUSEPORT, as `tourney web --workers 2` does), with the bare
 event consumer running in a process of its own (`python -m flows.jobs.events`, what `tourney serve`
@@ -39,7 +39,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from flows import bootstrap
 from tests.support.world import seating
 
-CUPS = int(os.environ.get("BENCH_PUSOY_CUPS") or 24)
+CUPS = int(os.environ.get("BENCH_PUSOY_CUPS") or 48)
 GAP_S = float(os.environ.get("BENCH_PUSOY_GAP_S") or 0.1)
 PROCESSES = [int(n) for n in (os.environ.get("BENCH_PUSOY_PROCESSES") or "1,2").split(",")]
 CAPACITY = 16
@@ -69,7 +69,8 @@ def timed(app):  # the app's time of every request, from its request read to its
 
 
 port = int(sys.argv[1])
-server("127.0.0.1", port, lambda app: pid_header(timed(app))).run(sockets=[reuseport_socket(port)])
+# one viewer address looks at every cup: the join codes' guessing limit (10 codes a minute) raised, as bench_players does
+server("127.0.0.1", port, lambda app: pid_header(timed(app)), join_limit=100_000).run(sockets=[reuseport_socket(port)])
 """
 )
 
@@ -142,9 +143,10 @@ async def _wave(url: str, token: str, cups) -> dict:
         httpx.AsyncClient(base_url=url, timeout=30, limits=limits, headers=headers) as gs,
     ):
         for _ in range(10):  # new connections: the kernel picks a process for each
-            async with httpx.AsyncClient(base_url=url, timeout=30, headers=headers) as warm:
-                assert (await warm.get("/api/v1/pusoy")).status_code == 200
-                assert (await warm.get(f"/p/{cups[0][0]}?fragment=1")).status_code == 200
+            async with httpx.AsyncClient(base_url=url, timeout=30) as warm:
+                for path, sent in (("/api/v1/pusoy", headers), (f"/p/{cups[0][0]}?fragment=1", {})):
+                    r = await warm.get(path, headers=sent)
+                    assert r.status_code == 200, (path, r.status_code)
         await asyncio.gather(*(_cup(viewer, gs, code, tables, n * GAP_S, out) for n, (code, tables) in enumerate(cups)))
     return out
 

@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from domain.access.services import audit
 from domain.errors import DomainError
@@ -76,6 +76,9 @@ from domain.simulate.services.demo import (
 )
 from domain.webhooks.rules.endpoints import ROUND_READY
 from flows import bootstrap
+
+if TYPE_CHECKING:
+    from flows.simulate_api import OverApi
 
 
 class Hands(Protocol):
@@ -243,9 +246,16 @@ def simulate(
         if clock.live
         else None
     )
-    hands = _over_api(api, tokens) if tokens is not None else InProcess()
+    over = _over_api(api, tokens) if tokens is not None else None
+    hands = over or InProcess()
     run = Simulation(poker_id, pusoy_code, seed, clock, random.Random(seed), clock.now() + timeout, say, hands, tick)
     run.joiners = list(joiners)
+    if over is not None and tokens.owner is not None:  # the demo: its owner sets up next week first
+        made = run.attempt("next week set up", lambda: over.owner_sets_up(tokens.club_id, tokens.next_week))
+        if made is not None:
+            run.log(
+                f"the owner set up next week's tournament {made['tournament']} ({tokens.next_week.start:%Y-%m-%d %H:%M})"
+            )
     # on the wall clock the cup's players and game server act in a thread of their own: the floor
     # does not wait while a round's last report completes the round (a flow run: seconds)
     cup_hands = _over_api(api, tokens) if tokens is not None and poker_id is not None and pusoy_code else None
@@ -275,7 +285,7 @@ def simulate(
     return run.summary(speed, published)
 
 
-def _over_api(api: str | None, tokens: Tokens) -> Hands:
+def _over_api(api: str | None, tokens: Tokens) -> OverApi:
     from flows.simulate_api import OverApi
 
     return OverApi(f"{(api or bootstrap.settings().public_url()).rstrip('/')}/api/v1", tokens)

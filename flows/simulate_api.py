@@ -3,7 +3,9 @@ real HTTP to the running web app, each call with the token of whoever acts: the 
 the live tournament (`poker.start`, `poker.check-in`, `poker.knock-out`, `poker.re-enter`,
 `poker.add-on`, `desk.final-table`, and `desk.state` to count who is left), a player's own for their
 `pusoy.join`, the game server's for `pusoy.report` (whose last report of a round completes it in the
-web app). A refusal is the API's error JSON, raised as the `DomainError` of its code and message; a
+web app), and in the demo the club's owner's, who sets up next week's tournament as the console does
+(`club.add-structure`, `club.create-tournament`, `club.set-prizes`, `club.set-mystery-table`,
+`club.open-tournament`). A refusal is the API's error JSON, raised as the `DomainError` of its code and message; a
 call that cannot connect (the web app starting, or restarting) is tried again, nothing else is."""
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import datetime
 import httpx
 
 from domain.errors import DomainError
+from domain.simulate.rules.owner import NextWeek
 from domain.simulate.rules.script import BUST, CHECKIN, step_said
 from domain.simulate.services.demo import Game, Tokens
 
@@ -80,6 +83,17 @@ class OverApi:
                 if exc.code not in NOT_YET:
                     raise
         return step_said(step, left=left, final_table=final)
+
+    def owner_sets_up(self, club_id: int, plan: NextWeek) -> dict[str, int]:
+        """The club's owner sets up next week's tournament, step by step as the console's forms do: a
+        blind structure, the tournament on it, its prize lines and mystery table, then opens it. Their ids."""
+        owner = self.tokens.owner
+        structure = self.call("POST", f"/clubs/{club_id}/structures", owner, plan.structure())["id"]
+        tournament = self.call("POST", f"/clubs/{club_id}/tournaments", owner, plan.tournament(structure))["id"]
+        self.call("POST", f"/tournaments/{tournament}/prizes", owner, plan.prizes())
+        self.call("POST", f"/tournaments/{tournament}/mystery-table", owner, plan.mystery_table())
+        self.call("POST", f"/tournaments/{tournament}/open", owner)
+        return {"structure": structure, "tournament": tournament}
 
     def join(self, code: str, player: str, now: datetime) -> bool:
         return self.call("POST", f"/pusoy/{code}/entries", self.tokens.players[player])["started"]

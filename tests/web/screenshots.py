@@ -184,70 +184,31 @@ def platform_world(session, club_id: int, now) -> dict:
 
 
 def owner_sets_up(url: str, made: dict) -> dict:
-    """Pik's owner sets up next week's tournament through `/api/v1`, as the console's forms do (so the
-    audit trail says who did each step): invites a floor manager and a cashier, builds a blind
-    structure, creates a mystery-bounty tournament with its prize lines and mystery table, opens it,
-    makes a weekly series of it and a token for the desk's tablet. Returns the ids the pages name."""
-    from datetime import UTC, datetime, timedelta
+    """Pik's owner sets up next week's tournament through `/api/v1` as the demo's owner does
+    (`OverApi.owner_sets_up`: a structure, the mystery-bounty tournament with its prize lines and mystery
+    table, opened), after inviting a floor manager and a cashier, then makes a weekly series of it and a
+    token for the desk's tablet, so the audit trail says who did each step. Returns the ids the pages name."""
+    from datetime import UTC, datetime
     from zoneinfo import ZoneInfo
 
-    import httpx
+    from domain.simulate.rules.owner import NAME, next_week
+    from domain.simulate.services.demo import Tokens
+    from flows.simulate_api import OverApi
 
     club = made["club"]
-    day = datetime.now(UTC).astimezone(ZoneInfo("Europe/Moscow")).date() + timedelta(days=4)
-    day += timedelta(days=(4 - day.weekday()) % 7)  # next week's Friday
-    start = datetime(day.year, day.month, day.day, 19, tzinfo=ZoneInfo("Europe/Moscow"))
-    levels = [
-        {"small_blind": sb, "big_blind": 2 * sb, "ante": 2 * sb, "minutes": 20, "break": False}
-        for sb in (100, 200, 300, 400, 600, 800, 1000, 1500)
-    ]
-    levels.insert(4, {"small_blind": 0, "big_blind": 0, "ante": 0, "minutes": 10, "break": True})
-    with httpx.Client(base_url=url + "/api/v1", headers={"authorization": f"Bearer {made['owner_token']}"}) as api:
-
-        def call(path: str, body: dict | None = None) -> dict:
-            answer = api.post(path, json=body)
-            assert answer.status_code in (200, 201), f"{path}: {answer.status_code} {answer.text}"
-            return answer.json()
-
+    plan = next_week(datetime.now(UTC), ZoneInfo("Europe/Moscow"))
+    api = OverApi(url + "/api/v1", Tokens(None, None, {}, (), owner=made["owner_token"]))
+    try:
         for email, role in (("nina@pik.example", "floor"), ("oleg@pik.example", "cashier")):
-            call(f"/clubs/{club}/invitations", {"email": email, "role": role})
-        structure = call(
-            f"/clubs/{club}/structures", {"name": "Турбо 20 минут", "ante_type": "bb_ante", "levels": levels}
-        )["id"]
-        tournament = call(
-            f"/clubs/{club}/tournaments",
-            {
-                "name": "Пятничный мистери",
-                "scheduled_start": start.isoformat(),
-                "structure_id": structure,
-                "starting_stack": 20000,
-                "currency": "RUB",
-                "buy_in": 150000,
-                "format": "reentry",
-                "reentry_amount": 150000,
-                "reentry_limit": 2,
-                "late_reg_deadline": (start + timedelta(minutes=100)).isoformat(),
-                "bounty_type": "mystery",
-                "mystery_draw": True,
-                "mystery_phase": "itm",
-                "seat_cap": 9,
-                "itm_percent": 15,
-            },
-        )["id"]
-        call(
-            f"/tournaments/{tournament}/prizes",
-            {"lines": ["Кубок и вход на главный турнир серии", "Вход на турнир клуба", "Медаль"]},
-        )
-        call(
-            f"/tournaments/{tournament}/mystery-table",
-            {"lines": ["Худи клуба", "Ужин на двоих", "Вход на турнир клуба", "Кепка"]},
-        )
-        call(f"/tournaments/{tournament}/open")
-        series = call(
-            f"/clubs/{club}/series",
-            {"name": "Пятничный мистери", "weekly": {"days": ["fri"], "time": "19:00"}, "from_tournament": tournament},
-        )["id"]
-        call(f"/clubs/{club}/tokens", {"email": DESK[0], "name": "Планшет у стола 1", "roles": ["floor"]})
+            api.call("POST", f"/clubs/{club}/invitations", api.tokens.owner, {"email": email, "role": role})
+        made_up = api.owner_sets_up(club, plan)
+        structure, tournament = made_up["structure"], made_up["tournament"]
+        weekly = {"name": NAME, "weekly": {"days": ["fri"], "time": "19:00"}, "from_tournament": tournament}
+        series = api.call("POST", f"/clubs/{club}/series", api.tokens.owner, weekly)["id"]
+        token = {"email": DESK[0], "name": "Планшет у стола 1", "roles": ["floor"]}
+        api.call("POST", f"/clubs/{club}/tokens", api.tokens.owner, token)
+    finally:
+        api.close()
     return {"structure": structure, "tournament": tournament, "series": series}
 
 

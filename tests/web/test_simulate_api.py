@@ -14,13 +14,22 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import select
 
 from domain.access.tables import AuditRecord, Token
+from domain.poker.tables.tournaments import Tournament
+from domain.simulate.rules import owner as owner_plan
 from domain.simulate.rules.script import ADDON, BUST, REENTRY, no_shows, poker_script
-from domain.simulate.services.demo import poker_facts, seed_demo, seed_demo_accounts
+from domain.simulate.services.demo import (
+    poker_facts,
+    revoke_simulator_tokens,
+    seed_demo,
+    seed_demo_accounts,
+    simulator_tokens,
+)
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.simulate import simulate
@@ -28,6 +37,13 @@ from flows.simulate import simulate
 SEED, ABSENT, TICK, PLAY = 11, 2, timedelta(seconds=2), timedelta(seconds=10)
 SHORT = dict(players=12, pusoy_players=8, starts_in=timedelta(seconds=6), level=timedelta(seconds=4))
 VIRTUAL_START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+OWNER_SETS_UP = (
+    "club.add-structure",
+    "club.create-tournament",
+    "club.set-prizes",
+    "club.set-mystery-table",
+    "club.open-tournament",
+)
 
 
 @pytest.fixture
@@ -101,7 +117,7 @@ def test_the_simulator_plays_the_demo_through_the_api_as_the_floor_the_players_a
         assert tokens == []
         return
     by = Counter((r.action, r.actor_label.split(" of ")[-1]) for r in rows if r.actor_kind == "token")
-    floor, server = "floor@demo-club.example", "games@demo-club.example"
+    floor, server, owner = "floor@demo-club.example", "games@demo-club.example", "owner@demo-club.example"
     assert by == {
         ("poker.start", floor): 1,
         ("poker.check-in", floor): SHORT["players"] - ABSENT,
@@ -111,13 +127,28 @@ def test_the_simulator_plays_the_demo_through_the_api_as_the_floor_the_players_a
         ("desk.final-table", floor): 1,
         **{("pusoy.join", f"pd{i:02d}@demo-club.example"): 1 for i in range(1, 9)},
         ("pusoy.report", server): out["pusoy"]["games"],
+        **{(action, owner): 1 for action in OWNER_SETS_UP},
     }
-    # the tokens were made for this run, each named for its tournament, and revoked at its end
+    # the tokens were made for this run, each named for its tournament (the owner's for the set-up), and
+    # revoked at its end
     assert sorted(set(tokens)) == [
         (f"simulator cup {demo.pusoy_code}", True),
+        ("simulator owner", True),
         (f"simulator poker {demo.poker_id}", True),
     ]
-    assert len(tokens) == 1 + 1 + 8
+    assert len(tokens) == 1 + 1 + 8 + 1
+    # issue 39: the owner set up next week's tournament as the console does; a resumed demo does not again
+    with unit_of_work(committed) as s:
+        made = s.execute(
+            select(Tournament.status, Tournament.scheduled_start, Tournament.bounty_type).where(
+                Tournament.club_id == demo.club_id, Tournament.name == owner_plan.NAME
+            )
+        ).all()
+        again = simulator_tokens(s, demo.poker_id, None, (), now)
+        revoke_simulator_tokens(s, list(again.names), now)
+    start = owner_plan.next_week(now, ZoneInfo("Europe/Moscow")).start
+    assert made == [("registration_open", start, "mystery")]
+    assert again.owner is None and "simulator owner" not in again.names
 
 
 @pytest.mark.soak

@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from domain.access.ports import PasswordHasher
+from domain.access.rules.policy import Role
 from domain.access.services import accounts, signin
 from domain.access.tables import Account, Grant, Token
 from domain.clubs.rules.catalog import NewClub
@@ -42,6 +44,7 @@ from domain.pusoy.services import setup as pusoy_setup
 from domain.pusoy.tables import PusoyEntry, PusoyGame, PusoyRound, PusoySeat, PusoyTournament
 from domain.series.services.series import SeriesSpec, add_series
 from domain.series.tables import Series
+from domain.simulate.rules import owner as owner_rules
 from domain.simulate.rules.names import russian_names
 from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step, step_said
 
@@ -387,6 +390,24 @@ class Tokens:
     game_server: str | None = field(repr=False)
     players: dict[str, str] = field(repr=False)
     names: tuple[str, ...]  # to revoke them by (`revoke_simulator_tokens`)
+    owner: str | None = field(default=None, repr=False)  # the demo club's owner's, while next week is not set up
+    next_week: owner_rules.NextWeek | None = None  # what the owner sets up, and for which club
+    club_id: int | None = None
+
+
+def _owner_to_set_up(session: Session, poker_id: int, now: datetime) -> tuple[Account, owner_rules.NextWeek] | None:
+    """The demo club's owner and next week's tournament, when the live tournament is the demo's and the
+    owner has not set next week's up yet (a resumed demo finds it there and sets up nothing)."""
+    demo = find_demo(session)
+    if demo is None or demo.poker_id != poker_id:
+        return None
+    made = select(Tournament.id).where(Tournament.club_id == demo.club_id, Tournament.name == owner_rules.NAME)
+    owner = session.scalar(select(Account).where(Account.email_key == DEMO_STAFF[0][1], Account.blocked_at.is_(None)))
+    if owner is None or session.scalar(made.limit(1)) is not None:
+        return None
+    zone = session.scalar(select(Club.timezone).where(Club.id == demo.club_id))
+    currency = session.scalar(select(Tournament.currency).where(Tournament.id == poker_id))
+    return owner, owner_rules.next_week(now, ZoneInfo(zone), currency)
 
 
 def _floor_account(session: Session, tournament_id: int) -> Account:
@@ -414,8 +435,9 @@ def simulator_tokens(
     """Tokens made now through the same service as `tourney token create`: `floor@CLUB` of the floor's
     account for the live tournament (named `simulator poker ID`), `cup:CODE` of the game server's
     account (made if missing) and `player` of each joiner's account for the cup (`simulator cup
-    CODE`). The tokens of those names an earlier simulator left (stopped before it revoked them) are
-    revoked first."""
+    CODE`), and, while next week's tournament of the demo club is not set up, `owner@CLUB` of its owner
+    (`simulator owner`). The tokens of those names an earlier simulator left (stopped before it revoked
+    them) are revoked first."""
     names = [SIMULATOR_TOKEN.format(f"poker {poker_id}")] if poker_id is not None else []
     cup = pusoy_rows.find(session, code) if code is not None else None
     names += [SIMULATOR_TOKEN.format(f"cup {cup.code}")] if cup is not None else []
@@ -439,7 +461,14 @@ def simulator_tokens(
             if account is None:
                 raise DomainError("simulate-no-account", f"player {handle} has no account to join the cup with")
             players[handle] = token(account, names[-1], "player")
-    return Tokens(floor, server, players, tuple(names))
+    owner = next_week = None
+    setting_up = _owner_to_set_up(session, poker_id, now) if poker_id is not None else None
+    if setting_up is not None:
+        account, next_week = setting_up
+        names.append(SIMULATOR_TOKEN.format("owner"))
+        revoke_simulator_tokens(session, names[-1:], now)
+        owner = token(account, names[-1], signin.scope_name(Role.OWNER, club_id))
+    return Tokens(floor, server, players, tuple(names), owner, next_week, club_id if owner else None)
 
 
 def revoke_simulator_tokens(session: Session, names: list[str], now: datetime) -> int:

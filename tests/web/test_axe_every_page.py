@@ -22,7 +22,10 @@ from tests.support.axe import serious
 from tests.web import screenshots
 
 WAIT_MS = 15_000  # the longest a page's scripts may take to show what they fetch on a loaded machine
-WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1000, "height": 800}}
+WIDTHS = {  # the browser contexts: a phone (touch, so the coarse pointer's larger buttons) and a desktop
+    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True},
+    "desktop": {"viewport": {"width": 1000, "height": 800}},
+}
 NOT_PAGES = {  # GET routes that answer no HTML page, and what they answer
     "/t/{id}/events": "an event stream (text/event-stream) the screen and results pages read",
     "/p/{code}/events": "an event stream the cup's public page reads",
@@ -107,8 +110,9 @@ def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at
     assert not missing, f"GET routes neither visited nor in NOT_PAGES (visit them or say why not): {sorted(missing)}"
 
     found = []
-    for width, viewport in WIDTHS.items():
-        context = browser.new_context(viewport=viewport, locale="ru-RU", bypass_csp=True)  # axe is injected
+    for width, device in WIDTHS.items():
+        px = device["viewport"]["width"]
+        context = browser.new_context(**device, locale="ru-RU", bypass_csp=True)  # axe is injected
         try:
             page, signed = None, object()
             for who, path, step in pages:
@@ -125,7 +129,7 @@ def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at
                 screenshots.settled(page, urlsplit(path).path, timeout=WAIT_MS)
                 if step:
                     step(page)
-                name = f"{path}{' (' + step.__name__ + ')' if step else ''} at {width} ({viewport['width']}px)"
+                name = f"{path}{' (' + step.__name__ + ')' if step else ''} at {width} ({px}px)"
                 found += [f"{name}: {v}" for v in serious(page)]
         finally:
             context.close()

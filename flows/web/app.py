@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from flows import bootstrap
-from flows.web import accounts, certificates, club, club_series, cups, desk, pages, platform, play
+from flows.web import accounts, certificates, club, club_series, club_webhooks, cups, desk, pages, platform, play
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 
@@ -60,6 +60,8 @@ ROUTES = (
     ("/club/{id}/tokens", club.tokens, ["GET", "POST"]),
     ("/club/{id}/audit", club.trail, ["GET"]),
     ("/club/{id}/tokens/{tid}/revoke", club.revoke_token, ["POST"]),
+    ("/club/{id}/webhooks", club_webhooks.webhooks_page, ["GET", "POST"]),
+    ("/club/{id}/webhooks/{wid}/disable", club_webhooks.disable, ["POST"]),
     ("/club/{id}/structures", club.structures_page, ["GET", "POST"]),
     ("/club/{id}/structures/import", club.import_structure, ["POST"]),
     ("/club/{id}/structures/{sid}", club.structure, ["GET", "POST"]),

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from domain.errors import DomainError, NotFound, raise_problems
 from domain.webhooks.rules.endpoints import event_problems, url_problems
 from domain.webhooks.rules.signing import derive_secret
-from domain.webhooks.tables import Delivery, Endpoint
+from domain.webhooks.tables import Delivery, Endpoint, Event
 
 MAX_ENDPOINTS = 20  # per club or organizer, enabled
 
@@ -112,3 +112,51 @@ def disable(
         )
     session.flush()
     return view(endpoint)
+
+
+def _state(d: Delivery) -> str:
+    if d.delivered_at is not None:
+        return "delivered"
+    return "failed" if d.failed_at is not None else "pending"
+
+
+def recent_deliveries(session: Session, endpoint_ids: Sequence[int], per: int = 10) -> dict[int, list[dict]]:
+    """The newest `per` deliveries of each endpoint (newest first), with their event's kind and instant,
+    their state (pending, delivered, failed), attempts, next attempt and last answer; in one statement."""
+    if not endpoint_ids:
+        return {}
+    rank = (
+        func.row_number()
+        .over(partition_by=Delivery.endpoint_id, order_by=(Event.created_at.desc(), Delivery.id.desc()))
+        .label("rank")
+    )
+    ranked = (
+        select(Delivery.id, rank)
+        .join(Event, Event.id == Delivery.event_id)
+        .where(Delivery.endpoint_id.in_(list(endpoint_ids)))
+    ).subquery()
+    rows = session.execute(
+        select(Delivery, Event.kind, Event.created_at)
+        .join(ranked, ranked.c.id == Delivery.id)
+        .join(Event, Event.id == Delivery.event_id)
+        .where(ranked.c.rank <= per)
+        .order_by(Delivery.endpoint_id, ranked.c.rank)
+    )
+    out: dict[int, list[dict]] = {e: [] for e in endpoint_ids}
+    for d, kind, created_at in rows:
+        out[d.endpoint_id].append(
+            {
+                "id": d.id,
+                "event_id": d.event_id,
+                "kind": kind,
+                "created_at": created_at,
+                "state": _state(d),
+                "attempts": d.attempts,
+                "next_attempt_at": d.next_attempt_at if _state(d) == "pending" else None,
+                "delivered_at": d.delivered_at,
+                "failed_at": d.failed_at,
+                "last_status": d.last_status,
+                "last_error": d.last_error,
+            }
+        )
+    return out

@@ -44,6 +44,7 @@ def test_webhook_the_owner_registers_lists_and_removes_an_endpoint(http, committ
     assert listed.status_code == 200 and "secret" not in listed.text and "whsec_" not in listed.text
     [row] = listed.json()
     assert row["events"] == body["events"] and row["deliveries"] == {"pending": 0, "delivered": 0, "failed": 0}
+    assert row["recent"] == []  # the newest deliveries, none yet (the console's page shows them)
     removed = http.delete(f"{_base(world)}/{answer['id']}", headers=world.headers("owner"))
     assert removed.status_code == 200 and removed.json()["disabled_at"]
     other = http.delete(f"/api/v1/clubs/{world.club_b}/webhooks/{answer['id']}", headers=world.headers("owner_b"))

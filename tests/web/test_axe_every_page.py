@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+import httpx
 from starlette.routing import compile_path
 
 from domain.access.services import accounts
@@ -64,7 +65,7 @@ def _pages(committed, web) -> list[tuple[tuple[str, str] | None, str, object]]:
         (None, public),
         (screenshots.DESK, desk),
         (screenshots.PLAYER, player),
-        (screenshots.OWNER, [*club.values(), *_new_club_pages(made)]),
+        (screenshots.OWNER, [*club.values(), *_new_club_pages(web.url, made)]),
         (screenshots.OPERATOR, platform.values()),
         (screenshots.ORGANIZER, cups.values()),
     )
@@ -87,11 +88,17 @@ def _refused(page) -> None:
     page.wait_for_selector("#problem")
 
 
-def _new_club_pages(made: dict) -> list[str]:
-    """Owner's console pages that appeared after the screenshots' list: visited if their route exists."""
+def _new_club_pages(url: str, made: dict) -> list[str]:
+    """Owner's console pages that came after the screenshots' list, visited once their route exists:
+    the webhooks (one endpoint registered through `/api/v1` first, so the page lists it)."""
     c = f"/club/{made['club']}"
-    routes = {template for template, _, methods in ROUTES if "GET" in methods}
-    return [f"{c}/webhooks"] if "/club/{id}/webhooks" in routes else []
+    if "/club/{id}/webhooks" not in {template for template, _, methods in ROUTES if "GET" in methods}:
+        return []
+    body = {"url": "https://hooks.pik.example/tourney", "events": ["tournament.finished"]}
+    auth = {"authorization": f"Bearer {made['owner_token']}"}
+    added = httpx.post(f"{url}/api/v1/clubs/{made['club']}/webhooks", json=body, headers=auth, timeout=10)
+    assert added.status_code == 201, added.text
+    return [f"{c}/webhooks"]
 
 
 def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at_a_phone_or_desktop_width(

@@ -1,5 +1,5 @@
 """axe-core on every page of the product (issue 40, done when "axe-core 0 serious/critical on every page
-of the product"): the screenshots' world (tests/web/screenshots.py: a running, an upcoming, a paused and
+of the product"): the screenshots' world (tests/web/screenshots.py: a running, an upcoming, one at its break and
 a finished tournament, a season with its documents, cups, the desk's day, a player's account, the
 owner's console set up through `/api/v1`, the operator's queue, the organizer's cups), each page opened
 in Debian's headless Chromium as the person who uses it, at a phone's width and a desktop's, in Russian,

@@ -23,7 +23,19 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from flows import bootstrap
-from flows.web import accounts, certificates, club, club_series, club_webhooks, cups, desk, pages, platform, play
+from flows.web import (
+    accounts,
+    certificates,
+    club,
+    club_logo,
+    club_series,
+    club_webhooks,
+    cups,
+    desk,
+    pages,
+    platform,
+    play,
+)
 from flows.web.api import create_api
 from flows.web.site import SecurityHeaders, Site
 
@@ -54,6 +66,8 @@ ROUTES = (
     ("/club", club.home, ["GET"]),
     ("/club/{id}", club.console, ["GET"]),
     ("/club/{id}/profile", club.profile, ["GET", "POST"]),
+    ("/club/{id}/logo", club_logo.upload, ["POST"]),
+    ("/club/{id}/logo/remove", club_logo.remove, ["POST"]),
     ("/club/{id}/staff", club.staff, ["GET"]),
     ("/club/{id}/staff/invite", club.invite, ["POST"]),
     ("/club/{id}/staff/{account}/roles", club.roles, ["POST"]),

@@ -98,6 +98,8 @@ DONE = {  # what a change did, said on the page it lands on (`?done=`)
     "cancelled": N_("The tournament is cancelled."),
     "unchanged": N_("Nothing to change: it is so already."),
     "revoked": N_("The token is revoked: it stops at its next request."),
+    "logo": N_("The logo is saved: the club's documents carry it from now on."),
+    "logo-removed": N_("The logo is removed."),
 }
 FIELD_NAMES = {
     "name": N_("Name"),
@@ -422,20 +424,27 @@ async def console(site: Site, request: Request) -> Response:
 # -- the profile --------------------------------------------------------------------------------------
 
 
+def profile_page(site, request, club_id, form=None, problems=(), status=200, worded=None):
+    """The profile page: the profile (`form` as typed over it) and the club's logo (flows/web/club_logo.py)."""
+    from flows.web import club_logo
+
+    def build(ctx: Ctx) -> dict:
+        shown = ctx.read("club.profile", lambda s, a, n: owner.profile(s, club_id))
+        return {"profile": shown | (form or {}), "logo": club_logo.shown(ctx)}
+
+    return _show(
+        site, request, club_id, "club_profile.html", build, status=status, problems=list(problems),
+        zones=_zones(), locales=LOCALES, here="profile", worded=worded,
+    )  # fmt: skip
+
+
 async def profile(site: Site, request: Request) -> Response:
     """`/club/<id>/profile`: name, the documents' e-mail, timezone, language; posted, saved or every
-    problem said (`club.edit-profile`)."""
+    problem said (`club.edit-profile`). The logo's forms post to `/club/<id>/logo` (flows/web/club_logo.py)."""
     club_id = path_id(request.path_params["id"])
 
     def page(form=None, problems=(), status=200):
-        def build(ctx: Ctx) -> dict:
-            shown = ctx.read("club.profile", lambda s, a, n: owner.profile(s, club_id))
-            return {"profile": shown | (form or {})}
-
-        return _show(
-            site, request, club_id, "club_profile.html", build, status=status, problems=list(problems),
-            zones=_zones(), locales=LOCALES, here="profile",
-        )  # fmt: skip
+        return profile_page(site, request, club_id, form, problems, status)
 
     if request.method == "GET":
         return await page()

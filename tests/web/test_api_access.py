@@ -153,6 +153,9 @@ def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
         "poker.void-settlement": ("POST", "/settlements/{s}/void", {"reason": "typed twice"}, "settlement"),
         "club.profile": ("GET", "/clubs/{c}/profile", None, "club"),
         "club.edit-profile": ("POST", "/clubs/{c}/profile", {"timezone": "Europe/Samara"}, "club"),
+        "club.logo": ("GET", "/clubs/{c}/logo", None, "club"),
+        "club.set-logo": ("POST", "/clubs/{c}/logo", None, "club"),  # no image: `logo-empty` for the owner
+        "club.remove-logo": ("DELETE", "/clubs/{c}/logo", None, "club"),
         "club.invite": ("POST", "/clubs/{c}/invitations", {"email": "invitee@example.org", "role": "cashier"}, "club"),
         "club.set-roles": ("POST", "/clubs/{c}/staff/" + str(w.account_ids["spare"]) + "/roles", {"roles": []}, "club"),
         "club.remove-staff": ("DELETE", "/clubs/{c}/staff/" + str(w.account_ids["spare"]), None, "club"),

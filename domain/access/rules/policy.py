@@ -127,6 +127,9 @@ POLICY: dict[str, Rule] = {
     # the owner's console (flows/web/api/owner.py, docs/console.md): the profile, staff, structures, tournaments
     "club.profile": _rule(Scope.CLUB, O, writes=False),
     "club.edit-profile": _rule(Scope.CLUB, O),
+    "club.logo": _rule(Scope.CLUB, O, writes=False),
+    "club.set-logo": _rule(Scope.CLUB, O),
+    "club.remove-logo": _rule(Scope.CLUB, O),
     "club.invite": _rule(Scope.CLUB, O),
     "club.set-roles": _rule(Scope.CLUB, O),
     "club.remove-staff": _rule(Scope.CLUB, O),

@@ -69,3 +69,12 @@ def logos(session: Session, club_ids: Sequence[int]) -> dict[int, Logo]:
         )
     )
     return {r.club_id: Logo(r.media_type, r.width, r.height, bytes(r.data)) for r in rows}
+
+
+def logo_of(session: Session, club_id: int) -> dict:
+    """The club's logo as `set_logo` answers it (its type, size in pixels and bytes, sha256), or none."""
+    get_club(session, club_id)
+    row = session.get(ClubLogo, club_id)
+    if row is None:
+        return _view(club_id, None)
+    return _view(club_id, Logo(row.media_type, row.width, row.height, bytes(row.data)), row.sha256)

@@ -34,6 +34,7 @@ from flows.web.api import (
     desk,
     desk_floor,
     hooks,
+    logo,
     owner,
     owner_series,
     platform,
@@ -82,7 +83,21 @@ def create_api(
     app.state.webhook_key = webhook_key
     app.state.outbox = outbox
     app.state.sign_up = sign_up
-    for module in (account, club, cups, desk, desk_floor, hooks, owner, owner_series, platform, play, public, tokens):
+    for module in (
+        account,
+        club,
+        cups,
+        desk,
+        desk_floor,
+        hooks,
+        logo,
+        owner,
+        owner_series,
+        platform,
+        play,
+        public,
+        tokens,
+    ):
         app.include_router(module.router)
 
     @app.exception_handler(DomainError)
@@ -126,7 +141,7 @@ def create_api(
 
     @app.exception_handler(TooLarge)
     async def too_large(request, exc: TooLarge):
-        return error(413, "too-large", f"The body is over {MAX_BODY // 1024} KiB.")
+        return error(413, "too-large", f"The body is over {(exc.args[0] if exc.args else MAX_BODY) // 1024} KiB.")
 
     @app.exception_handler(Exception)
     async def internal(request, exc: Exception):

@@ -43,7 +43,7 @@ from domain.clubs.tables import Club
 from domain.documents.services import locales
 from domain.errors import DomainError, NotFound
 from flows.web import refusals
-from flows.web.api.edge import EdgeRoute
+from flows.web.api.edge import MAX_BODY_KEY, EdgeRoute
 from flows.web.auth import COOKIE, CSRF_HEADER, Auth, Caller
 
 ID_MAX = 2**53 - 1  # the largest id every JSON reader keeps exact (a JavaScript number): ids stay below it
@@ -523,14 +523,22 @@ class Operations:
         errors: tuple[int, ...] = (),
         unchanged: bool = False,
         secret: bool = False,
+        body: dict | None = None,
+        max_body: int | None = None,
         **extra: Any,
     ):
         """`secret`: the answer carries a secret shown once (a token, a signing secret): it is never kept,
-        so the operation takes no `Idempotency-Key` (`x-secret-once` in the document)."""
+        so the operation takes no `Idempotency-Key` (`x-secret-once` in the document). `body`: the
+        document's `requestBody` of an operation that takes no JSON (a logo's bytes); `max_body`: the
+        largest body it takes, when larger than the edge's `MAX_BODY` (`x-max-body` in the document)."""
         rule = POLICY[action]
         openapi_extra: dict[str, Any] = {"security": []} if rule.scope is Scope.PUBLIC else {}
         if secret:
             openapi_extra[SECRET_ONCE] = True
+        if body is not None:
+            openapi_extra["requestBody"] = body
+        if max_body is not None:
+            openapi_extra[MAX_BODY_KEY] = max_body
         if rule.writes:
             kept = method == "POST" and rule.scope is not Scope.PUBLIC and not secret  # a signed-in caller's
             openapi_extra["parameters"] = [CSRF_PARAMETER] + ([IDEMPOTENCY_PARAMETER] if kept else [])

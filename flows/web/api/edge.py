@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY = 256 * 1024  # the largest body an operation takes (a report is < 1 KiB, a structure's CSV < 64 KiB)
+MAX_BODY_KEY = "x-max-body"  # an operation that takes a larger body (a club's logo) says so in its document
 PUBLIC_MAX_AGE = 5  # seconds a shared cache may keep a public read
 
 
@@ -58,23 +59,24 @@ def _walk(value: Any, where: tuple) -> list[dict]:
 
 
 class TooLarge(Exception):
-    """A body over MAX_BODY (413)."""
+    """A body over MAX_BODY, or over its operation's larger limit (413): the limit, in bytes."""
 
 
-async def unclean(request: Request) -> list[dict]:
-    """Every string of the request no operation can take, as FastAPI's validation errors."""
+async def unclean(request: Request, max_body: int = MAX_BODY) -> list[dict]:
+    """Every string of the request no operation can take, as FastAPI's validation errors; a body over
+    `max_body` bytes: TooLarge."""
     found = []
     for part, raw in (("path", request.scope.get("raw_path") or b""), ("query", request.scope["query_string"])):
         problem = _bytes_problem(raw)
         if problem is not None:
             found.append({"type": "bad-text", "loc": (part, part), "msg": problem})
     length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > MAX_BODY:
-        raise TooLarge
+    if length.isdigit() and int(length) > max_body:
+        raise TooLarge(max_body)
     body = await request.body() if request.method == "POST" else b""
     request.state.body = body  # the fingerprint of an Idempotency-Key (core._asked)
-    if len(body) > MAX_BODY:
-        raise TooLarge
+    if len(body) > max_body:
+        raise TooLarge(max_body)
     if "json" in request.headers.get("content-type", ""):
         try:
             found += _walk(json.loads(body.decode("utf-8")), ("body",)) if body else []
@@ -90,9 +92,10 @@ class EdgeRoute(APIRoute):
 
     def get_route_handler(self):
         handler = super().get_route_handler()
+        max_body = (self.openapi_extra or {}).get(MAX_BODY_KEY, MAX_BODY)
 
         async def edge(request: Request):
-            problems = await unclean(request)
+            problems = await unclean(request, max_body)
             if problems:
                 raise RequestValidationError(problems)
             return await handler(request)

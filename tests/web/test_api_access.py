@@ -256,6 +256,8 @@ def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
         ),
         "platform.block-account": ("POST", "/accounts/{a}/block", {"reason": "spam"}, "account"),
         "platform.unblock-account": ("POST", "/accounts/{a}/unblock", None, "account"),
+        "platform.grant-organizer": ("POST", "/accounts/{a}/organizer", None, "account"),
+        "platform.revoke-organizer": ("DELETE", "/accounts/{a}/organizer", None, "account"),
     }
 
 

@@ -299,3 +299,29 @@ def test_ac_4_the_operator_finds_accounts_blocks_and_unblocks_them(http, committ
     assert [(a["roles"], a["player_id"]) for a in player] == [(["player"], world.players["player"])]
     everyone = _call(http, world, "operator", "GET", "/platform/accounts?limit=2")
     assert len(everyone.json()) == 2 and 'rel="next"' in everyone.headers["link"]
+
+
+def test_ac_1_the_operator_makes_an_account_an_organizer_and_takes_the_role_back(http, committed, world):
+    """AC-1 (the organizer, docs/cups.md): `platform.grant-organizer` gives an account the platform's
+    organizer role; again, 204 and nothing written; `platform.revoke-organizer` takes it back, again 204;
+    a missing account is 404; anyone but the operator gets the missing one's answer and writes nothing
+    (AC-2); each change one audit row of the operator's (AC-3)."""
+    spare = world.account_ids["spare"]
+    operator = _label(committed, world, "operator")
+    count = len(_trail(committed, 10_000))
+    granted = _call(http, world, "operator", "POST", f"/accounts/{spare}/organizer")
+    assert (granted.status_code, granted.json()) == (200, {"account_id": spare, "roles": ["organizer"]})
+    assert _call(http, world, "operator", "POST", f"/accounts/{spare}/organizer").status_code == 204
+    assert _trail(committed) == [("platform.grant-organizer", f"account {spare}", None, operator)]
+    listed = _call(http, world, "operator", "GET", "/platform/accounts?q=spare@").json()
+    assert [a["roles"] for a in listed] == [["organizer"]]
+    taken = _call(http, world, "operator", "DELETE", f"/accounts/{spare}/organizer")
+    assert (taken.status_code, taken.json()) == (200, {"account_id": spare, "roles": []})
+    assert _call(http, world, "operator", "DELETE", f"/accounts/{spare}/organizer").status_code == 204
+    assert _trail(committed) == [("platform.revoke-organizer", f"account {spare}", None, operator)]
+    missing = _call(http, world, "operator", "POST", f"/accounts/{MISSING}/organizer")
+    assert (missing.status_code, missing.json()["code"]) == (404, "account-not-found")
+    for who in ("owner", "organizer", "player"):
+        refused = _call(http, world, who, "POST", f"/accounts/{spare}/organizer")
+        assert refused.status_code == 404, (who, refused.text)
+    assert len(_trail(committed, 10_000)) == count + 2

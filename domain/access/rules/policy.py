@@ -168,6 +168,8 @@ POLICY: dict[str, Rule] = {
     # the platform
     "platform.block-account": _rule(Scope.PLATFORM, Role.OPERATOR),
     "platform.unblock-account": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.grant-organizer": _rule(Scope.PLATFORM, Role.OPERATOR),
+    "platform.revoke-organizer": _rule(Scope.PLATFORM, Role.OPERATOR),
     # the operator's queue (flows/web/api/platform.py, docs/platform.md): applications, the catalog, accounts
     "platform.queue": _rule(Scope.PLATFORM, Role.OPERATOR, writes=False),
     "platform.clubs": _rule(Scope.PLATFORM, Role.OPERATOR, writes=False),

@@ -22,7 +22,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domain.access.services import accounts
+from domain.access.rules.policy import Role
+from domain.access.services import accounts, signin
 from domain.access.services.gate import UNCHANGED
 from domain.access.tables import Account
 from domain.clubs.rules.status import Listing, Verification
@@ -226,6 +227,44 @@ def unblock_use(account_id: int) -> Do:
         return {"account_id": account_id, "blocked": None}
 
     return do
+
+
+class Organizer(BaseModel):
+    account_id: int
+    roles: list[str] = Field(description="the account's roles after the change (`organizer` among them or not)")
+
+
+def organizer_use(account_id: int, *, grant: bool) -> Do:
+    """`platform.grant-organizer`'s (or `revoke-organizer`'s) steps, for the API and the queue's page: the
+    platform's Pusoy Dos organizer role given to (taken from) an account, as `tourney user grant ACCOUNT
+    organizer` does; UNCHANGED when it held it already (did not hold it)."""
+
+    def do(s, actor, now):
+        account = _account(s, account_id)
+        changed = (
+            accounts.grant(s, account, Role.ORGANIZER, None, now)
+            if grant
+            else accounts.revoke(s, account, Role.ORGANIZER, None)
+        )
+        if not changed:
+            return UNCHANGED
+        held = accounts.roles_of(s, account_id)
+        return {"account_id": account_id, "roles": [signin.scope_name(role, club) for role, club in held]}
+
+    return do
+
+
+@ops.post("/accounts/{account_id}/organizer", "platform.grant-organizer", response=Organizer, unchanged=True)
+def grant_organizer(op: Op, account_id: Id):
+    """Make an account a Pusoy Dos organizer of the platform: it creates and runs cups at `/cups`.
+    One that is already: 204, nothing written."""
+    return op.run(anywhere, organizer_use(account_id, grant=True), describe=f"account {account_id}")
+
+
+@ops.delete("/accounts/{account_id}/organizer", "platform.revoke-organizer", response=Organizer, unchanged=True)
+def revoke_organizer(op: Op, account_id: Id):
+    """Take the organizer role from an account: it no longer acts on its cups (they stay). One that is not: 204."""
+    return op.run(anywhere, organizer_use(account_id, grant=False), describe=f"account {account_id}")
 
 
 @ops.get(

@@ -41,7 +41,7 @@ import socket, sys
 from flows.cli.web import server
 
 port = int(sys.argv[1])
-listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY by asyncio
 listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)  # the other process binds it too
 listening.bind(("127.0.0.1", port))

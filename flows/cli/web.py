@@ -95,6 +95,22 @@ def web_command(
         serve_workers(host, port, workers)
 
 
+def shared_socket(host: str, port: int):
+    """One of the processes' listening sockets of one port (SO_REUSEPORT: the kernel spreads the
+    connections). IPPROTO_TCP is named: asyncio sets TCP_NODELAY only on the connections of such a
+    socket; with protocol 0 every request after a connection's first waited ~40 ms (Nagle's algorithm
+    and delayed ACKs)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    listening.bind((host, port))
+    listening.listen(2048)
+    return listening
+
+
 def serve_workers(host: str, port: int, workers: int) -> None:
     """`workers` processes serving one port, forked from this one (before any engine or thread is
     made): each binds its own socket with SO_REUSEPORT, so the kernel spreads the connections over
@@ -127,13 +143,7 @@ def serve_workers(host: str, port: int, workers: int) -> None:
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 0
             try:
-                family = socket.AF_INET6 if ":" in host else socket.AF_INET
-                listening = socket.socket(family, socket.SOCK_STREAM)
-                listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-                listening.bind((host, port))
-                listening.listen(2048)
-                server(host, port).run(sockets=[listening])
+                server(host, port).run(sockets=[shared_socket(host, port)])
             except BaseException:  # said in the log; the watcher starts it again
                 import traceback
 

@@ -233,3 +233,32 @@ def _no_listener_left(committed):
                 return
         assert time.monotonic() < deadline, "a web process's LISTEN connection outlived it"
         time.sleep(0.2)
+
+
+def test_issue_41_a_web_process_socket_answers_without_nagles_delay():
+    """Issue 41 (the web on N processes): the connections a `--workers` process accepts from its shared
+    socket have TCP_NODELAY (asyncio sets it only for a socket named IPPROTO_TCP), so a kept-alive
+    connection's second request is not held back by Nagle's algorithm and delayed ACKs."""
+    import asyncio
+    import socket
+
+    from flows.cli.web import shared_socket
+
+    async def accepted() -> int:
+        seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        def connected(reader, writer) -> None:
+            seen.set_result(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        listening = shared_socket("127.0.0.1", free_port())
+        served = await asyncio.start_server(connected, sock=listening)
+        try:
+            _, writer = await asyncio.open_connection(*listening.getsockname())
+            value = await asyncio.wait_for(seen, 10)
+            writer.close()
+            return value
+        finally:
+            served.close()
+
+    assert asyncio.run(accepted()) == 1

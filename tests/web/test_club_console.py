@@ -16,6 +16,7 @@ from domain.poker.tables.tournaments import Structure, Tournament
 from flows import bootstrap
 from tests.support import world
 from tests.support.axe import serious as _axe
+from tests.support.browser import sign_in
 
 WAIT_MS = 15_000
 
@@ -39,11 +40,7 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
     page.on("dialog", lambda dialog: dialog.accept())
     try:
         # signing in lands the owner at the club's console
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["owner"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/club/{club}", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{club}")
         assert page.locator("h1").inner_text().startswith("Сегодня в клубе")
         assert page.locator("html").get_attribute("lang") == "ru"
         assert _axe(page) == []

@@ -18,6 +18,7 @@ from domain.documents.tables import DocumentPublication
 from domain.series.tables import Series
 from flows import bootstrap
 from tests.support import world
+from tests.support.browser import sign_in
 from tests.web.test_api_owner_series import DAY_NAMES, Mailer, _played_two, _published, _send
 from tests.web.test_club_console import WAIT_MS, _axe, _said
 
@@ -40,11 +41,7 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["owner"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/club/{club}", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{club}")
 
         # a weekly series, its tournaments made like one of the club's
         page.click("nav.console-nav >> text=Серии")

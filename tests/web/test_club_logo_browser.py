@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from domain.clubs.tables import ClubLogo
 from flows import bootstrap
 from tests.support import world
+from tests.support.browser import sign_in
 from tests.web.test_club_console import WAIT_MS, _axe, _said
 from tests.web.test_club_logo import SVG, image
 
@@ -25,11 +26,7 @@ def test_issue_39_the_owner_uploads_and_removes_the_club_s_logo_in_the_browser(c
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["owner"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/club/{w.club_a}", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{w.club_a}")
         page.click("nav.console-nav >> text=Профиль")
         page.wait_for_selector("#logo-form")
         assert page.locator("#no-logo").inner_text() == "Логотипа пока нет."

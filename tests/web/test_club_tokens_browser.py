@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from flows import bootstrap
 from tests.support import world
+from tests.support.browser import sign_in
 from tests.web.test_club_console import WAIT_MS, _axe
 
 
@@ -20,11 +21,7 @@ def test_ac_4_the_owner_makes_and_revokes_a_tablet_s_token_in_the_console(commit
     page = context.new_page()
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["owner"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/club/{w.club_a}", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{w.club_a}")
         page.click("nav.console-nav >> text=Токены")
         page.wait_for_selector("#new-token")
         assert _axe(page) == []

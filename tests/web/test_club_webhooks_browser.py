@@ -16,6 +16,7 @@ from domain.webhooks.services import outbox
 from domain.webhooks.tables import Delivery
 from flows import bootstrap
 from tests.support import world
+from tests.support.browser import sign_in
 from tests.support.db import contents
 from tests.web.test_club_console import WAIT_MS, _axe, _said
 
@@ -28,11 +29,7 @@ def test_issue_39_the_owner_adds_reads_and_disables_a_webhook_in_the_browser(com
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["owner"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/club/{w.club_a}", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{w.club_a}")
         page.click("nav.console-nav >> text=Вебхуки")
         page.wait_for_selector("#new-webhook")
         assert page.locator("h1").inner_text() == "Вебхуки"

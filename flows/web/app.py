@@ -110,6 +110,8 @@ ROUTES = (
     ("/platform/accounts", platform.accounts_page, ["GET"]),
     ("/platform/accounts/{id}/block", platform.block, ["POST"]),
     ("/platform/accounts/{id}/unblock", platform.block, ["POST"]),
+    ("/platform/accounts/{id}/grant-organizer", platform.organizer, ["POST"]),
+    ("/platform/accounts/{id}/revoke-organizer", platform.organizer, ["POST"]),
     ("/cups", cups.home, ["GET", "POST"]),
     ("/cups/{code}", cups.cup, ["GET", "POST"]),
     ("/cups/{code}/cancel", cups.cancel, ["POST"]),

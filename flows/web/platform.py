@@ -2,7 +2,7 @@
 account's language where the platform's operator decides without the command line: the applications
 for verification (approve or refuse with a reason, CL-2, CL-3), the catalog by status, a club's history
 and its status (revoke, suspend, reinstate, terminate with a reason, CL-4; AC-4: at the club's next
-request), the accounts (block, unblock).
+request), the accounts (block, unblock; the Pusoy Dos organizer role granted and taken back).
 
 Every read and every change takes the API's steps (`gate.act`: the policy, the use case, the audit row
 of a change), with the use cases of `/api/v1`'s `platform.*` operations (flows/web/api/platform.py): a
@@ -78,6 +78,8 @@ DONE = {
     "terminated": N_("Terminated: the club's listing has ended for good."),
     "blocked": N_("Blocked: the account's sessions ended and its tokens stopped."),
     "unblocked": N_("The block is lifted."),
+    "organizer-granted": N_("The account is a Pusoy Dos organizer now: it creates and runs cups at /cups."),
+    "organizer-revoked": N_("The organizer role is taken back: the account's cups stay, it no longer runs them."),
     "unchanged": N_("Nothing to change: it is so already."),
 }
 PROBLEMS = {  # the queue's words for the clubs services' refusals (they speak English)
@@ -369,6 +371,25 @@ async def block(site: Site, request: Request) -> Response:
     return await _post(
         site, request, form, action, do,
         locate=lambda s: (gate.NOWHERE, None), describe=f"account {account_id}", data=data,
+        then=lambda r: f"{back}done={'unchanged' if r is gate.UNCHANGED else done}",
+        again=lambda problems: _accounts_page(site, request, q, problems=problems, status=409),
+    )  # fmt: skip
+
+
+async def organizer(site: Site, request: Request) -> Response:
+    """`POST /platform/accounts/<id>/grant-organizer` (`platform.grant-organizer`) or
+    `…/revoke-organizer` (`platform.revoke-organizer`): the platform's Pusoy Dos organizer role, by the
+    API's use case (`ops.organizer_use`); held already (not held): "nothing to change", nothing written."""
+    account_id = path_id(request.path_params["id"])
+    grant = request.url.path.endswith("/grant-organizer")
+    form = await request.form()
+    q = str(form.get("q") or "").strip()[:254]
+    back = "/platform/accounts" + (f"?{urlencode({'q': q})}&" if q else "?")
+    action, done = ("platform.grant-organizer", "organizer-granted") if grant else (
+        "platform.revoke-organizer", "organizer-revoked")  # fmt: skip
+    return await _post(
+        site, request, form, action, ops.organizer_use(account_id, grant=grant),
+        locate=lambda s: (gate.NOWHERE, None), describe=f"account {account_id}", data=None,
         then=lambda r: f"{back}done={'unchanged' if r is gate.UNCHANGED else done}",
         again=lambda problems: _accounts_page(site, request, q, problems=problems, status=409),
     )  # fmt: skip

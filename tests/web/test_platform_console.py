@@ -2,7 +2,8 @@
 server and PostgreSQL, in Russian (issue 39): the operator signs in and lands at the queue, approves a
 club's application with what was checked (CL-3), opens another club from the catalog and suspends it
 with a reason (CL-4), whose staff then change nothing (AC-4); finds an account and blocks it; axe-core
-finds no serious or critical violation on any page of the queue."""
+finds no serious or critical violation on any page of the queue; the Pusoy Dos organizer role
+granted and taken back from the accounts page."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from domain.access.services import accounts
 from domain.access.tables import Account
 from domain.clubs.services import clubs as club_service
 from domain.clubs.tables import Club
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
+from tests.support.browser import sign_in
 from tests.web.test_club_console import WAIT_MS, _axe, _said
 
 
@@ -88,6 +91,40 @@ def test_the_operator_approves_a_club_and_suspends_another_in_the_browser(commit
         assert _axe(page) == []
         with Session(committed) as session:
             assert session.get_one(Account, w.account_ids["spare"]).blocked_reason == "1.5.3: спам"
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_operator_grants_and_takes_back_the_organizer_role_in_the_browser(committed, web, browser):
+    """Issue 39: the accounts page says whether an account is a Pusoy Dos organizer; the operator presses
+    "Сделать организатором", the row says so and offers to take it back, pressed too; axe-core finds no
+    serious or critical violation in either state."""
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("operator",))
+    spare = w.account_ids["spare"]
+    context = browser.new_context(locale="ru-RU", bypass_csp=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        sign_in(page, web.url, w.emails["operator"], world.PASSWORD, f"{web.url}/platform")
+        page.goto(f"{web.url}/platform/accounts?q=spare")
+        cell = page.locator(f"#accounts tr[data-account='{spare}'] td.organizer")
+        assert cell.get_attribute("data-organizer") == "no" and "нет" in cell.inner_text()
+        assert _axe(page) == []
+        cell.locator("button", has_text="Сделать организатором").click()
+        _said(page, "Теперь учётная запись — организатор Pusoy Dos")
+        assert cell.get_attribute("data-organizer") == "yes" and "да" in cell.inner_text()
+        assert _axe(page) == []
+        with Session(committed) as session:
+            assert [(r.value, c) for r, c in accounts.roles_of(session, spare)] == [("organizer", None)]
+        cell.locator("button", has_text="Снять роль").click()
+        _said(page, "Роль организатора снята")
+        assert cell.get_attribute("data-organizer") == "no"
+        assert _axe(page) == []
+        with Session(committed) as session:
+            assert accounts.roles_of(session, spare) == ()
         assert errors == []
     finally:
         context.close()

@@ -1,7 +1,7 @@
 """The operator's queue's pages (flows/web/platform.py, issue 39) over HTTP against a real server and
 PostgreSQL: the operator lands at `/platform` after signing in; applications approved and refused with
 a reason (CL-3), a club suspended and terminated (CL-4; AC-4 at the staff's next request), an account
-blocked and unblocked (AC-4), each form's change made by the API's use case and audited (AC-3), each
+blocked and unblocked (AC-4), the Pusoy Dos organizer role granted and taken back, each form's change made by the API's use case and audited (AC-3), each
 refusal said in the operator's language with nothing written; a form without its CSRF field is
 refused; anyone but the operator gets the 404 page (AC-2)."""
 
@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from domain.access.services import accounts
 from domain.access.tables import Account, AuditRecord
 from domain.clubs.services import clubs as club_service
 from domain.clubs.tables import Club
@@ -179,6 +180,51 @@ def test_ac_4_the_operator_blocks_and_unblocks_an_account(web, world, committed)
         assert f'action="/platform/accounts/{world.account_ids["operator"]}/block"' not in mine.text
 
 
+def _organizer_cell(page: str, account_id: int) -> str:
+    row = re.search(rf'<tr data-account="{account_id}">.*?</tr>', page, re.S).group(0)
+    return re.search(r'data-organizer="(yes|no)"', row).group(1)
+
+
+def test_issue_39_the_operator_grants_and_takes_back_the_organizer_role(web, world, committed):
+    """Issue 39, AC-1: the accounts page shows whether an account is a Pusoy Dos organizer and grants the
+    role or takes it back by `platform.grant-organizer`'s and `revoke-organizer`'s use case, audited
+    like the API's (AC-3); once more changes nothing and writes nothing; without CSRF: 403, nothing
+    written; an account that does not exist: the 404 page."""
+    spare = world.account_ids["spare"]
+    with _signed_in(web, world) as client:
+        page = client.get("/platform/accounts?q=spare")
+        assert _organizer_cell(page.text, spare) == "no"
+        assert f'action="/platform/accounts/{spare}/grant-organizer"' in page.text
+        assert "Сделать организатором" in page.text
+        csrf = _csrf(page.text)
+        before = _rows(committed)
+        stale = client.post(f"/platform/accounts/{spare}/grant-organizer", data={"q": "spare"})
+        assert stale.status_code == 403 and _rows(committed) == before
+        r = client.post(f"/platform/accounts/{spare}/grant-organizer", data={"csrf": csrf, "q": "spare"})
+        assert (r.status_code, r.headers["location"]) == (303, "/platform/accounts?q=spare&done=organizer-granted")
+        assert _last(committed) == ("platform.grant-organizer", f"account {spare}", None)
+        after = client.get(r.headers["location"])
+        assert 'id="done"' in after.text and "организатор Pusoy Dos" in after.text
+        assert _organizer_cell(after.text, spare) == "yes"
+        assert f'action="/platform/accounts/{spare}/revoke-organizer"' in after.text
+        with Session(committed) as session:
+            assert ("organizer", None) in [(r.value, c) for r, c in accounts.roles_of(session, spare)]
+        before = _rows(committed)
+        again = client.post(f"/platform/accounts/{spare}/grant-organizer", data={"csrf": csrf})
+        assert again.headers["location"] == "/platform/accounts?done=unchanged" and _rows(committed) == before
+        r = client.post(f"/platform/accounts/{spare}/revoke-organizer", data={"csrf": csrf, "q": "spare"})
+        assert r.headers["location"] == "/platform/accounts?q=spare&done=organizer-revoked"
+        assert _last(committed) == ("platform.revoke-organizer", f"account {spare}", None)
+        assert _organizer_cell(client.get("/platform/accounts?q=spare").text, spare) == "no"
+        with Session(committed) as session:
+            assert accounts.roles_of(session, spare) == ()
+        before = _rows(committed)
+        again = client.post(f"/platform/accounts/{spare}/revoke-organizer", data={"csrf": csrf})
+        assert again.headers["location"] == "/platform/accounts?done=unchanged" and _rows(committed) == before
+        missing = client.post("/platform/accounts/999999999/grant-organizer", data={"csrf": csrf})
+        assert missing.status_code == 404 and _rows(committed) == before
+
+
 def test_ac_2_the_queue_is_the_operator_s_alone(web, world, committed):
     """AC-2: an owner and an organizer get the 404 page for every page of the queue and a post writes
     nothing; signed out, to the sign-in page and back."""
@@ -193,3 +239,8 @@ def test_ac_2_the_queue_is_the_operator_s_alone(web, world, committed):
             before = _rows(committed)
             r = client.post(f"/platform/clubs/{world.club_a}/suspend", data={"csrf": csrf, "reason": "x"})
             assert r.status_code == 404 and _rows(committed) == before
+            for change in ("grant-organizer", "revoke-organizer"):  # the organizer's own role too
+                for account in (world.account_ids["spare"], world.account_ids["organizer"]):
+                    r = client.post(f"/platform/accounts/{account}/{change}", data={"csrf": csrf})
+                    assert r.status_code == 404 and _rows(committed) == before, (who, change, account)
+                    assert r.text == client.post("/platform/no-such-page", data={"csrf": csrf}).text

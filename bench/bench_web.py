@@ -2,8 +2,10 @@
 (`/t/<id>/events`), served as `tourney web` serves it (`server` of flows/cli/web.py: the hub shared per
 tournament and woken by PostgreSQL's NOTIFY, flows/web/live.py), on 1 process beside 2 (two servers each
 binding one loopback port with SO_REUSEPORT, as `tourney web --workers 2` does; the kernel spreads the
-screens over them, and each process has its own LISTEN connection). BENCH_WEB_MODES=per-client adds the
-naive way beside it (a topic and a poller per screen: costly at thousands, so use few clients there).
+screens over them, and each process has its own LISTEN connection). Beside it, `default-gc`: the same
+servers with Python's own garbage-collector thresholds and nothing frozen (the way before
+`infra/web_server.collect_less`). BENCH_WEB_MODES=per-client adds the naive way (a topic and a poller
+per screen: costly at thousands, so use few clients there).
 
 How it is measured. The screens are not in the bench's process: K client processes (default 2,
 BENCH_WEB_CLIENT_PROCESSES), each a lean asyncio client of raw sockets (an `asyncio.Protocol` per
@@ -20,7 +22,7 @@ beside the servers' (2 cores are shared by the servers, the clients and PostgreS
 what is measured). Figures only: no timed assertion.
 
 Knobs: BENCH_WEB_CLIENTS (5000), BENCH_WEB_CLIENT_PROCESSES (2), BENCH_WEB_IDLE_S (5), BENCH_WEB_CHANGES
-(5), BENCH_WEB_GAP_S (2), BENCH_WEB_PROCESSES ("1,2": the server counts), BENCH_WEB_MODES ("shared")."""
+(5), BENCH_WEB_GAP_S (2), BENCH_WEB_PROCESSES ("1,2": the server counts), BENCH_WEB_MODES ("shared,default-gc")."""
 
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ IDLE_S = float(os.environ.get("BENCH_WEB_IDLE_S") or 5)
 CHANGES = int(os.environ.get("BENCH_WEB_CHANGES") or 5)
 GAP_S = float(os.environ.get("BENCH_WEB_GAP_S") or 2)
 PROCESSES = [int(n) for n in (os.environ.get("BENCH_WEB_PROCESSES") or "1,2").split(",")]
-MODES = (os.environ.get("BENCH_WEB_MODES") or "shared").split(",")
+MODES = (os.environ.get("BENCH_WEB_MODES") or "shared,default-gc").split(",")
 TICK = os.sysconf("SC_CLK_TCK")
 
 SERVER = (
@@ -51,7 +53,12 @@ import sys
 from flows.cli.web import server
 
 port = int(sys.argv[1])
-server("127.0.0.1", port, pid_header, shared_poller=sys.argv[2] == "shared").run(sockets=[reuseport_socket(port)])
+served = server("127.0.0.1", port, pid_header, shared_poller=sys.argv[2] != "per-client")
+if sys.argv[2] == "default-gc":  # the way before: Python's own collector thresholds, nothing frozen
+    import gc
+    gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
+served.run(sockets=[reuseport_socket(port)])
 """
 )
 
@@ -251,5 +258,13 @@ def run(report: Report) -> None:
                 name,
                 f"{mode}: change-to-arrival p95, 1 process / 2 processes",
                 f"{one['p95'] / two['p95']:.2f}x" if two["p95"] else "-",
+            )
+    for processes in PROCESSES:
+        if ("shared", processes) in results and ("default-gc", processes) in results:
+            now, before = results[("shared", processes)], results[("default-gc", processes)]
+            report.note(
+                name,
+                f"change-to-arrival p95, default-gc / shared, {processes} process{'es' * (processes > 1)}",
+                f"{1000 * before['p95']:.0f} / {1000 * now['p95']:.0f} ms = {before['p95'] / now['p95']:.2f}x",
             )
     report.note(name, "load average at the end (1, 5, 15 min)", _loadavg())

@@ -188,10 +188,12 @@ def server(host: str, port: int, wrap: Callable[[Any], Any] | None = None, **app
 
     from flows.web.app import create_app
     from infra import database
-    from infra.web_server import POOL, config
+    from infra.web_server import POOL, collect_less, config
 
     settings = bootstrap.settings()
     engine = bootstrap.own_engine(bootstrap.database_url(), **POOL)
     database.check_reachable(settings, engine)
     app = create_app(engine, **{"poll_interval": settings.web_safety_poll(), **app_options})
-    return uvicorn.Server(config(wrap(app) if wrap else app, host, port, settings))
+    served = uvicorn.Server(config(wrap(app) if wrap else app, host, port, settings))
+    collect_less()
+    return served

@@ -378,8 +378,9 @@ class Site:
             try:
                 yield b"retry: 1000\n\n"
                 while True:
-                    try:
-                        message = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                    try:  # asyncio.timeout, not wait_for: no task made for each message (the fan-out's cost)
+                        async with asyncio.timeout(KEEPALIVE_S):
+                            message = await queue.get()
                     except TimeoutError:
                         if await request.is_disconnected():
                             return

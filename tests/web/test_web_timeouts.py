@@ -82,3 +82,18 @@ def test_slow_headers_and_idle_connections_are_closed_within_the_configured_time
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_issue_41_the_web_process_collects_young_objects_at_50000_and_freezes_what_it_made_before_serving():
+    """infra/web_server.collect_less (called by `server`, what `tourney web` runs): the young generation
+    collected at 50,000 objects, not Python's 700, and the imports' and app's objects frozen; in a
+    process of its own, so this worker's collector is left as it is."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import gc; from infra.web_server import collect_less; frozen = gc.get_freeze_count(); "
+        "collect_less(); print(gc.get_threshold(), frozen, gc.get_freeze_count() > 10_000)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "(50000, 20, 10) 0 True"

@@ -12,8 +12,10 @@ the desk, signed in as Pik's floor and cashier; the sign-up form, and `/play` an
 in as the season's anna (Russian): registered for the upcoming tournament, in round 2 of a running cup
 of 16, champion of another cup; the owner's console (Pik's owner sets up next week's tournament through
 `/api/v1` first: staff invited, a structure, a mystery-bounty tournament with prizes and its mystery table
-opened, a weekly series, a tablet's token), the operator's queue (two clubs applying, an account
-blocked) and the organizer's cups, each signed in as its person. The browser asks for Russian. `--only NAME` takes only those PNGs. Serves the
+opened, a weekly series, a tablet's token, a webhook with three deliveries), the operator's queue (two
+clubs applying, one the registry could not decide; an account blocked) and the organizer's cups (one
+filling with a game server's token, one private), each signed in as its person; the tournament's prize
+check after a step (a money line typed: SP-4). The browser asks for Russian. `--only NAME` takes only those PNGs. Serves the
 pages with uvicorn on a free loopback port, opens each in Debian's headless Chromium through
 Playwright (`/usr/bin/chromium`, never a downloaded browser) at `--width` CSS pixels, and writes one
 palette PNG per page (at most `MAX_HEIGHT` pixels tall), optimized. Nothing outside `--out` is written.
@@ -95,7 +97,7 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
             pusoy_setup.join(session, filling.code, name, w.now() + timedelta(seconds=i))
         running, won = player_cups(session, w.club(session).id, w.now())
         player_account(session, upcoming["id"], w.now())
-        platform = platform_world(session, w.club(session).id, w.now())
+        platform = platform_world(session, w.club(session).id, filling, w.now())
     with Renderer(KEY) as renderer:
         for due in (sources.due, sources.season_bundles):  # results sheets, then the season's standings
             with unit_of_work(engine) as session:
@@ -126,7 +128,14 @@ def world(engine, outbox: Path) -> tuple[dict[str, str], dict[str, str], dict[st
             "play-cup.png": f"/play/{running}",
             "play-champion.png": f"/play/{won}",
         },
-        {**platform, "club": poker["club_id"], "cup": filling.code, "season": season["id"], "poker": poker["id"]},
+        {
+            **platform,
+            "club": poker["club_id"],
+            "cup": filling.code,
+            "season": season["id"],
+            "poker": poker["id"],
+            "done": done["id"],
+        },
     )
 
 
@@ -141,17 +150,20 @@ class Pictures:
     made: dict
 
 
-def platform_world(session, club_id: int, now) -> dict:
+def platform_world(session, club_id: int, filling, now) -> dict:
     """Pik's owner (a password and a token), the operator and the organizer "royal" (each a password);
     two new clubs applying (one with no registry provider, so it waits for a moderator; one the registry
-    answered about), an account the operator blocked; a private cup of royal's beside the filling one."""
+    answered with two head offices, so it waits for one too, the answer kept), an account the operator
+    blocked; royal's cups in Russian: `filling` with a game server's token, and a private one."""
     from datetime import timedelta
 
     from domain.access.services import accounts, signin
     from domain.clubs.rules.catalog import NewClub
+    from domain.clubs.rules.verification import Check
     from domain.clubs.services import clubs
+    from domain.documents.services import locales
     from domain.pusoy.services import setup as pusoy_setup
-    from tests.clubs_registry_data import inn10, ogrn13
+    from tests.clubs_registry_data import answer, inn10, ogrn13, party
 
     hasher = bootstrap.password_hasher()
     made = {}
@@ -163,23 +175,29 @@ def platform_world(session, club_id: int, now) -> dict:
         accounts.set_password(session, hasher, account, password, now - timedelta(days=30))
         made[email] = account
     owner = made[OWNER[0]]
-    _, made["owner_token"] = signin.create_token(
-        session, owner, "screenshots", [signin.scope_name(r, c) for r, c in accounts.roles_of(session, owner.id)], now
-    )
+    scopes = [signin.scope_name(r, c) for r, c in accounts.roles_of(session, owner.id)]
+    _, made["owner_token"] = signin.create_token(session, owner, "Скрипт сайта клуба", scopes, now)
     for n, (name, at) in enumerate((("Клуб «Ривер»", timedelta(hours=3)), ("Покер-клуб «Флоп»", timedelta(hours=1)))):
         new = clubs.add_club(
             session,
             NewClub(name, "legal_entity", inn10(n + 1), ogrn13(n + 1), f"info{n}@river.example", "Europe/Samara"),
             now - at,
         )
-        clubs.apply(session, new.id, now - at, provider_configured=False)
+        clubs.apply(session, new.id, now - at, provider_configured=n == 0)
         made.setdefault("applying", new.id)
+        if n == 0:  # the verify-clubs job asked the registry: two head offices for its INN, a moderator decides
+            (candidate,) = [c for c in clubs.claim(session, now - at + timedelta(minutes=5)) if c.club_id == new.id]
+            heads = [party(inn10(1), ogrn13(1), name=f"ООО «РИВЕР{s}»") for s in ("", "-ПЛЮС")]
+            clubs.record(session, [Check(candidate, answer(*heads))], now - at + timedelta(minutes=5), "dadata", 5)
     blocked = accounts.add(session, "spam@mail.example", now - timedelta(days=2))
     accounts.block(session, blocked, "рассылка спама в чатах кубков", now - timedelta(days=1))
     private = pusoy_setup.create(
         session, name="Кубок друзей", organizer="royal", capacity=8, now=now, organizer_email=ORGANIZER[0],
         private=True,
     )  # fmt: skip
+    for cup in (filling, private):
+        locales.set_locale(session, "pusoy", cup.id, "ru", now)
+    signin.create_token(session, made[ORGANIZER[0]], "Игровой сервер 1", [f"cup:{filling.code}"], now)
     return {"owner_token": made["owner_token"], "applying": made["applying"], "private_cup": private.code}
 
 
@@ -207,15 +225,46 @@ def owner_sets_up(url: str, made: dict) -> dict:
         series = api.call("POST", f"/clubs/{club}/series", api.tokens.owner, weekly)["id"]
         token = {"email": DESK[0], "name": "Планшет у стола 1", "roles": ["floor"]}
         api.call("POST", f"/clubs/{club}/tokens", api.tokens.owner, token)
+        hook = {"url": "https://pik-club.example/hooks/tourney", "events": ["tournament.finished", "documents.ready"]}
+        api.call("POST", f"/clubs/{club}/webhooks", api.tokens.owner, hook)
     finally:
         api.close()
     return {"structure": structure, "tournament": tournament, "series": series}
+
+
+def webhook_deliveries(engine, club_id: int, finished_id: int) -> None:
+    """The club's webhook heard three events of the finished tournament: its places and its documents
+    delivered (HTTP 200), then its documents again, answered 500 twice and waiting for the next attempt."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from domain.store.db import unit_of_work
+    from domain.webhooks.services import outbox
+    from domain.webhooks.tables import Delivery
+
+    now = datetime.now(UTC)
+    payload = {"source": "poker", "tournament_id": finished_id}
+    with unit_of_work(engine) as session:
+        for kind, ago, values in (
+            ("tournament.finished", timedelta(hours=2), {"delivered_at": now, "attempts": 1, "last_status": 200}),
+            ("documents.ready", timedelta(minutes=110), {"delivered_at": now, "attempts": 1, "last_status": 200}),
+            ("documents.ready", timedelta(minutes=20), {"attempts": 2, "last_status": 500,
+             "last_error": "Internal Server Error", "next_attempt_at": now + timedelta(minutes=4)}),
+        ):  # fmt: skip
+            event = outbox.emit(session, kind, now - ago, club_id=club_id, organizer=None, payload=payload)
+            session.execute(update(Delivery).where(Delivery.event_id == event).values(**values))
 
 
 def console_pages(made: dict) -> tuple[dict, dict, dict]:
     """The owner's console (signed in as `OWNER`), the operator's queue (`OPERATOR`) and the
     organizer's cups (`ORGANIZER`), by file name; `made` the world's and `owner_sets_up`'s ids."""
     c = f"/club/{made['club']}"
+
+    def money_line(page) -> None:  # SP-4: a prize line naming money, said under the field as it is typed
+        page.fill("#prize-lines", "Кубок и вход на главный турнир серии\nВход на турнир клуба\nМедаль и 5 000 р")
+        page.wait_for_selector("#prize-check li[data-line='3']")
+
     return (
         {
             "club.png": c,
@@ -225,13 +274,14 @@ def console_pages(made: dict) -> tuple[dict, dict, dict]:
             "club-structure.png": f"{c}/structures/{made['structure']}",
             "club-tournaments.png": f"{c}/tournaments",
             "club-tournament.png": f"{c}/tournaments/{made['tournament']}",
-            "club-prizes.png": f"{c}/tournaments/{made['tournament']}#prizes",
+            "club-prizes.png": (f"{c}/tournaments/{made['tournament']}#prizes-heading+mystery", money_line),
             "club-series.png": f"{c}/series",
             "club-series-one.png": f"{c}/series/{made['series']}",
             "club-seasons.png": f"{c}/seasons",
             "club-season.png": f"{c}/seasons/{made['season']}",
             "club-documents.png": f"{c}/documents",
             "club-tokens.png": f"{c}/tokens",
+            "club-webhooks.png": f"{c}/webhooks",
             "club-audit.png": f"{c}/audit",
         },
         {
@@ -432,8 +482,14 @@ def take(
             if step:
                 step(page)
                 page.wait_for_timeout(200)  # the dialog's or the bar's first paint
-            if part:  # the element and a margin around it
-                box = page.locator("#" + part).bounding_box()  # in the window: to the page's place
+            if part:  # the element (or "first+last": from the first's top to the last's bottom) and a margin
+                first, _, last = part.partition("+")
+                box = page.locator("#" + first).bounding_box()  # in the window: to the page's place
+                if last:
+                    end = page.locator("#" + last).bounding_box()
+                    right = max(box["x"] + box["width"], end["x"] + end["width"])
+                    box["x"] = min(box["x"], end["x"])
+                    box["width"], box["height"] = right - box["x"], end["y"] + end["height"] - box["y"]
                 top = box["y"] + page.evaluate("window.scrollY")
                 x, y = max(0, box["x"] - MARGIN), max(0, top - MARGIN)
                 clip = {"x": x, "y": y, "width": min(width, box["x"] + box["width"] + MARGIN) - x,
@@ -503,6 +559,7 @@ def main(argv: list[str]) -> int:
             pictures = world(engine, outbox)
             with Server(create_app(engine, outbox=outbox), free_port()) as server, sync_playwright() as p:
                 made = pictures.made | owner_sets_up(server.url, pictures.made)
+                webhook_deliveries(engine, made["club"], made["done"])
                 club, platform, cups = console_pages(made)
                 groups = ((pictures.public, None), (pictures.desk, DESK), (pictures.player, PLAYER), (club, OWNER),
                           (platform, OPERATOR), (cups, ORGANIZER))  # fmt: skip

@@ -52,6 +52,7 @@ ROUTES = (
     ("/verify", certificates.verify_form, ["GET"]),
     ("/verify/{serial}", certificates.verify, ["GET", "POST"]),
     ("/clubs/{id}/calendar.ics", pages.calendar, ["GET"]),
+    ("/clubs/{id}/logo", pages.club_logo, ["GET"]),
     ("/signin", accounts.sign_in, ["GET", "POST"]),
     ("/signout", accounts.sign_out, ["POST"]),
     ("/reset", accounts.reset, ["GET", "POST"]),

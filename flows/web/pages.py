@@ -1,5 +1,5 @@
 """The public pages: the open tournaments, a poker tournament's results and its club screen with their
-event streams, season standings, a Pusoy Dos table's page and a club's calendar. Each reads through
+event streams, season standings, a Pusoy Dos table's page, a club's calendar and its logo. Each reads through
 `domain/public/services/views.py` in one session."""
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ from domain.poker.tables.tournaments import Tournament
 from domain.public.services import versions, views
 from domain.pusoy.tables import PusoyTournament
 from flows.web.auth import COOKIE
-from flows.web.cached import CLOCK, FINISHED, LIVE, VARY
+from flows.web.cached import CLOCK, FINISHED, LIVE, VARY, matches
 from flows.web.calendar import ics
 from flows.web.site import CSP, Site, path_id, preferred_locale
 from flows.web.wording import with_text
 
 RECENT = 10  # finished tournaments and cups the front page names
+LOGO_MAX_AGE = 300  # seconds a browser keeps a logo asked for by its bare address before asking again
+LOGO_KEPT = "public, max-age=31536000, immutable"  # asked for by its digest (`?v=`, the pages' address)
 
 
 async def home(site: Site, request: Request) -> Response:
@@ -142,6 +144,7 @@ async def poker_results(site: Site, request: Request) -> Response:
             places=data["places"],
             knockouts=data["knockouts"],
             seasons=data["seasons"],
+            logo=data["logo"],
         )
         return page, FINISHED if _ended(state["status"]) else LIVE
 
@@ -204,3 +207,26 @@ async def calendar(site: Site, request: Request) -> Response:
         media_type="text/calendar; charset=utf-8",
         headers={"content-disposition": f'inline; filename="club-{club_id}.ics"'},
     )
+
+
+async def club_logo(site: Site, request: Request) -> Response:
+    """`/clubs/<id>/logo`: a listed club's logo, its bytes with their type (`image/png`, `image/jpeg`),
+    an ETag of its digest (304 to an `If-None-Match` naming it, the bytes not read), and `Cache-Control`:
+    a year when asked for by the digest the pages link (`?v=`, a new logo is a new address), else five
+    minutes. 404 when the club has none, there is no such club, or it is suspended or terminated."""
+    club_id = path_id(request.path_params["id"])
+    known = request.headers.get("if-none-match")
+
+    def read(session):
+        head = views.club_logo(session, club_id, data=False)
+        if matches(known, f'"{head["sha256"]}"'):
+            return head
+        return views.club_logo(session, club_id)
+
+    logo = await site.read(read)
+    etag = f'"{logo["sha256"]}"'
+    kept = request.query_params.get("v") == logo["sha256"][:16]
+    headers = {"etag": etag, "cache-control": LOGO_KEPT if kept else f"public, max-age={LOGO_MAX_AGE}"}
+    if logo["data"] is None:
+        return Response(status_code=304, headers=headers)
+    return Response(logo["data"], media_type=logo["media_type"], headers=headers)

@@ -31,6 +31,7 @@ SEASONS = {
     "league_season_tournaments": "FROM league_season_tournaments x WHERE x.tournament_id = t.id",
     "series_occurrence": "FROM series_occurrence x WHERE x.tournament_id = t.id",
 }
+LOGO = {"club_logos": "FROM club_logos x WHERE x.club_id = t.club_id"}  # the club's logo, on its results page
 CUP_UNSHOWN = frozenset({"pusoy_game_audit"})  # kept for the record; the page reads none of it
 CUP_REACHED = {
     "pusoy_tournaments": "FROM pusoy_tournaments x WHERE x.id = t.id",
@@ -62,7 +63,7 @@ def cup_covered() -> dict[str, str]:
 @cache
 def _results():
     return text(
-        f"SELECT md5(concat_ws('|',\n  {_terms(changes.covered() | SEASONS)}))\n"
+        f"SELECT md5(concat_ws('|',\n  {_terms(changes.covered() | SEASONS | LOGO)}))\n"
         "FROM poker_tournaments t WHERE t.id = :id AND t.status <> 'draft'"
     )
 

@@ -13,7 +13,7 @@ from sqlalchemy import ColumnElement, func, select, text
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.util import AliasedClass
 
-from domain.clubs.tables import Club
+from domain.clubs.tables import Club, ClubLogo
 from domain.documents.rules.signing import verification_code
 from domain.documents.services import locales
 from domain.documents.services.holders import stored_certificate
@@ -214,12 +214,43 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
 
 
 def poker_results(session: Session, tournament_id: int, now: datetime) -> dict[str, Any]:
+    shown = screen(session, tournament_id, now)
     return {
-        "screen": screen(session, tournament_id, now),
+        "screen": shown,
         "places": live_places(session, tournament_id),
         "knockouts": knockouts(session, tournament_id),
         "seasons": seasons_of(session, tournament_id),
+        "logo": logo_shown(session, get_tournament(session, tournament_id).club_id),
     }
+
+
+# -- a club's logo (issue 39) ---------------------------------------------------------------------------
+
+
+def _listed_logo(*columns):
+    return select(*columns).join(Club, Club.id == ClubLogo.club_id).where(Club.listing_status == "listed")
+
+
+def logo_shown(session: Session, club_id: int) -> dict[str, Any] | None:
+    """How a public page shows the club's logo: its address (`/clubs/<id>/logo`, with its digest so a
+    new logo is a new address) and its size in pixels; none when the club has none or is not listed
+    (a suspended or terminated club's logo is not public)."""
+    row = session.execute(
+        _listed_logo(ClubLogo.width, ClubLogo.height, ClubLogo.sha256).where(ClubLogo.club_id == club_id)
+    ).one_or_none()
+    if row is None:
+        return None
+    return {"src": f"/clubs/{club_id}/logo?v={row.sha256[:16]}", "width": row.width, "height": row.height}
+
+
+def club_logo(session: Session, club_id: int, *, data: bool = True) -> dict[str, Any]:
+    """A listed club's logo for `/clubs/<id>/logo`: its type, digest and (`data`) bytes; `unknown-club`
+    when there is no such club, it is not listed, or it has no logo (the same answer for all three)."""
+    columns = [ClubLogo.media_type, ClubLogo.sha256] + ([ClubLogo.data] if data else [])
+    row = session.execute(_listed_logo(*columns).where(ClubLogo.club_id == club_id)).one_or_none()
+    if row is None:
+        raise NotFound("unknown-club", f"no logo of club {club_id}")
+    return {"media_type": row.media_type, "sha256": row.sha256, "data": bytes(row.data) if data else None}
 
 
 # -- a club's seasons (LG-1..LG-3) -------------------------------------------------------------------
@@ -274,6 +305,7 @@ def season(session: Session, season_id: int) -> dict[str, Any]:
         "season": found.name,
         "club": club.name,
         "club_id": club.id,
+        "logo": logo_shown(session, club.id),
         "locale": locales.poker_locale(locales.locales(session, "club", [club.id]).get(club.id)),
         "date_from": found.date_from,
         "date_until": found.date_to - timedelta(days=1),

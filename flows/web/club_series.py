@@ -5,7 +5,7 @@ operation cannot differ.
 
 - `/club/<id>/series`: the club's series with their calendar and next start in the club's time; a new
   one (the weekly form or an RRULE, its template one of the club's tournaments); `/club/<id>/series/<sid>`:
-  its next starts, pause, resume, end.
+  its next starts, its name, calendar and template changed, pause, resume, end.
 - `/club/<id>/seasons`: the seasons and a new one; `/club/<id>/seasons/<sid>`: the counted tournaments,
   the standings now (LG-1..LG-3), the season's series and tournaments named.
 - `/club/<id>/documents`: every finished tournament's results sheet and certificates with their delivery
@@ -60,6 +60,7 @@ DONE = {
     "paused": N_("The series is paused: its starts not yet open are dropped."),
     "resumed": N_("The series is resumed: its starts are planned again."),
     "ended": N_("The series is ended."),
+    "edited": N_("The series is changed: its planned starts follow it, those already open keep what they had."),
     "named": N_("Added to the season."),
     "resent": N_("The documents will be sent again to the club's e-mail."),
     "unchanged": N_("Nothing to change: it is so already."),
@@ -295,22 +296,76 @@ async def series_page(site: Site, request: Request) -> Response:
     )  # fmt: skip
 
 
-def _one_series_page(site, request, club_id, series_id, *, problems=(), status=200):
+def _edit_draft(row: dict) -> dict:
+    """The edit form over a series as it is: a weekly calendar as its days and time, else its RRULE."""
+    minute, hour, monthday, month, weekdays = row["cron"].split()
+    weekly = monthday == month == "*" and minute.isdigit() and hour.isdigit() and set(weekdays.split(",")) <= set(DAYS)
+    return {
+        "name": row["name"],
+        "days": weekdays.split(",") if weekly else [],
+        "time": f"{int(hour):02d}:{int(minute):02d}" if weekly else "",
+        "rrule": "" if weekly else row["rrule"] or "",
+        "from_tournament": "",
+        "horizon_days": str(row["horizon_days"]),
+        "opens_before_minutes": str(row["opens_before_minutes"]),
+    }
+
+
+def _one_series_page(site, request, club_id, series_id, *, draft=None, problems=(), status=200):
     def build(ctx: Ctx) -> dict:
         row = ctx.read("club.show-series", lambda s, a, n: owner_series.series_view(s, club_id, series_id, n))
-        names = {t["id"]: t["name"] for t in _tournaments(ctx)}
-        return {"one": _shown_series(row, ctx), "tournament_names": names}
+        tournaments = _tournaments(ctx)
+        names = {t["id"]: t["name"] for t in tournaments}
+        return {
+            "one": _shown_series(row, ctx),
+            "tournament_names": names,
+            "tournaments": [t for t in tournaments if t["status"] != "cancelled"],
+            "day_names": _day_names(ctx.locale),
+            "draft": draft or _edit_draft(row),
+        }
 
     return _show(
-        site, request, club_id, "club_series_one.html", build, here="series", status=status, problems=list(problems)
-    )
+        site, request, club_id, "club_series_one.html", build, here="series", status=status, problems=list(problems),
+        days=DAYS,
+    )  # fmt: skip
 
 
 async def one_series(site: Site, request: Request) -> Response:
-    """`/club/<id>/series/<sid>`: a series' calendar, next starts in the club's time and template."""
-    return await _one_series_page(
-        site, request, path_id(request.path_params["id"]), path_id(request.path_params["sid"])
-    )
+    """`/club/<id>/series/<sid>`: a series' calendar, next starts in the club's time and template; posted,
+    the series changed (`club.edit-series`, the use case of `tourney series edit`): its name, its calendar
+    (the weekly form or an RRULE; neither given: it stays), its template (one of the club's tournaments;
+    none chosen: it stays), how far ahead it plans and when registration opens."""
+    club_id, sid = path_id(request.path_params["id"]), path_id(request.path_params["sid"])
+    if request.method == "GET":
+        return await _one_series_page(site, request, club_id, sid)
+    form = await request.form()
+    problems: list[Problem] = []
+    days = [d for d in DAYS if form.get(f"day_{d}")]
+    draft = {
+        "name": str(form.get("name") or "").strip()[:200],
+        "days": days,
+        "time": str(form.get("time") or "").strip()[:5],
+        "rrule": str(form.get("rrule") or "").strip()[:600],
+        "from_tournament": str(form.get("from_tournament") or ""),
+        "horizon_days": str(form.get("horizon_days") or "")[:10],
+        "opens_before_minutes": str(form.get("opens_before_minutes") or "")[:10],
+    }
+    horizon = _int_field(form, "horizon_days", problems, 0) if draft["horizon_days"].strip() else None
+    opens = _int_field(form, "opens_before_minutes", problems, 0) if draft["opens_before_minutes"].strip() else None
+    template = int(draft["from_tournament"]) if draft["from_tournament"].isdigit() else None
+    if problems:
+        return await _one_series_page(site, request, club_id, sid, draft=draft, problems=problems, status=422)
+    use = owner_series.edit_series_use(
+        club_id, sid, name=draft["name"], rrule=draft["rrule"] or None, weekly=(days, draft["time"]) if days else None,
+        from_tournament=template if template and template <= owner_series.ID_MAX else None,
+        horizon_days=horizon, opens_before_minutes=opens,
+    )  # fmt: skip
+    return await _post(
+        site, request, club_id, form, "club.edit-series", use,
+        describe=f"series {sid}", data={k: v for k, v in draft.items() if v},
+        then=lambda r: _done(f"/club/{club_id}/series/{sid}", r, "edited"),
+        again=lambda found: _one_series_page(site, request, club_id, sid, draft=draft, problems=found, status=409),
+    )  # fmt: skip
 
 
 SERIES_ACTIONS = {"pause": "paused", "resume": "resumed", "end": "ended"}

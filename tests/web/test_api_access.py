@@ -121,6 +121,7 @@ def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
             },
             "club",
         ),
+        "club.edit-series": ("POST", f"/clubs/{{c}}/series/{MISSING}", {"name": "Matrix"}, "club"),
         "club.pause-series": ("POST", f"/clubs/{{c}}/series/{MISSING}/pause", None, "club"),
         "club.resume-series": ("POST", f"/clubs/{{c}}/series/{MISSING}/resume", None, "club"),
         "club.end-series": ("POST", f"/clubs/{{c}}/series/{MISSING}/end", None, "club"),

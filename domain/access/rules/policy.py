@@ -152,6 +152,7 @@ POLICY: dict[str, Rule] = {
     "club.series": _rule(Scope.CLUB, O, writes=False),
     "club.show-series": _rule(Scope.CLUB, O, writes=False),
     "club.add-series": _rule(Scope.CLUB, O),
+    "club.edit-series": _rule(Scope.CLUB, O),
     "club.pause-series": _rule(Scope.CLUB, O),
     "club.resume-series": _rule(Scope.CLUB, O),
     "club.end-series": _rule(Scope.CLUB, O),

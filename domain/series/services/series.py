@@ -108,13 +108,18 @@ def add_series(session: Session, spec: SeriesSpec, now: datetime) -> int:
 
 
 def edit_series(session: Session, series_id: int, now: datetime, **changes: Any) -> None:
-    """Change the template and/or the calendar. Occurrences already open keep what they opened
-    with; planned ones take the new template, and are re-planned when the calendar changed."""
+    """Change the name, the template and/or the calendar. Occurrences already open keep what they
+    opened with; planned ones take the new template, and are re-planned when the calendar changed.
+    Every problem at once, a name another series of the club bears among them (`series-name-taken`)."""
     current = _lock(session, series_id)
     if current["status"] == "ended":
         raise DomainError("series-ended", "the series has ended; it cannot be edited")
     spec = replace(_spec(current), **changes)
-    raise_problems(spec_problems(session, spec, now))
+    problems = spec_problems(session, spec, now)
+    taken = {"club": spec.club_id, "name": spec.name, "id": series_id}
+    if spec.name != current["name"] and session.execute(_NAME_TAKEN, taken).first():
+        problems.append(Problem("series-name-taken", f"the club already has a series named '{spec.name}'"))
+    raise_problems(problems)
     session.execute(
         text(
             "UPDATE series SET name = :name, kind = :kind, cron = :cron, timezone = :timezone,"
@@ -337,6 +342,7 @@ _READ = (
     " status, created_at, updated_at FROM series WHERE id = :id"
 )
 _READ_SERIES, _LOCK_SERIES = text(_READ), text(_READ + " FOR UPDATE")
+_NAME_TAKEN = text("SELECT 1 FROM series WHERE club_id = :club AND name = :name AND id <> :id")
 
 
 def _read(session: Session, series_id: int, lock: bool) -> dict[str, Any]:

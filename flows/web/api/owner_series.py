@@ -5,8 +5,8 @@ recurring series, its league seasons and its documents, over `/api/v1`.
   series' schedule reads it). The calendar is an RFC 5545 RRULE or a simple weekly form (days and a
   time), read as the cron the series keeps (domain/series/rules/recurrence.py), every problem with its
   code at once; the template is one of the club's tournaments' settings (its deadlines as minutes after
-  its start) and/or the settings given. Listed with the next starts in the club's zone; paused,
-  resumed, ended (`tourney series` does the same for the operator).
+  its start) and/or the settings given. Listed with the next starts in the club's zone; edited (its
+  name, calendar, template), paused, resumed, ended (`tourney series` does the same for the operator).
 - **Seasons** (RULES LG-1..LG-3, docs/leagues.md): created, their series and tournaments named, their
   standings read (derived now from the stored places). Another club's series or tournament is not
   found, as a missing one (AC-2), never "of another club".
@@ -280,6 +280,65 @@ def add_series_use(
     return do
 
 
+def edit_series_use(
+    club_id: int,
+    series_id: int,
+    *,
+    name: str | None = None,
+    rrule: str | None = None,
+    weekly: tuple[list[str], str] | None = None,
+    from_tournament: int | None = None,
+    template: dict[str, Any] | None = None,
+    horizon_days: int | None = None,
+    opens_before_minutes: int | None = None,
+) -> Do:
+    """A series of the club changed (`series.edit_series`, as `tourney series edit`): its name, its
+    calendar (an RRULE or the weekly form), its template (a tournament of the club's settings and/or
+    fields over the current template; `None` unsets one), how far ahead it plans and when registration
+    opens; what is not given stays. The starts already open keep what they opened with; the planned
+    ones take the new template, and are planned again when the calendar changed. Nothing different:
+    UNCHANGED. Every problem at once (the rule's, `series-name-taken`, the rest's); `series-ended`."""
+
+    def do(s, actor, now):
+        current = series_view(s, club_id, series_id, now)  # another club's: not found (AC-2)
+        changes: dict[str, Any] = {}
+        problems: list[Problem] = []
+        if name is not None and name.strip() != current["name"]:
+            changes["name"] = name.strip()
+        if rrule is not None or weekly is not None:
+            rule = read_rule(rrule, weekly)
+            problems += rule.problems
+            if rule.cron is not None and rule.cron != current["cron"]:
+                changes["cron"] = rule.cron
+        if from_tournament is not None or template:
+            values = (
+                template_of(s, club_id, from_tournament) if from_tournament is not None else dict(current["template"])
+            )
+            for key, value in (template or {}).items():
+                if value is None:
+                    values.pop(key, None)
+                else:
+                    values[key] = value
+            if values != current["template"]:
+                changes["template"] = values
+        for key, value in (("horizon_days", horizon_days), ("opens_before_minutes", opens_before_minutes)):
+            if value is not None and value != current[key]:
+                changes[key] = value
+        if problems:  # the rule does not read: its problems and the rest's, at once
+            kept = {k: changes.get(k, current[k]) for k in ("name", "template", "horizon_days", "opens_before_minutes")}
+            spec = series_service.SeriesSpec(
+                club_id, kept["name"], current["kind"], current["cron"], current["timezone"], kept["template"],
+                kept["horizon_days"], kept["opens_before_minutes"],
+            )  # fmt: skip
+            raise_problems([*problems, *series_service.spec_problems(s, spec, now)])
+        if not changes:
+            return UNCHANGED
+        series_service.edit_series(s, series_id, now, **changes)
+        return series_view(s, club_id, series_id, now)
+
+    return do
+
+
 TARGETS = {"pause": "paused", "resume": "active", "end": "ended"}
 
 
@@ -339,6 +398,48 @@ def club_add_series(op: Op, club_id: Id, body: SeriesBody):
             opens_before_minutes=body.opens_before_minutes,
         ),
         describe=f"series {body.name.strip()}",
+        data=body.model_dump(mode="json", exclude_unset=True),
+    )
+
+
+class SeriesEditBody(Strict):
+    """What changes of a series; what is not given stays. The calendar: `rrule` or `weekly`, once; the
+    template: `from_tournament` (a tournament of the club's settings, replacing the template) and/or
+    `template` (fields over it, `null` unsets one). Every problem at once (409), each with its code, as
+    for a new series (`series-rrule-*`, `series-weekly-*`, `series-rule-both`, the template's, the
+    calendar's, `series-name-taken`); an ended series: 409 `series-ended`."""
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    rrule: str | None = Field(None, max_length=600, examples=["FREQ=WEEKLY;BYDAY=SA;BYHOUR=18;BYMINUTE=0"])
+    weekly: Weekly | None = None
+    from_tournament: int | None = Field(None, ge=1, le=ID_MAX, description="a tournament of the club: its settings")
+    template: PokerTemplate | None = None
+    horizon_days: int | None = Field(None, ge=-(10**6), le=10**6, description="days planned ahead: 1 to 365")
+    opens_before_minutes: int | None = Field(
+        None, ge=-(10**7), le=10**7, description="registration opens this long before each start (0 to 365 days)"
+    )
+
+
+@ops.post("/clubs/{club_id}/series/{series_id}", "club.edit-series", response=SeriesView, unchanged=True)
+def club_edit_series(op: Op, club_id: Id, series_id: Id, body: SeriesEditBody):
+    """Change a series: its name, calendar, template, horizon or registration's opening.
+    The starts already open keep what they opened with; the planned ones take the new template, planned
+    again when the calendar changed. Nothing different: 204. Another club's series: 404 as a missing one."""
+    weekly = (list(body.weekly.days), body.weekly.time) if body.weekly is not None else None
+    return op.run(
+        club_of(club_id),
+        edit_series_use(
+            club_id,
+            series_id,
+            name=body.name,
+            rrule=body.rrule,
+            weekly=weekly,
+            from_tournament=body.from_tournament,
+            template=body.template.model_dump(exclude_unset=True) if body.template is not None else None,
+            horizon_days=body.horizon_days,
+            opens_before_minutes=body.opens_before_minutes,
+        ),
+        describe=f"series {series_id}",
         data=body.model_dump(mode="json", exclude_unset=True),
     )
 

@@ -51,6 +51,7 @@ ROUTES = (
     ("/p/{code}/events", pages.pusoy_events, ["GET"]),
     ("/verify", certificates.verify_form, ["GET"]),
     ("/verify/{serial}", certificates.verify, ["GET", "POST"]),
+    ("/clubs/{id}", pages.club, ["GET"]),
     ("/clubs/{id}/calendar.ics", pages.calendar, ["GET"]),
     ("/clubs/{id}/logo", pages.club_logo, ["GET"]),
     ("/signin", accounts.sign_in, ["GET", "POST"]),

@@ -1,5 +1,5 @@
 """The public pages: the open tournaments, a poker tournament's results and its club screen with their
-event streams, season standings, a Pusoy Dos table's page, a club's calendar and its logo. Each reads through
+event streams, season standings, a Pusoy Dos table's page, a club's page, its calendar and its logo. Each reads through
 `domain/public/services/views.py` in one session."""
 
 from __future__ import annotations
@@ -145,6 +145,7 @@ async def poker_results(site: Site, request: Request) -> Response:
             knockouts=data["knockouts"],
             seasons=data["seasons"],
             logo=data["logo"],
+            club_page=data["club_page"],
         )
         return page, FINISHED if _ended(state["status"]) else LIVE
 
@@ -197,6 +198,13 @@ async def pusoy_events(site: Site, request: Request) -> Response:
         return {"version": fingerprint(), "at": now}
 
     return await site.stream(request, f"pusoy:{code}", fingerprint, build)
+
+
+async def club(site: Site, request: Request) -> Response:
+    """`/clubs/<id>`: a listed club's page in its language: its logo and name, its tournaments open now,
+    its series' next starts, its latest results and seasons, its calendar; 404 for a club not listed."""
+    data = await site.read(views.club_page, path_id(request.path_params["id"]), datetime.now(UTC))
+    return site.page("club_public.html", request=request, locale=data["locale"], c=data)
 
 
 async def calendar(site: Site, request: Request) -> Response:

@@ -1,10 +1,11 @@
-"""The club's logo on its public pages (issue 39; `/clubs/<id>/logo`, flows/web/pages.py) against a real
-server and PostgreSQL: uploaded by the owner through `/api/v1`, its bytes are served with their type, an
-ETag of their digest (304 to an `If-None-Match` naming it) and `Cache-Control` (a year at the digest's
-address the pages link, five minutes at the bare one); the club's tournaments' results pages (and their
-live fragment) and its season's standings show it as an `<img>` whose alt text is the club's name, a
-new logo at a new address; nothing when the club has none. 404 for a club with none, no such club, and
-a suspended or terminated club (its pages show no logo then either)."""
+"""The club's logo on its public pages (issue 39; `/clubs/<id>/logo` and `/clubs/<id>`, flows/web/pages.py)
+against a real server and PostgreSQL: uploaded by the owner through `/api/v1`, its bytes are served with
+their type, an ETag of their digest (304 to an `If-None-Match` naming it) and `Cache-Control` (a year at
+the digest's address the pages link, five minutes at the bare one); the club's page, its tournaments'
+results pages (and their live fragment) and its season's standings show it as an `<img>` whose alt text
+is the club's name, a new logo at a new address; nothing when the club has none. 404 for a club with
+none, no such club, and a suspended or terminated club (its pages show no logo then either; its own page
+is the 404 page)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from domain.clubs.services import clubs as club_service
 from domain.clubs.services import logos
 from domain.clubs.tables import Club
 from domain.store.db import unit_of_work
+from tests.support.axe import serious
 from tests.support.world import access_world, season
 
 
@@ -126,3 +128,58 @@ def test_issue_39_the_season_s_standings_show_the_club_s_logo(web, http, committ
     assert f'src="/clubs/{s["club_id"]}/logo?v={hashlib.sha256(png).hexdigest()[:16]}"' in img
     assert f'alt="{name}"' in img
     assert http.get(f"/clubs/{s['club_id']}/logo").content == png
+    assert f'<a href="/clubs/{s["club_id"]}">{name}</a>' in http.get(f"/seasons/{s['id']}").text
+    club_page = http.get(f"/clubs/{s['club_id']}").text
+    assert f'href="/seasons/{s["id"]}"' in club_page and all(f'href="/t/{t}"' in club_page for t in s["tournaments"])
+    assert "Борис Гельфанд" not in club_page and "boris" not in club_page  # AC-5: no player on the club's page
+
+
+def test_issue_39_the_club_s_public_page_shows_its_logo_its_tournaments_and_links_them(web, http, committed):
+    """`/clubs/<id>`: a listed club's page in its language, its logo (none: no image), its tournaments open
+    now linked, no player named (AC-5); its results page links it; a suspended club's is the 404 page,
+    and its results page no longer links it."""
+    w = access_world(committed)
+    a, t = w.club_a, w.tournament_a
+    name = _club_name(committed, a)
+    page = http.get(f"/clubs/{a}")
+    assert page.status_code == 200, page.text
+    assert '<html lang="ru">' in page.text and f"<h1>{name}</h1>" in page.text
+    assert _img(page.text) is None and f'href="/t/{t}"' in page.text
+    assert f'href="/clubs/{a}/calendar.ics"' in page.text and "Owing Player" not in page.text
+    assert f'href="/t/{w.tournament_b}"' not in page.text  # club B's tournament is on club B's page
+    assert f'<a href="/clubs/{a}">{name}</a>' in http.get(f"/t/{t}").text
+    png = _image("PNG", (90, 30))
+    _upload(http, w, png, "png")
+    img = _img(http.get(f"/clubs/{a}").text)
+    assert f'src="/clubs/{a}/logo?v={hashlib.sha256(png).hexdigest()[:16]}"' in img and f'alt="{name}"' in img
+    assert _img(http.get(f"/clubs/{w.club_b}").text) is None
+    for path in ("/clubs/999999999", "/clubs/0", "/clubs/x"):
+        assert http.get(path).status_code == 404, path
+    with unit_of_work(committed) as session:
+        club_service.suspend(session, a, "operator", "1.7.4", datetime.now(UTC))
+    assert http.get(f"/clubs/{a}").status_code == 404
+    assert f'href="/clubs/{a}"' not in http.get(f"/t/{t}").text
+
+
+def test_the_club_s_page_with_its_logo_in_the_browser(web, http, committed, browser):
+    """Chromium, in Russian: the club's page and a results page with the logo, the image loaded (its
+    natural size the stored one's); axe-core finds no serious or critical violation on either."""
+    w = access_world(committed)
+    _upload(http, w, _image("PNG", (300, 120)), "png")
+    context = browser.new_context(locale="ru-RU", bypass_csp=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        for path in (f"/clubs/{w.club_a}", f"/t/{w.tournament_a}"):
+            page.goto(f"{web.url}{path}")
+            logo = page.locator("#club-logo")
+            logo.wait_for()
+            page.wait_for_function("() => document.getElementById('club-logo').complete", timeout=15_000)
+            assert page.evaluate("() => document.getElementById('club-logo').naturalWidth") == 300, path
+            assert logo.bounding_box()["height"] <= 64  # at most 64 px high, its proportions kept
+            assert serious(page) == [], path
+        assert errors == []
+    finally:
+        context.close()

@@ -215,12 +215,14 @@ def knockouts(session: Session, tournament_id: int) -> list[dict[str, Any]]:
 
 def poker_results(session: Session, tournament_id: int, now: datetime) -> dict[str, Any]:
     shown = screen(session, tournament_id, now)
+    club_id = get_tournament(session, tournament_id).club_id
     return {
         "screen": shown,
         "places": live_places(session, tournament_id),
         "knockouts": knockouts(session, tournament_id),
         "seasons": seasons_of(session, tournament_id),
-        "logo": logo_shown(session, get_tournament(session, tournament_id).club_id),
+        "club_page": f"/clubs/{club_id}" if session.get_one(Club, club_id).listing_status == "listed" else None,
+        "logo": logo_shown(session, club_id),
     }
 
 
@@ -507,6 +509,58 @@ def club_calendar(session: Session, club_id: int, now: datetime) -> dict[str, An
         )
     events.sort(key=lambda e: e["start"])
     return {"club": club.name, "timezone": club.timezone, "id": club.id, "events": events}
+
+
+def club_page(session: Session, club_id: int, now: datetime, limit: int = 10) -> dict[str, Any]:
+    """A listed club's public page: its name and logo, in its language and timezone; its poker
+    tournaments open for registration or running, its series' next planned starts, its latest results
+    and seasons (`limit` of each but the open ones). No player is named (AC-5). A club not listed
+    (suspended, terminated) is not public: `unknown-club`, as one that does not exist."""
+    club = session.get(Club, club_id)
+    if club is None or club.listing_status != "listed":
+        raise NotFound("unknown-club", f"no club {club_id}")
+    zone = ZoneInfo(club.timezone)
+    open_rows = session.execute(
+        select(Tournament.id, Tournament.name, Tournament.status, Tournament.scheduled_start)
+        .where(Tournament.club_id == club_id, Tournament.status.in_(PUBLIC_POKER))
+        .order_by(Tournament.scheduled_start, Tournament.id)
+        .limit(100)
+    ).all()
+    planned = session.execute(
+        text(
+            "SELECT s.name, o.starts_at FROM series_occurrence o JOIN series s ON s.id = o.series_id"
+            " WHERE s.club_id = :club AND s.status = 'active' AND o.status = 'planned' AND o.starts_at >= :now"
+            " ORDER BY o.starts_at, o.id LIMIT :limit"
+        ),
+        {"club": club_id, "now": now, "limit": limit},
+    ).all()
+    finished = session.execute(
+        select(Tournament.id, Tournament.name, Tournament.finished_at, Tournament.scheduled_start)
+        .where(Tournament.club_id == club_id, Tournament.status == "finished")
+        .order_by(func.coalesce(Tournament.finished_at, Tournament.scheduled_start).desc(), Tournament.id.desc())
+        .limit(limit)
+    ).all()
+    seasons = session.execute(
+        select(Season.id, Season.name, Season.date_from, Season.date_to)
+        .where(Season.club_id == club_id)
+        .order_by(Season.date_to.desc(), Season.id.desc())
+        .limit(limit)
+    ).all()
+    return {
+        "id": club.id,
+        "name": club.name,
+        "timezone": club.timezone,
+        "locale": locales.poker_locale(locales.locales(session, "club", [club.id]).get(club.id)),
+        "logo": logo_shown(session, club.id),
+        "open": [{"id": i, "name": n, "status": st, "starts": start.astimezone(zone)} for i, n, st, start in open_rows],
+        "planned": [{"name": n, "starts": start.astimezone(zone)} for n, start in planned],
+        "results": [
+            {"id": i, "name": n, "day": (done or start).astimezone(zone).date()} for i, n, done, start in finished
+        ],
+        "seasons": [
+            {"id": i, "name": n, "date_from": f, "date_until": t - timedelta(days=1)} for i, n, f, t in seasons
+        ],
+    }
 
 
 def fingerprint_or_404(session: Session, tournament_id: int) -> str:

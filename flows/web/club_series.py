@@ -352,12 +352,13 @@ async def one_series(site: Site, request: Request) -> Response:
     }
     horizon = _int_field(form, "horizon_days", problems, 0) if draft["horizon_days"].strip() else None
     opens = _int_field(form, "opens_before_minutes", problems, 0) if draft["opens_before_minutes"].strip() else None
-    template = int(draft["from_tournament"]) if draft["from_tournament"].isdigit() else None
+    chosen = draft["from_tournament"]
+    template = int(chosen) if chosen.isascii() and chosen.isdigit() and len(chosen) < 19 else None
     if problems:
         return await _one_series_page(site, request, club_id, sid, draft=draft, problems=problems, status=422)
     use = owner_series.edit_series_use(
         club_id, sid, name=draft["name"], rrule=draft["rrule"] or None, weekly=(days, draft["time"]) if days else None,
-        from_tournament=template if template and template <= owner_series.ID_MAX else None,
+        from_tournament=template or None,
         horizon_days=horizon, opens_before_minutes=opens,
     )  # fmt: skip
     return await _post(

@@ -32,6 +32,7 @@ NOT_PAGES = {  # GET routes that answer no HTML page, and what they answer
     "/p/{code}/events": "an event stream the cup's public page reads",
     "/play/{code}/events": "an event stream the player's cup page reads",
     "/clubs/{id}/calendar.ics": "the club's iCalendar file",
+    "/clubs/{id}/logo": "a club's logo image (PNG/JPEG)",
     "/account/data.json": "my data, a JSON download",
     "/club/{id}/structures/{sid}/levels.csv": "a structure's levels, a CSV download",
     "/club/{id}/documents/{pid}/files/{did}": "a published document's stored file (a PDF or a ZIP)",
@@ -56,7 +57,8 @@ def _pages(committed, web) -> list[tuple[tuple[str, str] | None, str, object]]:
     club, platform, cups = screenshots.console_pages(made)
     with unit_of_work(committed) as session:
         secret = accounts.issue_link(session, accounts.find(session, screenshots.PLAYER[0]), "reset", world.now())
-    public = [*pictures.public.values(), f"/widget/t/{made['poker']}", "/signin", ("/signin", _refused)]
+    public = [*pictures.public.values(), f"/widget/t/{made['poker']}", f"/clubs/{made['club']}", "/signin"]
+    public += [("/signin", _refused)]
     public += ["/reset", f"/reset/{secret}", *STATUS]
     player = [*pictures.player.values(), "/account", "/account/password"]
     screens = [path for path in pictures.public.values() if re.fullmatch(r"/t/\d+/screen", path)]

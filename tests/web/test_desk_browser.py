@@ -22,8 +22,6 @@ from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
-from tests.support.axe import AXE as AXE
-from tests.support.axe import SERIOUS as SERIOUS
 from tests.support.axe import serious as _axe
 from tests.support.db import contents
 

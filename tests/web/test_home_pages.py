@@ -20,8 +20,8 @@ from domain.store.db import unit_of_work
 from flows import bootstrap
 from flows.web.auth import COOKIE
 from tests.support import world
+from tests.support.axe import serious
 from tests.support.world import web_auth
-from tests.web.test_desk_browser import AXE, SERIOUS
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1000, "height": 800}
@@ -117,12 +117,11 @@ def _sweep(page, web, paths) -> dict[str, list]:
     found = {}
     for path in paths:
         page.goto(f"{web.url}{path}")
-        page.add_script_tag(path=str(AXE))
         problems = []
         if (wide := page.evaluate(OVERFLOW)) > width:
             problems.append(f"{wide} px wide")
         problems += [f"outside the header: {t}" for t in page.evaluate(HEADER)]
-        problems += page.evaluate(SERIOUS)
+        problems += serious(page)
         if problems:
             found[path] = problems
     return found

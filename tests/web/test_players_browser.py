@@ -23,10 +23,10 @@ from domain.pusoy.tables import PusoyTournament
 from domain.store.db import unit_of_work
 from flows.web.auth import COOKIE
 from tests.support import world
+from tests.support.axe import serious
 from tests.support.events import consuming
 from tests.support.world import seating, web_auth
 from tests.web.test_browser import WAIT_S
-from tests.web.test_desk_browser import AXE, SERIOUS
 
 HANDLES = [f"pl{n}" for n in range(8)]
 CHAMPION = "pl5"
@@ -178,8 +178,7 @@ def test_a_player_on_a_phone_sees_their_pages_whole_the_header_in_its_bar_and_no
             assert page.evaluate("getComputedStyle(document.querySelector('header.top')).backgroundColor") == (
                 "rgb(34, 34, 34)"
             )
-            page.add_script_tag(path=str(AXE))
-            assert page.evaluate(SERIOUS) == [], path
+            assert serious(page) == [], path
         page.goto(f"{web.url}/play")
         checked = page.locator(f'#poker tr[data-id="{w["running"]}"]')
         assert checked.locator("button").count() == 0 and checked.locator(".checked-in").text_content() == "прибыл"

@@ -7,12 +7,11 @@ from __future__ import annotations
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 from tests.support import world
+from tests.support.axe import serious
 from tests.support.net import free_port
 
-AXE = Path(__file__).with_name("vendor") / "axe.min.js"
 WAIT_S = 15.0
 
 
@@ -69,12 +68,7 @@ def test_sp_3_a_club_s_site_shows_the_tournament_live_through_one_script_tag(com
         checked = browser.new_context(bypass_csp=True)  # axe is injected as a script of its own
         widget = checked.new_page()
         widget.goto(f"{web.url}/widget/t/{t['id']}")
-        widget.add_script_tag(path=str(AXE))
-        serious = widget.evaluate(
-            """() => axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
-              .filter(v => v.impact === "serious" || v.impact === "critical").map(v => v.id))"""
-        )
-        assert serious == []
+        assert serious(widget) == []
         checked.close()
         context.close()
     finally:

@@ -176,6 +176,9 @@ def test_a_command_answers_warm_as_in_its_own_process(committed, tag):
     assert answer["running"] == 0 and answer["threads"] == 1 and answer["prefect"] is False
 
 
+AT_PROMPT_S = 30  # a prompt comes within seconds on a loaded machine: a hang fails in 30 s, not 120
+
+
 def _at_prompt(args: tuple[str, ...], env: dict[str, str], then: Callable[[subprocess.Popen, int, str], None]):
     """`tourney ARGS` with a terminal on its stdin (stdout and stderr are pipes): once it asks "go
     ahead?", `then(process, the terminal's other side, the terminal's name)`; returns its exit code,
@@ -189,7 +192,7 @@ def _at_prompt(args: tuple[str, ...], env: dict[str, str], then: Callable[[subpr
         os.close(its_side)
         stdout, stderr = proc.stdout.fileno(), proc.stderr.fileno()
         said = {stdout: b"", stderr: b""}
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + AT_PROMPT_S
         # asking: the question on stderr, then the prompt's last character on stdout, then it reads
         while b"go ahead?" not in said[stderr] or not said[stdout]:
             assert time.monotonic() < deadline, said
@@ -201,7 +204,7 @@ def _at_prompt(args: tuple[str, ...], env: dict[str, str], then: Callable[[subpr
             assert time.monotonic() < deadline, said
             time.sleep(0.01)
         then(proc, terminal, name)
-        out, err = proc.communicate(timeout=120)
+        out, err = proc.communicate(timeout=AT_PROMPT_S)
         return proc.returncode, (said[stdout] + out).decode(), (said[stderr] + err).decode()
     finally:
         os.close(terminal)
@@ -266,7 +269,7 @@ def test_the_command_runs_in_a_child_of_the_server_on_the_clients_terminal(commi
 
 @pytest.mark.xfail(
     reason="issue 41, open: since the change's NOTIFYs and the event consumer, the SIGTERM case's `poker cancel` "
-    "hung 120 s in the full suite (twice this stop); not diagnosed",
+    "hung in the full suite (the SIGINT case once too, 2026-12-07); not diagnosed",
     strict=False,
 )
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

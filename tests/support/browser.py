@@ -12,3 +12,14 @@ def sign_in(page, url: str, email: str, password: str, lands: str) -> None:
     page.fill("#password", password)
     page.click("button[type=submit]")
     page.wait_for_url(lands, timeout=WAIT_MS)
+
+
+def russian_page(browser):
+    """A new context asking for Russian (the page's own policy bypassed, for axe's script) and its page,
+    with the list its console errors and uncaught exceptions are written to: (context, page, errors)."""
+    context = browser.new_context(locale="ru-RU", bypass_csp=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return context, page, errors

@@ -23,6 +23,7 @@ from domain.clubs.services import logos
 from domain.clubs.tables import Club
 from domain.store.db import unit_of_work
 from tests.support.axe import serious
+from tests.support.browser import russian_page
 from tests.support.world import access_world, season
 
 
@@ -166,11 +167,7 @@ def test_the_club_s_page_with_its_logo_in_the_browser(web, http, committed, brow
     natural size the stored one's); axe-core finds no serious or critical violation on either."""
     w = access_world(committed)
     _upload(http, w, _image("PNG", (300, 120)), "png")
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = russian_page(browser)
     try:
         for path in (f"/clubs/{w.club_a}", f"/t/{w.tournament_a}"):
             page.goto(f"{web.url}{path}")

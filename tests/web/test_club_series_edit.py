@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from domain.series.tables import SeriesOccurrence
 from flows import bootstrap
 from tests.support.axe import serious
-from tests.support.browser import WAIT_MS, sign_in
+from tests.support.browser import WAIT_MS, russian_page, sign_in
 from tests.support.world import PASSWORD, access_world
 from tests.web.test_api_owner_series import (
     DAY_NAMES,
@@ -174,11 +174,7 @@ def test_the_owner_changes_a_series_in_the_browser(web, http, committed, world, 
     saved; axe-core finds no serious or critical violation before or after."""
     c = world.club_a
     sid = _series(http, world, "owner", c, "Пятничный турбо", 3, world.tournament_a)["id"]
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = russian_page(browser)
     try:
         sign_in(page, web.url, world.emails["owner"], PASSWORD, f"{web.url}/club/{c}")
         page.goto(f"{web.url}/club/{c}/series/{sid}")

@@ -18,7 +18,7 @@ from domain.clubs.tables import Club
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
-from tests.support.browser import sign_in
+from tests.support.browser import russian_page, sign_in
 from tests.web.test_club_console import WAIT_MS, _axe, _said
 
 
@@ -102,11 +102,7 @@ def test_the_operator_grants_and_takes_back_the_organizer_role_in_the_browser(co
     serious or critical violation in either state."""
     w = world.access_world(committed, bootstrap.password_hasher(), passwords=("operator",))
     spare = w.account_ids["spare"]
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = russian_page(browser)
     try:
         sign_in(page, web.url, w.emails["operator"], world.PASSWORD, f"{web.url}/platform")
         page.goto(f"{web.url}/platform/accounts?q=spare")

@@ -349,6 +349,7 @@ def test_3_4_settle_all_closes_every_debtor_in_one_batch(session):
     poker_entries.rebuy(session, tid, pids[0], START + S)
     made = poker_fees.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=1))
     assert [(p, a) for _, p, a in made] == [(pids[0], 250000), (pids[1], 150000), (pids[2], 150000)]
+    assert sorted(made) == made  # the settlements' ids in the players' order, so the desk lists one batch one way
     assert poker_fees.debts(session, tid) == []
     assert poker_fees.settle_all(session, tid, "cash", "Olga", START + timedelta(hours=2)) == []
 

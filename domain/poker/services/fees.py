@@ -60,6 +60,7 @@ _SETTLE = text(
     ), made AS (
         INSERT INTO poker_settlements (tournament_id, player_id, amount, currency, method, settled_by, settled_at)
         SELECT :t, player_id, amount, :currency, :method, :by, CAST(:now AS timestamptz) FROM owed
+        ORDER BY player_id  -- ids in the players' order, so one batch lists the same way every time
         RETURNING id, player_id, amount
     ), paid AS (
         UPDATE poker_fees f SET settlement_id = made.id FROM made

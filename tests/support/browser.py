@@ -14,10 +14,11 @@ def sign_in(page, url: str, email: str, password: str, lands: str) -> None:
     page.wait_for_url(lands, timeout=WAIT_MS)
 
 
-def russian_page(browser):
-    """A new context asking for Russian (the page's own policy bypassed, for axe's script) and its page,
-    with the list its console errors and uncaught exceptions are written to: (context, page, errors)."""
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)
+def russian_page(browser, **options):
+    """A new context asking for Russian (the page's own policy bypassed, for axe's script; `options` more
+    of Playwright's context options, `accept_downloads=True` say) and its page, with the list its console
+    errors and uncaught exceptions are written to: (context, page, errors)."""
+    context = browser.new_context(locale="ru-RU", bypass_csp=True, **options)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

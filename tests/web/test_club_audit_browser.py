@@ -8,7 +8,9 @@ import httpx
 
 from flows import bootstrap
 from tests.support import world
-from tests.web.test_club_console import WAIT_MS, _axe
+from tests.support.axe import serious
+from tests.support.browser import russian_page, sign_in
+from tests.web.test_club_console import WAIT_MS
 
 
 def test_ac_3_the_owner_reads_the_trail_narrowed_and_paged(committed, web, browser):
@@ -18,17 +20,12 @@ def test_ac_3_the_owner_reads_the_trail_narrowed_and_paged(committed, web, brows
     for _ in range(3):  # six changes by the floor, each audited
         assert httpx.post(registrations, json={"player": "anna"}, headers=floor).status_code == 200
         assert httpx.delete(f"{registrations}/anna", headers=floor).status_code == 200
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)  # axe is injected
-    page = context.new_page()
+    context, page, errors = russian_page(browser)
     try:
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["owner"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/club/{w.club_a}", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{w.club_a}")
         page.click("nav.console-nav >> text=Журнал действий")
         page.wait_for_selector("#trail")
-        assert _axe(page) == []
+        assert serious(page) == []
         actions = page.locator("#trail tbody tr td:nth-child(3)").all_inner_texts()
         assert actions[:6] == ["poker.unregister", "poker.register"] * 3  # newest first
         page.fill("#f-action", "poker.register")
@@ -40,6 +37,7 @@ def test_ac_3_the_owner_reads_the_trail_narrowed_and_paged(committed, web, brows
         assert all(w.emails["floor"] in label for label in who)
         page.goto(f"{web.url}/club/{w.club_a}/audit?actor=nobody-did-this")
         assert page.locator("#trail tbody").inner_text().strip() == "По этому отбору записей нет."
+        assert errors == []  # before the other club's 404, which the console reports
         other = page.goto(f"{web.url}/club/{w.club_b}/audit")
         assert other.status == 404
     finally:

@@ -15,8 +15,8 @@ from domain.poker.services import mystery, results
 from domain.poker.tables.tournaments import Structure, Tournament
 from flows import bootstrap
 from tests.support import world
-from tests.support.axe import serious as _axe
-from tests.support.browser import sign_in
+from tests.support.axe import serious
+from tests.support.browser import russian_page, sign_in
 
 WAIT_MS = 15_000
 
@@ -32,23 +32,19 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
     club = w.club_a
     start = (datetime.now(UTC) + timedelta(days=3)).astimezone(ZoneInfo("Europe/Moscow"))
     start = start.replace(hour=19, minute=0, second=0, microsecond=0)
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)  # axe is injected
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = russian_page(browser)
     page.on("dialog", lambda dialog: dialog.accept())
     try:
         # signing in lands the owner at the club's console
         sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{club}")
         assert page.locator("h1").inner_text().startswith("Сегодня в клубе")
         assert page.locator("html").get_attribute("lang") == "ru"
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # a blind structure: three rows typed, a fourth added by the script, a break among them
         page.click("nav.console-nav >> text=Структуры блайндов")
         page.wait_for_selector("#new-structure")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Пятничный турбо")
         page.select_option("#ante_type", "bb_ante")
         for n, (small, big, ante, minutes) in enumerate(
@@ -72,7 +68,7 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
         _said(page, "Создано.")
         assert page.locator("h1").inner_text() == "Пятничный турбо"
         assert "4 уровня" in page.locator("main").inner_text()
-        assert _axe(page) == []
+        assert serious(page) == []
         with Session(committed) as session:
             sid = (
                 session.query(Structure.id)
@@ -83,7 +79,7 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
         # a tournament with a mystery bounty, from nothing
         page.click("nav.console-nav >> text=Турниры")
         page.wait_for_selector("#new-tournament")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Мистери-пятница")
         page.fill("#scheduled_start", start.strftime("%Y-%m-%dT%H:%M"))
         page.select_option("#structure_id", str(sid))
@@ -96,7 +92,7 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
         _said(page, "Создано.")
         assert page.locator("h1").inner_text() == "Мистери-пятница"
         assert page.locator("#status").inner_text().startswith("черновик")
-        assert _axe(page) == []
+        assert serious(page) == []
         tid = int(page.url.split("/tournaments/")[1].split("?")[0])
 
         # the mystery draws and the phase, as settings
@@ -110,7 +106,7 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
         page.wait_for_selector("#prize-check li[data-line='2']", timeout=WAIT_MS)
         assert "называет деньги" in page.locator("#prize-check").inner_text()
         assert page.locator("#prize-lines").get_attribute("aria-invalid") == "true"
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#prize-lines", "Кубок и бесплатный вход\nМедаль\nУжин на двоих")
         page.wait_for_function(
             "() => document.getElementById('prize-lines').getAttribute('aria-invalid') === 'false'", timeout=WAIT_MS
@@ -131,7 +127,7 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
         _said(page, "Регистрация открыта.")
         assert page.locator("#status").inner_text().startswith("идёт регистрация")
         assert page.locator("#open").count() == 0
-        assert _axe(page) == []
+        assert serious(page) == []
 
         with Session(committed) as session:
             t = session.get(Tournament, tid)
@@ -145,11 +141,11 @@ def test_the_owner_builds_a_structure_creates_a_tournament_with_prizes_and_a_mys
         # the day's list: the tournament starts in three days, but it is open, so the desk's day lists it
         page.click("nav.console-nav >> text=Сегодня")
         assert page.locator(f"#day tr[data-tournament='{tid}']").count() == 1
-        assert _axe(page) == []
+        assert serious(page) == []
         for place in ("Команда", "Профиль"):  # the other pages of the console
             page.click(f"nav.console-nav >> text={place}")
             page.wait_for_selector("form.console-form")
-            assert _axe(page) == [], place
+            assert serious(page) == [], place
         assert errors == []
     finally:
         context.close()

@@ -18,9 +18,10 @@ from domain.documents.tables import DocumentPublication
 from domain.series.tables import Series
 from flows import bootstrap
 from tests.support import world
-from tests.support.browser import sign_in
+from tests.support.axe import serious
+from tests.support.browser import russian_page, sign_in
 from tests.web.test_api_owner_series import DAY_NAMES, Mailer, _played_two, _published, _send
-from tests.web.test_club_console import WAIT_MS, _axe, _said
+from tests.web.test_club_console import WAIT_MS, _said
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 
@@ -34,11 +35,7 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
     assert _send(committed, web.outbox, mailer)["state"] == "sent"  # the job delivered it once already
     today = datetime.now(UTC).astimezone(MOSCOW).date()
     day = today + timedelta(days=3)
-    context = browser.new_context(locale="ru-RU", bypass_csp=True, accept_downloads=True)  # axe is injected
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = russian_page(browser, accept_downloads=True)
     page.on("dialog", lambda dialog: dialog.accept())
     try:
         sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{club}")
@@ -47,7 +44,7 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
         page.click("nav.console-nav >> text=Серии")
         page.wait_for_selector("#new-series")
         assert page.locator("#series-empty").inner_text() == "Серий пока нет."
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Турбо по средам")
         page.select_option("#from_tournament", str(w.tournament_a))
         page.check(f"#day_{DAY_NAMES[day.weekday()]}")
@@ -65,7 +62,7 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
             f"{d.isoformat()}T19:30:00+03:00" for d in (day, day + timedelta(days=7))
         ]
         assert all(starts.nth(n).inner_text().endswith(", 19:30") for n in range(2))
-        assert _axe(page) == []
+        assert serious(page) == []
         with Session(committed) as session:
             series = session.scalars(select(Series).where(Series.club_id == club)).one()
             assert (series.cron, series.timezone) == (f"30 19 * * {DAY_NAMES[day.weekday()]}", "Europe/Moscow")
@@ -77,12 +74,12 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
         assert page.locator("#next time").count() == 2
         page.click("nav.console-nav >> text=Серии")
         page.wait_for_selector(f"#series tr[data-series='{series.id}']")
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # a season, its tournaments named, its standings
         page.click("nav.console-nav >> text=Сезоны")
         page.wait_for_selector("#new-season")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Зима")
         page.fill("#from", (today - timedelta(days=30)).isoformat())
         page.fill("#to", (today + timedelta(days=30)).isoformat())
@@ -107,7 +104,7 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
             "13,00",
             "9,00",
         ]
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # the documents: downloaded as stored, sent again to the club's e-mail
         page.click("nav.console-nav >> text=Документы")
@@ -119,7 +116,7 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
         section = page.locator(f"#documents-{pid}")
         section.wait_for(timeout=WAIT_MS)
         assert section.locator(".delivery").inner_text().startswith("покер · отправлены на floor@example.org, ")
-        assert _axe(page) == []
+        assert serious(page) == []
         with page.expect_download(timeout=WAIT_MS) as download:
             section.locator("a", has_text="итоги").click()
         assert Path(download.value.path()).read_bytes() == (web.outbox / folder / "results.pdf").read_bytes()
@@ -129,7 +126,7 @@ def test_the_owner_runs_series_seasons_and_documents_from_the_console(committed,
         assert (
             page.locator(f"#documents-{pid} .delivery").inner_text() == "покер · ожидают отправки на floor@example.org"
         )
-        assert _axe(page) == []
+        assert serious(page) == []
         assert _send(committed, web.outbox, mailer)["state"] == "sent"  # the delivery job sends the new one
         assert [m[0] for m in mailer.sent] == ["floor@example.org", "floor@example.org"]
         assert mailer.sent[0][3] != mailer.sent[1][3]  # a new message, not the first one's duplicate

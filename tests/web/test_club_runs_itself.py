@@ -41,10 +41,11 @@ from flows.web.auth import COOKIE
 from tests.clubs_registry_data import inn10, ogrn13
 from tests.documents_samples import smtp_inbox
 from tests.support import world
+from tests.support.axe import serious
 from tests.support.cli import j
 from tests.support.events import consuming, wait_for
 from tests.web.test_api_owner_series import DAY_NAMES
-from tests.web.test_club_console import WAIT_MS, _axe, _said
+from tests.web.test_club_console import WAIT_MS, _said
 from tests.web.test_desk_browser import _ask, _bust, _confirm, _says
 
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -100,7 +101,7 @@ def _context(browser, **options):
 def _set_password(page, web, inbox, email: str, lands: str) -> None:
     """The letter's link opened, the password chosen twice: signed in, at the person's home."""
     page.goto(web.url + _link(inbox, email))
-    assert _axe(page) == []
+    assert serious(page) == []
     page.fill("#password", PASSWORD)
     page.fill("#repeated", PASSWORD)
     page.click("button[type=submit]")
@@ -165,7 +166,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         application.locator("input[name=reason]").first.fill("Выписка ЕГРЮЛ сверена")
         application.locator("button", has_text="Одобрить").click()
         _said(page, "Одобрено: клуб проверен.")
-        assert _axe(page) == []
+        assert serious(page) == []
     finally:
         op_ctx.close()
     with Session(committed) as session:
@@ -180,7 +181,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         # the owner's letter (sent when the operator made the account) sets the password: the console
         _set_password(page, web, mail, owner, f"/club/{club}")
         assert page.locator("h1").inner_text().startswith("Сегодня в клубе")
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # the staff: a floor manager and a cashier invited by e-mail
         page.click("nav.console-nav >> text=Команда")
@@ -189,11 +190,11 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
             page.select_option("#invite-role", role)
             page.click("#invite button[type=submit]")
             page.locator("#staff", has_text=email).wait_for()
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # a blind structure of three levels
         page.click("nav.console-nav >> text=Структуры блайндов")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Турбо")
         page.select_option("#ante_type", "bb_ante")
         for n, (small, big) in enumerate(((100, 200), (200, 400), (300, 600)), 1):
@@ -204,12 +205,12 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         page.click("#new-structure button[type=submit]")
         _said(page, "Создано.")
         assert "3 уровня" in page.locator("main").inner_text()
-        assert _axe(page) == []
+        assert serious(page) == []
         sid = page.url.split("/structures/")[1].split("?")[0]
 
         # a mystery-bounty tournament, its prize lines (a money line said at once) and its mystery table
         page.click("nav.console-nav >> text=Турниры")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Пятница в Тузе")
         page.fill("#scheduled_start", start.strftime("%Y-%m-%dT%H:%M"))
         page.select_option("#structure_id", sid)
@@ -238,11 +239,11 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         _said(page, "Сохранено.")
         page.click("#open")
         _said(page, "Регистрация открыта.")
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # a weekly series made like it, and a season
         page.click("nav.console-nav >> text=Серии")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Пятницы")
         page.select_option("#from_tournament", str(tid))
         page.check(f"#day_{DAY_NAMES[start.weekday()]}")
@@ -250,9 +251,9 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         page.click("#new-series button[type=submit]")
         _said(page, "Создано.")
         assert page.locator("#next time").count() >= 1
-        assert _axe(page) == []
+        assert serious(page) == []
         page.click("nav.console-nav >> text=Сезоны")
-        assert _axe(page) == []
+        assert serious(page) == []
         today = datetime.now(UTC).astimezone(MOSCOW).date()
         page.fill("#name", "Зима")
         page.fill("#from", (today - timedelta(days=1)).isoformat())
@@ -262,12 +263,12 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         page.click("#new-season button[type=submit]")
         _said(page, "Создано.")
         season_url = page.url.split("?")[0]
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # the floor and the cashier set their passwords through their letters: both land at the desk
         _set_password(desk, web, mail, floor, "/desk")
         _set_password(counter, web, mail, cashier, "/desk")
-        assert _axe(desk) == []
+        assert serious(desk) == []
         desk.click(f'a[href="/desk/t/{tid}"]')
         counter.goto(f"{web.url}/desk/t/{tid}")
         for tablet in (desk, counter):
@@ -280,7 +281,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
             desk.get_by_label("Дата рождения", exact=True).fill("1990-02-16")
             desk.locator("#walk-in button").click()
             _says(desk, f"{name} отмечен(а); долг 1\xa0000,00\xa0₽.")
-        assert _axe(desk) == []
+        assert serious(desk) == []
         desk.click("#start-tournament")
         _confirm(desk)
         _says(desk, "Турнир начат: места разыграны.")
@@ -295,14 +296,14 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         _ask(desk, desk.locator("#finish"))
         _confirm(desk, "Завершить турнир? Места и призы станут окончательными. Это нельзя отменить.")
         _says(desk, "Турнир завершён.")
-        assert _axe(desk) == []
+        assert serious(desk) == []
 
         # the counter settles every debt at once
         counter.wait_for_function("() => document.getElementById('t-status').textContent === 'завершён'")
         counter.get_by_role("button", name="Рассчитать всех").click()
         _confirm(counter)
         _says(counter, "Рассчитаны все должники (игроков: 4): 4\xa0000,00\xa0₽.")
-        assert _axe(counter) == []
+        assert serious(counter) == []
         with Session(committed) as session:
             places = dict(
                 session.execute(
@@ -326,7 +327,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
             "3,00",
             "0,00",
         ]
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # the documents: published by their job and mailed to the club; downloaded and sent again
         _documents_job()
@@ -339,7 +340,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
         page.click("nav.console-nav >> text=Документы")
         section = page.locator(f"section.documents[data-tournament='{tid}']").filter(has_not_text="Зима")
         assert section.locator(".delivery").inner_text().startswith("покер · отправлены на docs@tuz.example, ")
-        assert _axe(page) == []
+        assert serious(page) == []
         with page.expect_download() as download:
             section.locator("a", has_text="итоги").click()
         assert Path(download.value.path()).read_bytes()[:5] == b"%PDF-"
@@ -357,7 +358,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
             ("club.add-series", owner), ("club.add-season", owner), ("club.add-to-season", owner),
             ("club.resend-documents", owner),
         } <= _did(page)  # fmt: skip
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#f-tournament", str(tid))
         page.click("text=Показать")
         page.wait_for_url("**tournament=**")
@@ -366,7 +367,7 @@ def test_issue_39_a_new_club_runs_a_tournament_from_the_browser_alone(committed,
             ("club.open-tournament", owner), ("desk.arrive", floor), ("poker.start", floor), ("desk.bust", floor),
             ("desk.mystery-draw", floor), ("poker.finish", floor), ("desk.settle-all", cashier),
         }  # fmt: skip
-        assert _axe(page) == []
+        assert serious(page) == []
         for tablet in (page, desk, counter):
             assert tablet.errors == []
     finally:
@@ -432,7 +433,7 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
     try:
         # the organizer's letter sets the password: their cups; a cup of 8, one game a round, open
         _set_password(page, web, mail, organizer, "/cups")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#name", "Зимний кубок")
         page.select_option("#capacity", "8")
         page.select_option("#games_per_round", "1")
@@ -445,7 +446,7 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
         page.fill("#token-name", "игровой сервер")
         page.click("#new-token-form button[type=submit]")
         token = page.locator("#token-secret").input_value()
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # eight players join from the list on /play; the eighth join starts the cup (PD-4)
         players = {}
@@ -455,11 +456,11 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
             context.add_cookies([{"name": COOKIE, "value": auth.cookie(sessions[handle]), "url": web.url}])
             player.goto(f"{web.url}/play")
             if handle == HANDLES[0]:
-                assert _axe(player) == []
+                assert serious(player) == []
             player.click(f'tr[data-code="{code}"] button.join')
             player.wait_for_url(f"{web.url}/play/{code}")
             players[handle] = player
-        assert _axe(players[HANDLES[0]]) == []
+        assert serious(players[HANDLES[0]]) == []
         page.reload()
         assert page.locator("#entrants").inner_text() == "занято мест: 8 из 8"
 
@@ -471,7 +472,7 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
             assert wait_for(lambda: _cup_status(committed, code) == "complete")
         page.reload()
         assert page.locator("#champion").inner_text() == CHAMPION
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # the documents: the results to the organizer's e-mail, the champion's certificate on /play
         _documents_job()
@@ -486,7 +487,7 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
         with champion.expect_download() as download:
             champion.locator("#mine a.certificate").click()
         assert Path(download.value.path()).read_bytes()[:5] == b"%PDF-"
-        assert _axe(champion) == []
+        assert serious(champion) == []
         for shown in (page, *players.values()):
             assert shown.errors == []
     finally:

@@ -11,26 +11,26 @@ from sqlalchemy.orm import Session
 
 from flows import bootstrap
 from tests.support import world
-from tests.support.browser import sign_in
-from tests.web.test_club_console import WAIT_MS, _axe
+from tests.support.axe import serious
+from tests.support.browser import russian_page, sign_in
+from tests.web.test_club_console import WAIT_MS
 
 
 def test_ac_4_the_owner_makes_and_revokes_a_tablet_s_token_in_the_console(committed, web, browser):
     w = world.access_world(committed, bootstrap.password_hasher(), passwords=("owner",))
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)  # axe is injected
-    page = context.new_page()
+    context, page, errors = russian_page(browser)
     page.on("dialog", lambda dialog: dialog.accept())
     try:
         sign_in(page, web.url, w.emails["owner"], world.PASSWORD, f"{web.url}/club/{w.club_a}")
         page.click("nav.console-nav >> text=Токены")
         page.wait_for_selector("#new-token")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill("#token-name", "Планшет у стола 3")
         page.select_option("#token-email", w.emails["floor"])
         page.click("text=Создать токен")
         page.wait_for_selector("#secret", timeout=WAIT_MS)
         secret = page.locator("#secret").inner_text()
-        assert secret.startswith("tny_") and _axe(page) == []
+        assert secret.startswith("tny_") and serious(page) == []
         with Session(committed) as session:
             stored = session.scalar(text("SELECT string_agg(row_to_json(t)::text, '|') FROM account_tokens t"))
             trail = session.scalar(text("SELECT string_agg(row_to_json(a)::text, '|') FROM audit_trail a"))
@@ -46,5 +46,6 @@ def test_ac_4_the_owner_makes_and_revokes_a_tablet_s_token_in_the_console(commit
         page.wait_for_selector("#done", timeout=WAIT_MS)
         assert "отозван" in page.locator("#done").inner_text()
         assert httpx.get(entries, headers=tablet).status_code == 401
+        assert errors == []
     finally:
         context.close()

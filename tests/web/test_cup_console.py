@@ -16,7 +16,9 @@ from domain.pusoy.tables import PusoyTournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
-from tests.web.test_club_console import WAIT_MS, _axe, _said
+from tests.support.axe import serious
+from tests.support.browser import russian_page, sign_in
+from tests.web.test_club_console import WAIT_MS, _said
 
 HANDLES = ("vera", "gleb", "lida")
 
@@ -36,21 +38,13 @@ def _players(engine) -> dict[str, str]:
 def test_the_organizer_creates_a_cup_sees_players_join_and_cancels_another(committed, web, browser, http):
     w = world.access_world(committed, bootstrap.password_hasher(), passwords=("organizer",))
     tokens = _players(committed)
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)  # axe is injected
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = russian_page(browser)
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["organizer"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/cups", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["organizer"], world.PASSWORD, f"{web.url}/cups")
         assert page.locator("h1").inner_text() == "Мои кубки"
         assert page.locator(f"#cups tr[data-cup='{w.organizer_cup}']").count() == 1
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # a cup of 32 with a bracket of its own, 3 games a round, open to anyone, in Russian
         page.fill("#name", "Зимний кубок")
@@ -64,7 +58,7 @@ def test_the_organizer_creates_a_cup_sees_players_join_and_cancels_another(commi
         assert page.locator("h1").inner_text() == "Зимний кубок"
         assert page.locator("#bracket").inner_text().startswith("32 → 12 → 4")
         code = page.locator("#code").inner_text()
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # players join through the API; the page lists them as they come, without a reload
         for handle in HANDLES:
@@ -80,7 +74,7 @@ def test_the_organizer_creates_a_cup_sees_players_join_and_cancels_another(commi
         page.wait_for_selector("#new-token")
         secret = page.locator("#token-secret").input_value()
         assert secret.startswith("tny_")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.goto(f"{web.url}/cups/{code}")
         assert page.locator("#token-secret").count() == 0 and "стол 1" in page.locator("#tokens").inner_text()
 
@@ -88,12 +82,12 @@ def test_the_organizer_creates_a_cup_sees_players_join_and_cancels_another(commi
         page.click("nav.console-nav >> text=Мои кубки")
         page.click(f"#cups tr[data-cup='{w.organizer_cup}'] a")
         page.wait_for_selector("#cancel")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.click("#cancel")
         _said(page, "Кубок отменён.")
         assert page.locator("#status").inner_text().startswith("отменён")
         assert page.locator("#cancel").count() == 0
-        assert _axe(page) == []
+        assert serious(page) == []
 
         with Session(committed) as session:
             made = session.scalars(select(PusoyTournament).where(PusoyTournament.code == code)).one()

@@ -22,7 +22,7 @@ from domain.poker.tables.tournaments import Tournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
-from tests.support.axe import serious as _axe
+from tests.support.axe import serious
 from tests.support.db import contents
 
 WAIT_MS = 15_000  # the longest a change may take to show on a loaded machine before the test fails
@@ -149,7 +149,7 @@ def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, 
         _said(cashier, "Вера Менчик: принято 1\xa0500,00\xa0₽.")
         _row(cashier, "settlements", "Вера Менчик").wait_for(timeout=WAIT_MS)
         assert _row(cashier, "debts", "Вера Менчик").count() == 0
-        assert _axe(cashier) == []
+        assert serious(cashier) == []
 
         # a void, shown first, from the page
         floor.get_by_role("button", name="Вылет: Игрок 2").click()
@@ -193,9 +193,9 @@ def test_the_floor_and_the_counter_run_a_tournament_from_two_tablets(committed, 
         page.goto(f"{web.url}/desk")
         page.locator(f'a[href="/desk/t/{t["id"]}"]').wait_for(timeout=WAIT_MS)
         assert "в игре: 7" in page.inner_text(f"#day-{w.club_a}")
-        assert _axe(page) == []
+        assert serious(page) == []
         _open(page, web, t["id"])
-        assert _axe(page) == []
+        assert serious(page) == []
     finally:
         axe_ctx.close()
 
@@ -364,7 +364,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
             _says(floor, f"{name} отмечен(а); долг 1\xa0500,00\xa0₽.")
         cashier.wait_for_function("() => document.getElementById('owed-total').textContent === '18\xa0000,00\xa0₽'")
         assert cashier.locator("#debts tbody tr").count() == 12
-        assert _axe(floor) == []
+        assert serious(floor) == []
 
         # the counter takes one buy-in at once, in roubles
         _ask(cashier, cashier.get_by_role("button", name="Рассчитать: Олег Павлов"))
@@ -392,7 +392,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
         _shows(screen, "level", "Уровень 1")
         _shows(screen, "blinds", "100 / 200")
         _shows(screen, "players", "Осталось 12 игроков из 12 входов")
-        assert _axe(floor) == []
+        assert serious(floor) == []
         seated = {n: _where(state, n) for n in KNOWN + WALK_INS}
         by_table = {x["table"]: _at_table(state, x["table"]) for x in state["seating"]["tables"]}
 
@@ -499,7 +499,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
         )
         _ask(floor, floor.get_by_role("button", name=f"Разбить стол {broken}", exact=True))
         floor.wait_for_selector("#confirm[open]", timeout=WAIT_MS)
-        assert _axe(floor) == []  # the question open
+        assert serious(floor) == []  # the question open
         _confirm(
             floor,
             f"Разбить стол {broken}? Его игроки по жребию пересаживаются на свободные места других столов. "
@@ -567,7 +567,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
         cashier.wait_for_function("() => document.getElementById('t-status').textContent === 'завершён'")
         _shows(screen, "winner", "Победитель: walk1")
         _shows(screen, "level", "Турнир завершён")
-        assert _axe(floor) == []
+        assert serious(floor) == []
 
         # the counter: every player owing settled at once, as confirmed; the day's totals
         cashier.get_by_role("button", name="Рассчитать всех").click()
@@ -592,7 +592,7 @@ def test_the_12_player_walkthrough_at_the_desk(committed, web, browser):
             + [["Бай-ины", f"19\xa0500,00{rub}", f"0,00{rub}", ""], *figures[1:4]]
             + [["Принято по способам", f"наличные: 24\xa0000,00{rub}"]],
         )
-        assert _axe(cashier) == []
+        assert serious(cashier) == []
         assert floor.errors == [] and cashier.errors == []
     finally:
         for context in (floor_ctx, cashier_ctx, screen_ctx):
@@ -624,7 +624,7 @@ def test_a_mystery_draw_at_the_desk_and_the_bust_then_stays(committed, web, brow
             "Игрок 2 разыгрывает мистери-баунти за вылет № 1? Вылет с розыгрышем нельзя отменить."
         )
         page.get_by_label("Приз", exact=True).fill("Ужин на двоих")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.click("#confirm-yes")
         _said(page, "Розыгрыш № 1: Игрок 2 получает «Ужин на двоих».")
         page.wait_for_function("() => !document.querySelector('[aria-label=\"Мистери-розыгрыш #1\"]')", timeout=WAIT_MS)

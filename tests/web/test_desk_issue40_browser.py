@@ -21,7 +21,8 @@ from domain.poker.tables.tournaments import Settlement, Tournament
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
-from tests.web.test_desk_browser import WAIT_MS, _axe, _confirm, _open, _row, _said, _says, _tablet
+from tests.support.axe import serious
+from tests.web.test_desk_browser import WAIT_MS, _confirm, _open, _row, _said, _says, _tablet
 
 TABLET = {"viewport": {"width": 768, "height": 1024}, "has_touch": True, "is_mobile": True}
 STICKY = """() => [...document.querySelectorAll("body *")]
@@ -72,7 +73,7 @@ def test_sp_7_sp_10_two_players_out_in_one_hand_with_three_killers_from_the_tabl
         _tap(floor, "Несколько выбивших")
         assert floor.get_attribute("#bust-two", "aria-pressed") == "true"
         assert _sticky(floor) <= 64
-        assert _axe(floor) == []  # the pressed button: white on #a84300
+        assert serious(floor) == []  # the pressed button: white on #a84300
         for killer in ("Борис Иванов", "Вера Орлова"):
             _tap(floor, f"Выбил: {killer}")
         assert floor.text_content("#bust-text") == (
@@ -114,7 +115,7 @@ def test_sp_7_sp_10_two_players_out_in_one_hand_with_three_killers_from_the_tabl
         _tap(floor, "Не сейчас")
         floor.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
         assert _sticky(floor) <= 64  # the message alone, at most 4rem
-        assert _axe(floor) == []
+        assert serious(floor) == []
         assert floor.errors == []
     finally:
         context.close()
@@ -188,11 +189,11 @@ def test_3_7_after_the_finish_the_desk_shows_the_places_and_no_button_the_rules_
         assert floor.locator("[data-clock]:visible").count() == 0
         assert floor.get_attribute("#desk", "data-clock-status") == "finished"
         assert floor.text_content("#d-clock-status") == "часы остановлены на уровне 1"
-        assert _axe(floor) == []
+        assert serious(floor) == []
         screen = context.new_page()
         screen.goto(f"{web.url}/t/{tid}/screen")
         screen.wait_for_selector('#screen[data-status="finished"]', timeout=WAIT_MS)
-        assert _axe(screen) == []  # the stopped clock on black
+        assert serious(screen) == []  # the stopped clock on black
         assert floor.errors == []
     finally:
         context.close()
@@ -236,7 +237,7 @@ def test_the_counter_comes_first_for_a_cashier_with_a_payment_method_and_before_
         )
         with Session(committed) as session:
             assert session.scalars(select(Settlement.method).where(Settlement.tournament_id == tid)).all() == ["card"]
-        assert _axe(cashier) == [] and _axe(floor) == []
+        assert serious(cashier) == [] and serious(floor) == []
         assert floor.errors == [] and cashier.errors == []
     finally:
         floor_ctx.close()

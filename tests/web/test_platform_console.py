@@ -18,8 +18,9 @@ from domain.clubs.tables import Club
 from domain.store.db import unit_of_work
 from flows import bootstrap
 from tests.support import world
+from tests.support.axe import serious
 from tests.support.browser import russian_page, sign_in
-from tests.web.test_club_console import WAIT_MS, _axe, _said
+from tests.web.test_club_console import _said
 
 
 def test_the_operator_approves_a_club_and_suspends_another_in_the_browser(committed, web, browser, http):
@@ -27,47 +28,39 @@ def test_the_operator_approves_a_club_and_suspends_another_in_the_browser(commit
     now = datetime.now(UTC)
     with unit_of_work(committed) as session:  # club A waits for a moderator: no registry provider
         club_service.apply(session, w.club_a, now - timedelta(hours=1), provider_configured=False)
-    context = browser.new_context(locale="ru-RU", bypass_csp=True)  # axe is injected
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = russian_page(browser)
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{web.url}/signin")
-        page.fill("#email", w.emails["operator"])
-        page.fill("#password", world.PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{web.url}/platform", timeout=WAIT_MS)
+        sign_in(page, web.url, w.emails["operator"], world.PASSWORD, f"{web.url}/platform")
         assert page.locator("h1").inner_text() == "Заявки на проверку"
         assert page.locator("html").get_attribute("lang") == "ru"
         application = page.locator(f"li.application[data-club='{w.club_a}']")
         assert "в очереди модератора" in application.inner_text()
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # approved with what was checked
         application.locator("input[name=reason]").first.fill("Выписка ЕГРЮЛ сверена")
         application.locator("button", has_text="Одобрить").click()
         _said(page, "Одобрено: клуб проверен.")
         assert page.locator("#queue-empty").count() == 1
-        assert _axe(page) == []
+        assert serious(page) == []
 
         # another club, from the catalog: suspended with a reason
         page.click("nav.console-nav >> text=Клубы")
         page.wait_for_selector("#clubs")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.select_option("#listing", "listed")
         page.click("#filters button[type=submit]")
         page.wait_for_selector(f"#clubs tr[data-club='{w.club_b}']")
         page.click(f"#clubs tr[data-club='{w.club_b}'] a")
         page.wait_for_selector("#history")
-        assert _axe(page) == []
+        assert serious(page) == []
         page.fill(f"#reason-suspend-{w.club_b}", "1.7.4: жалобы игроков")
         page.click(f"#suspend-{w.club_b} button[type=submit]")
         _said(page, "Приостановлено")
         assert "приостановлен" in page.locator("#listing").inner_text()
         assert "жалобы игроков" in page.locator("#history").inner_text()
-        assert _axe(page) == []
+        assert serious(page) == []
 
         with Session(committed) as session:
             a, b = session.get_one(Club, w.club_a), session.get_one(Club, w.club_b)
@@ -88,7 +81,7 @@ def test_the_operator_approves_a_club_and_suspends_another_in_the_browser(commit
         row.locator("input[name=reason]").fill("1.5.3: спам")
         row.locator("button", has_text="Заблокировать").click()
         _said(page, "Заблокировано")
-        assert _axe(page) == []
+        assert serious(page) == []
         with Session(committed) as session:
             assert session.get_one(Account, w.account_ids["spare"]).blocked_reason == "1.5.3: спам"
         assert errors == []
@@ -108,17 +101,17 @@ def test_the_operator_grants_and_takes_back_the_organizer_role_in_the_browser(co
         page.goto(f"{web.url}/platform/accounts?q=spare")
         cell = page.locator(f"#accounts tr[data-account='{spare}'] td.organizer")
         assert cell.get_attribute("data-organizer") == "no" and "нет" in cell.inner_text()
-        assert _axe(page) == []
+        assert serious(page) == []
         cell.locator("button", has_text="Сделать организатором").click()
         _said(page, "Теперь учётная запись — организатор Pusoy Dos")
         assert cell.get_attribute("data-organizer") == "yes" and "да" in cell.inner_text()
-        assert _axe(page) == []
+        assert serious(page) == []
         with Session(committed) as session:
             assert [(r.value, c) for r, c in accounts.roles_of(session, spare)] == [("organizer", None)]
         cell.locator("button", has_text="Снять роль").click()
         _said(page, "Роль организатора снята")
         assert cell.get_attribute("data-organizer") == "no"
-        assert _axe(page) == []
+        assert serious(page) == []
         with Session(committed) as session:
             assert accounts.roles_of(session, spare) == ()
         assert errors == []

@@ -91,6 +91,7 @@ ROUTES = (
     ("/club/{id}/tournaments/{tid}/cancel", club.cancel_tournament, ["POST"]),
     ("/club/{id}/series", club_series.series_page, ["GET", "POST"]),
     ("/club/{id}/series/{sid}", club_series.one_series, ["GET", "POST"]),
+    ("/club/{id}/series/{sid}/skip", club_series.skip_date, ["POST"]),
     ("/club/{id}/series/{sid}/{action}", club_series.series_status, ["POST"]),
     ("/club/{id}/seasons", club_series.seasons_page, ["GET", "POST"]),
     ("/club/{id}/seasons/{sid}", club_series.one_season, ["GET", "POST"]),

@@ -5,7 +5,7 @@ operation cannot differ.
 
 - `/club/<id>/series`: the club's series with their calendar and next start in the club's time; a new
   one (the weekly form or an RRULE, its template one of the club's tournaments); `/club/<id>/series/<sid>`:
-  its next starts, its name, calendar and template changed, pause, resume, end.
+  its next starts, a date of it skipped, its name, calendar and template changed, pause, resume, end.
 - `/club/<id>/seasons`: the seasons and a new one; `/club/<id>/seasons/<sid>`: the counted tournaments,
   the standings now (LG-1..LG-3), the season's series and tournaments named.
 - `/club/<id>/documents`: every finished tournament's results sheet and certificates with their delivery
@@ -60,6 +60,7 @@ DONE = {
     "paused": N_("The series is paused: its starts not yet open are dropped."),
     "resumed": N_("The series is resumed: its starts are planned again."),
     "ended": N_("The series is ended."),
+    "skipped": N_("The series skips that day: its start is dropped and not planned again."),
     "edited": N_("The series is changed: its planned starts follow it, those already open keep what they had."),
     "named": N_("Added to the season."),
     "resent": N_("The documents will be sent again to the club's e-mail."),
@@ -114,6 +115,12 @@ PROBLEMS = {  # the console's words for the problems of series, seasons and docu
     "series-ended": N_("The series is ended: it cannot change any more."),
     "series-not-active": N_("The series is not active."),
     "series-not-paused": N_("The series is not paused."),
+    "series-skip-date-invalid": N_("Choose the day to skip."),
+    "series-skip-past": N_("That day is past: there is nothing to skip."),
+    "series-skip-no-start": N_("The series has no start on that day: there is nothing to skip."),
+    "series-date-already-open": N_(
+        "Registration for that day's tournament is open already: cancel that tournament instead."
+    ),
     "tournament-not-found": N_("There is no such tournament of the club."),
     "season-name-blank": N_("The season needs a name."),
     "season-name-taken": N_("The club has a season of that name already."),
@@ -216,8 +223,13 @@ def _calendar(row: dict, locale: str) -> str:
 
 
 def _shown_series(row: dict, ctx: Ctx) -> dict:
-    starts = [s | {"text": i18n.day_and_time(datetime.fromisoformat(s["local"]), ctx.locale)} for s in row["next"]]
-    return row | {"calendar": _calendar(row, ctx.locale), "next": starts}
+    starts = [
+        s | {"text": i18n.day_and_time(local, ctx.locale), "local_date": local.date().isoformat()}
+        for s in row["next"]
+        for local in [datetime.fromisoformat(s["local"])]
+    ]
+    skipped = [{"date": d.isoformat(), "text": i18n.long_date(d, ctx.locale)} for d in row.get("skipped", [])]
+    return row | {"calendar": _calendar(row, ctx.locale), "next": starts, "skipped": skipped}
 
 
 def _tournaments(ctx: Ctx) -> list[dict]:
@@ -322,6 +334,7 @@ def _one_series_page(site, request, club_id, series_id, *, draft=None, problems=
             "tournaments": [t for t in tournaments if t["status"] != "cancelled"],
             "day_names": _day_names(ctx.locale),
             "draft": draft or _edit_draft(row),
+            "today": ctx.now.astimezone(ctx.zone).date().isoformat(),
         }
 
     return _show(
@@ -366,6 +379,25 @@ async def one_series(site: Site, request: Request) -> Response:
         describe=f"series {sid}", data={k: v for k, v in draft.items() if v},
         then=lambda r: _done(f"/club/{club_id}/series/{sid}", r, "edited"),
         again=lambda found: _one_series_page(site, request, club_id, sid, draft=draft, problems=found, status=409),
+    )  # fmt: skip
+
+
+async def skip_date(site: Site, request: Request) -> Response:
+    """`POST /club/<id>/series/<sid>/skip` (`club.skip-series-date`, the use case of `tourney series skip`):
+    the series does not run on the day posted (`local_date`, the club's calendar)."""
+    club_id, sid = path_id(request.path_params["id"]), path_id(request.path_params["sid"])
+    form = await request.form()
+    raw = str(form.get("local_date") or "").strip()[:10]
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        problems = [Problem("series-skip-date-invalid", "choose the day to skip")]
+        return await _one_series_page(site, request, club_id, sid, problems=problems, status=422)
+    return await _post(
+        site, request, club_id, form, "club.skip-series-date", owner_series.skip_date_use(club_id, sid, day),
+        describe=f"series {sid}", data={"local_date": day.isoformat()},
+        then=lambda r: _done(f"/club/{club_id}/series/{sid}", r, "skipped"),
+        again=lambda found: _one_series_page(site, request, club_id, sid, problems=found, status=409),
     )  # fmt: skip
 
 

@@ -125,6 +125,7 @@ def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
         "club.pause-series": ("POST", f"/clubs/{{c}}/series/{MISSING}/pause", None, "club"),
         "club.resume-series": ("POST", f"/clubs/{{c}}/series/{MISSING}/resume", None, "club"),
         "club.end-series": ("POST", f"/clubs/{{c}}/series/{MISSING}/end", None, "club"),
+        "club.skip-series-date": ("POST", f"/clubs/{{c}}/series/{MISSING}/skips", {"local_date": "2031-01-03"}, "club"),
         "club.seasons": ("GET", "/clubs/{c}/seasons", None, "club"),
         "club.season": ("GET", f"/clubs/{{c}}/seasons/{MISSING}", None, "club"),
         "club.add-season": (

@@ -165,6 +165,7 @@ def test_the_owner_adds_a_weekly_series_from_a_tournament_and_sees_its_next_star
             }
             for n, start in enumerate(expected)
         ],
+        "skipped": [],
     }
     assert [_at(s["starts_at"]) for s in body["next"]] == expected
     assert [_at(s["opens_at"]) for s in body["next"]] == [e - timedelta(days=1) for e in expected]

@@ -156,6 +156,7 @@ POLICY: dict[str, Rule] = {
     "club.pause-series": _rule(Scope.CLUB, O),
     "club.resume-series": _rule(Scope.CLUB, O),
     "club.end-series": _rule(Scope.CLUB, O),
+    "club.skip-series-date": _rule(Scope.CLUB, O),
     "club.seasons": _rule(Scope.CLUB, O, writes=False),
     "club.season": _rule(Scope.CLUB, O, writes=False),
     "club.add-season": _rule(Scope.CLUB, O),

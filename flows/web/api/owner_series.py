@@ -6,7 +6,8 @@ recurring series, its league seasons and its documents, over `/api/v1`.
   time), read as the cron the series keeps (domain/series/rules/recurrence.py), every problem with its
   code at once; the template is one of the club's tournaments' settings (its deadlines as minutes after
   its start) and/or the settings given. Listed with the next starts in the club's zone; edited (its
-  name, calendar, template), paused, resumed, ended (`tourney series` does the same for the operator).
+  name, calendar, template), paused, resumed, ended, a date of it skipped (`tourney series` does the same for
+  the operator).
 - **Seasons** (RULES LG-1..LG-3, docs/leagues.md): created, their series and tournaments named, their
   standings read (derived now from the stored places). Another club's series or tournament is not
   found, as a missing one (AC-2), never "of another club".
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -38,7 +39,7 @@ from domain.access.services.gate import UNCHANGED
 from domain.clubs.services import clubs as club_service
 from domain.documents.services import records
 from domain.documents.tables import Document, DocumentPublication
-from domain.errors import NotFound, Problem, raise_problems
+from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.leagues.services import leagues
 from domain.leagues.tables import Season, SeasonSeries, SeasonTournament
 from domain.poker.rules.settings import SETTING_FIELDS
@@ -46,9 +47,10 @@ from domain.poker.services import tournaments as tournament_service
 from domain.poker.tables.tournaments import Tournament
 from domain.pusoy.tables import PusoyTournament
 from domain.series.rules.recurrence import Read, as_rrule, read_rrule, weekly_rrule
+from domain.series.rules.schedule import Schedule, starts_between
 from domain.series.rules.templates import POKER_OFFSETS
 from domain.series.services import series as series_service
-from domain.series.tables import Series, SeriesOccurrence
+from domain.series.tables import Series, SeriesOccurrence, SeriesSkip
 from flows.web.api.core import ID_MAX, PAGED, Cursor, Id, Limit, Op, Operations, Strict, club_of
 from flows.web.certificates import stored_file
 
@@ -152,10 +154,12 @@ class SeriesView(BaseModel):
     template: dict[str, Any]
     planned: int = Field(description="starts planned, not yet open")
     next: list[Start] = Field(description="the next starts, in order (at most 5)")
+    skipped: list[date] = Field(description="the days of the club's calendar, today or later, it does not run on")
 
 
 def _series_rows(s: Session, club_id: int, series_id: int | None, now: datetime) -> list[dict]:
-    """The club's series (or one of them) with their next starts: two statements whatever their number."""
+    """The club's series (or one of them) with their next starts and the dates skipped ahead: three
+    statements whatever their number."""
     query = select(Series).where(Series.club_id == club_id).order_by(Series.name, Series.id)
     if series_id is not None:
         query = query.where(Series.id == series_id)
@@ -188,6 +192,14 @@ def _series_rows(s: Session, club_id: int, series_id: int | None, now: datetime)
                     "problem": row["problem"],
                 }
             )
+    skipped: dict[int, list[date]] = {}
+    today = now.astimezone(zone).date()
+    for sid, day in s.execute(
+        select(SeriesSkip.series_id, SeriesSkip.local_date)
+        .where(SeriesSkip.series_id.in_([r.id for r in found]), SeriesSkip.local_date >= today)
+        .order_by(SeriesSkip.series_id, SeriesSkip.local_date)
+    ):
+        skipped.setdefault(sid, []).append(day)
     return [
         {
             "id": r.id,
@@ -203,6 +215,7 @@ def _series_rows(s: Session, club_id: int, series_id: int | None, now: datetime)
             "template": r.template,
             "planned": planned.get(r.id, 0),
             "next": starts.get(r.id, []),
+            "skipped": skipped.get(r.id, []),
         }
         for r in found
     ]
@@ -357,6 +370,35 @@ def series_status_use(club_id: int, series_id: int, action: Literal["pause", "re
     return do
 
 
+def skip_date_use(club_id: int, series_id: int, local_date: date) -> Do:
+    """The series does not run on `local_date`, a day of the club's calendar (`series.skip_date`, as
+    `tourney series skip`): its start that day, planned, is dropped and never planned again. Skipped
+    already: UNCHANGED. Refused: a day before today (`series-skip-past`), a day the calendar has no start
+    on (`series-skip-no-start`), a start whose registration is open already (`series-date-already-open`:
+    cancel that tournament instead), an ended series (`series-ended`)."""
+
+    def do(s, actor, now):
+        current = series_view(s, club_id, series_id, now)  # another club's: not found (AC-2)
+        if current["status"] == "ended":
+            raise DomainError("series-ended", "the series has ended; there is nothing to skip")
+        zone = ZoneInfo(current["timezone"])
+        if local_date < now.astimezone(zone).date():
+            raise_problems([Problem("series-skip-past", f"{local_date:%Y-%m-%d} is past: nothing to skip")])
+        if local_date in current["skipped"]:
+            return UNCHANGED
+        midnight = datetime(local_date.year, local_date.month, local_date.day, tzinfo=zone)
+        after = midnight.astimezone(UTC) - timedelta(microseconds=1)
+        until = (midnight + timedelta(days=1)).astimezone(UTC) - timedelta(microseconds=1)
+        if not starts_between(Schedule(current["cron"], current["timezone"]), after, until, limit=1):
+            raise_problems(
+                [Problem("series-skip-no-start", f"the series has no start on {local_date:%Y-%m-%d}: nothing to skip")]
+            )
+        series_service.skip_date(s, series_id, local_date)
+        return series_view(s, club_id, series_id, now)
+
+    return do
+
+
 PAGE_OF = {200: {"description": "a page of them", "headers": PAGED}}
 
 
@@ -461,6 +503,27 @@ def _status_op(action: Literal["pause", "resume", "end"], doc: str):
 _status_op("pause", "Pause a series: nothing new is planned, its starts not yet open are dropped.\nPaused: 204.")
 _status_op("resume", "Resume a paused series: its starts are planned again from now.\nActive: 204.")
 _status_op("end", "End a series for good (paused or active); its starts not yet open are dropped.\nEnded: 204.")
+
+
+class SkipBody(Strict):
+    """A day the series does not run on: a day of the club's calendar (the series' timezone), today or later,
+    on which its calendar has a start."""
+
+    local_date: date = Field(description="YYYY-MM-DD in the club's calendar", examples=["2026-12-31"])
+
+
+@ops.post("/clubs/{club_id}/series/{series_id}/skips", "club.skip-series-date", response=SeriesView, unchanged=True)
+def club_skip_series_date(op: Op, club_id: Id, series_id: Id, body: SkipBody):
+    """Skip one date of a series: its start that day (planned, registration not open yet) is dropped and not
+    planned again; the answer lists it in `skipped`. Skipped already: 204, nothing written. Refused (409,
+    nothing written): `series-skip-past`, `series-skip-no-start`, `series-date-already-open` (cancel that
+    tournament instead), `series-ended`. Another club's series: 404 as a missing one."""
+    return op.run(
+        club_of(club_id),
+        skip_date_use(club_id, series_id, body.local_date),
+        describe=f"series {series_id}",
+        data=body.model_dump(mode="json"),
+    )
 
 
 # -- league seasons ----------------------------------------------------------------------------------

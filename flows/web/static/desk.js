@@ -407,6 +407,12 @@
   }
   function fillBody(id, rows, empty) {
     var body = document.querySelector("#" + id + " tbody");
+    var heads = document.querySelectorAll("#" + id + " thead th");
+    rows.forEach(function (row) {   // a phone shows the row as a card: a cell whose column head is "labelled" says it
+      Array.prototype.forEach.call(row.cells, function (td, i) {
+        if (heads[i] && heads[i].classList.contains("labelled") && td.colSpan === 1) td.setAttribute("data-label", heads[i].textContent);
+      });
+    });
     body.replaceChildren.apply(body, rows.length ? rows : [el("tr", {}, [el("td", { colSpan: 6, className: "sub", text: empty })])]);
   }
 

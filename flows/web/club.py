@@ -33,7 +33,7 @@ from domain.documents.rules.model import LOCALES, N_
 from domain.errors import DomainError, NotFound, Problem
 from domain.poker.rules.lifecycle import EDITABLE
 from domain.poker.rules.money import parse_amount
-from domain.poker.rules.settings import AMOUNT_FIELDS, SETTING_FIELDS, time_from_text
+from domain.poker.rules.settings import AMOUNT_FIELDS, OPTIONAL, SETTING_FIELDS, time_from_text
 from domain.poker.rules.structures import ANTE_TYPES, LevelSpec
 from domain.poker.services import tournaments as tournament_service
 from flows.web import play, refusals
@@ -1050,7 +1050,7 @@ async def tournament_page(site: Site, request: Request) -> Response:
     if parse:
         return await _tournament_page(site, request, club_id, tid, draft=draft, problems=parse, status=422)
     structure_id = _int_or_none(form.get("structure_id"))
-    changes = {k: v for k, v in values.items() if v is not None or k in owner.NULLABLE}
+    changes = {k: v for k, v in values.items() if v is not None or k in OPTIONAL}
     return await _post(
         site, request, club_id, form, "club.edit-tournament",
         owner.edit_tournament_use(tid, changes, structure_id=structure_id, void_window_minutes=void),

@@ -439,7 +439,7 @@ _INT_FIELDS = (
     "reentry_limit",
 )
 _BOOL_FIELDS = ("mystery_draw", "addon_once", "shared_knockouts")
-_OPTIONAL = (
+OPTIONAL = (  # the settings that may be unset (None): typed as none or empty, or sent as null
     "late_reg_deadline",
     "reentry_deadline",
     "addon_deadline",
@@ -505,7 +505,7 @@ def setting_from_text(field: str, raw: str) -> tuple[object, list[Problem]]:
             )
         ]
     raw = raw.strip()
-    if field in _OPTIONAL and raw.lower() in ("none", ""):
+    if field in OPTIONAL and raw.lower() in ("none", ""):
         return None, []
     if field in AMOUNT_FIELDS:
         return amount_from_text(raw), []

@@ -36,7 +36,7 @@ from domain.documents.services import locales
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.poker.rules import mystery as mystery_rules
 from domain.poker.rules.prizes import MAX_LINES, prize_line_problem
-from domain.poker.rules.settings import EARLIEST_TIME, LATEST_TIME, SETTING_FIELDS, TournamentSettings
+from domain.poker.rules.settings import EARLIEST_TIME, LATEST_TIME, OPTIONAL, SETTING_FIELDS, TournamentSettings
 from domain.poker.rules.structures import LevelSpec, levels_csv, parse_levels
 from domain.poker.services import knockouts, listings, mystery, results, structures
 from domain.poker.services import tournaments as tournament_service
@@ -525,21 +525,6 @@ class SettingsBody(Strict):
 
 
 REQUIRED = ("name", "scheduled_start", "starting_stack", "currency", "buy_in")  # a tournament made from nothing
-NULLABLE = {
-    "late_reg_deadline",
-    "reentry_deadline",
-    "addon_deadline",
-    "addon_break",
-    "addon_chips",
-    "rebuy_amount",
-    "reentry_amount",
-    "addon_amount",
-    "pko_head",
-    "rebuy_until",
-    "rebuy_until_level",
-    "rebuy_limit",
-    "reentry_limit",
-}
 
 
 class CreateBody(SettingsBody):
@@ -716,7 +701,7 @@ def create_tournament_use(
                 raise DomainError(
                     "setting-missing", f"a tournament made from nothing needs {', '.join(missing)} (rule 3.1)"
                 )
-            base = TournamentSettings(**{k: v for k, v in settings.items() if v is not None or k in NULLABLE})
+            base = TournamentSettings(**{k: v for k, v in settings.items() if v is not None or k in OPTIONAL})
         else:
             base = replace(base, **settings)
         structure = structure_id or structure
@@ -815,7 +800,7 @@ def _given(body: SettingsBody, *, leave: tuple[str, ...] = ()) -> dict[str, Any]
     """The settings a body sets: the fields it names (a `null` of an optional one unsets it)."""
     named = body.model_fields_set & set(SETTING_FIELDS)
     return {
-        f: getattr(body, f) for f in sorted(named) if f not in leave and (getattr(body, f) is not None or f in NULLABLE)
+        f: getattr(body, f) for f in sorted(named) if f not in leave and (getattr(body, f) is not None or f in OPTIONAL)
     }
 
 

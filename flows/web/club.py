@@ -552,12 +552,16 @@ async def trail(site: Site, request: Request) -> Response:
             actor=asked["actor"] or None,
             action=asked["action"] or None,
             tournament_id=int(asked["tournament"])
-            if asked["tournament"].isdigit() and len(asked["tournament"]) < 16
+            if asked["tournament"].isascii() and asked["tournament"].isdigit() and len(asked["tournament"]) < 16
             else None,
             since=since,
             until=to + timedelta(days=1) if to else None,
         )
-        before = int(asked["before"]) if asked["before"].isdigit() and len(asked["before"]) < 16 else None
+        before = (
+            int(asked["before"])
+            if asked["before"].isascii() and asked["before"].isdigit() and len(asked["before"]) < 16
+            else None
+        )
         rows = ctx.read(
             "club.audit", lambda s, a, n: audit.trail(s, ctx.club_id, before_id=before, limit=TRAIL_PAGE + 1, only=only)
         )
@@ -985,7 +989,7 @@ async def tournaments_page(site: Site, request: Request) -> Response:
 
 def _int_or_none(raw) -> int | None:
     text = str(raw or "").strip()
-    if not text.isdigit() or len(text) > 15:
+    if not (text.isascii() and text.isdigit()) or len(text) > 15:
         return None
     return int(text)
 

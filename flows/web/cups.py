@@ -215,7 +215,7 @@ def _number(form, key: str, problems: list[Problem]) -> int | None:
     raw = str(form.get(key) or "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or len(raw) > 4:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 4:
         problems.append(Problem("field-not-a-number", "%(field)s: type a whole number.", field=key))
         return None
     return int(raw)
@@ -227,7 +227,7 @@ def _advancing(form, problems: list[Problem]) -> list[int] | None:
     if not raw:
         return None
     parts = [p.strip() for p in raw.replace(";", ",").split(",") if p.strip()]
-    if not parts or not all(p.isdigit() and len(p) <= 3 for p in parts):
+    if not parts or not all(p.isascii() and p.isdigit() and len(p) <= 3 for p in parts):
         problems.append(Problem("bracket-not-numbers", "the bracket is numbers with commas"))
         return None
     return [int(p) for p in parts]

@@ -262,7 +262,7 @@ async def clubs(site: Site, request: Request) -> Response:
     """`/platform/clubs`: the catalog by id, by listing and verification, a page of 50 at a time."""
     chosen = _filters(request)
     after = request.query_params.get("after", "")
-    after_id = int(after) if after.isdigit() and len(after) < 19 else 0
+    after_id = int(after) if after.isascii() and after.isdigit() and len(after) < 19 else 0
 
     def build(ctx: Ctx) -> dict:
         from domain.clubs.services import clubs as club_service

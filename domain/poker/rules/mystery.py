@@ -44,7 +44,7 @@ def parse_phase(text: str) -> tuple[Phase | None, list[Problem]]:
         return Phase(raw), []
     if raw.startswith("level:"):
         number = raw.removeprefix("level:")
-        if number.isdigit() and int(number) >= 1:
+        if number.isascii() and number.isdigit() and int(number) >= 1:
             return Phase("level", int(number)), []
     return None, [
         Problem(

@@ -299,7 +299,7 @@ def entry_named(session: Session, tournament_id: int, ref: str) -> int:
     """The entry of the tournament that the floor names by `ref`: an entry id, a seat `TABLE/SEAT`
     (`3/7`), or a player's handle or unique name (their latest entry that is not voided)."""
     ref = ref.strip()
-    if ref.isdigit():
+    if ref.isascii() and ref.isdigit():  # "³" is a digit, not a number
         number = int(ref)
         if not 0 < number <= BIGINT_MAX:
             raise NotFound(

@@ -46,14 +46,15 @@ def add_player(session: Session, name: str, handle: str, birth_date: date, now: 
 def find_player(session: Session, ref: str | int, *, lock: bool = False) -> Player:
     """A player by id (digits) or handle (any case); `lock` takes the row lock."""
     query = select(Player).execution_options(populate_existing=True)
-    if isinstance(ref, int) or str(ref).isdigit():
+    digits = isinstance(ref, int) or (str(ref).isascii() and str(ref).isdigit())  # "³" is a digit, not a number
+    if digits:
         if not 0 < int(ref) <= 2**63 - 1:  # beyond BIGINT no player can have it
             raise NotFound("player-not-found", "no player '%(ref)s'", ref=ref)
         query = query.where(Player.id == int(ref))
     else:
         query = query.where(func.lower(Player.handle) == str(ref).lstrip("@").lower())
     player = session.scalar(query.with_for_update() if lock else query)
-    if player is None and not (isinstance(ref, int) or str(ref).isdigit()):
+    if player is None and not digits:
         player = _by_name(session, str(ref), lock)
     if player is None:
         raise NotFound("player-not-found", "no player '%(ref)s'", ref=ref)

@@ -238,7 +238,7 @@ def as_rrule(cron: str) -> str | None:
         for item in day.split(","):
             if item == "last":
                 month_days.append("-1")
-            elif item.isdigit() and 1 <= int(item) <= 31:
+            elif item.isascii() and item.isdigit() and 1 <= int(item) <= 31:
                 month_days.append(str(int(item)))
             else:
                 return None

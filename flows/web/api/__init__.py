@@ -106,6 +106,8 @@ def create_api(
 
     @app.exception_handler(RequestValidationError)
     async def bad_input(request, exc: RequestValidationError):
+        if _shadowed(app, request.scope):  # `DELETE …/staff/1/roles` is `…/roles`'s, not `…/{role}`'s
+            return await http_error(request, HTTPException(405))
         if not _public(request) and not await _signed_in(request):
             return domain_error(Refused(SIGN_IN, "Sign in first."))  # who asks before what is asked (401 first)
         problems = [
@@ -151,6 +153,21 @@ def create_api(
     app.openapi = partial(_openapi, app)
     app.add_middleware(Http)
     return app
+
+
+def _shadowed(app: FastAPI, scope) -> bool:
+    """The route taken reads a path parameter where another operation's path has its own word (`…/{role}`
+    taking `…/roles`): the path is that operation's, so a method it does not have is a 405, not a bad
+    parameter (`_allowed` names the word's methods)."""
+    route = scope.get("route")
+    if not isinstance(route, APIRoute):
+        return False
+    path = scope["path"].removeprefix(scope.get("root_path", ""))
+    fewest = min(
+        (len(r.param_convertors) for r in _operations(app.routes) if r.path_regex.match(path)),
+        default=len(route.param_convertors),
+    )
+    return len(route.param_convertors) > fewest
 
 
 def _allowed(app: FastAPI, scope) -> str:

@@ -461,6 +461,7 @@ DESCRIBED = {
     404: "Not there, or not yours: another club's object answers exactly as a missing one (AC-2)",
     409: "Refused by a rule: `problems` lists every problem",
     410: "The link is spent or expired",
+    413: "The body is too large (`too-large`): over 256 KiB, or over the operation's `x-max-body`",
     422: "Bad input: `problems` lists every field's problem",
     429: "Too many requests: `Retry-After` says when to try again",
 }
@@ -545,6 +546,8 @@ class Operations:
         responses: dict[int | str, Any] = {
             code: {"description": DESCRIBED[code]} for code in statuses(rule, path, errors)
         }
+        if method != "GET":  # a body over the edge's limit (MAX_BODY, or `max_body`)
+            responses[413] = {"description": DESCRIBED[413]}
         if unchanged:
             responses[204] = {"description": DESCRIBED[204]}
         responses.update(extra.pop("responses", {}))

@@ -293,11 +293,15 @@ class StructureBody(Strict):
     levels: list[LevelBody] = Field(max_length=500)
 
 
+IMPORT_CHARS = 40_000  # a file of 500 levels; escaped (12 bytes a character at most) its body is under IMPORT_BODY
+IMPORT_BODY = 512 * 1024  # so that any file a character too long is a 422 (maxLength), not the edge's 413
+
+
 class ImportBody(Strict):
     name: str = Name
     ante_type: str = Field("none", max_length=20)
     content: str = Field(
-        max_length=200_000,
+        max_length=IMPORT_CHARS,
         description="the file: CSV `small_blind,big_blind,ante,minutes,break` (a header row), or JSON",
         examples=["small_blind,big_blind,ante,minutes,break\n100,200,0,20,no\n,,,10,yes\n200,400,400,20,no\n"],
     )
@@ -443,7 +447,13 @@ def club_add_structure(op: Op, club_id: Id, body: StructureBody):
     )
 
 
-@ops.post("/clubs/{club_id}/structure-imports", "club.import-structure", response=StructureView, status=201)
+@ops.post(
+    "/clubs/{club_id}/structure-imports",
+    "club.import-structure",
+    response=StructureView,
+    status=201,
+    max_body=IMPORT_BODY,
+)
 def club_import_structure(op: Op, club_id: Id, body: ImportBody):
     """Import a blind structure from a CSV or JSON file, as the CLI does.
     Every bad row is named by its level (409)."""

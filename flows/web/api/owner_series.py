@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
 from fastapi import Response
@@ -550,8 +550,8 @@ class MembersBody(Strict):
     """Series and tournaments of the club whose finished tournaments, started within the season's days,
     count (LG-1). Another club's is `season-series-unknown` / `season-tournament-unknown`, as a missing one."""
 
-    series: list[int] = Field([], max_length=100)
-    tournaments: list[int] = Field([], max_length=500)
+    series: list[Annotated[int, Field(ge=1, le=ID_MAX)]] = Field([], max_length=100)
+    tournaments: list[Annotated[int, Field(ge=1, le=ID_MAX)]] = Field([], max_length=500)
 
 
 class Counted(BaseModel):

@@ -38,7 +38,7 @@ from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.pusoy.rules.bracket import bracket, bracket_problems, capacity_problems, games_problems
 from domain.pusoy.rules.codes import HANDLE_MAX, handle_problems, normalise
 from domain.pusoy.rules.status import Status
-from domain.pusoy.services import setup
+from domain.pusoy.services import setup, views
 from domain.pusoy.services.rows import find
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
 from flows.web.api.account import TokenRow
@@ -180,24 +180,9 @@ def _mine(s: Session, account: Account):
 
 
 def _row(s: Session, t: PusoyTournament) -> dict:
-    return {
-        "code": t.code,
-        "name": t.name,
-        "status": t.status,
-        "capacity": t.capacity,
-        "entrants": t.entrants,
-        "seats_left": t.capacity - t.entrants,
-        "private": t.private,
-        "games_per_round": t.games_per_round,
-        "bracket": list(t.bracket),
-        "custom_bracket": t.custom_bracket,
-        "organizer": t.organizer,
-        "club_id": t.club_id,
-        "locale": locales.pusoy_tournament_locale(s, t.id),
-        "current_round": t.current_round,
-        "champion": t.champion,
-        "created_at": t.created_at,
-    }
+    """The cup as the organizer's list shows it: its summary (not the organizer's e-mail) and locale."""
+    row = {k: v for k, v in views.summary(t).items() if k != "organizer_email"}
+    return row | {"locale": locales.pusoy_tournament_locale(s, t.id)}
 
 
 def my_cups(s: Session, actor, status: str | None = None) -> list[dict]:

@@ -102,12 +102,20 @@ def recent_cups(session: Session, limit: int = RECENT) -> list[dict[str, Any]]:
     return [{"code": c, "name": n, "status": s} for c, n, s in rows]
 
 
+def _screen_and_logo(session: Session, tid: int, now: datetime) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The club's screen (and its widget): the tournament's state and the club's logo (none: no image),
+    which the page's version covers (`versions.results`: a new logo is a new page)."""
+    state = views.screen(session, tid, now)
+    return state, views.logo_shown(session, session.get_one(Tournament, tid).club_id)
+
+
 async def screen(site: Site, request: Request) -> Response:
     tid = path_id(request.path_params["id"])
 
     async def render(now):
-        state = with_text(await site.read(views.screen, tid, now))
-        page = site.page("screen.html", request=request, locale=state["locale"], s=state, c=state["clock"])
+        state, logo = await site.read(_screen_and_logo, tid, now)
+        state = with_text(state)
+        page = site.page("screen.html", request=request, locale=state["locale"], s=state, c=state["clock"], logo=logo)
         return page, FINISHED if _ended(state["status"]) else CLOCK
 
     return await _cached(site, request, ("screen", tid), versions.results, render, tid, clock=True)
@@ -119,8 +127,9 @@ async def widget(site: Site, request: Request) -> Response:
     tid = path_id(request.path_params["id"])
 
     async def render(now):
-        state = with_text(await site.read(views.screen, tid, now))
-        page = site.page("widget.html", request=request, locale=state["locale"], s=state, c=state["clock"])
+        state, logo = await site.read(_screen_and_logo, tid, now)
+        state = with_text(state)
+        page = site.page("widget.html", request=request, locale=state["locale"], s=state, c=state["clock"], logo=logo)
         page.headers["content-security-policy"] = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
         return page, FINISHED if _ended(state["status"]) else CLOCK
 

@@ -53,22 +53,25 @@ def ensure_pool(name: str, limit: int | None) -> str:
     """Create the process work pool when it does not exist; returns what was done."""
     from prefect import get_client
     from prefect.client.schemas.actions import WorkPoolCreate, WorkPoolUpdate
-    from prefect.exceptions import ObjectNotFound
+    from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
     from prefect.workers.process import ProcessWorker
 
     with get_client(sync_client=True) as client:
         try:
             client.read_work_pool(name)
         except ObjectNotFound:
-            client.create_work_pool(
-                WorkPoolCreate(
-                    name=name,
-                    type="process",
-                    base_job_template=ProcessWorker.get_default_base_job_template(),
-                    concurrency_limit=limit,
+            try:
+                client.create_work_pool(
+                    WorkPoolCreate(
+                        name=name,
+                        type="process",
+                        base_job_template=ProcessWorker.get_default_base_job_template(),
+                        concurrency_limit=limit,
+                    )
                 )
-            )
-            return f"created the process work pool '{name}'"
+                return f"created the process work pool '{name}'"
+            except ObjectAlreadyExists:  # another machine's `tourney serve`, started at the same time
+                pass
         client.update_work_pool(name, WorkPoolUpdate(concurrency_limit=limit))
         return f"reused the work pool '{name}'"
 
@@ -82,7 +85,7 @@ def ensure_requeue_automation(within: timedelta, pending_within: timedelta, repl
     from prefect import get_client
     from prefect.automations import Automation
     from prefect.client.schemas.actions import VariableCreate, VariableUpdate
-    from prefect.exceptions import ObjectNotFound
+    from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 
     done = []
     for name in (AUTOMATION, AUTOMATION_PENDING):
@@ -95,11 +98,14 @@ def ensure_requeue_automation(within: timedelta, pending_within: timedelta, repl
     with get_client(sync_client=True) as client:
         recorded = client.read_variable_by_name(WINDOWS)
         if recorded is None:
-            client.create_variable(VariableCreate(name=WINDOWS, value=value))
-        elif replace and recorded.value != value:
+            try:
+                client.create_variable(VariableCreate(name=WINDOWS, value=value))
+            except ObjectAlreadyExists:  # another machine recorded them meanwhile (two serves started at once)
+                recorded = client.read_variable_by_name(WINDOWS)
+        if recorded is not None:
+            if not replace or recorded.value == value:
+                return done
             client.update_variable(VariableUpdate(name=WINDOWS, value=value))
-        else:
-            return done
     done.append(f"requeue windows: {value['after']} s Running without a heartbeat, {value['pending_after']} s Pending")
     return done
 

@@ -195,3 +195,28 @@ def test_the_requeue_is_the_timekeepers_and_no_prefect_automation_does_it(prefec
         ensure_requeue_automation(30 * SECOND, 40 * SECOND)  # deploy sets them
         assert windows(client) == (30 * SECOND, 40 * SECOND)
         ensure_requeue_automation(REQUEUE_AFTER, REQUEUE_PENDING_AFTER)
+
+
+def test_two_machines_starting_at_once_both_record_the_windows_and_the_pool_without_a_conflict(prefect_api):
+    """Two `tourney serve` started together (a two-host deployment's start) both find no windows and no
+    pool, and both create them: the one second to create takes the other's, not a 409 traceback."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from flows.ops import WINDOWS, windows
+
+    pool = f"tourney-race-{os.getpid()}"
+    with get_client(sync_client=True) as client:
+        client.delete_variable_by_name(WINDOWS)
+
+        def start(_n: int) -> tuple[list[str], str]:
+            return ensure_requeue_automation(REQUEUE_AFTER, REQUEUE_PENDING_AFTER, replace=False), ensure_pool(pool, 2)
+
+        try:
+            with ThreadPoolExecutor(8) as threads:
+                said = list(threads.map(start, range(8)))
+            assert windows(client) == (REQUEUE_AFTER, REQUEUE_PENDING_AFTER)
+            assert client.read_work_pool(pool).concurrency_limit == 2
+            created = [p for _, p in said if p.startswith("created")]
+            assert len(created) <= 1 and len(said) == 8
+        finally:
+            client.delete_work_pool(pool)

@@ -4,7 +4,9 @@ its own, which, once the lock is held, also LISTENs on a channel and waits for i
 The lock lives exactly as long as that connection's session. When the holding process dies, even by
 kill -9, its kernel closes the socket and the server ends the session at once, releasing the lock.
 When its machine or the network dies instead, TCP keepalives (both ends, probing after 3 s idle
-every 2 s, 3 probes) and a TCP user timeout of 10 s end the session within about 10 s. A holder that
+every 2 s, 2 probes) and a TCP user timeout of 7 s end the session within about 7 s, so that a
+standby holds the lock within 10 s of the partition (data the server still has to send, a NOTIFY to
+the holder, waits out the user timeout, not the keepalives: 10 s was measured as 10.0-11.1). A holder that
 loses the connection (the database restarted) has lost the lock: every use of the connection then
 raises `psycopg.OperationalError`, and the holder must stop, reconnect and take the lock again.
 
@@ -18,10 +20,9 @@ import time
 import psycopg
 from sqlalchemy.engine import make_url
 
-KEEPALIVE = {"keepalives": 1, "keepalives_idle": 3, "keepalives_interval": 2, "keepalives_count": 3}
-SERVER_KEEPALIVE = (
-    "-c tcp_keepalives_idle=3 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3 -c tcp_user_timeout=10000"
-)
+KEEPALIVE = {"keepalives": 1, "keepalives_idle": 3, "keepalives_interval": 2, "keepalives_count": 2}
+USER_TIMEOUT_MS = 7000  # unacknowledged data this long ends the connection (both ends)
+SERVER_KEEPALIVE = f"-c tcp_keepalives_idle=3 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=2 -c tcp_user_timeout={USER_TIMEOUT_MS}"
 
 
 def conninfo(url: str) -> str:
@@ -46,7 +47,7 @@ class Leader:
             autocommit=True,
             application_name=self.name[:63],
             connect_timeout=self.connect_timeout,
-            tcp_user_timeout=10000,
+            tcp_user_timeout=USER_TIMEOUT_MS,
             options=SERVER_KEEPALIVE,
             **KEEPALIVE,
         )

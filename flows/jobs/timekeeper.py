@@ -284,7 +284,7 @@ class Serving:
         """Hold the mark (connect when not connected, else check the connection); whether it is held."""
         import psycopg
 
-        from domain.store.leader import KEEPALIVE, SERVER_KEEPALIVE, conninfo
+        from domain.store.leader import KEEPALIVE, SERVER_KEEPALIVE, USER_TIMEOUT_MS, conninfo
 
         try:
             if self._conn is None or self._conn.closed:
@@ -293,7 +293,7 @@ class Serving:
                     autocommit=True,
                     application_name=f"tourney-serve pid {os.getpid()} machine {self.machine}"[:63],
                     connect_timeout=5,
-                    tcp_user_timeout=10000,
+                    tcp_user_timeout=USER_TIMEOUT_MS,
                     options=SERVER_KEEPALIVE,
                     **KEEPALIVE,
                 )

@@ -35,8 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from domain.access.services import audit
@@ -47,7 +46,7 @@ from domain.store.leader import Leader
 from domain.webhooks.rules.endpoints import ROUND_READY, TOURNAMENT_FINISHED
 from domain.webhooks.services import outbox
 from flows import bootstrap
-from flows.jobs.timekeeper_loop import connection_trouble
+from flows.jobs.leading import LeaderLoop, connection_trouble
 
 LOCK = (7411800, 2)  # the consumer's session advisory lock (the timekeeper's are (7411800, 0) and (7411800, 1))
 CATCH_UP = 5.0  # seconds: the slow read under the notifications
@@ -120,7 +119,8 @@ def wall_now() -> datetime:
 
 
 @dataclass
-class Consumer:
+class Consumer(LeaderLoop):
+    ROLE, LOCK, CHANNEL = "event consumer", LOCK, outbox.CHANNEL
     now: Callable[[], datetime] = wall_now
     prefect_api: str | None = None  # the Prefect API runs are made on; None: the configured one
     catch_up: float = CATCH_UP
@@ -141,42 +141,11 @@ class Consumer:
 
     # -- the loop --------------------------------------------------------------------------------
 
-    def run(self) -> None:
-        """Until `stop()`: standby, active, and back to standby whenever the database goes away."""
+    def _lead(self, leader: Leader) -> None:
         while not self.stopping.is_set():
-            try:
-                with Leader(self.url, LOCK, outbox.CHANNEL, self.name) as leader:
-                    self._become("standby")
-                    while not self.stopping.is_set() and not leader.try_acquire():
-                        self.stopping.wait(self.poll)
-                    if self.stopping.is_set():
-                        break
-                    self._become("active")
-                    while not self.stopping.is_set():
-                        leader.check()
-                        self.drain()
-                        leader.wait(self.next_read)
-            except Exception as exc:
-                if not connection_trouble(exc):
-                    self.log.exception("event consumer %s: unexpected error", self.name)
-                self._become("reconnecting", str(exc).strip().splitlines()[0] if str(exc).strip() else "")
-                self.stopping.wait(1.0)
-        self._become("stopped")
-        self.engine.dispose()
-
-    def stop(self) -> None:
-        """Ends `run` soon: at once when it sleeps (a notification wakes it), else after its reaction."""
-        self.stopping.set()
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(text("SELECT pg_notify(:c, 'stop')"), {"c": outbox.CHANNEL})
-        except DBAPIError:
-            pass
-
-    def _become(self, state: str, why: str = "") -> None:
-        was, self.state = self.state, state
-        if state != was:
-            self.log.info("event consumer %s: %s%s", self.name, state, f" ({why})" if why else "")
+            leader.check()
+            self.drain()
+            leader.wait(self.next_read)
 
     # -- the events ------------------------------------------------------------------------------
 

@@ -28,13 +28,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
-import psycopg
 from sqlalchemy import Engine, select, text
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from domain.access.services import audit
-from domain.errors import ConfigurationError, DomainError
+from domain.errors import DomainError
 from domain.poker.rules.timekeeping import Run, next_step
 from domain.poker.services import clock as clock_service
 from domain.poker.services import due as poker_due
@@ -43,6 +41,7 @@ from domain.poker.services import results as results_service
 from domain.poker.services.due import Kind
 from domain.store.leader import Leader
 from flows import bootstrap
+from flows.jobs.leading import LeaderLoop, connection_trouble, first_line
 
 LOCK = (7411800, 0)  # the timekeeper's session advisory lock
 HOLDER_SQL = """
@@ -99,7 +98,8 @@ def wall_now() -> datetime:
 
 
 @dataclass
-class Timekeeper:
+class Timekeeper(LeaderLoop):
+    ROLE, LOCK, CHANNEL = "timekeeper", LOCK, poker_due.CHANNEL
     jobs: Sequence[Job] = JOBS
     on_moment: Callable[[Moment], None] | None = None
     now: Callable[[], datetime] = wall_now
@@ -124,42 +124,7 @@ class Timekeeper:
 
     # -- the loop --------------------------------------------------------------------------------
 
-    def run(self) -> None:
-        """Until `stop()`: standby, active, and back to standby whenever the database goes away."""
-        while not self.stopping.is_set():
-            try:
-                with Leader(self.url, LOCK, poker_due.CHANNEL, self.name) as leader:
-                    self._become("standby")
-                    while not self.stopping.is_set() and not leader.try_acquire():
-                        self.stopping.wait(self.poll)
-                    if self.stopping.is_set():  # stopped while standby: it never held the lock
-                        break
-                    self._become("active")
-                    self._keep_time(leader)
-            except Exception as exc:  # the database went away (or worse): reconnect and catch up
-                if not connection_trouble(exc):
-                    self.log.exception("timekeeper %s: unexpected error", self.name)
-                self._become("reconnecting", first_line(exc))
-                self.stopping.wait(1.0)
-        self._become("stopped")
-        self.engine.dispose()
-
-    def stop(self) -> None:
-        """Ends `run` soon: at once when it sleeps (a notification wakes it), else after its moment."""
-        self.stopping.set()
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(text("SELECT pg_notify(:c, 'stop')"), {"c": poker_due.CHANNEL})
-        except DBAPIError:
-            pass
-
-    def _become(self, state: str, why: str = "") -> None:
-        """Take the new state, then say so: a log that names the run by its role names it by this one."""
-        was, self.state = self.state, state
-        if state != was:
-            self.log.info("timekeeper %s: %s%s", self.name, state, f" ({why})" if why else "")
-
-    def _keep_time(self, leader: Leader) -> None:
+    def _lead(self, leader: Leader) -> None:
         """Read the instants; run what is due, or sleep until it. The instants are read again after
         running, after a notification and after the longest sleep; a sleep that ended at its instant
         with no notification changed nothing, and its moments are run without reading them again."""
@@ -276,21 +241,6 @@ def connected_runs(engine: Engine) -> set[UUID]:
     """The ids of the timekeeper flow runs connected to the database now (alive, on any machine)."""
     with engine.connect() as conn:
         return {UUID(hex_id) for hex_id in conn.execute(text(CONNECTED_SQL)).scalars() if hex_id}
-
-
-def connection_trouble(exc: BaseException) -> bool:
-    """The database is unreachable or the connection broke (retry after reconnecting), as opposed to
-    a refusal or a bug in one moment (record it, go on with the others)."""
-    if isinstance(exc, ConfigurationError | psycopg.OperationalError | psycopg.InterfaceError):
-        return True
-    if isinstance(exc, DBAPIError):
-        return exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError)
-    return False
-
-
-def first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else exc.__class__.__name__
 
 
 def main() -> None:

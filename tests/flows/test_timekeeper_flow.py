@@ -321,7 +321,7 @@ def test_the_active_runs_log_lines_say_active_and_the_standbys_say_standby(prefe
 
     class Keep(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            if record.filename in ("timekeeper.py", "timekeeper_loop.py", "sweeps.py"):
+            if record.filename in ("timekeeper.py", "timekeeper_loop.py", "leading.py", "sweeps.py"):
                 lines.append(record)
 
     handler, logger = Keep(), logging.getLogger("prefect.flow_runs")

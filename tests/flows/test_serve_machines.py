@@ -66,12 +66,6 @@ def _wait(what, timeout: float = 240, every: float = 1.0):
     raise AssertionError(f"not within {timeout} s: {what.__doc__}")
 
 
-@pytest.mark.xfail(
-    reason="issue 41, open: since the timekeeper's moments became Prefect events and `tourney serve` runs the "
-    "event consumer beside it, a clean stop of one of two machines leaves its timekeeper run Running (and "
-    "once the two runs were not placed within 240 s); not diagnosed yet",
-    strict=False,
-)
 def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clean_stop_crashes_none(
     prefect_api, committed
 ):

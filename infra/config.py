@@ -318,7 +318,7 @@ def _default_api_url() -> str:
 def prefect_listen() -> tuple[str, int]:
     value = os.environ.get("TOURNEY_PREFECT_LISTEN") or DEFAULT_PREFECT_LISTEN
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or "/" in host:
+    if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536 or "/" in host:
         raise ConfigurationError(
             "bad-setting", f"TOURNEY_PREFECT_LISTEN must look like 127.0.0.1:4200 (host:port), not {value!r}"
         )
@@ -352,7 +352,7 @@ def _positive_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     if not value:
         return default
-    if not value.isdigit() or int(value) < 1:
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
         raise ConfigurationError("bad-setting", f"{name} must be a whole number of at least 1, not '{value}'")
     return int(value)
 

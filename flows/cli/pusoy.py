@@ -25,7 +25,7 @@ def _finishes(pairs: list[str]) -> list[tuple[str, int]]:
     out = []
     for pair in pairs:
         player, sep, position = pair.partition("=")
-        if not sep or not player or not position.strip().isdigit():
+        if not sep or not player or not (position.strip().isascii() and position.strip().isdigit()):
             raise DomainError("bad-finish", f"a finish is player=position (e.g. ann=1), not '{pair}'")
         out.append((player, int(position)))
     return out

@@ -117,7 +117,7 @@ async def verify(site: Site, request: Request) -> Response:
 async def _upload(request: Request) -> bytes:
     """The uploaded file's bytes: one file, its size declared and at most MAX_UPLOAD."""
     length = request.headers.get("content-length", "")
-    if not length.isdigit():  # no chunked uploads: the size is known before anything is read
+    if not (length.isascii() and length.isdigit()):  # no chunked uploads: the size is known before anything is read
         raise HTTPException(400)
     if int(length) > MAX_UPLOAD:
         raise HTTPException(413)

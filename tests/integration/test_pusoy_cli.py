@@ -54,6 +54,11 @@ def test_a_tournament_from_the_command_line(committed):
         env=NO_API,
     )
     assert repeated.returncode == 2 and repeated.stderr.strip() == "error: position 1 is given more than once"
+    superscript = run("pusoy", "report", code, "--round", "1", "--table", "1", f"{one[0]}=³", env=NO_API)
+    assert (superscript.returncode, superscript.stderr.strip()) == (
+        2,
+        f"error: a finish is player=position (e.g. ann=1), not '{one[0]}=³'",
+    )  # a digit int() does not read: one line, not a traceback
     with unit_of_work(committed) as s:
         pusoy_reports.report(
             s,

@@ -44,7 +44,7 @@ def test_render_workers_default_to_the_cpu_count_and_can_be_set(monkeypatch):
     assert load_settings().render_workers == 3
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "³"])
 def test_a_render_worker_count_that_is_not_a_whole_number_of_at_least_one_is_refused(monkeypatch, value):
     monkeypatch.setenv("TOURNEY_RENDER_WORKERS", value)
     with pytest.raises(ConfigurationError) as caught:

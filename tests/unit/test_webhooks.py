@@ -44,7 +44,7 @@ def test_webhook_verify_refuses_a_wrong_secret_a_tampered_body_and_a_malformed_h
     assert signing.verify("whsec_other", header, BODY, AT).code == "signature-mismatch"
     assert signing.verify(SECRET, header, BODY.replace(b"e1", b"e2"), AT).code == "signature-mismatch"
     assert signing.verify(SECRET, header.replace(f"t={T}", f"t={T + 1}"), BODY, AT).code == "signature-mismatch"
-    for bad in (None, "", "v1=abc", f"t={T}", "t=soon,v1=abc", f"t={T},v0=abc"):
+    for bad in (None, "", "v1=abc", f"t={T}", "t=soon,v1=abc", "t=³,v1=abc", f"t={T},v0=abc"):
         assert signing.verify(SECRET, bad, BODY, AT).code == "signature-malformed", bad
 
 

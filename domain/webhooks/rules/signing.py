@@ -42,7 +42,7 @@ def parse(header: str) -> tuple[int | None, list[str]]:
     timestamp, signatures = None, []
     for part in header.split(","):
         key, _, value = part.strip().partition("=")
-        if key == "t" and value.isdigit() and len(value) <= 12:
+        if key == "t" and value.isascii() and value.isdigit() and len(value) <= 12:  # "³" is no number
             timestamp = int(value)
         elif key == SCHEME and value:
             signatures.append(value)

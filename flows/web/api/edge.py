@@ -71,7 +71,7 @@ async def unclean(request: Request, max_body: int = MAX_BODY) -> list[dict]:
         if problem is not None:
             found.append({"type": "bad-text", "loc": (part, part), "msg": problem})
     length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > max_body:
+    if length.isascii() and length.isdigit() and int(length) > max_body:
         raise TooLarge(max_body)
     body = await request.body() if request.method == "POST" else b""
     request.state.body = body  # the fingerprint of an Idempotency-Key (core._asked)

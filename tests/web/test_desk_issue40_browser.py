@@ -177,8 +177,10 @@ def test_3_7_after_the_finish_the_desk_shows_the_places_and_no_button_the_rules_
         _confirm(floor)
         _said(floor, "Турнир завершён.")
         floor.wait_for_selector("#places:not([hidden])", timeout=WAIT_MS)
-        rows = floor.locator("#places-table tbody tr")
-        assert [r.split("\t") for r in rows.all_inner_texts()] == [
+        floor.wait_for_selector("#places-table tbody tr:nth-child(3)", state="visible", timeout=WAIT_MS)
+        rows = floor.locator("#places-table tbody tr")  # each cell's own text: no tab between cells to rely on
+        cells = rows.evaluate_all("rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
+        assert cells == [
             ["1", "Анна Петрова", "Кубок"],
             ["2", "Вера Орлова", "Медаль"],
             ["3", "Борис Иванов", ""],

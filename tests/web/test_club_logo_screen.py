@@ -43,6 +43,36 @@ def test_issue_39_the_club_s_screen_and_widget_show_its_logo(web, http, committe
         assert _img(http.get(page).text) is None, page
 
 
+HEIGHTS = """() => [document.documentElement.scrollHeight,
+  Math.round(document.querySelector("#club-logo")?.getBoundingClientRect().height ?? 0)]"""
+
+
+def _heights(browser, url: str, width: int, height: int) -> list[int]:
+    context, page, errors = russian_page(browser)
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(url)
+        assert errors == []
+        return page.evaluate(HEIGHTS)
+    finally:
+        context.close()
+
+
+def test_issue_39_the_logo_is_sized_for_a_tv_and_keeps_the_widget_in_its_strip(web, http, committed, browser):
+    """On the screen the logo is 8 % of the screen's height (86 px of a 1080 px TV, 58 of 720; it was 64
+    on both); the widget's strip (132 px, static/embed.js) holds the same lines with the logo as without
+    it, at 600 px and at a phone's 390 (the logo took 25 px more, and the strip lost its last line)."""
+    w = access_world(committed)
+    screen, widget = f"{web.url}/t/{w.tournament_a}/screen", f"{web.url}/widget/t/{w.tournament_a}"
+    without = {width: _heights(browser, widget, width, 132)[0] for width in (600, 390)}
+    _upload(http, w, _image("PNG", (300, 120)), "png")
+    assert _heights(browser, screen, 1920, 1080) == [1080, 86]
+    assert _heights(browser, screen, 1280, 720) == [720, 58]
+    for width, page_height in without.items():
+        assert _heights(browser, widget, width, 132) == [page_height, 22], width
+    assert without[600] == 132
+
+
 def test_issue_39_the_screen_and_widget_with_the_logo_pass_axe(web, http, committed, browser):
     w = access_world(committed)
     _upload(http, w, _image("PNG", (300, 120)), "png")

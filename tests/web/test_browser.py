@@ -193,7 +193,10 @@ def test_lg3_a_seasons_standings_read_in_a_browser_in_the_clubs_language(committ
     page.click(f'a[href="/seasons/{s["id"]}"]')
     page.wait_for_selector("#standings")
     assert page.url == f"{web.url}/seasons/{s['id']}"
-    rows = [" ".join(c.strip() for c in r.split("\t")) for r in page.inner_text("#standings tbody").splitlines()]
+    cells = page.locator("#standings tbody tr").evaluate_all(  # each cell's own text, no tabs relied on
+        "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))"
+    )
+    rows = [" ".join(r) for r in cells]
     assert rows == ["1 boris 16,00 2 2 1 10,00", "2 anna 13,00 2 2 1 10,00", "3 <b>vera</b> 9,00 2 2 0 6,00"]
     assert page.evaluate("document.documentElement.lang") == "ru"
     assert page.text_content("h2") == "Таблица"

@@ -6,7 +6,7 @@ given to another process is never signalled. Stopping sends SIGTERM to the proce
 descendants, waits, then SIGKILLs what is left. The process is signalled first, and given all but
 the last 5 s of a 30 s grace to end what it started itself (the runner cancels its flow runs, so
 `make stop` leaves no Crashed run; on a loaded machine that takes several seconds), before its
-descendants are."""
+descendants are; it is not signalled twice (a runner still cancelling would drop its runs)."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def _signal(pids: list[int], sig: int) -> None:
 def stop(settings: Settings, name: str, grace: float = 30.0, tree_grace: float = 5.0) -> str:
     """End the process recorded as `name` and everything it started: the process alone for up to
     `grace - tree_grace` seconds (a loaded machine's runner takes several to cancel its runs), then
-    every process of its tree is asked, then what is left is killed at `grace`."""
+    every process it started is asked, then what is left is killed at `grace`."""
     pid = recorded(settings, name)
     _pid_file(settings, name).unlink(missing_ok=True)
     if pid is None:
@@ -100,7 +100,11 @@ def stop(settings: Settings, name: str, grace: float = 30.0, tree_grace: float =
     _signal([pid], signal.SIGTERM)
     while time.monotonic() < deadline - tree_grace and _alive(pid):
         time.sleep(0.1)
-    _signal([m for m in tree if _alive(m)], signal.SIGTERM)
+    # then what it started, not the process again: Prefect's runner exits at once at a second SIGTERM,
+    # so one still waiting for a run's process to end (a run that missed its SIGTERM: the exception
+    # Prefect raises from its handler is lost when the signal lands in a weakref callback) would leave
+    # that run Running instead of marking it Cancelled
+    _signal([m for m in tree[1:] if _alive(m)], signal.SIGTERM)
     while time.monotonic() < deadline and any(_alive(m) for m in tree):
         time.sleep(0.1)
     killed = [m for m in tree if _alive(m)]

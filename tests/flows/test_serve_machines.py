@@ -66,12 +66,6 @@ def _wait(what, timeout: float = 240, every: float = 1.0):
     raise AssertionError(f"not within {timeout} s: {what.__doc__}")
 
 
-@pytest.mark.xfail(
-    reason="issue 41, open: a clean stop of the surviving machine once left its active timekeeper run Running "
-    "(seen a year ahead, infra/test-shifted.sh, 2026-12-07); the runs not placed was the second serve's crash, "
-    "fixed in 0aa148d; not diagnosed yet",
-    strict=False,
-)
 def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clean_stop_crashes_none(
     prefect_api, committed
 ):

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -219,6 +220,52 @@ def test_tourney_from_another_folder_with_the_database_down_says_one_line_naming
     assert lines[0].startswith("error: cannot reach PostgreSQL, the embedded cluster at 127.0.0.1:")
     assert f"(data folder {home}/pg)" in lines[0] or "data folder /" in lines[0]
     assert "`tourney db up`" in lines[0] and "TOURNEY_HOME" in lines[0]
+
+
+# a runner in small: at SIGTERM it asks its child to end, waits for it and records the end (Prefect's
+# runner marks the run Cancelled), and a second SIGTERM makes it exit at once (as the runner does); the
+# child misses its first SIGTERM (a run whose TerminationSignal was lost in a weakref callback)
+_RUNNER = """
+import os, signal, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import signal, time; n = []\\n"
+    "signal.signal(signal.SIGTERM, lambda *a: n.append(1) if not n else exit(0))\\n"
+    "print('up', flush=True)\\nwhile True: time.sleep(0.05)"], stdout=subprocess.PIPE)
+child.stdout.readline()
+asked = []
+def stop(*_):
+    if asked:
+        os._exit(1)
+    asked.append(1)
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+while not asked:
+    time.sleep(0.05)
+child.terminate()
+child.wait()
+open(sys.argv[1], "w").write("cancelled")
+"""
+
+
+def test_tourney_stop_asks_what_the_process_started_and_not_the_process_twice(tmp_path):
+    """`tourney stop`: a runner still waiting for a run that missed its SIGTERM is not signalled again
+    when the run's process is (it would exit before marking the run Cancelled: the run stayed Running,
+    tests/flows/test_serve_machines.py a year ahead)."""
+    from dataclasses import replace
+
+    from infra import processes
+    from infra.config import load_settings
+
+    settings = replace(load_settings(), home=tmp_path)
+    runner = subprocess.Popen([sys.executable, "-c", _RUNNER, str(tmp_path / "ended")], stdout=subprocess.PIPE)
+    try:
+        assert runner.stdout.readline() == b"ready\n"
+        processes.record(settings, "serve", runner.pid)
+        said = processes.stop(settings, "serve", grace=10.0, tree_grace=9.0)  # the tree asked after 1 s
+        assert said == f"serve: stopped (pid {runner.pid})"
+        assert runner.wait(timeout=5) == 0
+        assert (tmp_path / "ended").read_text() == "cancelled"
+    finally:
+        runner.kill()
 
 
 def test_tourney_stop_ends_every_recorded_process_and_what_it_started():

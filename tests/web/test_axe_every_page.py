@@ -50,6 +50,18 @@ STICKING_OUT = """() => { const edge = document.documentElement.clientWidth + 1,
 LEFT: dict[str, str] = {}  # minor or moderate rules deliberately left, each with its reason (none)
 
 
+# the shown headings (h1-h3) whose level and text another shown heading of the page has
+HEADINGS_TWICE = """() => {
+  const seen = new Map();
+  for (const h of document.querySelectorAll("h1, h2, h3")) {
+    if (h.offsetParent === null) continue;
+    const key = h.tagName.toLowerCase() + " " + h.innerText.trim();
+    seen.set(key, (seen.get(key) || 0) + 1);
+  }
+  return [...seen].filter(([, n]) => n > 1).map(([key, n]) => key + " ×" + n);
+}"""
+
+
 def _route(path: str) -> str | None:
     """The ROUTES path (e.g. `/t/{id}`) that serves `path`, as Starlette matches it."""
     for template, _, _ in ROUTES:
@@ -116,8 +128,9 @@ def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at
     """Issue 40: every page of the product, as the person who uses it (signed out, the desk, a player,
     the owner, the operator, the organizer), at 390 and 1000 CSS pixels: 0 axe-core violations of any
     impact (minor and moderate too: a <main>, an <h1>, no empty <th>), and at 390 px no page wider than the
-    phone (`scrollWidth` <= 390); the failure names each page, width, rule and element, and what sticks out. Every GET route is visited or in
-    NOT_PAGES with its reason."""
+    phone (`scrollWidth` <= 390), and no page with two shown headings of one level and text (the series'
+    page had two "Изменить серию"); the failure names each page, width, rule and element, and what sticks
+    out. Every GET route is visited or in NOT_PAGES with its reason."""
     pages = _pages(committed, web)
     visited = {_route(urlsplit(path).path) for _, path, _ in pages} - {None}
     gets = {template for template, _, methods in ROUTES if "GET" in methods}
@@ -126,7 +139,7 @@ def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at
     missing = gets - visited - set(NOT_PAGES)
     assert not missing, f"GET routes neither visited nor in NOT_PAGES (visit them or say why not): {sorted(missing)}"
 
-    found, sideways = [], []
+    found, sideways, repeated = [], [], []
     for width, device in WIDTHS.items():
         px = device["viewport"]["width"]
         context = browser.new_context(**device, locale="ru-RU", bypass_csp=True)  # axe is injected
@@ -150,8 +163,11 @@ def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at
                 found += [f"{name}: {v}" for v in violations(page, IMPACTS) if v.split(" ", 1)[0] not in LEFT]
                 if px == 390 and (wide := page.evaluate("document.documentElement.scrollWidth")) > px:
                     sideways.append(f"{name}: {wide} px wide, {', '.join(page.evaluate(STICKING_OUT))}")
+                if px != 390 and (twice := page.evaluate(HEADINGS_TWICE)):
+                    repeated.append(f"{name}: {', '.join(twice)}")
         finally:
             context.close()
     said = [f"{len(found)} axe-core violations (minor to critical):", *found] if found else []
     said += [f"{len(sideways)} pages wider than a 390 px phone (they scroll sideways):", *sideways] if sideways else []
+    said += [f"{len(repeated)} pages with a heading twice (two sections read as one):", *repeated] if repeated else []
     assert not said, "\n".join(said)

@@ -375,3 +375,27 @@ def test_a_pusoy_occurrence_opens_as_a_pusoy_dos_tournament_filling_at_once(sess
         {"id": occ["tournament_id"]},
     ).one()
     assert t == ("Friday Deepstack 20.10.2026", "setup", 16, "royal", club)
+
+
+@pytest.mark.parametrize("status, taken", [("registration_open", True), ("draft", True), ("cancelled", False)])
+def test_a_series_made_of_a_tournament_leaves_that_tournament_its_own_evening(session, club, status, taken):
+    """A series made of a tournament (the console's "from a tournament") whose start is one of the
+    series' starts: that start is the tournament's (open, its tournament that one), and when its
+    registration's time comes no second tournament is made for the evening; the later starts are
+    planned as before. A cancelled tournament takes nothing: its evening is the series' own."""
+    template = {**POKER, "structure_id": structure(session, club)}
+    first = datetime(2026, 10, 20, 19, tzinfo=UTC)  # the first start of a daily series made at NOW (19:00 UTC)
+    daily = {"kind": "poker", "cron": "0 19 * * *", "timezone": "UTC", "template": template}
+    other = add_series(session, spec(club, **daily), NOW)
+    materialize(session, datetime(2026, 10, 20, 18, tzinfo=UTC), [other])  # a tournament of that evening
+    [own] = [o["tournament_id"] for o in show_series(session, other)["occurrences"] if o["status"] == "open"]
+    session.execute(text("UPDATE poker_tournaments SET status = :s WHERE id = :id"), {"s": status, "id": own})
+    before = count(session, "poker_tournaments")
+    series_id = add_series(session, spec(club, name="Made of it", **daily), NOW, made_from=own)
+    occ = show_series(session, series_id)["occurrences"]
+    assert (occ[0]["starts_at"], occ[0]["status"], occ[0]["tournament_id"]) == (
+        (first, "open", own) if taken else (first, "planned", None)
+    )
+    assert [o["status"] for o in occ[1:]] == ["planned"] * (len(occ) - 1) and len(occ) == 14
+    materialize(session, datetime(2026, 10, 20, 18, 30, tzinfo=UTC), [series_id])  # the evening's opening time
+    assert count(session, "poker_tournaments") == before + (0 if taken else 1)

@@ -77,9 +77,12 @@ def _structure_problems(session: Session, club_id: int, structure_id: Any) -> li
     return []
 
 
-def add_series(session: Session, spec: SeriesSpec, now: datetime) -> int:
+def add_series(session: Session, spec: SeriesSpec, now: datetime, made_from: int | None = None) -> int:
     """A new active series of a listed club (timezone: the club's unless given); its occurrences
-    within the horizon are materialized at once."""
+    within the horizon are materialized at once. `made_from`: the club's tournament the series was
+    made of; when it starts at one of the series' starts and is neither finished nor cancelled, that
+    start is taken by it (open, its tournament that one), so the series does not make a second
+    tournament for the same evening."""
     club = session.execute(
         text("SELECT timezone, listing_status FROM clubs WHERE id = :id"), {"id": spec.club_id}
     ).first()
@@ -103,8 +106,32 @@ def add_series(session: Session, spec: SeriesSpec, now: datetime) -> int:
     ).scalar()
     if series_id is None:
         raise DomainError("series-name-taken", f"the club already has a series named '{spec.name}'")
+    if made_from is not None:
+        _taken_by(session, series_id, spec, made_from, now)
     materialize(session, now, [series_id])
     return series_id
+
+
+def _taken_by(session: Session, series_id: int, spec: SeriesSpec, tournament_id: int, now: datetime) -> None:
+    """The start at the tournament's own time, written as opened by it (materialize plans the rest)."""
+    start = session.execute(
+        text(
+            "SELECT scheduled_start FROM poker_tournaments WHERE id = :t AND club_id = :club"
+            " AND status IN ('draft', 'registration_open', 'running')"
+        ),
+        {"t": tournament_id, "club": spec.club_id},
+    ).scalar()
+    for occ in occurrences(spec.schedule, now, frozenset()):
+        if occ.starts_at == start:
+            session.execute(
+                text(
+                    "INSERT INTO series_occurrence (series_id, starts_at, opens_at, local_date, status, settings,"
+                    " tournament_id, opened_at) SELECT :id, :starts_at, :opens_at, :local_date, 'open', s.template,"
+                    " :t, :now FROM series s WHERE s.id = :id"
+                ),
+                {"id": series_id, "starts_at": occ.starts_at, "opens_at": occ.opens_at,
+                 "local_date": occ.local_date, "t": tournament_id, "now": now},
+            )  # fmt: skip
 
 
 def edit_series(session: Session, series_id: int, now: datetime, **changes: Any) -> None:

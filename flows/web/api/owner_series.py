@@ -287,7 +287,7 @@ def add_series_use(
         if rule.problems:
             zone = club_service.get_club(s, club_id).timezone
             raise_problems([*rule.problems, *series_service.spec_problems(s, replace(spec, timezone=zone), now)])
-        made = series_service.add_series(s, spec, now)
+        made = series_service.add_series(s, spec, now, made_from=from_tournament)
         return series_view(s, club_id, made, now)
 
     return do

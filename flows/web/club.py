@@ -38,7 +38,7 @@ from domain.poker.rules.structures import ANTE_TYPES, LevelSpec
 from domain.poker.services import tournaments as tournament_service
 from flows.web import play, refusals
 from flows.web.accounts import STALE_FORM, StaleForm
-from flows.web.api import owner
+from flows.web.api import owner, owner_series
 from flows.web.site import Site, path_id
 from infra import i18n
 
@@ -408,15 +408,33 @@ def _day(ctx: Ctx) -> list[dict]:
     return out
 
 
+PLANNED_SHOWN = 10  # the series' planned starts on the console's first page, the soonest first
+
+
 async def console(site: Site, request: Request) -> Response:
-    """`/club/<id>`: the day's tournaments and the coming ones, with the console's places."""
+    """`/club/<id>`: the day's tournaments and the coming ones, then the series' planned starts, with
+    the console's places."""
     club_id = path_id(request.path_params["id"])
 
     def build(ctx: Ctx) -> dict:
         rows = _day(ctx)
         day = [t for t in rows if t["today"] or t["status"] in LIVE]
         coming = [t for t in rows if t not in day and (t["status"] == "draft" or t["scheduled_start"] > ctx.now)]
-        return {"day": day, "coming": [t for t in coming if t["status"] not in ("finished", "cancelled")]}
+        series = ctx.read("club.series", lambda s, a, n: owner_series.series_list(s, club_id, n))
+        planned = sorted(  # the series' starts whose tournament is not made yet (it is at registration's opening)
+            (
+                {"series_id": r["id"], "name": r["name"], "starts_at": start["starts_at"],
+                 "start_text": i18n.day_and_time(start["starts_at"].astimezone(ctx.zone), ctx.locale)}
+                for r in series if r["status"] == "active"
+                for start in r["next"] if start["status"] == "planned"
+            ),
+            key=lambda p: (p["starts_at"], p["series_id"]),
+        )  # fmt: skip
+        return {
+            "day": day,
+            "coming": [t for t in coming if t["status"] not in ("finished", "cancelled")],
+            "planned": planned[:PLANNED_SHOWN],
+        }
 
     return await _show(site, request, club_id, "club_home.html", build, here="day")
 

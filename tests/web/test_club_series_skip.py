@@ -135,3 +135,32 @@ def test_the_owner_skips_a_date_in_the_browser(web, http, committed, world, brow
         assert errors == []
     finally:
         context.close()
+
+
+def _planned(page: str) -> list[tuple[str, str]]:
+    """The console's first page's series starts: (the series' link, the start's day as it reads)."""
+    table = page.partition('id="planned"')[2].partition("</table>")[0]
+    return re.findall(r'<a href="(/club/\d+/series/\d+)">[^<]*</a></td><td>([^<]*)</td>', table)
+
+
+def test_the_console_s_first_page_lists_the_series_planned_starts(web, http, committed, world):
+    """Issue 39: «Впереди» on `/club/<id>` also lists the series' planned starts (not tournaments yet),
+    the soonest first, each linking its series; a skipped day goes, a paused series shows none."""
+    c = world.club_a
+    sid = _series(http, world, "owner", c, "Пятничный турбо", 3, world.tournament_a)["id"]
+    link = f"/club/{c}/series/{sid}"
+    with _signed_in(web, world) as client:
+        page = client.get(f"/club/{c}")
+        assert page.status_code == 200, page.text
+        assert "Запланировано сериями" in page.text
+        shown = _planned(page.text)
+        assert [href for href, _ in shown] == [link, link]
+        assert [day.split(",")[1].strip().split()[0] for _, day in shown] == [str(_day(3).day), str(_day(10).day)]
+        assert _call(http, world, "owner", "POST", f"/clubs/{c}/series/{sid}/skips",
+                     {"local_date": _day(3).isoformat()}).status_code == 200  # fmt: skip
+        assert [day.split(",")[1].strip().split()[0] for _, day in _planned(client.get(f"/club/{c}").text)] == [
+            str(_day(10).day)
+        ]
+        assert _call(http, world, "owner", "POST", f"/clubs/{c}/series/{sid}/pause").status_code == 200
+        after = client.get(f"/club/{c}").text
+        assert _planned(after) == [] and "Запланировано сериями" not in after

@@ -350,6 +350,7 @@ def test_ac_2_the_access_matrix(http, committed, world):
     for who in set(actors) - {"anonymous"}:  # each token's last use is written now, not inside a refusal's window below
         assert _send(http, world, who, "GET", "/pusoy", None).status_code == 200
     calls = _calls(world)
+    assert set(calls) == set(POLICY), f"operations with no row in the matrix: {sorted(set(POLICY) - set(calls))}"
     allowed_cells = []
     for action, (method, template, body, names) in calls.items():
         with Session(committed) as session:

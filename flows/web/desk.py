@@ -39,6 +39,12 @@ def _csrf(site: Site, caller) -> str:
     return site.auth.csrf(caller.session_secret) if caller.by_cookie else ""
 
 
+def _header(request: Request, caller) -> dict:
+    """The site's header on the desk's pages: the person's places (the console for an owner), my
+    account, the sign-out (a shared tablet is left signed out), the e-mail of who is signed in."""
+    return {"request": request, "actor": caller.actor, "account_email": caller.actor.label}
+
+
 async def today(site: Site, request: Request) -> Response:
     caller = await site.read(_who(site, request))
     if not caller.actor.signed_in:
@@ -58,7 +64,7 @@ async def today(site: Site, request: Request) -> Response:
         clubs=found,
         totals_clubs=totals,
         csrf=_csrf(site, caller),
-        who=caller.actor.label,
+        **_header(request, caller),
     )
 
 
@@ -73,4 +79,6 @@ async def tournament(site: Site, request: Request) -> Response:
         return locales.tournament_locale(session, tid)
 
     locale = await site.read(shell)
-    return site.page("desk_tournament.html", locale=locale, tid=tid, csrf=_csrf(site, caller), who=caller.actor.label)
+    return site.page(
+        "desk_tournament.html", locale=locale, tid=tid, csrf=_csrf(site, caller), **_header(request, caller)
+    )

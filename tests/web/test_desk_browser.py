@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -640,3 +641,33 @@ def test_a_mystery_draw_at_the_desk_and_the_bust_then_stays(committed, web, brow
         assert page.errors == []
     finally:
         context.close()
+
+
+def test_issue_39_the_desk_has_the_site_s_header_its_places_and_a_sign_out(committed, web, browser):
+    """The desk's pages carry the site's header: the floor manager's places (the desk), my account,
+    the e-mail signed in and «Выйти», which leaves a shared tablet signed out; an owner at the desk
+    has the way back to the console. (The desk's own header had the desk's link alone.)"""
+    w = world.access_world(committed, bootstrap.password_hasher(), passwords=("floor", "owner"))
+    floor_ctx, floor = _tablet(browser, web, w, "floor")
+    owner_ctx, owner = _tablet(browser, web, w, "owner")
+    try:
+        floor.goto(f"{web.url}/desk")
+        assert floor.locator("header.top a.nav").all_text_contents() == [
+            "Проверить сертификат",
+            "Стойка",
+            "Мой аккаунт",
+        ]
+        assert floor.locator("header.top .email").text_content() == w.emails["floor"]
+        floor.goto(f"{web.url}/desk/t/{w.tournament_a}")
+        assert floor.locator('header.top a.nav[aria-current="page"]').text_content() == "Стойка"
+        floor.click("#header-sign-out")
+        floor.wait_for_url(f"{web.url}/")
+        assert floor.locator("header.top a.nav").all_text_contents() == ["Проверить сертификат", "Войти"]
+        floor.goto(f"{web.url}/desk")
+        assert urlsplit(floor.url).path == "/signin"  # signed out: the desk asks to sign in again
+        owner.goto(f"{web.url}/desk")
+        assert "Клуб" in owner.locator("header.top a.nav").all_text_contents()
+        assert floor.errors == [] and owner.errors == []
+    finally:
+        floor_ctx.close()
+        owner_ctx.close()

@@ -30,10 +30,13 @@ db: setup
 	$(TOURNEY) db up
 	$(TOURNEY) db upgrade
 
-# the web app before the demo's simulator: on the wall clock it plays the demo through /api/v1
+# the web app before the demo's simulator: on the wall clock it plays the demo through /api/v1, at the
+# public address, which follows TOURNEY_WEB_PORT unless TOURNEY_PUBLIC_URL is given
+WEB_PORT = $(or $(TOURNEY_WEB_PORT),8080)
+run: export TOURNEY_PUBLIC_URL ?= http://127.0.0.1:$(WEB_PORT)
 run: db
 	$(TOURNEY) server up
-	$(TOURNEY) web --background --port $${TOURNEY_WEB_PORT:-8080}
+	$(TOURNEY) web --background --port $(WEB_PORT)
 	@if [ "$(DEMO)" != "0" ]; then $(TOURNEY) simulate --demo --background; fi
 	$(TOURNEY) serve --limit $${TOURNEY_SERVE_LIMIT:-4}
 

@@ -332,3 +332,58 @@ def test_issue_39_a_tournament_copied_from_the_page_and_a_structure_edited_until
         refused = client.post(f"/club/{c}/structures/{sid}", data=edit | {"min_1": "25"})
         assert refused.status_code == 409 and f"использует турнир {original} «Оригинал»" in refused.text
         assert _rows(committed) == before
+
+
+def test_3_9_the_owner_cancels_a_tournament_from_its_page_and_another_club_s_owner_cannot(web, world, committed):
+    """3.9, AC-2, AC-3: «Отменить турнир» on the tournament's page cancels it (303 to the page, said
+    «Турнир отменён.»), one audit row, the button gone; posted again it is refused in Russian, nothing
+    written; another club's owner posting it gets the missing page's 404, nothing written."""
+    c, t = world.club_a, world.tournament_a
+    page_path = f"/club/{c}/tournaments/{t}"
+    with _signed_in(web, world, "owner_b") as other:
+        csrf = _csrf(other.get("/account").text)
+        before = _rows(committed)
+        assert other.post(f"{page_path}/cancel", data={"csrf": csrf}).status_code == 404
+        assert _rows(committed) == before
+    with _signed_in(web, world) as client:
+        page = client.get(page_path)
+        assert page.status_code == 200 and 'id="cancel"' in page.text
+        csrf = _csrf(page.text)
+        assert client.post(f"{page_path}/cancel", data={}).status_code == 403  # no CSRF field: nothing
+        done = client.post(f"{page_path}/cancel", data={"csrf": csrf})
+        assert (done.status_code, done.headers["location"]) == (303, f"{page_path}?done=cancelled")
+        assert _last_action(committed) == ("club.cancel-tournament", f"tournament {t}")
+        with Session(committed) as session:
+            assert session.get(Tournament, t).status == "cancelled"
+        shown = client.get(done.headers["location"]).text
+        assert "Турнир отменён." in shown and 'id="cancel"' not in shown
+        before = _rows(committed)
+        again = client.post(f"{page_path}/cancel", data={"csrf": csrf})
+        assert again.status_code == 409 and _rows(committed) == before
+
+
+def test_ac_3_the_audit_page_filters_by_the_days_and_pages_to_older_rows(web, world, committed):
+    """AC-3: `/club/<id>/audit` shows the newest 50 rows with «Раньше» to the next 50 (the filters kept
+    in its address); the days from/to are the club's calendar days, both included."""
+    from domain.access.services import audit as audit_service
+    from domain.access.services.audit import system
+
+    c, zone = world.club_a, ZoneInfo("Europe/Moscow")
+    today = datetime.now(UTC).astimezone(zone).replace(hour=12, minute=0, second=0, microsecond=0)
+    with Session(committed) as session:
+        for k in range(60):  # one a day back from today, at noon in the club's time
+            audit_service.record(session, system("bench"), "club.edit-tournament", today - timedelta(days=k),
+                                 target=f"tournament {world.tournament_a}", club_id=c)  # fmt: skip
+        session.commit()
+    with _signed_in(web, world) as client:
+        first = client.get(f"/club/{c}/audit", params={"action": "club.edit-tournament"}).text
+        ids = [int(i) for i in re.findall(r'<tr data-id="(\d+)">', first)]
+        assert len(ids) == 50 and ids == sorted(ids, reverse=True)
+        older = re.search(r'<a href="([^"]+)" id="older">', first).group(1).replace("&amp;", "&")
+        assert "action=club.edit-tournament" in older and f"before={ids[-1]}" in older
+        rest = [int(i) for i in re.findall(r'<tr data-id="(\d+)">', client.get(f"/club/{c}/audit{older}").text)]
+        assert len(rest) == 10 and max(rest) < ids[-1]
+        days = {"action": "club.edit-tournament", "from": (today - timedelta(days=3)).date().isoformat(),
+                "to": (today - timedelta(days=1)).date().isoformat()}  # fmt: skip
+        shown = re.findall(r'<tr data-id="(\d+)">', client.get(f"/club/{c}/audit", params=days).text)
+        assert len(shown) == 3  # the three days, both ends included

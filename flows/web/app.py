@@ -95,6 +95,8 @@ ROUTES = (
     ("/club/{id}/series/{sid}/{action}", club_series.series_status, ["POST"]),
     ("/club/{id}/seasons", club_series.seasons_page, ["GET", "POST"]),
     ("/club/{id}/seasons/{sid}", club_series.one_season, ["GET", "POST"]),
+    ("/club/{id}/seasons/{sid}/edit", club_series.edit_season, ["POST"]),
+    ("/club/{id}/seasons/{sid}/remove", club_series.remove_from_season, ["POST"]),
     ("/club/{id}/documents", club_series.documents_page, ["GET"]),
     ("/club/{id}/documents/{pid}/files/{did}", club_series.download, ["GET"]),
     ("/club/{id}/documents/{pid}/resend", club_series.resend, ["POST"]),

@@ -63,6 +63,8 @@ DONE = {
     "skipped": N_("The series skips that day: its start is dropped and not planned again."),
     "edited": N_("The series is changed: its planned starts follow it, those already open keep what they had."),
     "named": N_("Added to the season."),
+    "saved": N_("Saved."),
+    "taken-out": N_("Taken out of the season: it counts no more."),
     "resent": N_("The documents will be sent again to the club's e-mail."),
     "unchanged": N_("Nothing to change: it is so already."),
 }
@@ -134,6 +136,7 @@ PROBLEMS = {  # the console's words for the problems of series, seasons and docu
     "season-number-invalid": N_("%(field)s: type a number."),
     "season-date-invalid": N_("%(field)s: choose a date."),
     "season-add-nothing": N_("Tick a series or a tournament to add."),
+    "season-remove-nothing": N_("Choose a series or a tournament to take out."),
     "season-series-unknown": N_("There is no such series of the club."),
     "season-tournament-unknown": N_("There is no such tournament of the club."),
     "field-not-a-number": N_("%(field)s: type a whole number."),
@@ -478,27 +481,47 @@ def _decimal(raw: str, key: str, problems: list[Problem]) -> Decimal | None:
     return value
 
 
+SEASON_FIELDS = ("name", "from", "to", "formula", "table", "shared", "bonus", "best_k")
+
+
+def _season_form(form) -> tuple[dict, dict | None, list[Problem]]:
+    """A season's fields as typed (`draft`, shown again), read: (draft, the use case's arguments or None,
+    every problem of the typing)."""
+    draft = {k: str(form.get(k) or "").strip()[:400] for k in SEASON_FIELDS}
+    problems: list[Problem] = []
+    first, end = _date_field(draft, "from", problems), _date_field(draft, "to", problems)
+    table = [_decimal(v, "table", problems) for v in _points(draft["table"])]
+    bonus = _decimal(draft["bonus"], "bonus", problems) if draft["bonus"] else None
+    best = _int_field(form, "best_k", problems, 0) if draft["best_k"] else None
+    read = {
+        "name": draft["name"], "date_from": first, "date_to": end, "formula": draft["formula"] or "sqrt",
+        "table": table, "shared": draft["shared"] or "best", "bonus": bonus, "best_k": best,
+    }  # fmt: skip
+    return draft, None if problems else read, problems
+
+
+def _season_draft(row: dict, locale: str) -> dict:
+    """A season's fields as the form shows them."""
+    number = lambda v: i18n.points(Decimal(v), locale)  # noqa: E731
+    return {
+        "name": row["name"], "from": row["from"].isoformat(), "to": row["to"].isoformat(),
+        "formula": row["formula"], "table": " ".join(number(v) for v in row["table"]), "shared": row["shared"],
+        "bonus": number(row["knockout_bonus"]) if row["knockout_bonus"] is not None else "",
+        "best_k": str(row["best_k"] or ""),
+    }  # fmt: skip
+
+
 async def seasons_page(site: Site, request: Request) -> Response:
     """`/club/<id>/seasons`: the club's seasons; posted, a new one (`club.add-season`)."""
     club_id = path_id(request.path_params["id"])
     if request.method == "GET":
         return await _seasons_page(site, request, club_id)
     form = await request.form()
-    draft = {
-        k: str(form.get(k) or "").strip()[:400]
-        for k in ("name", "from", "to", "formula", "table", "shared", "bonus", "best_k")
-    }
-    problems: list[Problem] = []
-    first, end = _date_field(draft, "from", problems), _date_field(draft, "to", problems)
-    table = [_decimal(v, "table", problems) for v in _points(draft["table"])]
-    bonus = _decimal(draft["bonus"], "bonus", problems) if draft["bonus"] else None
-    best = _int_field(form, "best_k", problems, 0) if draft["best_k"] else None
-    if problems:
+    draft, read, problems = _season_form(form)
+    if read is None:
         return await _seasons_page(site, request, club_id, draft=draft, problems=problems, status=422)
-    use = owner_series.add_season_use(
-        club_id, draft["name"], first, end, formula=draft["formula"] or "sqrt", table=table,
-        shared=draft["shared"] or "best", bonus=bonus, best_k=best,
-    )  # fmt: skip
+    args = {k: v for k, v in read.items() if k not in ("name", "date_from", "date_to")}
+    use = owner_series.add_season_use(club_id, read["name"], read["date_from"], read["date_to"], **args)
     return await _post(
         site, request, club_id, form, "club.add-season", use,
         describe=f"season {draft['name']}", data={k: v for k, v in draft.items() if v},
@@ -507,7 +530,7 @@ async def seasons_page(site: Site, request: Request) -> Response:
     )  # fmt: skip
 
 
-def _one_season_page(site, request, club_id, season_id, *, problems=(), status=200):
+def _one_season_page(site, request, club_id, season_id, *, draft=None, problems=(), status=200):
     def build(ctx: Ctx) -> dict:
         row = ctx.read("club.season", lambda s, a, n: owner_series.season_full(s, club_id, season_id))
         standings = [
@@ -516,15 +539,55 @@ def _one_season_page(site, request, club_id, season_id, *, problems=(), status=2
             for r in row["standings"]
         ]  # fmt: skip
         series = ctx.read("club.series", lambda s, a, n: owner_series.series_list(s, club_id, n))
+        tournaments = [t for t in _tournaments(ctx) if t["status"] not in ("cancelled",)]
+        members = [  # what the season follows (a series) or picked (a tournament), each to take out
+            {"kind": "series", "id": r["id"], "name": r["name"]} for r in series if r["id"] in row["series"]
+        ] + [
+            {"kind": "tournament", "id": t["id"], "name": t["name"], "start_text": t["start_text"]}
+            for t in tournaments if t["id"] in row["tournaments"]
+        ]  # fmt: skip
         return {
             "season": _shown_season(row, ctx) | {"standings": standings},
             "all_series": series,
-            "tournaments": [t for t in _tournaments(ctx) if t["status"] not in ("cancelled",)],
+            "tournaments": tournaments,
+            "members": members,
+            "draft": draft or _season_draft(row, ctx.locale),
         }
 
     return _show(
         site, request, club_id, "club_seasons_one.html", build, here="seasons", status=status, problems=list(problems)
     )
+
+
+async def edit_season(site: Site, request: Request) -> Response:
+    """`POST /club/<id>/seasons/<sid>/edit`: the season defined anew (`club.edit-season`)."""
+    club_id, sid = path_id(request.path_params["id"]), path_id(request.path_params["sid"])
+    form = await request.form()
+    draft, read, problems = _season_form(form)
+    if read is None:
+        return await _one_season_page(site, request, club_id, sid, draft=draft, problems=problems, status=422)
+    args = {k: v for k, v in read.items() if k not in ("name", "date_from", "date_to")}
+    return await _post(
+        site, request, club_id, form, "club.edit-season",
+        owner_series.edit_season_use(club_id, sid, read["name"], read["date_from"], read["date_to"], **args),
+        describe=f"season {sid}", data={k: v for k, v in draft.items() if v},
+        then=lambda r: _done(f"/club/{club_id}/seasons/{sid}", r, "saved"),
+        again=lambda found: _one_season_page(site, request, club_id, sid, draft=draft, problems=found, status=409),
+    )  # fmt: skip
+
+
+async def remove_from_season(site: Site, request: Request) -> Response:
+    """`POST /club/<id>/seasons/<sid>/remove`: a series or a tournament taken out (`club.remove-from-season`)."""
+    club_id, sid = path_id(request.path_params["id"]), path_id(request.path_params["sid"])
+    form = await request.form()
+    series_ids, tournament_ids = _ids(form.getlist("series")), _ids(form.getlist("tournament"))
+    return await _post(
+        site, request, club_id, form, "club.remove-from-season",
+        owner_series.remove_from_season_use(club_id, sid, series_ids, tournament_ids),
+        describe=f"season {sid}", data={"series": series_ids, "tournaments": tournament_ids},
+        then=lambda r: _done(f"/club/{club_id}/seasons/{sid}", r, "taken-out"),
+        again=lambda found: _one_season_page(site, request, club_id, sid, problems=found, status=409),
+    )  # fmt: skip
 
 
 async def one_season(site: Site, request: Request) -> Response:

@@ -135,6 +135,18 @@ def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
             "club",
         ),
         "club.add-to-season": ("POST", f"/clubs/{{c}}/seasons/{MISSING}/members", {"tournaments": [MISSING]}, "club"),
+        "club.edit-season": (
+            "POST",
+            f"/clubs/{{c}}/seasons/{MISSING}",
+            {"name": "Зима", "from": "2031-01-01", "to": "2031-02-01"},
+            "club",
+        ),
+        "club.remove-from-season": (
+            "POST",
+            f"/clubs/{{c}}/seasons/{MISSING}/removals",
+            {"tournaments": [MISSING]},
+            "club",
+        ),
         "club.documents": ("GET", "/clubs/{c}/documents", None, "club"),
         "club.download-document": ("GET", f"/clubs/{{c}}/documents/{MISSING}/files/{MISSING}", None, "club"),
         "club.resend-documents": ("POST", f"/clubs/{{c}}/documents/{MISSING}/deliveries", None, "club"),

@@ -458,6 +458,70 @@ def test_the_owner_creates_a_season_names_its_tournaments_and_reads_its_standing
         _refused(http, world, committed, who, "GET", f"/clubs/{c}/seasons/{sid}", None, 404, ["club-not-found"])
 
 
+def test_the_owner_edits_a_season_and_takes_a_tournament_out_and_its_standings_follow(http, committed, world):
+    """LG-1..LG-3: a season defined anew (its name, a sqrt formula, best 1) keeps its tournaments, and its
+    standings follow at once; the same again: 204, nothing written; every problem at once, a name taken
+    by another season of the club among them; a tournament taken out counts no more (taken out twice:
+    204); naming none: 409; another club's season: as a missing one, nothing written (AC-2)."""
+    c = world.club_a
+    first, second = _played_two(committed, c)
+    today = datetime.now(UTC).astimezone(MOSCOW).date()
+    days = {"from": str(today - timedelta(days=30)), "to": str(today + timedelta(days=30))}
+    season = {"name": "Зима", **days, "formula": "table", "table": [10, 6, 3]}
+    sid = _call(http, world, "owner", "POST", f"/clubs/{c}/seasons", season).json()["id"]
+    _call(http, world, "owner", "POST", f"/clubs/{c}/seasons", {"name": "Весна", **days})
+    assert _call(http, world, "owner", "POST", f"/clubs/{c}/seasons/{sid}/members",
+                 {"tournaments": [first, second]}).status_code == 200  # fmt: skip
+    path = f"/clubs/{c}/seasons/{sid}"
+    before = _rows(committed)
+    same = _call(http, world, "owner", "POST", path, season | {"table": [10.0, 6, 3.00]})
+    assert (same.status_code, same.content) == (204, b"") and _rows(committed) == before
+
+    edited = _call(http, world, "owner", "POST", path, {"name": " Зима-2027 ", **days, "best_k": 1})
+    assert edited.status_code == 200, edited.text
+    body = edited.json()
+    assert (body["name"], body["formula"], body["table"], body["best_k"]) == ("Зима-2027", "sqrt", [], 1)
+    assert body["tournaments"] == [first, second] and len(body["counted"]) == 2
+    assert [(r["player"], r["total"], r["counted"], r["played"]) for r in body["standings"]] == [
+        ("Анна Белова", "17.32", 1, 2),  # sqrt: 10·√(3/1) for a 1st place of 3, the best one of two (LG-2, LG-3)
+        ("Борис Гельфанд", "17.32", 1, 2),
+        ("Вера Менчик", "12.25", 1, 2),  # 10·√(3/2): her best, a 2nd place
+    ], body["standings"]
+    with Session(committed) as session:
+        _, _, rows = leagues.season_standings(session, sid)
+        assert [(r.name, str(r.standing.total)) for r in rows] == [(r["player"], r["total"]) for r in body["standings"]]
+    assert _trail(committed)[0] == ("club.edit-season", f"season {sid}")
+
+    _refused(
+        http, world, committed, "owner", "POST", path,
+        {"name": "Весна", "from": days["to"], "to": days["from"], "formula": "table", "best_k": 0}, 409,
+        ["season-range-empty", "season-table-empty", "season-best-k-bad", "season-name-taken"],
+    )  # fmt: skip
+
+    out = _call(http, world, "owner", "POST", f"{path}/removals", {"tournaments": [second]})
+    assert out.status_code == 200, out.text
+    assert out.json()["tournaments"] == [first] and [t["id"] for t in out.json()["counted"]] == [first]
+    assert all(r["played"] == 1 for r in out.json()["standings"])
+    assert _trail(committed)[0] == ("club.remove-from-season", f"season {sid}")
+    before = _rows(committed)
+    twice = _call(http, world, "owner", "POST", f"{path}/removals", {"tournaments": [second]})
+    assert (twice.status_code, twice.content) == (204, b"") and _rows(committed) == before
+    _refused(http, world, committed, "owner", "POST", f"{path}/removals", {}, 409, ["season-remove-nothing"])
+
+    b = _call(
+        http, world, "owner_b", "POST", f"/clubs/{world.club_b}/seasons",
+        {"name": "Б", "from": "2031-01-01", "to": "2031-02-01"},
+    ).json()["id"]  # fmt: skip
+    _same_as_missing(
+        http, world, committed, "POST", f"/clubs/{c}/seasons/{b}", f"/clubs/{c}/seasons/900000001",
+        {"name": "Чужая", **days}, b, 900000001,
+    )  # fmt: skip
+    _same_as_missing(
+        http, world, committed, "POST", f"/clubs/{c}/seasons/{b}/removals", f"/clubs/{c}/seasons/900000001/removals",
+        {"tournaments": [first]}, b, 900000001,
+    )  # fmt: skip
+
+
 # -- documents --------------------------------------------------------------------------------------
 
 

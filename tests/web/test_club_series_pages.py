@@ -134,6 +134,60 @@ def test_the_owner_creates_a_season_names_tournaments_and_reads_the_standings(we
         assert client.get(f"/club/{c}/seasons/{sid}").status_code == 404
 
 
+def test_the_owner_edits_a_season_and_takes_a_tournament_out_on_its_page(web, world, committed):
+    """LG-1..LG-3 on `/club/<id>/seasons/<sid>`: «Изменить сезон» shows the season's fields filled in;
+    saved with a table of 12 6 3 the standings follow (its page says «Сохранено.»), a typing problem and
+    a rule's are said and write nothing; «Убрать» takes a tournament out (it counts no more); another
+    club's owner posting either gets the missing page's 404, nothing written (AC-2)."""
+    from tests.web.test_api_owner_series import _played_two
+
+    c = world.club_a
+    first, second = _played_two(committed, c)
+    today = datetime.now(UTC).astimezone(MOSCOW).date()
+    days = {"from": str(today - timedelta(days=30)), "to": str(today + timedelta(days=30))}
+    with _signed_in(web, world) as client:
+        csrf = _csrf(client.get(f"/club/{c}/seasons").text)
+        made = client.post(f"/club/{c}/seasons", data={"csrf": csrf, "name": "Зима", **days, "formula": "table",
+                                                       "table": "10 6 3", "shared": "best"})  # fmt: skip
+        sid = int(made.headers["location"].split("/seasons/")[1].split("?")[0])
+        client.post(f"/club/{c}/seasons/{sid}", data={"csrf": csrf, "tournament": [str(first), str(second)]})
+        page = client.get(f"/club/{c}/seasons/{sid}").text
+        assert "Изменить сезон" in page and 'id="edit-season"' in page
+        assert 'value="Зима"' in page and f'value="{days["from"]}"' in page and 'value="10,00 6,00 3,00"' in page
+        edit = {"csrf": csrf, "name": "Зима", **days, "formula": "table", "table": "12 6 3", "shared": "best"}
+        before = _rows(committed)
+        typed = client.post(f"/club/{c}/seasons/{sid}/edit", data=edit | {"table": "12 шесть"})
+        assert typed.status_code == 422 and _problems(typed.text) == ["season-number-invalid"]
+        ruled = client.post(f"/club/{c}/seasons/{sid}/edit", data=edit | {"to": days["from"]})
+        assert ruled.status_code == 409 and _problems(ruled.text) == ["season-range-empty"]
+        assert _rows(committed) == before
+        saved = client.post(f"/club/{c}/seasons/{sid}/edit", data=edit)
+        assert saved.headers["location"] == f"/club/{c}/seasons/{sid}?done=saved"
+        assert _last_action(committed) == ("club.edit-season", f"season {sid}")
+        shown = client.get(saved.headers["location"]).text
+        assert "Сохранено." in shown
+        rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]+)</td><td>([^<]+)</td>", shown)
+        assert rows == [("1", "Борис Гельфанд", "18,00"), ("2", "Анна Белова", "15,00"), ("3", "Вера Менчик", "9,00")]
+        assert 'aria-label="Убрать из сезона: Пятница 2"' in shown
+        out = client.post(f"/club/{c}/seasons/{sid}/remove", data={"csrf": csrf, "tournament": str(second)})
+        assert out.headers["location"] == f"/club/{c}/seasons/{sid}?done=taken-out"
+        assert _last_action(committed) == ("club.remove-from-season", f"season {sid}")
+        after = client.get(out.headers["location"]).text
+        assert "Убрано из сезона: больше не учитывается." in after
+        rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]+)</td><td>([^<]+)</td>", after)
+        assert rows == [("1", "Анна Белова", "12,00"), ("2", "Борис Гельфанд", "6,00"), ("3", "Вера Менчик", "3,00")]
+        assert 'aria-label="Убрать из сезона: Пятница 2"' not in after
+    with _signed_in(web, world, "owner_b") as other:
+        csrf = _csrf(other.get("/account").text)
+        before = _rows(committed)
+        assert other.post(f"/club/{c}/seasons/{sid}/edit", data=edit | {"csrf": csrf}).status_code == 404
+        assert (
+            other.post(f"/club/{c}/seasons/{sid}/remove", data={"csrf": csrf, "tournament": str(first)}).status_code
+            == 404
+        )
+        assert _rows(committed) == before
+
+
 def test_the_owner_downloads_and_sends_again_a_tournament_s_documents(web, world, committed):
     c = world.club_a
     tid, later = _published(committed, web.outbox, c)

@@ -161,6 +161,8 @@ POLICY: dict[str, Rule] = {
     "club.season": _rule(Scope.CLUB, O, writes=False),
     "club.add-season": _rule(Scope.CLUB, O),
     "club.add-to-season": _rule(Scope.CLUB, O),
+    "club.edit-season": _rule(Scope.CLUB, O),
+    "club.remove-from-season": _rule(Scope.CLUB, O),
     "club.documents": _rule(Scope.CLUB, O, writes=False),
     "club.download-document": _rule(Scope.CLUB, O, writes=False),
     "club.resend-documents": _rule(Scope.CLUB, O),

@@ -80,6 +80,60 @@ def create_season(
     return season
 
 
+def edit_season(
+    session: Session,
+    season_id: int,
+    *,
+    name: str,
+    date_from: date,
+    date_to: date,
+    formula: str,
+    table: Sequence[Decimal] = (),
+    shared: str = "best",
+    bonus: Decimal | None = None,
+    best_k: int | None = None,
+) -> Season:
+    """The season defined anew (its name, days, formula and counting), every problem at once, as at its
+    creation; its series and tournaments stay. Its standings follow at the next read (LG-3: computed
+    from the results, never stored)."""
+    season = get_season(session, season_id)
+    problems = season_problems(
+        name=name, date_from=date_from, date_to=date_to, formula=formula, table=table, shared=shared,
+        bonus=bonus, best_k=best_k,
+    )  # fmt: skip
+    taken = select(Season.id).where(
+        Season.club_id == season.club_id, Season.name == name.strip(), Season.id != season_id
+    )
+    if session.scalar(taken):
+        problems.append(
+            Problem("season-name-taken", f"club {season.club_id} already has a season named '{name.strip()}'")
+        )
+    raise_problems(problems)
+    season.name, season.date_from, season.date_to, season.formula = name.strip(), date_from, date_to, formula
+    season.points_table, season.shared, season.knockout_bonus, season.best_k = list(table), shared, bonus, best_k
+    session.flush()
+    return season
+
+
+def remove_from_season(
+    session: Session, season_id: int, *, series_ids: Sequence[int] = (), tournament_ids: Sequence[int] = ()
+) -> int:
+    """LG-1: the season no longer follows these series nor counts these picked tournaments; how many
+    were taken out (one not in the season is no problem: 0)."""
+    get_season(session, season_id)
+    gone = session.execute(
+        SeasonSeries.__table__.delete().where(
+            SeasonSeries.season_id == season_id, SeasonSeries.series_id.in_(list(series_ids))
+        )
+    ).rowcount
+    gone += session.execute(
+        SeasonTournament.__table__.delete().where(
+            SeasonTournament.season_id == season_id, SeasonTournament.tournament_id.in_(list(tournament_ids))
+        )
+    ).rowcount
+    return gone
+
+
 def get_season(session: Session, season_id: int) -> Season:
     season = session.get(Season, season_id)
     if season is None:

@@ -733,6 +733,58 @@ def add_to_season_use(club_id: int, season_id: int, series_ids: list[int], tourn
     return do
 
 
+def edit_season_use(
+    club_id: int,
+    season_id: int,
+    name: str,
+    date_from: date,
+    date_to: date,
+    *,
+    formula: str = "sqrt",
+    table: list[Decimal] = (),
+    shared: str = "best",
+    bonus: Decimal | None = None,
+    best_k: int | None = None,
+) -> Do:
+    """The season defined anew (`leagues.edit_season`): its name, days and scoring as at its creation,
+    every problem at once; its series and tournaments stay. The same as it is: UNCHANGED. Another
+    club's season: not found, as a missing one (AC-2)."""
+
+    def do(s, actor, now):
+        current = season_full(s, club_id, season_id)
+        same = (
+            (current["name"], current["from"], current["to"], current["formula"], current["shared"], current["best_k"])
+            == (name.strip(), date_from, date_to, formula, shared, best_k)
+            and [Decimal(v) for v in current["table"]] == list(table)
+            and (None if current["knockout_bonus"] is None else Decimal(current["knockout_bonus"])) == bonus
+        )
+        if same:
+            return UNCHANGED
+        leagues.edit_season(
+            s, season_id, name=name, date_from=date_from, date_to=date_to, formula=formula, table=list(table),
+            shared=shared, bonus=bonus, best_k=best_k,
+        )  # fmt: skip
+        return season_full(s, club_id, season_id)
+
+    return do
+
+
+def remove_from_season_use(club_id: int, season_id: int, series_ids: list[int], tournament_ids: list[int]) -> Do:
+    """The season no longer follows these series nor counts these picked tournaments
+    (`leagues.remove_from_season`); none of them in the season: UNCHANGED. Another club's season: not
+    found, as a missing one (AC-2)."""
+
+    def do(s, actor, now):
+        season_full(s, club_id, season_id)
+        if not series_ids and not tournament_ids:
+            raise_problems([Problem("season-remove-nothing", "name a series or a tournament")])
+        if not leagues.remove_from_season(s, season_id, series_ids=series_ids, tournament_ids=tournament_ids):
+            return UNCHANGED
+        return season_full(s, club_id, season_id)
+
+    return do
+
+
 @ops.get("/clubs/{club_id}/seasons", "club.seasons", response=list[SeasonView], responses=PAGE_OF)
 def club_seasons(op: Op, club_id: Id, limit: Limit = 50, cursor: Cursor = None):
     """The club's seasons, the latest first, each with the tournaments that count now; a page at a time."""
@@ -784,6 +836,47 @@ def club_add_to_season(op: Op, club_id: Id, season_id: Id, body: MembersBody):
     return op.run(
         club_of(club_id),
         add_to_season_use(club_id, season_id, body.series, body.tournaments),
+        describe=f"season {season_id}",
+        data=body.model_dump(),
+    )
+
+
+@ops.post("/clubs/{club_id}/seasons/{season_id}", "club.edit-season", response=SeasonStandings, unchanged=True)
+def club_edit_season(op: Op, club_id: Id, season_id: Id, body: SeasonBody):
+    """Define the season anew, as at its creation (its name, days, formula, shared places, bonus, best K;
+    LG-1..LG-3); its series and tournaments stay, its standings follow. Every problem at once (409). The
+    same as it is: 204, nothing written."""
+    return op.run(
+        club_of(club_id),
+        edit_season_use(
+            club_id,
+            season_id,
+            body.name,
+            body.date_from,
+            body.date_to,
+            formula=body.formula,
+            table=[_number(v) for v in body.table],
+            shared=body.shared,
+            bonus=None if body.bonus is None else _number(body.bonus),
+            best_k=body.best_k,
+        ),
+        describe=f"season {season_id}",
+        data=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
+    )
+
+
+@ops.post(
+    "/clubs/{club_id}/seasons/{season_id}/removals",
+    "club.remove-from-season",
+    response=SeasonStandings,
+    unchanged=True,
+)
+def club_remove_from_season(op: Op, club_id: Id, season_id: Id, body: MembersBody):
+    """Take series and picked tournaments out of the season (LG-1): they count no more, at the next read
+    of its standings. None of them in it: 204, nothing written; naming none: 409 `season-remove-nothing`."""
+    return op.run(
+        club_of(club_id),
+        remove_from_season_use(club_id, season_id, body.series, body.tournaments),
         describe=f"season {season_id}",
         data=body.model_dump(),
     )

@@ -387,3 +387,34 @@ def test_ac_3_the_audit_page_filters_by_the_days_and_pages_to_older_rows(web, wo
                 "to": (today - timedelta(days=1)).date().isoformat()}  # fmt: skip
         shown = re.findall(r'<tr data-id="(\d+)">', client.get(f"/club/{c}/audit", params=days).text)
         assert len(shown) == 3  # the three days, both ends included
+
+
+def test_issue_39_a_tournament_made_from_a_series_template_on_the_page(web, world, committed):
+    """Issue 39, 3.9: «шаблон серии» on the new tournament's form takes the series' template (the
+    template tournament's structure, buy-in, seat cap and stack; its late registration as minutes after
+    the start) with the name and start typed; a weekly series made on its page with an RRULE typed."""
+    c = world.club_a
+    zone = ZoneInfo("Europe/Moscow")
+    start = (datetime.now(UTC) + timedelta(days=3)).astimezone(zone).replace(hour=19, minute=0, second=0, microsecond=0)
+    with _signed_in(web, world) as client:
+        csrf = _csrf(client.get(f"/club/{c}/series").text)
+        made = client.post(f"/club/{c}/series", data={"csrf": csrf, "name": "Вторничный", "rrule": "FREQ=WEEKLY;BYDAY=TU;BYHOUR=19;BYMINUTE=30",
+                                                      "from_tournament": str(world.tournament_a), "horizon_days": "14",
+                                                      "opens_before_minutes": "1440"})  # fmt: skip
+        assert made.status_code == 303, made.text
+        series_id = int(re.search(r"/series/(\d+)", made.headers["location"]).group(1))
+        page = client.get(f"/club/{c}/series/{series_id}").text
+        assert "FREQ=WEEKLY;BYDAY=TU;BYHOUR=19;BYMINUTE=30" in page and "вт," in page  # its starts are Tuesdays
+        created = client.post(f"/club/{c}/tournaments", data={"csrf": csrf, "from": "template", "series_id": str(series_id),
+                                                              "name": "По шаблону", "scheduled_start": start.strftime("%Y-%m-%dT%H:%M")})  # fmt: skip
+        assert created.status_code == 303, created.text
+        tid = int(re.search(r"/tournaments/(\d+)", created.headers["location"]).group(1))
+        assert _last_action(committed) == ("club.create-tournament", "tournament По шаблону")
+        with Session(committed) as session:
+            made_t, template_t = session.get(Tournament, tid), session.get(Tournament, world.tournament_a)
+            assert (made_t.name, made_t.scheduled_start, made_t.status) == ("По шаблону", start, "draft")
+            kept = ("structure_id", "buy_in", "seat_cap", "starting_stack", "currency", "format", "bounty_type")
+            assert {k: getattr(made_t, k) for k in kept} == {k: getattr(template_t, k) for k in kept}
+            hour = timedelta(hours=1)  # the template tournament's late registration: an hour after its start
+            assert template_t.late_reg_deadline - template_t.scheduled_start == hour
+            assert made_t.late_reg_deadline == start + hour

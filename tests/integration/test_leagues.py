@@ -134,3 +134,40 @@ def test_lg_bad_input_is_refused_with_its_code_and_nothing_written(session):
             season(session, t, date_to=date(2026, 10, 1), formula="cubic")
     assert [p.code for p in caught.value.problems] == ["season-range-empty", "season-formula-unknown"]
     assert session.scalar(select(func.count()).select_from(Season)) == before
+
+
+def test_lg1_lg3_a_season_defined_anew_and_a_tournament_taken_out_and_the_next_read_follows(session):
+    """LG-1..LG-3: a season's days narrowed leave out a tournament outside them; its formula changed,
+    the standings' next read scores by it; a picked tournament taken out counts no more (taken out
+    again: 0); the edit is checked as a creation, its own name not counted as taken, every problem at
+    once, nothing changed."""
+    early, _ = played(session, "ABC", datetime(2026, 11, 6, 16, 0, tzinfo=UTC))
+    later, _ = played(session, "CBA", datetime(2026, 11, 20, 16, 0, tzinfo=UTC))
+    s = season(session, early, formula="table", table=[Decimal(10), Decimal(6), Decimal(3)])
+    season(session, early, name="Spring")
+    service.add_to_season(session, s.id, tournament_ids=[early.id, later.id])
+
+    def totals() -> tuple[list[int], list[Decimal]]:  # each field's players are its own
+        _, ids, rows = service.season_standings(session, s.id)
+        return ids, [r.standing.total for r in rows]
+
+    assert totals() == ([early.id, later.id], [Decimal(v) for v in ("10", "10", "6", "6", "3", "3")])
+    same = dict(name=s.name, date_from=date(2026, 11, 1), formula="table", table=[Decimal(10), Decimal(6), Decimal(3)])
+    service.edit_season(session, s.id, **same, date_to=date(2026, 11, 15))  # its own name: no problem
+    assert totals() == ([early.id], [Decimal("10"), Decimal("6"), Decimal("3")])
+    service.edit_season(session, s.id, name="Winter", date_from=date(2026, 11, 1), date_to=date(2026, 12, 1),
+                        formula="sqrt")  # fmt: skip
+    ids, points = totals()  # 10·√(3/p): 17.32, 12.25, 10.00 for places 1, 2, 3 of 3
+    assert ids == [early.id, later.id] and points == [
+        Decimal(v) for v in ("17.32",) * 2 + ("12.25",) * 2 + ("10.00",) * 2
+    ]
+    assert service.remove_from_season(session, s.id, tournament_ids=[later.id]) == 1
+    assert service.remove_from_season(session, s.id, tournament_ids=[later.id]) == 0
+    assert totals()[0] == [early.id]
+    with pytest.raises(DomainError) as caught:
+        with session.begin_nested():
+            service.edit_season(session, s.id, name="Spring", date_from=date(2026, 12, 1), date_to=date(2026, 11, 1),
+                                formula="table")  # fmt: skip
+    assert [p.code for p in caught.value.problems] == ["season-range-empty", "season-table-empty", "season-name-taken"]
+    session.expire_all()
+    assert (session.get(Season, s.id).name, session.get(Season, s.id).formula) == ("Winter", "sqrt")

@@ -120,6 +120,8 @@ ROUTES = (
     ("/cups", cups.home, ["GET", "POST"]),
     ("/cups/{code}", cups.cup, ["GET", "POST"]),
     ("/cups/{code}/cancel", cups.cancel, ["POST"]),
+    ("/cups/{code}/documents/{pid}/files/{did}", cups.download, ["GET"]),
+    ("/cups/{code}/documents/{pid}/resend", cups.resend, ["POST"]),
     ("/cups/{code}/tokens", cups.new_token, ["POST"]),
     ("/cups/{code}/tokens/{id}/revoke", cups.revoke_token, ["POST"]),
 )

@@ -659,8 +659,6 @@ async def documents_page(site: Site, request: Request) -> Response:
 
 async def download(site: Site, request: Request) -> Response:
     """`/club/<id>/documents/<pid>/files/<did>` (`club.download-document`): the stored, signed PDF."""
-    from flows.web.certificates import stored_file
-
     club_id = path_id(request.path_params["id"])
     pid, did = path_id(request.path_params["pid"]), path_id(request.path_params["did"])
     now = site.clock()
@@ -670,11 +668,19 @@ async def download(site: Site, request: Request) -> Response:
         return ctx.read("club.download-document", lambda s, a, n: owner_series.stored_document(s, club_id, pid, did))
 
     try:
-        folder, filename, sha256 = await site.write(run)
+        found = await site.write(run)
     except _SignedOut:
         return _to_sign_in(request)
     except NotFound:
         return site.error(request, HTTPException(404))
+    return stored_pdf(site, request, *found)
+
+
+def stored_pdf(site: Site, request: Request, folder: str, filename: str, sha256: str) -> Response:
+    """A published document's PDF from the outbox, as stored (its sha256 checked), to download; gone or
+    changed: the 404 page."""
+    from flows.web.certificates import stored_file
+
     data = stored_file(site.outbox, folder, filename, sha256)
     if data is None:
         return site.error(request, HTTPException(404))

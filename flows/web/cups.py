@@ -31,6 +31,7 @@ from domain.errors import DomainError, NotFound, Problem
 from domain.pusoy.rules.bracket import CAPACITIES, MAX_GAMES, MIN_GAMES
 from flows.web.accounts import STALE_FORM, StaleForm
 from flows.web.api import cups as ops
+from flows.web.club_series import DELIVERY, KINDS, stored_pdf
 from flows.web.site import JOIN_CODE, Site, path_id, preferred_locale
 from infra import i18n
 
@@ -45,6 +46,7 @@ DONE = {
     "saved": N_("Saved."),
     "cancelled": N_("The cup is cancelled."),
     "revoked": N_("The token is revoked: it stops at its next request."),
+    "resent": N_("The documents will be sent again."),
     "unchanged": N_("Nothing to change: it is so already."),
 }
 PROBLEMS = {  # the pages' words for the problems of a cup (the Pusoy Dos services speak English)
@@ -167,7 +169,7 @@ async def _show(
         csrf=site.auth.csrf(caller.session_secret),
         problems=_worded(list(problems), locale),
         done=DONE.get(done) if done else None,
-        names={"status": STATUS_NAMES},
+        names={"status": STATUS_NAMES, "delivery": DELIVERY, "kinds": KINDS},
         capacities=CAPACITIES,
         games=range(MIN_GAMES, MAX_GAMES + 1),
         locales=LOCALES,
@@ -316,7 +318,16 @@ def _cup_page(site, request, code: str, *, typed=None, problems=(), status=200, 
             session, actor, "cups.cup", now, lambda s, a, n: ops.cup_view(s, a, code), target=target,
             missing=missing, describe=f"cup {code}",
         )  # fmt: skip
-        return {"cup": cup, "form": typed or _shown(cup)}
+        documents = gate.act(
+            session, actor, "cups.documents", now, lambda s, a, n: ops.cup_documents(s, code), target=target,
+            missing=missing, describe=f"cup {code}",
+        )  # fmt: skip
+        locale = _locale(session, actor, request)
+        for d in documents:
+            d["files"] = [
+                f | {"size_text": i18n.number(max(1, round(f["size_bytes"] / 1024)), locale)} for f in d["files"]
+            ]
+        return {"cup": cup, "form": typed or _shown(cup), "documents": documents}
 
     return _show(site, request, "cups_cup.html", build, status=status, problems=list(problems), here="cup", token=token)
 
@@ -393,5 +404,39 @@ async def revoke_token(site: Site, request: Request) -> Response:
         site, request, form, "cups.revoke-token", ops.revoke_token_use(code, token_id), code=code,
         describe=f"token {token_id}", data=None,
         then=lambda r: f"/cups/{code}?done=revoked",
+        again=lambda found: _cup_page(site, request, code, problems=found, status=409),
+    )  # fmt: skip
+
+
+async def download(site: Site, request: Request) -> Response:
+    """`/cups/<code>/documents/<pid>/files/<did>` (`cups.download-document`): the stored, signed PDF."""
+    code = _code(request)
+    pid, did = path_id(request.path_params["pid"]), path_id(request.path_params["did"])
+    now = site.clock()
+
+    def run(session):
+        actor = _caller(site, session, request, now).actor
+        return gate.act(
+            session, actor, "cups.download-document", now, lambda s, a, n: ops.stored_cup_document(s, code, pid, did),
+            target=ops.cup_target(session, code), missing=NotFound("unknown-code", ""), describe=f"cup {code}",
+        )  # fmt: skip
+
+    try:
+        found = await site.write(run)
+    except _SignedOut:
+        return _to_sign_in(request)
+    except NotFound:
+        return site.error(request, HTTPException(404))
+    return stored_pdf(site, request, *found)
+
+
+async def resend(site: Site, request: Request) -> Response:
+    """`POST /cups/<code>/documents/<pid>/resend` (`cups.resend-documents`): again, to whom they went."""
+    code, pid = _code(request), path_id(request.path_params["pid"])
+    form = await request.form()
+    return await _post(
+        site, request, form, "cups.resend-documents", ops.resend_cup_use(code, pid), code=code,
+        describe=f"documents {pid}", data=None,
+        then=lambda r: f"/cups/{code}?done={'unchanged' if r is gate.UNCHANGED else 'resent'}#documents-heading",
         again=lambda found: _cup_page(site, request, code, problems=found, status=409),
     )  # fmt: skip

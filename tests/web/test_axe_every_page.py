@@ -36,6 +36,7 @@ NOT_PAGES = {  # GET routes that answer no HTML page, and what they answer
     "/account/data.json": "my data, a JSON download",
     "/club/{id}/structures/{sid}/levels.csv": "a structure's levels, a CSV download",
     "/club/{id}/documents/{pid}/files/{did}": "a published document's stored file (a PDF or a ZIP)",
+    "/cups/{code}/documents/{pid}/files/{did}": "a cup's published document, the stored signed PDF",
     "/play/certificates/{serial}": "my certificate, the stored signed PDF",
     "/club": "no page of its own: a redirect (303) to the first club's console /club/<id>, visited",
 }

@@ -128,8 +128,10 @@ def _documents_job() -> None:
 
 
 def _did(page) -> set[tuple[str, str]]:
-    """The audit trail's page as (action, who) pairs."""
+    """The audit trail's page as (action, who) pairs, once it is shown (a click on its link only starts
+    the load: read at once, the page before had no trail, an empty set)."""
     rows = page.locator("#trail tbody tr")
+    rows.first.wait_for()
     return {(row.locator("td").nth(2).inner_text(), row.locator("td").nth(1).inner_text()) for row in rows.all()}
 
 

@@ -193,6 +193,9 @@ POLICY: dict[str, Rule] = {
     "cups.cancel": _rule(Scope.ORGANIZER, Role.ORGANIZER),
     "cups.create-token": _rule(Scope.ORGANIZER, Role.ORGANIZER),
     "cups.revoke-token": _rule(Scope.ORGANIZER, Role.ORGANIZER),
+    "cups.documents": _rule(Scope.ORGANIZER, Role.ORGANIZER, writes=False),
+    "cups.download-document": _rule(Scope.ORGANIZER, Role.ORGANIZER, writes=False),
+    "cups.resend-documents": _rule(Scope.ORGANIZER, Role.ORGANIZER),
 }
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import Query
+from fastapi import Query, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
@@ -32,8 +32,10 @@ from domain.access.services import signin
 from domain.access.services.gate import UNCHANGED
 from domain.access.services.mine import handle_of
 from domain.access.tables import Account, Token
+from domain.clubs.tables import Club
 from domain.documents.rules.model import LOCALES, locale_problem
-from domain.documents.services import locales
+from domain.documents.services import locales, records
+from domain.documents.tables import DocumentPublication
 from domain.errors import DomainError, NotFound, Problem, raise_problems
 from domain.pusoy.rules.bracket import bracket, bracket_problems, capacity_problems, games_problems
 from domain.pusoy.rules.codes import HANDLE_MAX, handle_problems, normalise
@@ -43,6 +45,7 @@ from domain.pusoy.services.rows import find
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
 from flows.web.api.account import TokenRow
 from flows.web.api.core import PAGED, Code, Cursor, Id, Limit, Op, Operations, Strict, anywhere
+from flows.web.api.owner_series import PDF, Documents, documents_row, pdf_answer
 
 ops = Operations("organizer")
 router = ops.router
@@ -470,3 +473,97 @@ def revoke_token(op: Op, code: Code, token_id: Id):
     """Revoke a game server's token of one of my cups: it stops at its next request.
     Revoked already: 409 `token-revoked`."""
     return op.run(my_cup(code), revoke_token_use(code, token_id), describe=f"token {token_id}")
+
+
+# -- the cup's documents --------------------------------------------------------------------------------
+
+
+def _cup(s: Session, code: str) -> PusoyTournament:
+    return s.scalars(select(PusoyTournament).where(PusoyTournament.code == normalise(code))).one()
+
+
+def _publication(s: Session, code: str, documents_id: int | None = None) -> DocumentPublication | None:
+    """The cup's documents (its results sheet and certificates): one publication, once it is complete."""
+    query = select(DocumentPublication).where(
+        DocumentPublication.source == "pusoy", DocumentPublication.tournament_id == _cup(s, code).id
+    )
+    if documents_id is not None:
+        query = query.where(DocumentPublication.id == documents_id)
+    return s.scalar(query.execution_options(populate_existing=True))
+
+
+def cup_documents(s: Session, code: str) -> list[dict]:
+    """The cup's documents as stored, with their delivery; a complete cup not published yet says so;
+    none before it is complete."""
+    cup = _cup(s, code)
+    p = _publication(s, code)
+    if p is not None:
+        return [documents_row(p, records.documents_of(s, p.id))]
+    if cup.status == Status.COMPLETE:
+        return [documents_row(None, [], source="pusoy", tournament_id=cup.id, tournament=cup.name)]
+    return []
+
+
+def stored_cup_document(s: Session, code: str, documents_id: int, document_id: int) -> tuple[str, str, str]:
+    """(folder, filename, sha256) of a stored document of the cup's."""
+    p = _publication(s, code, documents_id)
+    found = records.documents_of(s, p.id) if p is not None else []
+    d = next((d for d in found if d.id == document_id), None)
+    if d is None:
+        raise NotFound("document-not-found", f"no document {document_id}")
+    return p.folder, d.filename, d.sha256
+
+
+def resend_cup_use(code: str, documents_id: int) -> Do:
+    """The cup's documents again, to whom they went: its club's e-mail now, else the organizer's (the
+    delivery job sends them, `records.resend`); on their way already: UNCHANGED."""
+
+    def do(s, actor, now):
+        p = _publication(s, code, documents_id)
+        if p is None:
+            raise NotFound("documents-not-found", f"no documents {documents_id}")
+        cup = _cup(s, code)
+        club = s.get(Club, cup.club_id) if cup.club_id is not None else None
+        recipient = (club.contact_email if club else None) or cup.organizer_email
+        if records.resend(s, p.id, recipient, now) is None:
+            return UNCHANGED
+        return documents_row(p, records.documents_of(s, p.id))
+
+    return do
+
+
+@ops.get("/cups/{code}/documents", "cups.documents", response=list[Documents])
+def documents(op: Op, code: Code):
+    """My cup's results sheet and certificates, as stored, with their delivery (a complete cup not
+    published yet: `not-published`; before it is complete: none)."""
+    return op.run(my_cup(code), lambda s, actor, now: cup_documents(s, code), describe=f"cup {code.upper()}")
+
+
+@ops.get(
+    "/cups/{code}/documents/{documents_id}/files/{document_id}",
+    "cups.download-document",
+    response_class=Response,
+    responses=PDF,
+)
+def download_document(op: Op, code: Code, documents_id: Id, document_id: Id) -> Response:
+    """A stored document of my cup: the signed PDF as published and mailed, checked against its sha256;
+    the file not in the outbox or changed: 404 `document-file-missing`."""
+    found = op.run(
+        my_cup(code),
+        lambda s, actor, now: stored_cup_document(s, code, documents_id, document_id),
+        describe=f"cup {code.upper()}",
+    )
+    return pdf_answer(op, document_id, *found)
+
+
+@ops.post(
+    "/cups/{code}/documents/{documents_id}/deliveries",
+    "cups.resend-documents",
+    response=Documents,
+    status=202,
+    unchanged=True,
+)
+def resend_documents(op: Op, code: Code, documents_id: Id):
+    """Send my cup's documents again, to its club's e-mail now (a cup of no club: mine). A new delivery,
+    due now, that the delivery job sends; on its way already: 204, nothing written, no second message."""
+    return op.run(my_cup(code), resend_cup_use(code, documents_id), describe=f"documents {documents_id}")

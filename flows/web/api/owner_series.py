@@ -930,7 +930,8 @@ def _of_club(club_id: int):
     )
 
 
-def _row(p: DocumentPublication | None, files: list[Document], **unpublished: Any) -> dict:
+def documents_row(p: DocumentPublication | None, files: list[Document], **unpublished: Any) -> dict:
+    """A tournament's documents as `Documents` answers them (none published yet: `unpublished` names it)."""
     if p is None:
         return unpublished | {
             "id": None,
@@ -987,7 +988,7 @@ def documents_list(s: Session, club_id: int) -> list[dict]:
             .order_by(Document.kind.desc(), Document.id)
         ):
             files.setdefault(d.publication_id, []).append(d)
-    rows = [_row(p, files.get(p.id, [])) for p in published]
+    rows = [documents_row(p, files.get(p.id, [])) for p in published]
     have = {(p.source, p.tournament_id) for p in published}
     done = [
         ("poker", r.id, r.name)
@@ -1003,7 +1004,7 @@ def documents_list(s: Session, club_id: int) -> list[dict]:
         )
     ]
     rows += [
-        _row(None, [], source=source, tournament_id=tid, tournament=name)
+        documents_row(None, [], source=source, tournament_id=tid, tournament=name)
         for source, tid, name in done
         if (source, tid) not in have
     ]
@@ -1024,7 +1025,7 @@ def publication_of(s: Session, club_id: int, publication_id: int) -> DocumentPub
 
 def documents_view(s: Session, club_id: int, publication_id: int) -> dict:
     p = publication_of(s, club_id, publication_id)
-    return _row(p, records.documents_of(s, p.id))
+    return documents_row(p, records.documents_of(s, p.id))
 
 
 def stored_document(s: Session, club_id: int, publication_id: int, document_id: int) -> tuple[str, str, str]:
@@ -1083,7 +1084,11 @@ def club_download_document(op: Op, club_id: Id, documents_id: Id, document_id: I
         lambda s, actor, now: stored_document(s, club_id, documents_id, document_id),
         describe=f"club {club_id}",
     )
-    folder, filename, sha256 = found
+    return pdf_answer(op, document_id, *found)
+
+
+def pdf_answer(op: Op, document_id: int, folder: str, filename: str, sha256: str) -> Response:
+    """A stored document's PDF from the outbox, checked against its sha256 (else 404 `document-file-missing`)."""
     data = stored_file(op.request.app.state.outbox, folder, filename, sha256)
     if data is None:
         raise NotFound("document-file-missing", f"the file of document {document_id} is not in the outbox")

@@ -14,7 +14,8 @@ sends the documents again (a second letter to the club's e-mail) and reads in th
 step (AC-3). Then an organizer's cup: created in `/cups`, eight players join in `/play`, its game server
 reports every game through `/api/v1` with the token the organizer made, the event consumer completing each
 round at its last report (flows/jobs/events.py, as `tourney serve` runs it), to the champion; the results reach
-the organizer's e-mail and the champion downloads their certificate (DOC-1). axe-core finds no serious or
+the organizer's e-mail, the organizer downloads them from the cup's page and sends them again (a second letter),
+and the champion downloads their certificate (DOC-1). axe-core finds no serious or
 critical violation on any page visited."""
 
 from __future__ import annotations
@@ -484,6 +485,18 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
         assert sorted(p.get_filename() for p in letter.iter_attachments()) == [
             f"certificate-PD-{tid:06d}-01.pdf", "results.pdf",
         ]  # fmt: skip
+        # the organizer downloads the results from the cup's page and sends the documents again
+        page.reload()
+        assert page.locator("p.delivery").inner_text() == f"отправлены на {organizer}"
+        with page.expect_download() as download:
+            page.locator("#cup-files a", has_text="итоги").click()
+        assert Path(download.value.path()).read_bytes()[:5] == b"%PDF-"
+        page.click("#resend")
+        _said(page, "Документы будут отправлены ещё раз.")
+        assert serious(page) == []
+        _documents_job()
+        first, again = _letters(mail, organizer)[1:]
+        assert first["Message-ID"] != again["Message-ID"]  # a new message, not a retry of the first
         champion = players[CHAMPION]
         champion.goto(f"{web.url}/play")
         with champion.expect_download() as download:

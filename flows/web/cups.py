@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from domain.access.rules.policy import Actor
-from domain.access.services import gate
+from domain.access.services import audit, gate
 from domain.access.tables import Account
 from domain.documents.rules.model import LOCALES, N_
 from domain.errors import DomainError, NotFound, Problem
@@ -41,6 +41,7 @@ STATUS_NAMES = {
     "complete": N_("complete"),
     "cancelled": N_("cancelled"),
 }
+TRAIL_SHOWN = 50  # the cup's latest changes on its page (its whole trail: `GET /api/v1/cups/<code>/audit`)
 DONE = {
     "created": N_("Created: share its join code."),
     "saved": N_("Saved."),
@@ -327,7 +328,12 @@ def _cup_page(site, request, code: str, *, typed=None, problems=(), status=200, 
             d["files"] = [
                 f | {"size_text": i18n.number(max(1, round(f["size_bytes"] / 1024)), locale)} for f in d["files"]
             ]
-        return {"cup": cup, "form": typed or _shown(cup), "documents": documents}
+        trail = gate.act(
+            session, actor, "cups.audit", now,
+            lambda s, a, n: audit.trail(s, None, limit=TRAIL_SHOWN, only=audit.Filter(cup=cup["code"])),
+            target=target, missing=missing, describe=f"cup {code}",
+        )  # fmt: skip
+        return {"cup": cup, "form": typed or _shown(cup), "documents": documents, "trail": trail}
 
     return _show(site, request, "cups_cup.html", build, status=status, problems=list(problems), here="cup", token=token)
 
@@ -402,7 +408,7 @@ async def revoke_token(site: Site, request: Request) -> Response:
     form = await request.form()
     return await _post(
         site, request, form, "cups.revoke-token", ops.revoke_token_use(code, token_id), code=code,
-        describe=f"token {token_id}", data=None,
+        describe=f"token {token_id} of cup {code}", data=None,
         then=lambda r: f"/cups/{code}?done=revoked",
         again=lambda found: _cup_page(site, request, code, problems=found, status=409),
     )  # fmt: skip
@@ -436,7 +442,7 @@ async def resend(site: Site, request: Request) -> Response:
     form = await request.form()
     return await _post(
         site, request, form, "cups.resend-documents", ops.resend_cup_use(code, pid), code=code,
-        describe=f"documents {pid}", data=None,
+        describe=f"documents {pid} of cup {code}", data=None,
         then=lambda r: f"/cups/{code}?done={'unchanged' if r is gate.UNCHANGED else 'resent'}#documents-heading",
         again=lambda found: _cup_page(site, request, code, problems=found, status=409),
     )  # fmt: skip

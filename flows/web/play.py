@@ -304,7 +304,8 @@ async def _act(site, request, form, action, code, do, *, then, tournament=None) 
         return targets.cup(session, code), NotFound("unknown-code", "no such code")
 
     try:
-        done = await form_act(site, request, form, action, do, describe=then, locate=locate)
+        described = f"cup {code.upper()}" if code is not None else f"tournament {tournament}"  # as the API's
+        done = await form_act(site, request, form, action, do, describe=described, locate=locate)
     except StaleForm:
         return _refused(site, request, preferred_locale(request), STALE_FORM)
     except _Throttled:

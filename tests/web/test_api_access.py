@@ -256,6 +256,7 @@ def _calls(w: AccessWorld) -> dict[str, tuple[str, str, dict | None, str]]:
         "cups.create-token": ("POST", "/cups/{cup}/tokens", {"name": "table server"}, "organizer cup"),
         "cups.revoke-token": ("DELETE", f"/cups/{{cup}}/tokens/{MISSING}", None, "organizer cup"),
         "cups.documents": ("GET", "/cups/{cup}/documents", None, "organizer cup"),
+        "cups.audit": ("GET", "/cups/{cup}/audit", None, "organizer cup"),
         "cups.download-document": ("GET", f"/cups/{{cup}}/documents/{MISSING}/files/{MISSING}", None, "organizer cup"),
         "cups.resend-documents": ("POST", f"/cups/{{cup}}/documents/{MISSING}/deliveries", None, "organizer cup"),
         "cups.cancel": ("POST", "/cups/{cup}/cancel", None, "organizer cup"),

@@ -449,6 +449,7 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
         page.fill("#token-name", "игровой сервер")
         page.click("#new-token-form button[type=submit]")
         token = page.locator("#token-secret").input_value()
+        token_id = page.locator("#tokens tbody tr").first.get_attribute("data-token")
         assert serious(page) == []
 
         # eight players join from the list on /play; the eighth join starts the cup (PD-4)
@@ -497,6 +498,14 @@ def test_issue_39_an_organizer_runs_a_cup_from_the_browser_alone(committed, web,
         _documents_job()
         first, again = _letters(mail, organizer)[1:]
         assert first["Message-ID"] != again["Message-ID"]  # a new message, not a retry of the first
+        page.reload()  # the cup's trail: who did each step (AC-3)
+        did = {(row[2], row[1]) for row in page.locator("#trail tbody tr").evaluate_all(
+            "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")}  # fmt: skip
+        assert {
+            ("cups.create", organizer), ("cups.create-token", organizer), ("cups.resend-documents", organizer),
+            ("round-completed", "job:events"), *(("pusoy.join", f"{h}@example.org") for h in HANDLES),
+            ("pusoy.report", f"token {token_id} (игровой сервер) of {organizer}"),
+        } <= did, sorted(did)  # fmt: skip
         champion = players[CHAMPION]
         champion.goto(f"{web.url}/play")
         with champion.expect_download() as download:

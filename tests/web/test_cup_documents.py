@@ -54,7 +54,7 @@ def test_issue_39_the_organizer_lists_downloads_and_re_sends_a_cup_s_documents(w
     again = _call(http, w, "organizer", "POST", path)
     assert again.status_code == 202, again.text
     assert again.json()["state"] == "pending" and _trail(committed, 1) == [
-        ("cups.resend-documents", f"documents {listed['id']}")
+        ("cups.resend-documents", f"documents {listed['id']} of cup {code}")
     ]
     _send(committed, web.outbox, mailer)
     assert len(mailer.sent) == 2 and mailer.sent[0][3] != mailer.sent[1][3]  # a new message, its own Message-ID
@@ -101,7 +101,7 @@ def test_issue_39_the_cup_s_page_lists_its_documents_downloads_and_sends_them_ag
         pid = int(re.search(r"/documents/(\d+)/files/", links[0][0]).group(1))
         done = client.post(f"/cups/{code}/documents/{pid}/resend", data={"csrf": _csrf(page.text)})
         assert (done.status_code, done.headers["location"]) == (303, f"/cups/{code}?done=resent#documents-heading")
-        assert _last(committed) == ("cups.resend-documents", f"documents {pid}")
+        assert _last(committed) == ("cups.resend-documents", f"documents {pid} of cup {code}")
         assert "Документы будут отправлены ещё раз." in client.get(f"/cups/{code}?done=resent").text
     with _signed_in(web, w, "owner") as other:
         before = _rows(committed)
@@ -109,3 +109,30 @@ def test_issue_39_the_cup_s_page_lists_its_documents_downloads_and_sends_them_ag
         csrf = _csrf(other.get("/account").text)
         assert other.post(f"/cups/{code}/documents/{pid}/resend", data={"csrf": csrf}).status_code == 404
         assert _rows(committed) == before
+
+
+def test_ac_3_the_organizer_reads_the_cup_s_audit_trail(web, http, committed):
+    """AC-3: `GET /cups/<code>/audit` and the cup's page list the changes that name the cup, newest first:
+    its amendment, a game server's token made and revoked (named "… of cup CODE"), its documents sent
+    again; another cup's rows are not among them; another organizer's cup answers as a missing one."""
+    w = access_world(committed)
+    code = w.organizer_cup
+    assert _call(http, w, "organizer", "POST", f"/cups/{code}/settings", {"name": "Кубок Марии"}).status_code == 200
+    made = _call(http, w, "organizer", "POST", f"/cups/{code}/tokens", {"name": "сервер"}).json()
+    assert _call(http, w, "organizer", "DELETE", f"/cups/{code}/tokens/{made['id']}").status_code == 200
+    trail = _call(http, w, "organizer", "GET", f"/cups/{code}/audit")
+    assert trail.status_code == 200, trail.text
+    assert [(r["action"], r["target"]) for r in trail.json()] == [
+        ("cups.revoke-token", f"token {made['id']} of cup {code}"),
+        ("cups.create-token", f"token 'сервер' of cup {code}"),
+        ("cups.edit", f"cup {code}"),
+    ]
+    [actor] = {r["actor"] for r in trail.json()}  # the organizer's token: "token N (tests) of <e-mail>"
+    assert actor.startswith("token ") and actor.endswith(f" (tests) of {w.emails['organizer']}")
+    theirs = _call(http, w, "organizer", "GET", f"/cups/{w.others_cup}/audit")
+    missing = _call(http, w, "organizer", "GET", "/cups/ZZZZZZ/audit")
+    assert (
+        (theirs.status_code, theirs.json()["code"])
+        == (missing.status_code, missing.json()["code"])
+        == (404, "unknown-code")
+    )

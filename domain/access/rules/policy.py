@@ -196,6 +196,7 @@ POLICY: dict[str, Rule] = {
     "cups.documents": _rule(Scope.ORGANIZER, Role.ORGANIZER, writes=False),
     "cups.download-document": _rule(Scope.ORGANIZER, Role.ORGANIZER, writes=False),
     "cups.resend-documents": _rule(Scope.ORGANIZER, Role.ORGANIZER),
+    "cups.audit": _rule(Scope.ORGANIZER, Role.ORGANIZER, writes=False),
 }
 
 

@@ -134,13 +134,14 @@ def _people(session: Session) -> set[marks.Person]:
 @dataclass(frozen=True)
 class Filter:
     """Which changes of a trail to read: by whom (part of the actor's label: an e-mail, `token 12`), which
-    action, about which tournament, from `since` (included) to `until` (excluded)."""
+    action, about which tournament or cup, from `since` (included) to `until` (excluded)."""
 
     actor: str | None = None
     action: str | None = None
     tournament_id: int | None = None
     since: datetime | None = None
     until: datetime | None = None
+    cup: str | None = None  # a Pusoy Dos cup's join code: the rows that name it ("cup CODE", "… of cup CODE")
 
 
 def trail(
@@ -164,6 +165,8 @@ def trail(
     if only.tournament_id is not None:  # the target names it first: "tournament 12 …"
         named = f"tournament {only.tournament_id}"
         query = query.where((AuditRecord.target == named) | AuditRecord.target.startswith(f"{named} ", autoescape=True))
+    if only.cup is not None:  # a join code is six of A-Z and 0-9: nothing to escape
+        query = query.where(AuditRecord.target.regexp_match(f"(^|, | of )cup {only.cup}($|,| )"))
     if only.since is not None:
         query = query.where(AuditRecord.at >= only.since)
     if only.until is not None:

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from domain.access.rules import credentials
 from domain.access.rules.policy import Target
-from domain.access.services import signin
+from domain.access.services import audit, signin
 from domain.access.services.gate import UNCHANGED
 from domain.access.services.mine import handle_of
 from domain.access.tables import Account, Token
@@ -44,7 +44,8 @@ from domain.pusoy.services import setup, views
 from domain.pusoy.services.rows import find
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
 from flows.web.api.account import TokenRow
-from flows.web.api.core import PAGED, Code, Cursor, Id, Limit, Op, Operations, Strict, anywhere
+from flows.web.api.club import AuditRow
+from flows.web.api.core import PAGED, Code, Cursor, Id, Limit, Op, Operations, Strict, anywhere, decode_cursor
 from flows.web.api.owner_series import PDF, Documents, documents_row, pdf_answer
 
 ops = Operations("organizer")
@@ -472,7 +473,7 @@ def create_token(op: Op, code: Code, body: TokenBody):
 def revoke_token(op: Op, code: Code, token_id: Id):
     """Revoke a game server's token of one of my cups: it stops at its next request.
     Revoked already: 409 `token-revoked`."""
-    return op.run(my_cup(code), revoke_token_use(code, token_id), describe=f"token {token_id}")
+    return op.run(my_cup(code), revoke_token_use(code, token_id), describe=f"token {token_id} of cup {code.upper()}")
 
 
 # -- the cup's documents --------------------------------------------------------------------------------
@@ -566,4 +567,26 @@ def download_document(op: Op, code: Code, documents_id: Id, document_id: Id) -> 
 def resend_documents(op: Op, code: Code, documents_id: Id):
     """Send my cup's documents again, to its club's e-mail now (a cup of no club: mine). A new delivery,
     due now, that the delivery job sends; on its way already: 204, nothing written, no second message."""
-    return op.run(my_cup(code), resend_cup_use(code, documents_id), describe=f"documents {documents_id}")
+    return op.run(
+        my_cup(code), resend_cup_use(code, documents_id), describe=f"documents {documents_id} of cup {code.upper()}"
+    )
+
+
+@ops.get(
+    "/cups/{code}/audit",
+    "cups.audit",
+    response=list[AuditRow],
+    responses={200: {"description": "a page of the cup's trail", "headers": PAGED}},
+)
+def cup_audit(op: Op, code: Code, limit: Limit = 50, cursor: Cursor = None):
+    """My cup's audit trail (AC-3), newest first, a page at a time: who made it and amended it, who
+    joined, its game servers' reports, the rounds completed, its documents sent again."""
+    only = audit.Filter(cup=normalise(code))
+
+    def do(s, *_):
+        after = decode_cursor(cursor)
+        before = -after[0] if after and isinstance(after[0], int) else None
+        rows = audit.trail(s, None, before_id=before, limit=limit + 1, only=only)
+        return op.page(rows, lambda r: (-r["id"],), limit, cursor)
+
+    return op.run(my_cup(code), do, describe=f"cup {code.upper()}")

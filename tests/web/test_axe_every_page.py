@@ -13,6 +13,7 @@ import re
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 from starlette.routing import compile_path
 
 from domain.access.services import accounts
@@ -123,8 +124,9 @@ def _new_club_pages(url: str, made: dict) -> list[str]:
     return [f"{c}/webhooks"]
 
 
+@pytest.mark.parametrize("width", list(WIDTHS))  # one test a width: the workers share the two out
 def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at_a_phone_or_desktop_width(
-    committed, web, browser
+    committed, web, browser, width
 ):
     """Issue 40: every page of the product, as the person who uses it (signed out, the desk, a player,
     the owner, the operator, the organizer), at 390 and 1000 CSS pixels: 0 axe-core violations of any
@@ -141,33 +143,33 @@ def test_issue_40_axe_core_finds_no_serious_or_critical_violation_on_any_page_at
     assert not missing, f"GET routes neither visited nor in NOT_PAGES (visit them or say why not): {sorted(missing)}"
 
     found, sideways, repeated = [], [], []
-    for width, device in WIDTHS.items():
-        px = device["viewport"]["width"]
-        context = browser.new_context(**device, locale="ru-RU", bypass_csp=True)  # axe is injected
-        try:
-            page, signed = None, object()
-            for who, path, step in pages:
-                if who != signed:  # a fresh browser per person: no session of the one before
-                    if page is not None:
-                        page.context.clear_cookies()
-                    page = page or context.new_page()
-                    if who:
-                        screenshots.signed_in(page, web.url, who)
-                    signed = who
-                answer = page.goto(web.url + path, wait_until="load")
-                assert answer.status == STATUS.get(path, 200), f"{path} at {width}: {answer.status}"
-                assert urlsplit(page.url).path == urlsplit(path).path, f"{path} at {width} went to {page.url}"
-                screenshots.settled(page, urlsplit(path).path, timeout=WAIT_MS)
-                if step:
-                    step(page)
-                name = f"{path}{' (' + step.__name__ + ')' if step else ''} at {width} ({px}px)"
-                found += [f"{name}: {v}" for v in violations(page, IMPACTS) if v.split(" ", 1)[0] not in LEFT]
-                if px == 390 and (wide := page.evaluate("document.documentElement.scrollWidth")) > px:
-                    sideways.append(f"{name}: {wide} px wide, {', '.join(page.evaluate(STICKING_OUT))}")
-                if px != 390 and (twice := page.evaluate(HEADINGS_TWICE)):
-                    repeated.append(f"{name}: {', '.join(twice)}")
-        finally:
-            context.close()
+    device = WIDTHS[width]
+    px = device["viewport"]["width"]
+    context = browser.new_context(**device, locale="ru-RU", bypass_csp=True)  # axe is injected
+    try:
+        page, signed = None, object()
+        for who, path, step in pages:
+            if who != signed:  # a fresh browser per person: no session of the one before
+                if page is not None:
+                    page.context.clear_cookies()
+                page = page or context.new_page()
+                if who:
+                    screenshots.signed_in(page, web.url, who)
+                signed = who
+            answer = page.goto(web.url + path, wait_until="load")
+            assert answer.status == STATUS.get(path, 200), f"{path} at {width}: {answer.status}"
+            assert urlsplit(page.url).path == urlsplit(path).path, f"{path} at {width} went to {page.url}"
+            screenshots.settled(page, urlsplit(path).path, timeout=WAIT_MS)
+            if step:
+                step(page)
+            name = f"{path}{' (' + step.__name__ + ')' if step else ''} at {width} ({px}px)"
+            found += [f"{name}: {v}" for v in violations(page, IMPACTS) if v.split(" ", 1)[0] not in LEFT]
+            if px == 390 and (wide := page.evaluate("document.documentElement.scrollWidth")) > px:
+                sideways.append(f"{name}: {wide} px wide, {', '.join(page.evaluate(STICKING_OUT))}")
+            if px != 390 and (twice := page.evaluate(HEADINGS_TWICE)):
+                repeated.append(f"{name}: {', '.join(twice)}")
+    finally:
+        context.close()
     said = [f"{len(found)} axe-core violations (minor to critical):", *found] if found else []
     said += [f"{len(sideways)} pages wider than a 390 px phone (they scroll sideways):", *sideways] if sideways else []
     said += [f"{len(repeated)} pages with a heading twice (two sections read as one):", *repeated] if repeated else []

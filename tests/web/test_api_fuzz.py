@@ -22,7 +22,7 @@ ST = Path(sys.executable).with_name("st")
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 # None: anonymous; "nobody": a person signed in by the session cookie (the account's operations)
 ROLES = (None, "player", "server", "organizer", "cashier", "floor", "nobody", "owner", "operator")
-SECONDS = int(os.environ.get("TOURNEY_FUZZ_SECONDS", "10"))  # a role's budget in `make test` (`make soak`: 60)
+SECONDS = int(os.environ.get("TOURNEY_FUZZ_SECONDS", "6"))  # a role's budget in `make test` (`make soak`: 60)
 
 
 @pytest.fixture

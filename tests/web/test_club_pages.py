@@ -418,3 +418,53 @@ def test_issue_39_a_tournament_made_from_a_series_template_on_the_page(web, worl
             hour = timedelta(hours=1)  # the template tournament's late registration: an hour after its start
             assert template_t.late_reg_deadline - template_t.scheduled_start == hour
             assert made_t.late_reg_deadline == start + hour
+
+
+def _typed_names(engine, club_id: int) -> str:
+    """What the club's people and rows are called (typed by them, in any script): the club's name, its
+    tournaments', players', structures' and series' names."""
+    from sqlalchemy import text
+
+    with Session(engine) as session:
+        rows = session.execute(
+            text(
+                "SELECT name FROM clubs WHERE id = :c UNION ALL SELECT name FROM poker_tournaments WHERE club_id = :c"
+                " UNION ALL SELECT name FROM poker_structures WHERE club_id = :c UNION ALL SELECT name FROM players"
+                " UNION ALL SELECT name FROM series WHERE club_id = :c"
+            ),
+            {"c": club_id},
+        ).scalars()
+        return " ".join(rows)
+
+
+CONSOLE_PAGES = ("", "/tournaments", "/structures", "/series", "/seasons", "/documents", "/staff", "/tokens",
+                 "/webhooks", "/audit", "/profile")  # fmt: skip
+
+
+def test_doc_4_the_console_speaks_the_club_s_language_english_too(web, world, committed):
+    """DOC-4, issue 39 ("Russian and English"): a club whose language is English gets every console page
+    in English (`<html lang="en">`, its headings and buttons), not a Cyrillic letter on it but the
+    names the club typed; switched back to Russian, the same pages are Russian."""
+    from domain.documents.services import locales
+
+    c = world.club_a
+    with Session(committed) as session:
+        locales.set_locale(session, "club", c, "en", datetime.now(UTC))
+        session.commit()
+    with _signed_in(web, world) as client:
+        for path in CONSOLE_PAGES:
+            page = client.get(f"/club/{c}{path}")
+            assert page.status_code == 200, (path, page.status_code)
+            assert '<html lang="en"' in page.text, path
+            shown = re.sub(r"<[^>]+>", " ", page.text.split("<main", 1)[1])
+            cyrillic = set(re.findall(r"[А-Яа-яЁё]+", shown)) - set(
+                re.findall(r"[А-Яа-яЁё]+", _typed_names(committed, c))
+            )
+            cyrillic -= {"Русский"}  # the language chooser names each language in itself
+            assert not cyrillic, (path, sorted(cyrillic)[:10])
+        assert "New tournament" in client.get(f"/club/{c}/tournaments").text
+        with Session(committed) as session:
+            locales.set_locale(session, "club", c, "ru", datetime.now(UTC))
+            session.commit()
+        assert '<html lang="ru"' in client.get(f"/club/{c}/tournaments").text
+        assert "Новый турнир" in client.get(f"/club/{c}/tournaments").text

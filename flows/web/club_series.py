@@ -520,8 +520,7 @@ async def seasons_page(site: Site, request: Request) -> Response:
     draft, read, problems = _season_form(form)
     if read is None:
         return await _seasons_page(site, request, club_id, draft=draft, problems=problems, status=422)
-    args = {k: v for k, v in read.items() if k not in ("name", "date_from", "date_to")}
-    use = owner_series.add_season_use(club_id, read["name"], read["date_from"], read["date_to"], **args)
+    use = owner_series.add_season_use(club_id, **read)
     return await _post(
         site, request, club_id, form, "club.add-season", use,
         describe=f"season {draft['name']}", data={k: v for k, v in draft.items() if v},
@@ -566,10 +565,8 @@ async def edit_season(site: Site, request: Request) -> Response:
     draft, read, problems = _season_form(form)
     if read is None:
         return await _one_season_page(site, request, club_id, sid, draft=draft, problems=problems, status=422)
-    args = {k: v for k, v in read.items() if k not in ("name", "date_from", "date_to")}
     return await _post(
-        site, request, club_id, form, "club.edit-season",
-        owner_series.edit_season_use(club_id, sid, read["name"], read["date_from"], read["date_to"], **args),
+        site, request, club_id, form, "club.edit-season", owner_series.edit_season_use(club_id, sid, **read),
         describe=f"season {sid}", data={k: v for k, v in draft.items() if v},
         then=lambda r: _done(f"/club/{club_id}/seasons/{sid}", r, "saved"),
         again=lambda found: _one_season_page(site, request, club_id, sid, draft=draft, problems=found, status=409),

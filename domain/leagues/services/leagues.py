@@ -60,8 +60,8 @@ def create_season(
     )
     if session.get(Club, club_id) is None:
         problems.append(Problem("season-club-unknown", f"no club {club_id}"))
-    elif session.scalar(select(Season.id).where(Season.club_id == club_id, Season.name == name.strip())):
-        problems.append(Problem("season-name-taken", f"club {club_id} already has a season named '{name.strip()}'"))
+    else:
+        problems += _name_taken(session, club_id, name)
     raise_problems(problems)
     season = Season(
         club_id=club_id,
@@ -101,13 +101,7 @@ def edit_season(
         name=name, date_from=date_from, date_to=date_to, formula=formula, table=table, shared=shared,
         bonus=bonus, best_k=best_k,
     )  # fmt: skip
-    taken = select(Season.id).where(
-        Season.club_id == season.club_id, Season.name == name.strip(), Season.id != season_id
-    )
-    if session.scalar(taken):
-        problems.append(
-            Problem("season-name-taken", f"club {season.club_id} already has a season named '{name.strip()}'")
-        )
+    problems += _name_taken(session, season.club_id, name, other_than=season_id)
     raise_problems(problems)
     season.name, season.date_from, season.date_to, season.formula = name.strip(), date_from, date_to, formula
     season.points_table, season.shared, season.knockout_bonus, season.best_k = list(table), shared, bonus, best_k
@@ -132,6 +126,16 @@ def remove_from_season(
         )
     ).rowcount
     return gone
+
+
+def _name_taken(session: Session, club_id: int, name: str, other_than: int | None = None) -> list[Problem]:
+    """`season-name-taken` when another season of the club bears the name (a season's own is no problem)."""
+    query = select(Season.id).where(Season.club_id == club_id, Season.name == name.strip())
+    if other_than is not None:
+        query = query.where(Season.id != other_than)
+    if session.scalar(query) is None:
+        return []
+    return [Problem("season-name-taken", f"club {club_id} already has a season named '{name.strip()}'")]
 
 
 def get_season(session: Session, season_id: int) -> Season:

@@ -319,6 +319,12 @@ def club_audit(
     """The club's audit trail (AC-3), newest first, a page at a time, narrowed by who, what, which
     tournament and when."""
     only = audit.Filter(actor, action, tournament, since, until)
+    return op.run(club_of(club_id), trail_page(op, club_id, only, limit, cursor), describe=f"club {club_id}")
+
+
+def trail_page(op: Op, club_id: int | None, only: audit.Filter, limit: int, cursor: str | None):
+    """A page of an audit trail (a club's, or every club's narrowed by `only`), the newest first; the
+    cursor names the last row shown."""
 
     def do(s, *_):
         after = decode_cursor(cursor)
@@ -326,7 +332,7 @@ def club_audit(
         rows = audit.trail(s, club_id, before_id=before, limit=limit + 1, only=only)
         return op.page(rows, lambda r: (-r["id"],), limit, cursor)
 
-    return op.run(club_of(club_id), do, describe=f"club {club_id}")
+    return do
 
 
 @ops.get(

@@ -44,8 +44,8 @@ from domain.pusoy.services import setup, views
 from domain.pusoy.services.rows import find
 from domain.pusoy.tables import PusoyEntry, PusoyTournament
 from flows.web.api.account import TokenRow
-from flows.web.api.club import AuditRow
-from flows.web.api.core import PAGED, Code, Cursor, Id, Limit, Op, Operations, Strict, anywhere, decode_cursor
+from flows.web.api.club import AuditRow, trail_page
+from flows.web.api.core import PAGED, Code, Cursor, Id, Limit, Op, Operations, Strict, anywhere
 from flows.web.api.owner_series import PDF, Documents, documents_row, pdf_answer
 
 ops = Operations("organizer")
@@ -582,11 +582,4 @@ def cup_audit(op: Op, code: Code, limit: Limit = 50, cursor: Cursor = None):
     """My cup's audit trail (AC-3), newest first, a page at a time: who made it and amended it, who
     joined, its game servers' reports, the rounds completed, its documents sent again."""
     only = audit.Filter(cup=normalise(code))
-
-    def do(s, *_):
-        after = decode_cursor(cursor)
-        before = -after[0] if after and isinstance(after[0], int) else None
-        rows = audit.trail(s, None, before_id=before, limit=limit + 1, only=only)
-        return op.page(rows, lambda r: (-r["id"],), limit, cursor)
-
-    return op.run(my_cup(code), do, describe=f"cup {code.upper()}")
+    return op.run(my_cup(code), trail_page(op, None, only, limit, cursor), describe=f"cup {code.upper()}")

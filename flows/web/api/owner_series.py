@@ -545,6 +545,14 @@ class SeasonBody(Strict):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    def definition(self) -> dict[str, Any]:
+        """The season as the use cases take it (`add_season_use`, `edit_season_use`): numbers as Decimals."""
+        return {
+            "name": self.name, "date_from": self.date_from, "date_to": self.date_to, "formula": self.formula,
+            "table": [_number(v) for v in self.table], "shared": self.shared,
+            "bonus": None if self.bonus is None else _number(self.bonus), "best_k": self.best_k,
+        }  # fmt: skip
+
 
 class MembersBody(Strict):
     """Series and tournaments of the club whose finished tournaments, started within the season's days,
@@ -811,17 +819,7 @@ def club_add_season(op: Op, club_id: Id, body: SeasonBody):
     """Create a season: its days [from, to) in the club's timezone and one points formula (LG-1, LG-2)."""
     return op.run(
         club_of(club_id),
-        add_season_use(
-            club_id,
-            body.name,
-            body.date_from,
-            body.date_to,
-            formula=body.formula,
-            table=[_number(v) for v in body.table],
-            shared=body.shared,
-            bonus=None if body.bonus is None else _number(body.bonus),
-            best_k=body.best_k,
-        ),
+        add_season_use(club_id, **body.definition()),
         describe=f"season {body.name.strip()}",
         data=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
     )
@@ -848,18 +846,7 @@ def club_edit_season(op: Op, club_id: Id, season_id: Id, body: SeasonBody):
     same as it is: 204, nothing written."""
     return op.run(
         club_of(club_id),
-        edit_season_use(
-            club_id,
-            season_id,
-            body.name,
-            body.date_from,
-            body.date_to,
-            formula=body.formula,
-            table=[_number(v) for v in body.table],
-            shared=body.shared,
-            bonus=None if body.bonus is None else _number(body.bonus),
-            best_k=body.best_k,
-        ),
+        edit_season_use(club_id, season_id, **body.definition()),
         describe=f"season {season_id}",
         data=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
     )

@@ -77,6 +77,15 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _command(pid: int, width: int = 60) -> str:
+    """The process's command line, cut to `width` characters (what a stop that had to kill names)."""
+    try:
+        line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 def _signal(pids: list[int], sig: int) -> None:
     for member in pids:
         try:
@@ -103,14 +112,18 @@ def stop(settings: Settings, name: str, grace: float = 30.0, tree_grace: float =
     # then what it started, not the process again: Prefect's runner exits at once at a second SIGTERM,
     # so one still waiting for a run's process to end (a run that missed its SIGTERM: the exception
     # Prefect raises from its handler is lost when the signal lands in a weakref callback) would leave
-    # that run Running instead of marking it Cancelled
+    # that run Running instead of marking it Cancelled. What it started since the first look counts too
+    # (a run it began just before its SIGTERM).
+    if _alive(pid):
+        tree += [m for m in _descendants(pid) if m not in tree]
     _signal([m for m in tree[1:] if _alive(m)], signal.SIGTERM)
     while time.monotonic() < deadline and any(_alive(m) for m in tree):
         time.sleep(0.1)
     killed = [m for m in tree if _alive(m)]
+    said = ", ".join(f"{m} {_command(m)}" for m in killed)
     for member in killed:
         try:
             os.kill(member, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    return f"{name}: stopped (pid {pid}{', killed after ' + str(int(grace)) + ' s' if killed else ''})"
+    return f"{name}: stopped (pid {pid}{f', killed after {int(grace)} s: {said}' if killed else ''})"

@@ -56,6 +56,12 @@ def _serve(machine: str) -> tuple[subprocess.Popen, Path]:
     return process, home
 
 
+def _with_log(said: str, home: Path, lines: int = 60) -> str:
+    """What the stop said and the last lines of the machine's `tourney serve` log: a failure shows why."""
+    tail = (home / "serve.log").read_text(errors="replace").splitlines()[-lines:]
+    return "\n".join([said, "-- the last lines of serve.log:", *tail])
+
+
 def _wait(what, timeout: float = 240, every: float = 1.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -111,7 +117,7 @@ def test_two_machines_each_hold_one_timekeeper_run_no_sweep_runs_idle_and_a_clea
 
             # a clean stop of the other machine: its runs end Cancelled or Completed, none Crashed
             said = processes.stop(replace(load_settings(), home=machines[other][1]), "serve")
-            assert said.startswith("serve: stopped") and "killed" not in said, said
+            assert said.startswith("serve: stopped") and "killed" not in said, _with_log(said, machines[other][1])
             mine = client.read_deployment_by_name(f"timekeeper/{names[other]}").id
             ended = [r for r in client.read_flow_runs() if r.deployment_id == mine]
             assert ended and {r.state_type for r in ended} <= {StateType.CANCELLED, StateType.COMPLETED}, [
@@ -152,7 +158,7 @@ def test_a_clean_stop_leaves_no_timekeeper_run_waiting_for_the_next_start(prefec
 
             mine = _wait(paired)
             said = processes.stop(replace(load_settings(), home=home), "serve")
-            assert said.startswith("serve: stopped") and "killed" not in said, said
+            assert said.startswith("serve: stopped") and "killed" not in said, _with_log(said, home)
             time.sleep(3)  # what the API still had to hear from the stopped processes
             runs = [r for r in client.read_flow_runs() if r.deployment_id == mine]
             assert len(runs) >= 2 and {r.state_type for r in runs} <= {StateType.CANCELLED, StateType.COMPLETED}, [

@@ -268,6 +268,28 @@ def test_tourney_stop_asks_what_the_process_started_and_not_the_process_twice(tm
         runner.kill()
 
 
+def test_tourney_stop_names_what_it_had_to_kill(tmp_path):
+    """A process that ignores SIGTERM is killed at the grace's end, and the stop's line names it, its
+    pid and command line, so whoever reads it knows what did not end by itself."""
+    from dataclasses import replace
+
+    from infra import processes
+    from infra.config import load_settings
+
+    settings = replace(load_settings(), home=tmp_path)
+    deaf = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print(1, flush=True); time.sleep(60)"
+    process = subprocess.Popen([sys.executable, "-c", deaf], stdout=subprocess.PIPE)
+    try:
+        assert process.stdout.readline() == b"1\n"
+        processes.record(settings, "serve", process.pid)
+        said = processes.stop(settings, "serve", grace=1.0, tree_grace=0.5)
+        line = f"{sys.executable} -c {deaf}"
+        assert said == f"serve: stopped (pid {process.pid}, killed after 1 s: {process.pid} {line[:59]}…)"
+        assert process.wait(timeout=5) == -9
+    finally:
+        process.kill()
+
+
 def test_tourney_stop_ends_every_recorded_process_and_what_it_started():
     from infra import processes
     from infra.config import Settings, load_settings

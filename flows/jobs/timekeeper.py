@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -546,12 +547,15 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
     standby.start()
     sweeps.start()
     requeue.start()
+    prefects = _stop_at_sigterm(keeper)
     try:
         keeper.run()
     finally:
         keeper.stopping.set()
         if stop:
             stop.cancel()
+        if prefects is not None:
+            signal.signal(signal.SIGTERM, prefects)
         emitter.close()
     return {
         "flow_run_id": str(flow_run.id),
@@ -559,6 +563,31 @@ def timekeeper(run_for_seconds: float | None = None, poll_seconds: float = 1.0) 
         "emitted": emitter.emitted,
         "dropped": emitter.dropped,
     }
+
+
+def _stop_at_sigterm(keeper: Timekeeper) -> Callable | None:
+    """A SIGTERM (the runner cancelling this run) stops the keeper first, then goes to Prefect's own
+    handler, which raises in the flow to end the run. Python drops an exception raised by a handler
+    that runs inside a weakref callback or a finalizer, and the run would keep time after its runner
+    asked it to stop; the keeper's flag is set whatever happens to that exception, so the loop ends at
+    its next step (its wait is woken by a notification, sent from a thread of its own: the handler
+    interrupts the main thread wherever it is, maybe inside the engine's pool). Returns the handler
+    it replaced; None, and nothing set, off the main thread (where no handler can be set) or when the
+    handler in place was not set from Python."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    prefects = signal.getsignal(signal.SIGTERM)
+    if prefects is None:
+        return None
+
+    def on_sigterm(signum, frame) -> None:
+        keeper.stopping.set()
+        threading.Thread(target=keeper.stop, name="timekeeper-stop", daemon=True).start()
+        if callable(prefects):
+            prefects(signum, frame)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    return prefects
 
 
 def role_name(state: str) -> str:

@@ -1,17 +1,21 @@
 """Every deployment the project serves, in one list: name, flow, schedule, tags, concurrency.
 
 Every deployment is tagged `tourney` plus its job's tags (the admin filters by them in the UI; the
-requeue automation of flows/ops.py matches the `tourney` tag) and carries a Prefect deployment
-concurrency limit, `concurrency` runs at once (default 1) with the ENQUEUE strategy, whether served
-by `tourney serve` or by workers on several machines.
+requeue automation of flows/ops.py matches the `tourney` tag) and, but the timekeeper's, carries a
+Prefect deployment concurrency limit, `concurrency` runs at once (default 1) with the ENQUEUE strategy,
+whether served by `tourney serve` or by workers on several machines.
 
 Two runs of the same job never work on the same tournament at once: that is the services' guarantee,
 not the limit's. Each takes its tournament's row (`advance-clocks`: the clock row; `process-no-shows`,
 `finalize-tournaments`: the tournament row; `complete-rounds`: the round row) `FOR UPDATE SKIP LOCKED`
 in the transaction that does the work, so a second run skips a tournament the first one holds and
-finds it done afterwards. One sweep at a time is all a job needs (limit 1). The `timekeeper` admits
-`TIMEKEEPER_RUNS` (2): the active run and its standby (flows/jobs/timekeeper.py); it has no schedule, it
-is started by `tourney serve` and keeps its standby itself.
+finds it done afterwards. One sweep at a time is all a job needs (limit 1). The `timekeeper` has no
+limit: it has no schedule, it is started by `tourney serve`, and its active run keeps exactly two runs
+(itself and a standby) under an advisory lock (`ensure_runs`, flows/jobs/timekeeper.py), cancelling an
+extra one. A limit would give each of its runs a Prefect concurrency lease to renew for as long as it
+lives, days; a lease the server no longer has (410 Gone) makes Prefect end the run Crashed ("slots are
+no longer reserved"), and a standby so ended, seen a year ahead under load, left no run to take over
+from a dead active one.
 
 A sweep runs when something is due, not on a clock: the active timekeeper counts each job's pending
 work (PENDING_WORK, domain/ops/services/status.py) every few seconds and starts a run of a job whose
@@ -48,7 +52,6 @@ from flows.jobs.pusoy import complete_rounds
 # area: series
 from flows.jobs.series import materialize_series
 from flows.jobs.status_report import status_report
-from flows.jobs.timekeeper import RUNS as TIMEKEEPER_RUNS  # noqa: E402
 from flows.jobs.timekeeper import timekeeper  # noqa: E402
 
 # area: webhooks
@@ -63,7 +66,7 @@ class Job:
     interval: timedelta | None = None  # its schedule: the safety net of a sweep
     cron: str | None = None
     tags: tuple[str, ...] = field(default=())
-    concurrency: int = 1  # runs of this job at once, across every runner and worker
+    concurrency: int | None = 1  # runs of this job at once, across every runner and worker (None: no limit)
     when_due: timedelta | None = None  # started by the timekeeper when its work is due, at most this often
     minute: int = 0  # the interval's offset in minutes past the hour (so the safety nets never bunch)
     label: str = "safety net"  # what its scheduled runs are (their names: `<job> safety net`, flows/runs.py)
@@ -133,7 +136,7 @@ JOBS: tuple[Job, ...] = (
         "long-lived: runs every clock's level change, every late-registration close and every finalize "
         "at its instant (one active across machines, one standby)",
         tags=("poker",),
-        concurrency=TIMEKEEPER_RUNS,
+        concurrency=None,
     ),
     Job(
         "process-no-shows",
@@ -227,9 +230,9 @@ def deployment(j: Job, module_path: bool = False, machine: str | None = None):
         description=j.description + (f" (machine {machine})" if own else ""),
         schedules=schedules,
         tags=["tourney", *j.tags, *([f"machine:{machine}"] if own else [])],
-        concurrency_limit=ConcurrencyLimitConfig(
-            limit=j.concurrency, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE
-        ),
+        concurrency_limit=None
+        if j.concurrency is None
+        else ConcurrencyLimitConfig(limit=j.concurrency, collision_strategy=ConcurrencyLimitStrategy.ENQUEUE),
         entrypoint_type=EntrypointType.MODULE_PATH if module_path else EntrypointType.FILE_PATH,
         _sync=True,  # Prefect's async_dispatch would answer a coroutine wherever an event loop runs
     )

@@ -121,14 +121,16 @@ def test_two_process_no_shows_runs_on_one_tournament_drop_its_no_shows_once_whil
 
 
 def test_the_timekeeper_admits_its_active_run_and_a_standby_and_the_sweeps_one_run_at_a_time(prefect_api):
-    """The Prefect server's deployment concurrency slot (taken on Pending): `timekeeper` admits two
-    runs at once (the active one and its standby), `advance-clocks` (a sweep) makes the second wait."""
+    """The Prefect server's deployment concurrency slot (taken on Pending): `timekeeper` has none and
+    admits both its runs (the active one and its standby; its active run cancels a third),
+    `advance-clocks` (a sweep) makes the second wait."""
     admitted = {}
     with get_client(sync_client=True) as client:
         for name in ("timekeeper", "advance-clocks"):
             deployment(job(name)).apply()
             found = client.read_deployment_by_name(f"{name}/{name}")
-            assert found.global_concurrency_limit.limit == job(name).concurrency
+            limit = found.global_concurrency_limit
+            assert (limit and limit.limit) == job(name).concurrency
             runs = [client.create_flow_run_from_deployment(found.id) for _ in range(2)]
             admitted[name] = [client.set_flow_run_state(r.id, Pending()).status for r in runs]
             for r in runs:

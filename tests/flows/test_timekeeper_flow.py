@@ -150,9 +150,12 @@ def test_with_the_prefect_api_away_the_moments_still_run_at_their_instants_and_t
     assert "the Prefect API did not take them" in line
 
 
-def test_the_timekeeper_is_in_the_one_list_unscheduled_with_two_runs_and_its_sweeps_an_hourly_safety_net():
+def test_the_timekeeper_is_in_the_one_list_unscheduled_with_no_prefect_limit_and_its_sweeps_an_hourly_safety_net():
+    """The timekeeper's two runs are kept by its active run (`ensure_runs`), not by a Prefect limit, whose
+    lease would end a live run Crashed when the server loses it."""
     served = {d.name: d for d in deployments()}
-    assert served["timekeeper"].schedules == [] and job("timekeeper").concurrency == 2
+    assert served["timekeeper"].schedules == [] and served["timekeeper"].concurrency_limit is None
+    assert job("timekeeper").concurrency is None
     for sweep in ("advance-clocks", "process-no-shows", "finalize-tournaments"):
         [net] = served[sweep].schedules
         assert (net.schedule.interval, net.slug, job(sweep).when_due) == (timedelta(hours=1), "safety-net", None)

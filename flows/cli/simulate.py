@@ -201,7 +201,7 @@ def where_to_work() -> str:
 
 
 def _held(account) -> str:
-    """What a demo account holds, in words: 'floor manager of club 1 (Tourney Demo Club), ...'."""
+    """What a demo account holds, in words: 'floor manager of club 1 (Демо-клуб Tourney), ...'."""
     held = [
         f"{ROLE_WORDS.get(role, role)} of club {club} ({name})" if club else ROLE_WORDS.get(role, role)
         for role, club, name in account.roles

@@ -18,6 +18,7 @@ from sqlalchemy import Engine, select, text
 
 from domain.access.services import accounts, signin
 from domain.access.tables import AuditRecord
+from domain.simulate.services.demo import DEMO_CLUB_2_DETAILS
 from domain.store.db import unit_of_work
 from tests.documents_samples import smtp_inbox
 from tests.support import world
@@ -303,8 +304,8 @@ def test_ac_4_make_run_seeds_the_demo_s_accounts_once_and_writes_their_passwords
     rows = [line.split("\t") for line in file.read_text().splitlines() if not line.startswith("#")]
     c1 = json.loads(printed[0])["club_id"]
     with unit_of_work(committed) as session:
-        c2 = session.scalar(text("SELECT id FROM clubs WHERE name = 'Tourney Second Demo Club'"))
-    one, two = f"club {c1} (Tourney Demo Club)", f"club {c2} (Tourney Second Demo Club)"
+        c2 = session.scalar(text("SELECT id FROM clubs WHERE inn = :inn"), {"inn": DEMO_CLUB_2_DETAILS[1]})
+    one, two = f"club {c1} (Демо-клуб Tourney)", f"club {c2} (Второй демо-клуб Tourney)"
     held = [
         ("owner@demo-club.example", f"owner of {one}"),
         ("floor@demo-club.example", f"floor manager of {one}, cashier of {two}"),

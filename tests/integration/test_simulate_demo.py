@@ -9,17 +9,19 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from domain.clubs.tables import Club
 from domain.errors import DomainError
 from domain.poker.services import structures as poker_structures
 from domain.poker.services import tournaments as poker_tournaments
-from domain.poker.tables.tournaments import Player, Registration
+from domain.poker.tables.tournaments import Player, Registration, Tournament
 from domain.pusoy.rules.codes import new_code
 from domain.pusoy.services import rows as pusoy_rows
+from domain.pusoy.tables import PusoyTournament
+from domain.series.tables import Series
 from domain.simulate.rules.names import russian_names
-from domain.simulate.services.demo import cup_joiners, demo_club, poker_facts, seed_demo
+from domain.simulate.services.demo import cup_joiners, demo_club, find_demo, poker_facts, seed_demo
 
 NOW = datetime(2026, 11, 29, 12, 0, 30, 123456, tzinfo=UTC)
 
@@ -130,3 +132,25 @@ def test_ac_4_the_demo_s_accounts_are_seeded_once_with_argon2id_passwords(sessio
     assert machines == [(f"pd{i:02d}@demo-club.example", True) for i in range(1, 9)] + [
         ("games@demo-club.example", False)
     ]
+
+
+def test_doc_4_the_demo_s_club_and_tournaments_have_russian_names_and_are_found_after_the_owner_renames_them(session):
+    """DOC-4: the demo club is Russian, and so are the names its documents and pages show. The demo is
+    found by its club's INN and the first series, tournament and cup of that club, so an owner who
+    renames them in the console (or a demo seeded under older names) is still resumed, not seeded twice."""
+    demo = seed_demo(session, NOW, random.Random(1))
+    named = (
+        session.scalar(select(Club.name).where(Club.id == demo.club_id)),
+        session.scalar(select(Series.name).where(Series.id == demo.series_id)),
+        poker_tournaments.get_tournament(session, demo.poker_id).name,
+        pusoy_rows.find(session, demo.pusoy_code).name,
+    )
+    assert named == ("Демо-клуб Tourney", "Пятничный турбо", "Демо-турбо", "Демо-кубок Пусой Дос")
+    session.execute(update(Club).where(Club.id == demo.club_id).values(name="Tourney Demo Club"))
+    session.execute(update(Series).where(Series.id == demo.series_id).values(name="Demo Friday Turbo"))
+    session.execute(update(Tournament).where(Tournament.id == demo.poker_id).values(name="Demo Turbo"))
+    session.execute(update(PusoyTournament).where(PusoyTournament.code == demo.pusoy_code).values(name="Demo Cup"))
+    assert find_demo(session) == demo
+    with pytest.raises(DomainError) as refused:
+        seed_demo(session, NOW, random.Random(2))
+    assert refused.value.code == "demo-exists"

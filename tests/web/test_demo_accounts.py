@@ -74,7 +74,7 @@ def test_ac_1_each_demo_club_has_an_owner_a_floor_manager_and_a_cashier_and_one_
         ("floor@second-club.example", (f"floor@{two}",)),
         (BOTH, (f"cashier@{two}",)),
     }
-    first, second = "Tourney Demo Club", "Tourney Second Demo Club"
+    first, second = "Демо-клуб Tourney", "Второй демо-клуб Tourney"
     assert signs == [
         ("owner@demo-club.example", (("owner", one, first),), None),
         (BOTH, (("floor", one, first), ("cashier", two, second)), None),

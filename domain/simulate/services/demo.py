@@ -48,11 +48,13 @@ from domain.simulate.rules import owner as owner_rules
 from domain.simulate.rules.names import russian_names
 from domain.simulate.rules.script import ADDON, BUST, CHECKIN, REENTRY, PokerTimes, Step, step_said
 
-DEMO_CLUB = "Tourney Demo Club"
+# the demo club: its name, and its registry numbers, which identify it (its owner may rename it)
+DEMO_CLUB = "Демо-клуб Tourney"
+DEMO_CLUB_DETAILS = ("legal_entity", "7707083893", "1027700132195", "results@demo-club.example", "Europe/Moscow")
 # the demo's prizes: the `cup` preset's three lines, so three prize places whatever the field
 # (SP-3 with percent 0 and a minimum of 3): the screen's prize places are the prize lines
 DEMO_PRESET, DEMO_PRIZE_PLACES = "cup", 3
-DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Demo Friday Turbo", "Demo Turbo", "Demo Pusoy Cup"
+DEMO_SERIES, DEMO_POKER, DEMO_PUSOY = "Пятничный турбо", "Демо-турбо", "Демо-кубок Пусой Дос"
 # a simulator holds these session-level advisory locks (with the tournament's id) while it drives
 SIMULATING_POKER, SIMULATING_PUSOY = 7411901, 7411902
 TICK = timedelta(seconds=20)  # the script's beat: busts, and a Pusoy Dos game a table
@@ -108,22 +110,31 @@ class Demo:
 
 
 def demo_club(session: Session) -> int | None:
-    """The demo's club, when a demo was seeded in this database."""
-    return session.scalar(select(Club.id).where(Club.name == DEMO_CLUB).limit(1))
+    """The demo's club, when a demo was seeded in this database: by its registry number (INN), which
+    its owner cannot change in the console, as they can its name."""
+    return _club_by_inn(session, DEMO_CLUB_DETAILS[1])
+
+
+def _club_by_inn(session: Session, inn: str) -> int | None:
+    return session.scalar(select(Club.id).where(Club.inn == inn))
 
 
 def find_demo(session: Session) -> Demo | None:
-    """The demo seeded in this database (its club, series and two tournaments), if any."""
+    """The demo seeded in this database (its club, series and two tournaments), if any: the first
+    series, poker tournament and cup of the demo club, the ones the seed made before any other (found
+    whatever they are named: the owner may rename them, and a demo seeded before keeps its names)."""
     club_id = demo_club(session)
     if club_id is None:
         return None
+
+    def first(model, column):
+        return session.scalar(select(column).where(model.club_id == club_id).order_by(model.id).limit(1))
+
     return Demo(
         club_id,
-        session.scalar(select(Series.id).where(Series.club_id == club_id, Series.name == DEMO_SERIES)),
-        session.scalar(select(Tournament.id).where(Tournament.club_id == club_id, Tournament.name == DEMO_POKER)),
-        session.scalar(
-            select(PusoyTournament.code).where(PusoyTournament.club_id == club_id, PusoyTournament.name == DEMO_PUSOY)
-        ),
+        first(Series, Series.id),
+        first(Tournament, Tournament.id),
+        first(PusoyTournament, PusoyTournament.code),
     )
 
 
@@ -167,18 +178,14 @@ def seed_demo(
     if demo_club(session) is not None:
         raise DomainError("demo-exists", f"the demo is already seeded ('{DEMO_CLUB}'); not seeding twice")
     now = now.replace(microsecond=0)
-    club = clubs.add_club(
-        session,
-        NewClub(DEMO_CLUB, "legal_entity", "7707083893", "1027700132195", "results@demo-club.example", "Europe/Moscow"),
-        now,
-    )
+    club = clubs.add_club(session, NewClub(DEMO_CLUB, *DEMO_CLUB_DETAILS), now)
     levels = [
         LevelSpec(0, 0, 0, int(level.total_seconds()), is_break=True)
         if blinds is None
         else LevelSpec(blinds[0], blinds[1], 0, int(level.total_seconds()))
         for blinds in BLINDS
     ]
-    structure = poker_structures.import_structure(session, club.id, "Demo turbo", "none", levels, now)
+    structure = poker_structures.import_structure(session, club.id, DEMO_POKER, "none", levels, now)
     series_id = add_series(
         session,
         SeriesSpec(
@@ -286,9 +293,9 @@ def seed_demo_accounts(session: Session, hasher: PasswordHasher, club_id: int, n
 
 # the second demo club, its owner and floor manager; its cashier is the demo club's floor manager
 # (staff of both clubs, AC-1); a draft tournament of its own, a week after seeding
-DEMO_CLUB_2 = "Tourney Second Demo Club"
+DEMO_CLUB_2 = "Второй демо-клуб Tourney"
 DEMO_CLUB_2_DETAILS = ("legal_entity", "7712345671", "1027700123450", "results@second-club.example", "Europe/Moscow")
-DEMO_POKER_2 = "Second Club Deepstack"
+DEMO_POKER_2 = "Дипстек второго клуба"
 DEMO_STAFF_2 = (
     ("owner", "owner@second-club.example"),
     ("floor", "floor@second-club.example"),
@@ -312,11 +319,11 @@ def seed_second_demo_club(session: Session, hasher: PasswordHasher, now: datetim
     a role that is there is left as it is; returns the club and each account made, with its password
     (drawn now, hashed by `hasher`, the address taken as verified)."""
     now = now.replace(microsecond=0)
-    club_id = session.scalar(select(Club.id).where(Club.name == DEMO_CLUB_2).limit(1))
+    club_id = _club_by_inn(session, DEMO_CLUB_2_DETAILS[1])
     if club_id is None:
         club_id = clubs.add_club(session, NewClub(DEMO_CLUB_2, *DEMO_CLUB_2_DETAILS), now).id
         levels = [LevelSpec(b[0], b[1], 0, 20 * 60) for b in BLINDS if b is not None]
-        structure = poker_structures.import_structure(session, club_id, "Second club deepstack", "none", levels, now)
+        structure = poker_structures.import_structure(session, club_id, DEMO_POKER_2, "none", levels, now)
         settings = TournamentSettings(
             name=DEMO_POKER_2,
             scheduled_start=now + timedelta(days=7),
